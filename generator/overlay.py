@@ -1,0 +1,117 @@
+"""Read ``schema/overlay.toml``: the protocol facts that schema.json does not state."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from generator.source import ROOT
+
+OVERLAY_FILE = ROOT / "schema" / "overlay.toml"
+
+
+class OverlayError(Exception):
+    """The overlay no longer fits the schema it amends."""
+
+
+@dataclass(frozen=True, slots=True)
+class MethodFact:
+    method: str
+    request: str
+    result: str
+    input_required: bool
+
+
+@dataclass(frozen=True, slots=True)
+class InputRequestFact:
+    method: str
+    request: str
+    result: str
+    deprecated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CapabilityRule:
+    method: str
+    requires: str
+    always: bool
+    present: tuple[str, ...]
+    param: str | None
+    values: tuple[str, ...]
+    not_values: tuple[str, ...]
+    absent_matches: bool
+    empty_parent_satisfies: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorFact:
+    name: str
+    code: int
+    definition: str
+
+
+@dataclass(frozen=True, slots=True)
+class Patch:
+    pointer: str
+    expect: Any
+    value: Any
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Overlay:
+    latest_version: str
+    supported_versions: tuple[str, ...]
+    methods: tuple[MethodFact, ...]
+    input_requests: tuple[InputRequestFact, ...]
+    capability_rules: tuple[CapabilityRule, ...]
+    errors: tuple[ErrorFact, ...]
+    discriminators: dict[str, str]
+    inline_names: dict[str, str]
+    patches: tuple[Patch, ...]
+
+
+def _rule(raw: dict[str, Any]) -> CapabilityRule:
+    rule = CapabilityRule(
+        method=raw["method"],
+        requires=raw["requires"],
+        always=bool(raw.get("always", False)),
+        present=tuple(raw.get("present", ())),
+        param=raw.get("param"),
+        values=tuple(raw.get("values", ())),
+        not_values=tuple(raw.get("not_values", ())),
+        absent_matches=bool(raw.get("absent_matches", False)),
+        empty_parent_satisfies=bool(raw.get("empty_parent_satisfies", False)),
+    )
+    kinds = [rule.always, bool(rule.present), rule.param is not None]
+    if sum(kinds) != 1:
+        raise OverlayError(f"capability rule {raw} needs exactly one of always/present/param")
+    if rule.param is not None and bool(rule.values) == bool(rule.not_values):
+        raise OverlayError(f"capability rule {raw} needs exactly one of values/not_values")
+    return rule
+
+
+def load_overlay(path: Path = OVERLAY_FILE) -> Overlay:
+    with path.open("rb") as f:
+        raw = tomllib.load(f)
+    return Overlay(
+        latest_version=raw["protocol"]["latest_version"],
+        supported_versions=tuple(raw["protocol"]["supported_versions"]),
+        methods=tuple(
+            MethodFact(method=name, **fields) for name, fields in sorted(raw["methods"].items())
+        ),
+        input_requests=tuple(
+            InputRequestFact(method=name, **fields)
+            for name, fields in sorted(raw["input_requests"].items())
+        ),
+        capability_rules=tuple(_rule(item) for item in raw["capability_rules"]),
+        errors=tuple(
+            ErrorFact(name=name, code=int(fields["code"]), definition=fields["definition"])
+            for name, fields in raw["errors"].items()
+        ),
+        discriminators=dict(raw["discriminators"]),
+        inline_names=dict(raw["inline_names"]),
+        patches=tuple(Patch(**item) for item in raw["patches"]),
+    )

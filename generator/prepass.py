@@ -1,0 +1,185 @@
+"""Meaning-preserving rewrites of the schema before model generation.
+
+Each step exists because datamodel-code-generator would otherwise emit models that
+accept or produce something the schema does not mean:
+
+- ``number`` becomes ``["integer", "number"]`` so that 50 stays 50 on a round trip
+  instead of coming back as 50.0; the bounds still apply to both.
+- inline object schemas are lifted into named definitions (names from the overlay),
+  so no class is called ``Error1`` or ``Items2``;
+- the overlay's asserted patches are applied, each only if upstream still has the
+  value it replaces;
+- tagged unions get a ``discriminator`` once every branch is shown to fix the tag;
+- TSDoc ``{@link ...}`` markup in descriptions becomes plain code spans.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+from generator.overlay import Overlay, OverlayError
+
+JSON = Any
+
+_LINK = re.compile(r"\{@link ([^}]*)\}")
+
+
+def prepare(schema: JSON, overlay: Overlay) -> JSON:
+    out = copy.deepcopy(schema)
+    for patch in overlay.patches:
+        _apply_patch(out, patch.pointer, patch.expect, patch.value)
+    _widen_numbers(out)
+    _lift_inline(out, overlay.inline_names)
+    for where, tag in sorted(overlay.discriminators.items()):
+        _add_discriminator(out, where, tag)
+    defs = out["$defs"]
+    names = sorted(defs)
+    for name in names:
+        _clean_descriptions(defs[name], frozenset(names))
+    out["$defs"] = {name: defs[name] for name in names}
+    return out
+
+
+def _resolve_pointer(doc: JSON, pointer: str) -> tuple[JSON, str | int]:
+    parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.lstrip("/").split("/")]
+    node = doc
+    for part in parts[:-1]:
+        node = node[int(part)] if isinstance(node, list) else node[part]
+    last: str | int = int(parts[-1]) if isinstance(node, list) else parts[-1]
+    return node, last
+
+
+def _apply_patch(doc: JSON, pointer: str, expect: JSON, value: JSON) -> None:
+    try:
+        parent, key = _resolve_pointer(doc, pointer)
+        current = parent[key]
+    except (KeyError, IndexError, ValueError, TypeError) as exc:
+        raise OverlayError(f"patch target {pointer} no longer exists in the schema") from exc
+    if current != expect:
+        raise OverlayError(
+            f"patch at {pointer} expects {expect!r} but the schema now has {current!r}; "
+            "upstream changed it: review and update or drop the patch in schema/overlay.toml"
+        )
+    parent[key] = copy.deepcopy(value)
+
+
+def _widen_numbers(node: JSON) -> None:
+    if isinstance(node, dict):
+        if node.get("type") == "number":
+            node["type"] = ["integer", "number"]
+        elif isinstance(node.get("type"), list) and "number" in node["type"]:
+            types = node["type"]
+            if "integer" not in types:
+                types.insert(types.index("number"), "integer")
+        for value in node.values():
+            _widen_numbers(value)
+    elif isinstance(node, list):
+        for value in node:
+            _widen_numbers(value)
+
+
+def _is_inline_object(node: JSON) -> bool:
+    return (
+        isinstance(node, dict) and "$ref" not in node and ("properties" in node or "allOf" in node)
+    )
+
+
+def _inline_objects(node: JSON, path: str, parent_key: str | None) -> list[str]:
+    """Paths of inline object schemas below a definition, deepest first.
+
+    Branches of an ``allOf`` are not listed: the code generator merges them into the
+    enclosing class, which is what they mean.
+    """
+    found: list[str] = []
+    if not isinstance(node, dict):
+        return found
+    for key, value in node.items():
+        if key == "properties" and isinstance(value, dict):
+            for prop, sub in value.items():
+                found += _inline_objects(sub, f"{path}/properties/{prop}", "properties")
+                if _is_inline_object(sub):
+                    found.append(f"{path}/properties/{prop}")
+        elif key in ("items", "additionalProperties") and isinstance(value, dict):
+            found += _inline_objects(value, f"{path}/{key}", key)
+            if _is_inline_object(value):
+                found.append(f"{path}/{key}")
+        elif key in ("anyOf", "oneOf", "allOf") and isinstance(value, list):
+            for index, sub in enumerate(value):
+                found += _inline_objects(sub, f"{path}/{key}/{index}", key)
+                if key != "allOf" and _is_inline_object(sub):
+                    found.append(f"{path}/{key}/{index}")
+    return found
+
+
+def _lift_inline(schema: JSON, names: dict[str, str]) -> None:
+    defs: dict[str, JSON] = schema["$defs"]
+    lifted: dict[str, JSON] = {}
+    for def_name in sorted(defs):
+        for path in _inline_objects(defs[def_name], def_name, None):
+            if path not in names:
+                raise OverlayError(
+                    f"inline schema at $defs/{path} has no name: add it to "
+                    "[inline_names] in schema/overlay.toml"
+                )
+            parent, key = _resolve_pointer(defs, path)
+            sub = parent[key]
+            name = names[path]
+            if name in defs:
+                raise OverlayError(f"inline name {name} for {path} clashes with a definition")
+            if name in lifted and lifted[name] != sub:
+                raise OverlayError(f"inline name {name} is used for two different schemas")
+            lifted[name] = sub
+            parent[key] = {"$ref": f"#/$defs/{name}"}
+    unused = set(names) - {p for p in names if names[p] in lifted}
+    if unused:
+        raise OverlayError(f"[inline_names] entries match nothing: {sorted(unused)}")
+    defs.update(lifted)
+
+
+def _deref(schema: JSON, node: JSON) -> JSON:
+    while isinstance(node, dict) and "$ref" in node:
+        node = schema["$defs"][node["$ref"].rsplit("/", 1)[-1]]
+    return node
+
+
+def _add_discriminator(schema: JSON, where: str, tag: str) -> None:
+    try:
+        parent, key = _resolve_pointer(schema["$defs"], where)
+        union = _deref(schema, parent[key])
+    except (KeyError, IndexError, ValueError) as exc:
+        raise OverlayError(f"discriminated union {where} no longer exists") from exc
+    branches = union.get("anyOf") or union.get("oneOf")
+    if not branches:
+        raise OverlayError(f"{where} is no longer a union")
+    for branch in branches:
+        prop = _deref(schema, branch).get("properties", {}).get(tag, {})
+        if "const" not in prop:
+            raise OverlayError(f"a branch of {where} does not fix {tag!r} with a const")
+    union["discriminator"] = {"propertyName": tag}
+
+
+def _link_text(match: re.Match[str], names: frozenset[str]) -> str:
+    text = match.group(1).strip()
+    if "|" in text:
+        return f"`{text.split('|', 1)[1].strip()}`"
+    if text in names:
+        return f"`{text}`"
+    # The published schema lost the "Name | label" separator: "CallToolRequesttools/call".
+    for name in sorted(names, key=len, reverse=True):
+        if text.startswith(name):
+            return f"`{text[len(name) :]}`"
+    return f"`{text}`"
+
+
+def _clean_descriptions(node: JSON, names: frozenset[str]) -> None:
+    if isinstance(node, dict):
+        description = node.get("description")
+        if isinstance(description, str):
+            node["description"] = _LINK.sub(lambda m: _link_text(m, names), description)
+        for value in node.values():
+            _clean_descriptions(value, names)
+    elif isinstance(node, list):
+        for value in node:
+            _clean_descriptions(value, names)

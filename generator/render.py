@@ -1,0 +1,131 @@
+"""Compile the prepared schema into the ``snodo_wire`` package.
+
+Models come from datamodel-code-generator (pinned exactly in pyproject.toml, run with
+the option set below); the tables, error codes and adapters come from jinja2
+templates over schema + overlay. ruff runs last, with fixed settings and no config
+discovery, so the bytes do not depend on where the output is written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from generator.facts import Facts, collect
+from generator.overlay import Overlay, load_overlay
+from generator.prepass import prepare
+from generator.source import ROOT, Pin, load_pin
+
+TEMPLATES = ROOT / "templates"
+PACKAGE = "snodo_wire"
+
+# What each option buys is recorded in the README ("How the models are generated").
+CODEGEN_OPTIONS = (
+    "--input-file-type=jsonschema",
+    "--output-model-type=pydantic_v2.BaseModel",
+    "--target-python-version=3.11",
+    "--target-pydantic-version=2.14",
+    "--use-generic-base-class",
+    "--extra-fields=allow",
+    "--allow-population-by-field-name",
+    "--skip-root-model",
+    "--use-annotated",
+    "--field-constraints",
+    "--use-standard-collections",
+    "--use-union-operator",
+    "--snake-case-field",
+    "--remove-special-field-name-prefix",
+    "--use-type-alias",
+    "--use-missing-sentinel",
+    "--type-mappings",
+    "byte=string",
+    "uri=string",
+    "--strict-types",
+    "str",
+    "bool",
+    "int",
+    "float",
+    "--enum-field-as-literal=all",
+    "--use-schema-description",
+    "--use-double-quotes",
+    "--disable-timestamp",
+    "--no-formatters",
+)
+
+RUFF_SETTINGS = ("--isolated", "--line-length=100", "--target-version=py311")
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+
+
+def _pytuple(values: Any) -> str:
+    items = [json.dumps(str(v)) for v in values]
+    return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.filters["snake"] = _snake
+    env.filters["pytuple"] = _pytuple
+    return env
+
+
+def _header(env: jinja2.Environment, pin: Pin) -> str:
+    return env.get_template("header.jinja").render(pin=pin).rstrip("\n")
+
+
+def _run(args: list[str], cwd: Path | None = None) -> None:
+    done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(args[:3])} failed:\n{done.stdout}\n{done.stderr}")
+
+
+def _models(prepared: Any, header: str, target: Path) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        schema_file = Path(tmp) / "schema.json"
+        schema_file.write_text(json.dumps(prepared, indent=1, sort_keys=True), encoding="utf-8")
+        _run(
+            [
+                sys.executable,
+                "-m",
+                "datamodel_code_generator",
+                f"--input={schema_file}",
+                f"--output={target}",
+                f"--custom-template-dir={TEMPLATES / 'models'}",
+                f"--custom-file-header={header}",
+                *CODEGEN_OPTIONS,
+            ]
+        )
+
+
+def render_package(schema: Any, out_dir: Path, overlay: Overlay | None = None) -> None:
+    """Write the whole package into ``out_dir`` (created, and expected to be empty)."""
+    overlay = overlay or load_overlay()
+    pin = load_pin()
+    prepared = prepare(schema, overlay)
+    facts: Facts = collect(prepared, overlay)
+    env = _environment()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    _models(prepared, _header(env, pin), out_dir / "models.py")
+    for name in ("__init__.py", "protocol.py", "errors.py", "adapters.py", "tables.py"):
+        text = env.get_template(f"{name}.jinja").render(pin=pin, overlay=overlay, facts=facts)
+        (out_dir / name).write_text(text, encoding="utf-8")
+    (out_dir / "py.typed").write_text("", encoding="utf-8")
+    ruff = [sys.executable, "-m", "ruff"]
+    _run([*ruff, "check", *RUFF_SETTINGS, "--select=I,F401,UP", "--fix", "--quiet", str(out_dir)])
+    _run([*ruff, "format", *RUFF_SETTINGS, "--quiet", str(out_dir)])

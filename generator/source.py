@@ -1,0 +1,100 @@
+"""Find the pinned MCP schema and prove it is the pinned one.
+
+Three places, in order: a path given on the command line, the folder named by
+``SNODO_SCHEMA_DIR``, and a per-user cache that is filled by downloading the pinned URL.
+Whichever it is, the file's sha256 must equal the pin; a mismatch stops generation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import tomllib
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PIN_FILE = ROOT / "schema" / "pin.toml"
+SCHEMA_DIR_ENV = "SNODO_SCHEMA_DIR"
+
+
+class SchemaSourceError(Exception):
+    """The schema could not be found, fetched, or did not match the pin."""
+
+
+@dataclass(frozen=True, slots=True)
+class Pin:
+    revision: str
+    repository: str
+    path: str
+    commit: str
+    sha256: str
+    url: str
+
+
+def load_pin(path: Path = PIN_FILE) -> Pin:
+    with path.open("rb") as f:
+        data = tomllib.load(f)
+    return Pin(**{key: str(data[key]) for key in Pin.__dataclass_fields__})
+
+
+def sha256_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _candidate(base: Path, pin: Pin) -> Path:
+    """Accept either the schema file itself or a folder laid out like the pin's."""
+    if base.is_file():
+        return base
+    for candidate in (base / pin.revision / "schema.json", base / "schema.json"):
+        if candidate.is_file():
+            return candidate
+    raise SchemaSourceError(f"no schema.json for revision {pin.revision} under {base}")
+
+
+def cache_dir() -> Path:
+    root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(root) / "snodo" / "mcp-schema"
+
+
+def _download(pin: Pin, target: Path) -> None:
+    try:
+        with urllib.request.urlopen(pin.url, timeout=30) as response:
+            data: bytes = response.read()
+    except OSError as exc:
+        raise SchemaSourceError(
+            f"could not download the pinned schema from {pin.url}: {exc}; "
+            f"set {SCHEMA_DIR_ENV} to a folder that holds {pin.revision}/schema.json"
+        ) from exc
+    _verify(data, pin, pin.url)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=target.parent, delete=False) as tmp:
+        tmp.write(data)
+    Path(tmp.name).replace(target)
+
+
+def _verify(data: bytes, pin: Pin, origin: object) -> None:
+    actual = sha256_of(data)
+    if actual != pin.sha256:
+        raise SchemaSourceError(
+            f"{origin} has sha256 {actual}, but schema/pin.toml pins {pin.sha256} "
+            f"(revision {pin.revision}, commit {pin.commit}); refusing to generate from it"
+        )
+
+
+def locate_schema(explicit: Path | None = None, pin: Pin | None = None) -> tuple[Path, bytes]:
+    """Return the schema's path and verified bytes."""
+    pin = pin or load_pin()
+    if explicit is not None:
+        path = _candidate(explicit, pin)
+    elif os.environ.get(SCHEMA_DIR_ENV):
+        path = _candidate(Path(os.environ[SCHEMA_DIR_ENV]), pin)
+    else:
+        path = cache_dir() / pin.revision / "schema.json"
+        if not path.is_file():
+            _download(pin, path)
+    data = path.read_bytes()
+    _verify(data, pin, path)
+    return path, data

@@ -1,0 +1,1 @@
+"""snodo: a schema-first MCP 2026-07-28 server toolkit."""

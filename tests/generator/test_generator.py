@@ -1,0 +1,234 @@
+"""The generator: pinned input, loud overlay failures, drift, determinism, isolation."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+import snodo_wire
+from generator.__main__ import diff_trees
+from generator.overlay import OverlayError, load_overlay
+from generator.prepass import prepare
+from generator.source import SchemaSourceError, load_pin, locate_schema
+from tests.conftest import ROOT, schema_dir
+
+
+def _generate(out: Path, seed: str) -> None:
+    env = {**os.environ, "PYTHONHASHSEED": seed, "SNODO_SCHEMA_DIR": str(schema_dir().parent)}
+    subprocess.run(
+        [sys.executable, "-m", "generator", "generate", "--out", str(out)],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+    )
+
+
+def test_committed_package_matches_a_fresh_generation(tmp_path: Path) -> None:
+    """Drift: generated/ is exactly what schema + overlay + templates produce."""
+    _generate(tmp_path / "fresh", "0")
+    assert diff_trees(tmp_path / "fresh", ROOT / "generated" / "snodo_wire") == ""
+
+
+def test_output_is_identical_across_hash_seeds(tmp_path: Path) -> None:
+    _generate(tmp_path / "a", "1")
+    _generate(tmp_path / "b", "4242")
+    files = sorted(p.name for p in (tmp_path / "a").iterdir())
+    assert files == sorted(p.name for p in (tmp_path / "b").iterdir())
+    for name in files:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_check_command_reports_drift(tmp_path: Path) -> None:
+    package = tmp_path / "snodo_wire"
+    _generate(package, "0")
+    tables = package / "tables.py"
+    tables.write_text(tables.read_text() + "\nEDITED_BY_HAND = True\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "generator", "check", "--out", str(package)],
+        cwd=ROOT,
+        env={**os.environ, "SNODO_SCHEMA_DIR": str(schema_dir().parent)},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert "-EDITED_BY_HAND = True" in done.stdout
+
+
+def test_every_file_carries_the_do_not_edit_header() -> None:
+    pin = load_pin()
+    for path in sorted((ROOT / "generated" / "snodo_wire").glob("*.py")):
+        head = path.read_text().splitlines()[:3]
+        assert any(pin.sha256 in line for line in head), path.name
+        assert any("Do not edit" in line for line in head), path.name
+
+
+def test_vendored_copy_imports_without_the_runtime(tmp_path: Path) -> None:
+    """snodo_wire depends on pydantic alone: a copy of it imports with snodo blocked."""
+    vendor = tmp_path / "vendor"
+    shutil.copytree(ROOT / "generated" / "snodo_wire", vendor / "snodo_wire")
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in {'snodo', 'generator', 'jinja2'}:\n"
+        "            raise ImportError(f'blocked {name}')\n"
+        "sys.meta_path.insert(0, Block())\n"
+        f"sys.path.insert(0, {str(vendor)!r})\n"
+        "import snodo_wire, snodo_wire.tables, snodo_wire.adapters, snodo_wire.errors\n"
+        f"assert snodo_wire.__file__.startswith({str(vendor)!r}), snodo_wire.__file__\n"
+        "print(len(snodo_wire.__all__))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) > 155
+
+
+def test_no_generated_name_ends_in_a_digit() -> None:
+    from snodo_wire import models
+
+    names = [
+        name
+        for name, value in vars(models).items()
+        if getattr(value, "__module__", None) == models.__name__
+        or type(value).__name__ == "TypeAliasType"
+    ]
+    assert len(names) > 170
+    assert [name for name in names if name[-1].isdigit()] == []
+
+
+def test_every_definition_has_a_model(raw_schema: dict[str, Any]) -> None:
+    missing = [name for name in raw_schema["$defs"] if not hasattr(snodo_wire, name)]
+    assert missing == []
+
+
+def test_models_speak_wire_names_by_default() -> None:
+    params = snodo_wire.CallToolRequestParams.model_validate(
+        {
+            "name": "t",
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+            "inputResponses": {},
+        }
+    )
+    assert params.input_responses == {}
+    dumped = params.model_dump()
+    assert set(dumped) == {"name", "_meta", "inputResponses"}
+    by_python_name = snodo_wire.CallToolRequestParams(name="t", meta=params.meta, request_state="s")
+    assert json.loads(by_python_name.model_dump_json())["requestState"] == "s"
+
+
+def test_unknown_fields_survive_a_round_trip() -> None:
+    tool = snodo_wire.Tool.model_validate(
+        {"name": "t", "inputSchema": {"type": "object"}, "x-vendor": [1, 2.0]}
+    )
+    assert tool.model_dump()["x-vendor"] == [1, 2.0]
+
+
+def test_method_table_pairs_requests_with_results() -> None:
+    from snodo_wire import tables
+
+    call = tables.METHODS["tools/call"]
+    assert call.request is snodo_wire.CallToolRequest
+    assert call.result is snodo_wire.CallToolResult
+    assert {"tools/call", "resources/read", "prompts/get"} == tables.INPUT_REQUIRED_METHODS
+    assert {m for m, s in tables.METHODS.items() if s.cacheable} == {
+        "server/discover",
+        "tools/list",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "prompts/list",
+    }
+    for spec in tables.METHODS.values():
+        assert issubclass(spec.params, BaseModel) and dataclasses.is_dataclass(spec)
+    assert set(tables.INPUT_REQUESTS) == {
+        "elicitation/create",
+        "sampling/createMessage",
+        "roots/list",
+    }
+
+
+def test_error_codes() -> None:
+    from snodo_wire.errors import ErrorCode
+
+    assert ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY == -32021
+    assert ErrorCode.UNSUPPORTED_PROTOCOL_VERSION == -32022
+    assert ErrorCode.HEADER_MISMATCH == -32020
+    assert ErrorCode.PARSE_ERROR == -32700
+
+
+def test_tagged_unions_name_the_branch_that_was_meant() -> None:
+    from pydantic import ValidationError
+
+    from snodo_wire import adapters
+
+    with pytest.raises(ValidationError) as info:
+        adapters.content_block.validate_python({"type": "image", "data": "x"})
+    assert "image" in str(info.value)
+    assert "text" not in str(info.value).split("\n")[1]
+
+
+# -- pinned input ------------------------------------------------------------------
+
+
+def test_a_schema_with_another_hash_is_refused(tmp_path: Path) -> None:
+    forged = tmp_path / "2026-07-28" / "schema.json"
+    forged.parent.mkdir()
+    forged.write_bytes((schema_dir() / "schema.json").read_bytes() + b"\n")
+    with pytest.raises(SchemaSourceError, match="refusing"):
+        locate_schema(tmp_path)
+
+
+def test_environment_variable_locates_the_schema(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SNODO_SCHEMA_DIR", str(schema_dir().parent))
+    path, data = locate_schema()
+    assert path == schema_dir() / "schema.json"
+    assert data.startswith(b"{")
+
+
+# -- overlay fails loudly ----------------------------------------------------------
+
+
+def test_a_patch_whose_upstream_value_moved_stops_generation(
+    raw_schema: dict[str, Any],
+) -> None:
+    moved = json.loads(json.dumps(raw_schema))
+    moved["$defs"]["JSONValue"]["anyOf"][2]["type"] = ["string"]
+    with pytest.raises(OverlayError, match="upstream changed"):
+        prepare(moved, load_overlay())
+
+
+def test_an_unnamed_inline_schema_stops_generation(raw_schema: dict[str, Any]) -> None:
+    grown = json.loads(json.dumps(raw_schema))
+    grown["$defs"]["Tool"]["properties"]["newThing"] = {
+        "type": "object",
+        "properties": {"a": {"type": "string"}},
+    }
+    with pytest.raises(OverlayError, match="Tool/properties/newThing"):
+        prepare(grown, load_overlay())
+
+
+def test_a_method_missing_from_the_overlay_stops_generation(
+    raw_schema: dict[str, Any],
+) -> None:
+    from generator.facts import collect
+
+    overlay = load_overlay()
+    fewer = dataclasses.replace(overlay, methods=overlay.methods[1:])
+    with pytest.raises(OverlayError, match="ClientRequest"):
+        collect(prepare(raw_schema, fewer), fewer)
