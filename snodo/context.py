@@ -1,0 +1,112 @@
+"""What a handler knows about the request it is answering.
+
+A ``Context`` is built by the server for every request (and anew for every retry of
+an MRTR flow). Its fields are owned by the framework: middleware may hand a handler a
+context with other values, but the server's own checks (capability admission, state
+binding) always read the original, and the handler receives the original's
+framework-owned fields too. ``state`` is the one place for application data that
+middleware wants a handler to see.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from snodo.errors import InvalidParams
+
+# RFC 5424 severities in ascending order (server/utilities/logging.mdx).
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+LOG_RANK = {name: rank for rank, name in enumerate(LOG_LEVELS)}
+
+Emit = Callable[[dict[str, Any]], None]
+"""Receives each request-scoped notification (progress, log message) as it happens."""
+
+
+def _drop(_: dict[str, Any]) -> None:
+    return None
+
+
+@dataclass(slots=True)
+class _Progress:
+    last: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    request_id: str | int | None
+    request_method: str
+    request_params: Mapping[str, Any]
+    """The params exactly as received, ``_meta`` and retry fields included."""
+    protocol_version: str
+    client_capabilities: Mapping[str, Any]
+    """The ClientCapabilities this request declared (an empty mapping declares none)."""
+    client_info: Mapping[str, Any] | None = None
+    log_level: str | None = None
+    principal: str | None = None
+    """Who is asking, from the transport's authentication; None is anonymous."""
+    progress_token: str | int | None = None
+    input_responses: Mapping[str, Any] = field(default_factory=dict)
+    """Answers to an earlier round's inputRequests, by key (raw JSON objects)."""
+    request_state: str | None = None
+    """The requestState echoed from an earlier round, if any."""
+    transport: str = "memory"
+    headers: Mapping[str, str] = field(default_factory=dict)
+    clock: Callable[[], float] = time.time
+    emit: Emit = _drop
+    state: dict[str, Any] = field(default_factory=dict)
+    """Free for the application: middleware may put things here for handlers."""
+    _progress: _Progress = field(default_factory=_Progress, repr=False)
+
+    @property
+    def is_retry(self) -> bool:
+        return bool(self.input_responses) or self.request_state is not None
+
+    def report_progress(
+        self, progress: float, total: float | None = None, message: str | None = None
+    ) -> None:
+        """Send notifications/progress if the client asked for it with a progressToken.
+
+        progress must increase with each call (basic/patterns/progress.mdx).
+        """
+        if self.progress_token is None:
+            return
+        if self._progress.last is not None and progress <= self._progress.last:
+            raise ValueError("progress must increase with every notification")
+        self._progress.last = progress
+        params: dict[str, Any] = {"progressToken": self.progress_token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None:
+            params["message"] = message
+        self.emit({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+
+    def log(self, level: str, data: Any, logger: str | None = None) -> None:
+        """Send notifications/message when this request opted in at or below ``level``.
+
+        With no io.modelcontextprotocol/logLevel in the request's _meta nothing is sent
+        (server/utilities/logging.mdx: the server MUST NOT emit log messages then).
+        """
+        if level not in LOG_RANK:
+            raise ValueError(f"unknown log level {level!r}")
+        if self.log_level is None or LOG_RANK[level] < LOG_RANK[self.log_level]:
+            return
+        params: dict[str, Any] = {"level": level, "data": data}
+        if logger is not None:
+            params["logger"] = logger
+        self.emit({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
+
+
+FRAMEWORK_FIELDS = tuple(
+    name for name in Context.__dataclass_fields__ if name not in ("state", "_progress")
+)
+
+
+def check_log_level(level: object) -> str | None:
+    if level is None:
+        return None
+    if not isinstance(level, str) or level not in LOG_RANK:
+        raise InvalidParams("Invalid log level")
+    return level

@@ -1,0 +1,121 @@
+"""Errors that answer a request with a JSON-RPC error.
+
+Any handler, middleware or helper may raise one of these; the server turns it into the
+error response its ``code`` names, for tools as for resources and prompts. Anything
+else raised by a resource or prompt handler becomes a generic internal error (the
+detail goes to the log, never to the peer); in a tool it becomes an ``isError`` result.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from snodo_wire.errors import ErrorCode
+
+__all__ = [
+    "ErrorCode",
+    "HeaderMismatch",
+    "InternalError",
+    "InvalidParams",
+    "InvalidRequest",
+    "InvalidState",
+    "McpError",
+    "MethodNotFound",
+    "MissingClientCapability",
+    "ParseError",
+    "ResourceNotFound",
+    "UnsupportedProtocolVersion",
+]
+
+
+class McpError(Exception):
+    """Base of every error that becomes a JSON-RPC error response."""
+
+    code: int = ErrorCode.INTERNAL_ERROR
+    default_message: str = "Internal error"
+
+    def __init__(self, message: str | None = None, data: Any = None) -> None:
+        self.message = message or self.default_message
+        self.data = data
+        super().__init__(self.message)
+
+    def to_error(self) -> dict[str, Any]:
+        """The ``error`` member of the response."""
+        error: dict[str, Any] = {"code": int(self.code), "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+class ParseError(McpError):
+    code = ErrorCode.PARSE_ERROR
+    default_message = "Parse error: invalid JSON"
+
+
+class InvalidRequest(McpError):
+    code = ErrorCode.INVALID_REQUEST
+    default_message = "Invalid request"
+
+
+class MethodNotFound(McpError):
+    code = ErrorCode.METHOD_NOT_FOUND
+    default_message = "Method not found"
+
+
+class InvalidParams(McpError):
+    code = ErrorCode.INVALID_PARAMS
+    default_message = "Invalid params"
+
+
+class InternalError(McpError):
+    code = ErrorCode.INTERNAL_ERROR
+    default_message = "Internal error"
+
+
+class HeaderMismatch(McpError):
+    code = ErrorCode.HEADER_MISMATCH
+    default_message = "Header mismatch"
+
+
+class MissingClientCapability(McpError):
+    """-32021: the request needs client capabilities it did not declare.
+
+    ``required`` is one ClientCapabilities object naming every missing need.
+    """
+
+    code = ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY
+    default_message = "Missing required client capability"
+
+    def __init__(self, required: dict[str, Any], message: str | None = None) -> None:
+        super().__init__(message, {"requiredCapabilities": required})
+        self.required = required
+
+
+class UnsupportedProtocolVersion(McpError):
+    code = ErrorCode.UNSUPPORTED_PROTOCOL_VERSION
+    default_message = "Unsupported protocol version"
+
+    def __init__(self, requested: str, supported: list[str]) -> None:
+        super().__init__(None, {"supported": supported, "requested": requested})
+
+
+class ResourceNotFound(InvalidParams):
+    """resources/read of a URI the server does not have (-32602 with ``data.uri``)."""
+
+    default_message = "Resource not found"
+
+    def __init__(self, uri: str) -> None:
+        super().__init__(None, {"uri": uri})
+
+
+class InvalidState(InvalidParams):
+    """The request state failed verification.
+
+    One message whatever failed (signature, expiry, binding, key id, size, replay), so
+    the wire never tells a forger which check to work on.
+    """
+
+    default_message = "Invalid request state"
+
+    def __init__(self) -> None:
+        super().__init__(None, None)
