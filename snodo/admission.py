@@ -1,0 +1,53 @@
+"""Admission: the last check an outgoing InputRequiredResult passes before it leaves.
+
+It runs after the handler and every middleware have returned, on the framework's own
+copy of the request, so nothing a handler or middleware does can get an input request
+past it:
+
+- only tools/call, resources/read and prompts/get may answer input-required
+  (basic/patterns/mrtr.mdx); anywhere else it is a server bug, answered with -32603;
+- every input request must be a valid InputRequest of the pinned schema (-32603 if not:
+  the server built it wrong, the client did nothing wrong);
+- every input request's capability must be declared by *this* request's client
+  capabilities; if any is not, the whole result is refused with -32021 naming all the
+  missing needs in one ClientCapabilities object.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from snodo.capabilities import missing
+from snodo.errors import InternalError, MissingClientCapability
+from snodo.result import InputRequired
+from snodo_wire import InputRequiredResult
+from snodo_wire.tables import INPUT_REQUIRED_METHODS
+
+__all__ = ["admit"]
+
+log = logging.getLogger("snodo")
+
+
+def admit(method: str, outcome: InputRequired, declared: Mapping[str, Any]) -> dict[str, Any]:
+    """The InputRequiredResult to send, or raise the error to send instead."""
+    if method not in INPUT_REQUIRED_METHODS:
+        log.error(
+            "%s handler returned input_required, which only %s may",
+            method,
+            sorted(INPUT_REQUIRED_METHODS),
+        )
+        raise InternalError()
+    result = outcome.to_result()
+    try:
+        InputRequiredResult.model_validate(result)
+    except ValidationError as exc:
+        log.error("%s handler built an invalid input request: %s", method, exc)
+        raise InternalError() from exc
+    lacking = missing(result.get("inputRequests", {}).values(), declared)
+    if lacking:
+        raise MissingClientCapability(lacking, "Client capability required for this request")
+    return result

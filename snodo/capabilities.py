@@ -1,0 +1,93 @@
+"""Client capabilities: what an input request needs, and whether a request declared it.
+
+Theory of operation. In 2026-07-28 a client declares its capabilities on every request
+(``_meta["io.modelcontextprotocol/clientCapabilities"]``) and a server must not infer
+them from earlier requests. A capability is a path into that object
+(``("sampling", "tools")``); it is declared when every step of the path is an object.
+Which paths an input request needs comes from the generated ``CAPABILITY_RULES`` table
+(schema/overlay.toml), so the rules are data, not branches here.
+
+When an InputRequiredResult asks for something undeclared, the whole result is
+refused with -32021 whose ``requiredCapabilities`` is one ClientCapabilities object:
+the deep union (``merge``) of every missing path, each ending in ``{}``. The union is
+idempotent and ignores order, so the same set of needs always yields the same object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from snodo_wire.tables import CAPABILITY_RULES, CapabilityRule
+
+__all__ = ["declares", "merge", "missing", "needs", "path_object"]
+
+Path = tuple[str, ...]
+
+
+def declares(declared: Mapping[str, Any], path: Path, empty_parent_satisfies: bool = False) -> bool:
+    node: Any = declared
+    for depth, step in enumerate(path):
+        if not isinstance(node, Mapping):
+            return False
+        if step not in node:
+            last = depth == len(path) - 1
+            # client/elicitation.mdx: `elicitation: {}` declares form mode alone.
+            return last and empty_parent_satisfies and depth > 0 and not node
+        node = node[step]
+    return isinstance(node, Mapping)
+
+
+def _applies(rule: CapabilityRule, params: Mapping[str, Any]) -> bool:
+    if rule.always:
+        return True
+    if rule.present:
+        return any(params.get(name) is not None for name in rule.present)
+    assert rule.param is not None
+    if rule.param not in params:
+        return rule.absent_matches
+    value = params[rule.param]
+    if rule.values:
+        return value in rule.values
+    return value not in rule.not_values
+
+
+def needs(request: Mapping[str, Any]) -> list[CapabilityRule]:
+    """The capability rules that apply to one bare input request."""
+    method = request.get("method")
+    params = request.get("params")
+    params = params if isinstance(params, Mapping) else {}
+    return [r for r in CAPABILITY_RULES if r.method == method and _applies(r, params)]
+
+
+def path_object(path: Path) -> dict[str, Any]:
+    """``("sampling", "tools")`` -> ``{"sampling": {"tools": {}}}``."""
+    node: dict[str, Any] = {}
+    for step in reversed(path):
+        node = {step: node}
+    return node
+
+
+def merge(*objects: Mapping[str, Any]) -> dict[str, Any]:
+    """Deep union of capability objects."""
+    out: dict[str, Any] = {}
+    for obj in objects:
+        for key, value in obj.items():
+            if isinstance(value, Mapping) and isinstance(out.get(key), dict):
+                out[key] = merge(out[key], value)
+            elif isinstance(value, Mapping):
+                out[key] = merge(value)
+            else:
+                out.setdefault(key, value)
+    return dict(sorted(out.items()))
+
+
+def missing(requests: Iterable[Mapping[str, Any]], declared: Mapping[str, Any]) -> dict[str, Any]:
+    """Every capability the requests need and ``declared`` lacks, as one object."""
+    lacking = [
+        path_object(rule.requires)
+        for request in requests
+        for rule in needs(request)
+        if not declares(declared, rule.requires, rule.empty_parent_satisfies)
+    ]
+    return merge(*lacking)

@@ -1,0 +1,210 @@
+"""One function per client method; ``HANDLERS`` maps method names to them.
+
+Each takes the server, the request's Context and its params (already validated
+against the generated params model, read as plain JSON), and returns the result
+without ``resultType`` (the server adds it, the caching hints and ``_meta``), an
+``InputRequired`` for the three methods that may ask for input, or an open
+``Subscription`` for subscriptions/listen.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from snodo.context import Context
+from snodo.errors import InternalError, InvalidParams, McpError, ResourceNotFound
+from snodo.pagination import page
+from snodo.prompts import prompt_messages
+from snodo.resources import read_contents
+from snodo.result import InputRequired, ToolError
+from snodo.subscriptions import Subscription
+from snodo.tools import tool_result
+from snodo_wire import protocol
+
+if TYPE_CHECKING:
+    from snodo.server import Server
+
+__all__ = ["HANDLERS"]
+
+log = logging.getLogger("snodo")
+
+Params = Mapping[str, Any]
+Outcome = dict[str, Any] | InputRequired | Subscription
+MethodHandler = Callable[["Server", Context, Params], Awaitable[Outcome]]
+
+
+async def discover(server: Server, ctx: Context, params: Params) -> Outcome:
+    result: dict[str, Any] = {
+        "supportedVersions": list(server.supported_versions),
+        "capabilities": server.capabilities(),
+    }
+    if server.instructions:
+        result["instructions"] = server.instructions
+    return result
+
+
+def _listing(
+    server: Server, ctx: Context, params: Params, key: str, items: list[dict[str, Any]]
+) -> Outcome:
+    chosen, next_cursor = page(items, ctx.request_method, params.get("cursor"), server.page_size)
+    result: dict[str, Any] = {key: list(chosen)}
+    if next_cursor is not None:
+        result["nextCursor"] = next_cursor
+    return result
+
+
+async def tools_list(server: Server, ctx: Context, params: Params) -> Outcome:
+    return _listing(server, ctx, params, "tools", [t.definition for t in server.tools.values()])
+
+
+async def tools_call(server: Server, ctx: Context, params: Params) -> Outcome:
+    name = params["name"]
+    tool = server.tools.get(name)
+    if tool is None:
+        raise InvalidParams(f"Unknown tool: {name}")
+    arguments = params.get("arguments") or {}
+    reason = tool.arguments.first_error(arguments)
+    if reason is not None:
+        return tool_result(tool, ToolError(f"Invalid arguments for tool {name}: {reason}"))
+    try:
+        value = await tool.invoker(ctx, tool.bind(arguments))
+    except McpError:
+        raise
+    except Exception as exc:
+        log.info("tool %s failed", name, exc_info=True)
+        return tool_result(tool, ToolError(str(exc) or type(exc).__name__))
+    if isinstance(value, InputRequired):
+        return value
+    result = tool_result(tool, value)
+    if tool.output is not None and not result.get("isError"):
+        reason = tool.output.first_error(result.get("structuredContent"))
+        if reason is not None:
+            log.error(
+                "tool %s returned structured content outside its output schema: %s", name, reason
+            )
+            raise InternalError("Tool result does not match its output schema")
+    return result
+
+
+async def _guarded(ctx: Context, what: str, call: Awaitable[Any]) -> Any:
+    """Untyped failures in resources and prompts are internal errors; detail to the log."""
+    try:
+        return await call
+    except McpError:
+        raise
+    except Exception as exc:
+        log.exception("%s failed", what)
+        raise InternalError() from exc
+
+
+async def resources_list(server: Server, ctx: Context, params: Params) -> Outcome:
+    items = [r.definition for r in server.resources.values()]
+    return _listing(server, ctx, params, "resources", items)
+
+
+async def resources_templates_list(server: Server, ctx: Context, params: Params) -> Outcome:
+    items = [t.definition for t in server.templates]
+    return _listing(server, ctx, params, "resourceTemplates", items)
+
+
+async def resources_read(server: Server, ctx: Context, params: Params) -> Outcome:
+    uri: str = params["uri"]
+    resource = server.resources.get(uri)
+    if resource is not None:
+        run, arguments, mime = resource.invoker, {}, resource.mime_type
+    else:
+        for template in server.templates:
+            found = template.match(uri)
+            if found is not None:
+                run, arguments, mime = template.invoker, found, template.mime_type
+                break
+        else:
+            raise ResourceNotFound(uri)
+    value = await _guarded(ctx, f"resource {uri}", run(ctx, arguments))
+    if isinstance(value, InputRequired):
+        return value
+    if value is None:
+        raise ResourceNotFound(uri)
+    try:
+        return {"contents": read_contents(uri, mime, value)}
+    except (TypeError, ValueError) as exc:
+        log.error("resource %s returned %r: %s", uri, type(value).__name__, exc)
+        raise InternalError() from exc
+
+
+async def prompts_list(server: Server, ctx: Context, params: Params) -> Outcome:
+    return _listing(server, ctx, params, "prompts", [p.definition for p in server.prompts.values()])
+
+
+async def prompts_get(server: Server, ctx: Context, params: Params) -> Outcome:
+    prompt = server.prompts.get(params["name"])
+    if prompt is None:
+        raise InvalidParams(f"Unknown prompt: {params['name']}")
+    arguments = prompt.check_arguments(params.get("arguments") or {})
+    value = await _guarded(ctx, f"prompt {prompt.name}", prompt.invoker(ctx, arguments))
+    if isinstance(value, InputRequired):
+        return value
+    try:
+        return prompt_messages(value)
+    except TypeError as exc:
+        log.error("prompt %s returned an invalid message: %s", prompt.name, exc)
+        raise InternalError() from exc
+
+
+async def completion_complete(server: Server, ctx: Context, params: Params) -> Outcome:
+    ref = params["ref"]
+    key = ref.get("name") if ref.get("type") == "ref/prompt" else ref.get("uri")
+    if ref.get("type") == "ref/prompt" and key not in server.prompts:
+        raise InvalidParams(f"Unknown prompt: {key}")
+    provider = server.completions.get((ref.get("type"), key))
+    values: list[str] = []
+    if provider is not None:
+        argument = params["argument"]
+        context: Mapping[str, Any] = (params.get("context") or {}).get("arguments") or {}
+        found = await _guarded(
+            ctx,
+            "completion",
+            provider(
+                ctx, {"argument": argument["name"], "value": argument["value"], "context": context}
+            ),
+        )
+        values = [str(v) for v in found or []]
+    return {
+        "completion": {"values": values[:100], "total": len(values), "hasMore": len(values) > 100}
+    }
+
+
+async def subscriptions_listen(server: Server, ctx: Context, params: Params) -> Outcome:
+    """Open a listen stream; the transport keeps it open and closes it with the server."""
+    wanted = params["notifications"]
+    offered = server.capabilities()
+    honoured: dict[str, Any] = {}
+    for key, capability in (
+        ("toolsListChanged", "tools"),
+        ("promptsListChanged", "prompts"),
+        ("resourcesListChanged", "resources"),
+    ):
+        if wanted.get(key) is True and offered.get(capability, {}).get("listChanged"):
+            honoured[key] = True
+    uris = wanted.get("resourceSubscriptions")
+    if uris and offered.get("resources", {}).get("subscribe"):
+        honoured["resourceSubscriptions"] = list(uris)
+    return server.subscriptions.open(ctx.request_id or 0, honoured, ctx.emit)
+
+
+HANDLERS: Mapping[str, MethodHandler] = {
+    "server/discover": discover,
+    "tools/list": tools_list,
+    "tools/call": tools_call,
+    "resources/list": resources_list,
+    "resources/templates/list": resources_templates_list,
+    "resources/read": resources_read,
+    "prompts/list": prompts_list,
+    "prompts/get": prompts_get,
+    "completion/complete": completion_complete,
+    "subscriptions/listen": subscriptions_listen,
+}
+
+assert protocol.LATEST_PROTOCOL_VERSION == "2026-07-28", "dispatch targets 2026-07-28"

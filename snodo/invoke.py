@@ -1,0 +1,85 @@
+"""Calling application functions: sync or async, with the Context injected by type.
+
+A handler names the Context by annotating a parameter with ``Context``; every other
+parameter is an argument from the request. Nothing else is added to the arguments.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from snodo.context import Context
+
+Handler = Callable[..., Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    name: str
+    annotation: Any
+    default: Any
+    """``inspect.Parameter.empty`` when the parameter is required."""
+
+
+@dataclass(frozen=True, slots=True)
+class Invoker:
+    function: Handler
+    is_async: bool
+    context_param: str | None
+    parameters: tuple[Parameter, ...]
+    accepts_any: bool
+    """The function takes ``**kwargs``: every argument is passed through."""
+
+    async def __call__(self, ctx: Context, arguments: Mapping[str, Any]) -> Any:
+        kwargs = dict(arguments)
+        if self.context_param is not None:
+            kwargs[self.context_param] = ctx
+        result = self.function(**kwargs)
+        if self.is_async or inspect.isawaitable(result):
+            return await typing.cast(Awaitable[Any], result)
+        return result
+
+
+def _is_context(annotation: Any) -> bool:
+    return annotation is Context or (
+        isinstance(annotation, str) and annotation.rsplit(".", 1)[-1] == "Context"
+    )
+
+
+def invoker(function: Handler) -> Invoker:
+    signature = inspect.signature(function)
+    try:
+        hints = typing.get_type_hints(function, include_extras=True)
+    except (NameError, TypeError):
+        hints = {}
+    context_param = None
+    parameters = []
+    accepts_any = False
+    for name, param in signature.parameters.items():
+        annotation = hints.get(name, param.annotation)
+        if param.kind is inspect.Parameter.VAR_KEYWORD:
+            accepts_any = True
+        elif param.kind is inspect.Parameter.VAR_POSITIONAL:
+            continue
+        elif _is_context(annotation):
+            context_param = name
+        else:
+            parameters.append(Parameter(name, annotation, param.default))
+    return Invoker(
+        function=function,
+        is_async=inspect.iscoroutinefunction(function),
+        context_param=context_param,
+        parameters=tuple(parameters),
+        accepts_any=accepts_any,
+    )
+
+
+def first_paragraph(function: Handler) -> str | None:
+    doc = inspect.getdoc(function)
+    if not doc:
+        return None
+    return doc.split("\n\n", 1)[0].replace("\n", " ").strip() or None

@@ -1,0 +1,152 @@
+"""JSON-RPC 2.0 framing: bytes in, a classified message out; responses back to bytes.
+
+Only the envelope is checked here (basic/index.mdx): a request has ``jsonrpc: "2.0"``,
+a string ``method``, an ``id`` that is a string or an integer (never null, never a
+float or a boolean), and ``params`` that is an object when present. Anything else is
+-32600, with the id echoed when it could be read. Batches (JSON arrays) are not part
+of 2026-07-28 and are refused as invalid requests.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from snodo.errors import InvalidRequest, McpError, ParseError
+
+__all__ = [
+    "Notification",
+    "Request",
+    "Response",
+    "decode",
+    "encode",
+    "error_response",
+    "parse",
+    "result_response",
+]
+
+RequestId = str | int
+
+MAX_DEPTH = 64
+"""Deepest JSON nesting accepted; deeper input is refused before it reaches handlers."""
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    id: RequestId
+    method: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    method: str
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """A response or error sent by the peer (clients read these)."""
+
+    id: RequestId | None
+    result: dict[str, Any] | None
+    error: dict[str, Any] | None
+
+
+class _Unreadable(McpError):
+    """Envelope error that also remembers the id, when one could be read."""
+
+    def __init__(self, error: McpError, request_id: RequestId | None) -> None:
+        super().__init__(error.message, error.data)
+        self.code = error.code
+        self.request_id = request_id
+
+
+def _too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            if depth >= limit:
+                return True
+            stack.extend((child, depth + 1) for child in node.values())
+        elif isinstance(node, list):
+            if depth >= limit:
+                return True
+            stack.extend((child, depth + 1) for child in node)
+    return False
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def decode(data: bytes | str) -> Any:
+    """Parse JSON text, refusing NaN/Infinity and over-deep nesting (-32700)."""
+    try:
+        value = json.loads(data, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        raise ParseError() from exc
+    if _too_deep(value):
+        raise ParseError("Parse error: JSON nested too deeply")
+    return value
+
+
+def _valid_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def parse(message: Any) -> Request | Notification | Response:
+    """Classify one decoded JSON-RPC message; raise ``McpError`` for a bad envelope.
+
+    The raised error carries ``request_id`` (possibly None) so the caller can answer.
+    """
+    if not isinstance(message, dict):
+        raise _Unreadable(InvalidRequest("Invalid request: not a JSON-RPC object"), None)
+    raw_id = message.get("id")
+    request_id = raw_id if _valid_id(raw_id) else None
+    if message.get("jsonrpc") != "2.0":
+        raise _Unreadable(InvalidRequest('Invalid request: jsonrpc must be "2.0"'), request_id)
+    method = message.get("method")
+    if method is None and ("result" in message or "error" in message):
+        if not _valid_id(raw_id) and raw_id is not None:
+            raise _Unreadable(InvalidRequest("Invalid response id"), None)
+        result, error = message.get("result"), message.get("error")
+        if (result is None) == (error is None) or not isinstance(result or error, dict):
+            raise _Unreadable(InvalidRequest("Invalid response"), request_id)
+        return Response(request_id, result, error)
+    if not isinstance(method, str) or not method:
+        raise _Unreadable(InvalidRequest("Invalid request: method must be a string"), request_id)
+    params = message.get("params", {})
+    if not isinstance(params, dict):
+        raise _Unreadable(InvalidRequest("Invalid request: params must be an object"), request_id)
+    if "id" not in message:
+        return Notification(method, params)
+    if request_id is None:
+        raise _Unreadable(
+            InvalidRequest("Invalid request: id must be a string or an integer"), None
+        )
+    return Request(request_id, method, params)
+
+
+def error_id(exc: McpError) -> RequestId | None:
+    return exc.request_id if isinstance(exc, _Unreadable) else None
+
+
+def result_response(request_id: RequestId, result: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def error_response(request_id: RequestId | None, error: McpError) -> dict[str, Any]:
+    """An error response; the id is left out, not null, when it could not be read."""
+    response: dict[str, Any] = {"jsonrpc": "2.0"}
+    if request_id is not None:
+        response["id"] = request_id
+    response["error"] = error.to_error()
+    return response
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """Compact UTF-8 JSON on one line (no embedded newlines, as stdio framing needs)."""
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()

@@ -1,0 +1,176 @@
+"""Tools: definitions derived from Python functions, and calls turned into results.
+
+The input schema comes from the function's type hints (through pydantic) unless one
+is given; either way arguments are checked against it by a JSON Schema validator
+before the function runs. A failed check, like any error the tool itself raises, is a
+tool result with ``isError: true`` (server/tools.mdx: tool execution errors are
+reported in the result, so the model can see them and correct itself). A typed
+``McpError`` keeps its JSON-RPC meaning instead.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
+
+from snodo.invoke import Handler, Invoker, first_paragraph, invoker
+from snodo.result import ToolError
+from snodo.schemas import CompiledSchema, compile_schema
+from snodo_wire import adapters
+
+__all__ = ["Tool", "make_tool", "tool_result"]
+
+CONTENT_TYPES = frozenset({"text", "image", "audio", "resource_link", "resource"})
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    name: str
+    definition: dict[str, Any]
+    """The Tool object exactly as tools/list shows it."""
+    invoker: Invoker
+    arguments: CompiledSchema
+    output: CompiledSchema | None
+    model: type[BaseModel] | None
+    """Converts checked arguments to the Python types the hints ask for."""
+
+    def bind(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        if self.model is None:
+            return dict(arguments)
+        values = self.model.model_validate(arguments)
+        return {name: getattr(values, name) for name in type(values).model_fields}
+
+
+def _strip_titles(schema: dict[str, Any]) -> dict[str, Any]:
+    """pydantic titles every property after its own name; that adds nothing on the wire."""
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        if isinstance(prop, dict):
+            prop.pop("title", None)
+    return schema
+
+
+def _arguments_model(name: str, run: Invoker) -> type[BaseModel]:
+    fields: dict[str, Any] = {}
+    for param in run.parameters:
+        annotation = Any if param.annotation is inspect.Parameter.empty else param.annotation
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[param.name] = (annotation, default)
+    model: type[BaseModel] = create_model(
+        f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
+    )
+    return model
+
+
+def _output_schema(function: Handler) -> dict[str, Any] | None:
+    """An output schema for a function that returns a pydantic model, or None."""
+    annotation = inspect.signature(function).return_annotation
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return _strip_titles(TypeAdapter(annotation).json_schema())
+    return None
+
+
+def make_tool(
+    function: Handler,
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    input_schema: Mapping[str, Any] | None = None,
+    output_schema: Mapping[str, Any] | None = None,
+    annotations: Mapping[str, Any] | None = None,
+    icons: list[Mapping[str, Any]] | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> Tool:
+    tool_name = name or function.__name__
+    run = invoker(function)
+    model = None
+    if input_schema is None:
+        model = _arguments_model(tool_name, run)
+        input_schema = _strip_titles(model.model_json_schema())
+    if input_schema.get("type") != "object":
+        raise ValueError(f"tool {tool_name}: inputSchema must have type 'object'")
+    if output_schema is None:
+        output_schema = _output_schema(function)
+    definition: dict[str, Any] = {"name": tool_name}
+    if title is not None:
+        definition["title"] = title
+    description = description or first_paragraph(function)
+    if description:
+        definition["description"] = description
+    definition["inputSchema"] = dict(input_schema)
+    if output_schema is not None:
+        definition["outputSchema"] = dict(output_schema)
+    if annotations:
+        definition["annotations"] = dict(annotations)
+    if icons:
+        definition["icons"] = [dict(icon) for icon in icons]
+    if meta:
+        definition["_meta"] = dict(meta)
+    return Tool(
+        name=tool_name,
+        definition=definition,
+        invoker=run,
+        arguments=compile_schema(input_schema),
+        output=compile_schema(output_schema) if output_schema is not None else None,
+        model=model,
+    )
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True)
+    return value
+
+
+def _block(value: Any) -> dict[str, Any] | None:
+    """The value as a content block, if it is one."""
+    if isinstance(value, BaseModel):
+        value = _jsonable(value)
+    if isinstance(value, dict) and value.get("type") in CONTENT_TYPES:
+        try:
+            adapters.content_block.validate_python(value)
+        except ValidationError:
+            return None
+        return value
+    if isinstance(value, str):
+        return {"type": "text", "text": value}
+    return None
+
+
+def _text_json(value: Any) -> dict[str, Any]:
+    return {"type": "text", "text": json.dumps(value, ensure_ascii=False)}
+
+
+def tool_result(tool: Tool, value: Any) -> dict[str, Any]:
+    """Turn what a tool function returned into a CallToolResult (without resultType)."""
+    if isinstance(value, ToolError):
+        error: dict[str, Any] = {
+            "content": [{"type": "text", "text": value.message}],
+            "isError": True,
+        }
+        if value.structured_content is not None:
+            error["structuredContent"] = _jsonable(value.structured_content)
+        return error
+    if isinstance(value, BaseModel) and "content" in type(value).model_fields:
+        result: dict[str, Any] = _jsonable(value)
+        result.pop("resultType", None)
+        return result
+    if tool.output is not None:
+        structured = _jsonable(value)
+        return {"content": [_text_json(structured)], "structuredContent": structured}
+    if value is None:
+        return {"content": []}
+    single = _block(value)
+    if single is not None:
+        return {"content": [single]}
+    if isinstance(value, (list, tuple)):
+        blocks = [_block(item) for item in value]
+        if all(block is not None for block in blocks):
+            return {"content": blocks}
+    return {"content": [_text_json(_jsonable(value))]}
