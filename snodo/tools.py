@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import typing
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -69,7 +70,10 @@ def _arguments_model(name: str, run: Invoker) -> type[BaseModel]:
 
 def _output_schema(function: Handler) -> dict[str, Any] | None:
     """An output schema for a function that returns a pydantic model, or None."""
-    annotation = inspect.signature(function).return_annotation
+    try:
+        annotation = typing.get_type_hints(function).get("return")
+    except (NameError, TypeError):
+        return None
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return _strip_titles(TypeAdapter(annotation).json_schema())
     return None
