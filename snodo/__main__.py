@@ -1,0 +1,7 @@
+"""python -m snodo: the snodo command line."""
+
+import sys
+
+from snodo.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""Thin adapters that carry the core's messages over stdio and Streamable HTTP."""

@@ -1,0 +1,399 @@
+"""Streamable HTTP (2026-07-28) as a plain ASGI application.
+
+POST only, no sessions. Each POST carries one JSON-RPC message and gets one answer:
+``application/json``, or ``text/event-stream`` when the request emits notifications
+(progress, log messages) before its result, or opens a subscriptions/listen stream.
+The answer is JSON unless a notification actually happens, so a plain call costs no
+SSE framing.
+
+Checks, in the order the spec and the conformance suite expect: Host and Origin
+(DNS rebinding: 421 for a foreign Host, 403 for a foreign Origin), method (405),
+content type (415), Accept (406), body size (413), authentication (401), JSON
+(400/-32700), ``MCP-Protocol-Version`` present (400/-32020), ``_meta`` (400/-32602),
+header equals ``_meta`` version (400/-32020), supported version (400/-32022), then
+``Mcp-Method``/``Mcp-Name``/``Mcp-Param-*`` against the body (400/-32020), then the core.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+from snodo import jsonrpc
+from snodo.errors import (
+    ErrorCode,
+    HeaderMismatch,
+    InvalidParams,
+    McpError,
+    ParseError,
+    UnsupportedProtocolVersion,
+)
+from snodo.http_headers import check_headers
+from snodo.server import CLIENT_CAPABILITIES, PROTOCOL_VERSION, Server
+
+__all__ = ["HttpApp", "Unauthorized"]
+
+log = logging.getLogger("snodo.http")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+STATUS: dict[int, int] = {
+    ErrorCode.PARSE_ERROR: 400,
+    ErrorCode.INVALID_REQUEST: 400,
+    ErrorCode.INVALID_PARAMS: 400,
+    ErrorCode.HEADER_MISMATCH: 400,
+    ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY: 400,
+    ErrorCode.UNSUPPORTED_PROTOCOL_VERSION: 400,
+    ErrorCode.METHOD_NOT_FOUND: 404,
+}
+"""HTTP status per JSON-RPC error; anything else is 200 with the error in the body."""
+
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+KEEPALIVE_SECONDS = 15.0
+
+
+class Unauthorized(Exception):
+    """Raised by an authentication hook: answered with 401 and ``WWW-Authenticate``."""
+
+    def __init__(self, www_authenticate: str = "Bearer") -> None:
+        super().__init__("unauthorized")
+        self.www_authenticate = www_authenticate
+
+
+Authenticate = Callable[[Mapping[str, str]], Awaitable[str | None] | str | None]
+"""Turns request headers (lower-case names) into a principal, or raises Unauthorized."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Plain:
+    status: int
+    body: bytes = b""
+    content_type: bytes = b"text/plain; charset=utf-8"
+    extra: tuple[tuple[bytes, bytes], ...] = ()
+
+
+def _host_name(host: str) -> str:
+    if host.startswith("["):
+        return host[: host.find("]") + 1]
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+class HttpApp:
+    """An ASGI app serving one ``Server`` at ``path`` (every path when None)."""
+
+    def __init__(
+        self,
+        server: Server,
+        *,
+        path: str | None = "/mcp",
+        allowed_hosts: Iterable[str] | None = LOCAL_HOSTS,
+        allowed_origins: Iterable[str] | None = None,
+        max_body_bytes: int = 4 * 1024 * 1024,
+        authenticate: Authenticate | None = None,
+    ) -> None:
+        self.server = server
+        self.path = path
+        self.allowed_hosts = None if allowed_hosts is None else frozenset(allowed_hosts)
+        self.allowed_origins = None if allowed_origins is None else frozenset(allowed_origins)
+        self.max_body_bytes = max_body_bytes
+        self.authenticate = authenticate
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        refusal = self._refuse(scope, headers)
+        if refusal is not None:
+            await _send_plain(send, refusal)
+            return
+        body = await self._body(receive, headers)
+        if isinstance(body, _Plain):
+            await _send_plain(send, body)
+            return
+        principal = None
+        if self.authenticate is not None:
+            try:
+                found = self.authenticate(headers)
+                principal = await found if isinstance(found, Awaitable) else found
+            except Unauthorized as exc:
+                await _send_plain(
+                    send,
+                    _Plain(
+                        401,
+                        b"unauthorized",
+                        extra=((b"www-authenticate", exc.www_authenticate.encode()),),
+                    ),
+                )
+                return
+        await self._exchange(body, headers, principal, receive, send)
+
+    def _refuse(self, scope: Scope, headers: Mapping[str, str]) -> _Plain | None:
+        if self.path is not None and scope["path"].rstrip("/") != self.path.rstrip("/"):
+            return _Plain(404, b"not found")
+        host = _host_name(headers.get("host", ""))
+        if self.allowed_hosts is not None and host not in self.allowed_hosts:
+            return _Plain(421, b"misdirected request: host not allowed")
+        origin = headers.get("origin")
+        if origin is not None and not self._origin_allowed(origin):
+            return _Plain(403, b"forbidden: origin not allowed")
+        if scope["method"] != "POST":
+            return _Plain(405, b"method not allowed", extra=((b"allow", b"POST"),))
+        if headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+            return _Plain(415, b"content type must be application/json")
+        accept = headers.get("accept", "*/*")
+        if not any(t in accept for t in ("application/json", "text/event-stream", "*/*")):
+            return _Plain(406, b"accept application/json or text/event-stream")
+        length = headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > self.max_body_bytes:
+            return _Plain(413, b"request body too large")
+        return None
+
+    def _origin_allowed(self, origin: str) -> bool:
+        if self.allowed_origins is not None:
+            return origin in self.allowed_origins
+        if self.allowed_hosts is None:
+            return True
+        scheme, _, rest = origin.partition("://")
+        return scheme in ("http", "https") and _host_name(rest) in self.allowed_hosts
+
+    async def _body(self, receive: Receive, headers: Mapping[str, str]) -> bytes | _Plain:
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return _Plain(400, b"client went away")
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                return _Plain(413, b"request body too large")
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+    def _preflight(self, message: Any, headers: Mapping[str, str]) -> None:
+        """The header checks that need the body, before the core sees it."""
+        if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+            return  # the core answers envelope errors
+        if "id" not in message:
+            return  # notifications: header rules are not defined by this revision
+        header_version = headers.get("mcp-protocol-version")
+        if header_version is None:
+            raise HeaderMismatch("Header mismatch: MCP-Protocol-Version header is required")
+        params = message.get("params")
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        if not isinstance(meta, dict):
+            raise InvalidParams("Missing required params._meta")
+        version = meta.get(PROTOCOL_VERSION)
+        if not isinstance(version, str):
+            raise InvalidParams(f"Missing required _meta field {PROTOCOL_VERSION}")
+        if not isinstance(meta.get(CLIENT_CAPABILITIES), dict):
+            raise InvalidParams(f"Missing required _meta field {CLIENT_CAPABILITIES}")
+        if header_version.strip() != version:
+            raise HeaderMismatch(
+                "Header mismatch: MCP-Protocol-Version does not match the body's protocolVersion"
+            )
+        if version not in self.server.supported_versions:
+            raise UnsupportedProtocolVersion(version, list(self.server.supported_versions))
+        assert isinstance(params, dict)
+        schema = None
+        if message["method"] == "tools/call":
+            tool = self.server.tools.get(str(params.get("name")))
+            schema = tool.definition["inputSchema"] if tool is not None else None
+        check_headers(headers, message["method"], params, schema)
+
+    async def _exchange(
+        self,
+        body: bytes,
+        headers: Mapping[str, str],
+        principal: str | None,
+        receive: Receive,
+        send: Send,
+    ) -> None:
+        try:
+            message = jsonrpc.decode(body)
+        except ParseError as exc:
+            await _send_json(send, 400, jsonrpc.error_response(None, exc))
+            return
+        try:
+            self._preflight(message, headers)
+        except McpError as exc:
+            raw_id = message.get("id") if isinstance(message, dict) else None
+            readable = isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool)
+            response = jsonrpc.error_response(raw_id if readable else None, exc)
+            await _send_json(send, STATUS.get(exc.code, 200), response)
+            return
+        streams = "text/event-stream" in headers.get("accept", "")
+        await _Exchange(self.server, message, headers, principal, streams, receive, send).run()
+
+
+class _Exchange:
+    """One POST: run the request, answering JSON, or SSE once a notification appears."""
+
+    def __init__(
+        self,
+        server: Server,
+        message: Any,
+        headers: Mapping[str, str],
+        principal: str | None,
+        streams: bool,
+        receive: Receive,
+        send: Send,
+    ) -> None:
+        self.server = server
+        self.message = message
+        self.headers = headers
+        self.principal = principal
+        self.streams = streams
+        self.receive = receive
+        self.send = send
+        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.streaming = False
+
+    def _emit(self, note: dict[str, Any]) -> None:
+        if self.streams:
+            self.queue.put_nowait(note)
+
+    async def run(self) -> None:
+        task = asyncio.ensure_future(
+            self.server.handle(
+                self.message,
+                principal=self.principal,
+                transport="http",
+                headers=self.headers,
+                emit=self._emit,
+            )
+        )
+        disconnect = asyncio.ensure_future(_wait_disconnect(self.receive))
+        try:
+            await self._pump(task, disconnect)
+        finally:
+            for pending in (task, disconnect):
+                if not pending.done():
+                    pending.cancel()
+                    with contextlib.suppress(BaseException):
+                        await pending
+
+    async def _pump(self, task: asyncio.Future[Any], disconnect: asyncio.Future[None]) -> None:
+        while True:
+            getter = asyncio.ensure_future(self.queue.get())
+            done, _ = await asyncio.wait(
+                {task, getter, disconnect}, return_when=asyncio.FIRST_COMPLETED
+            )
+            if getter in done:
+                await self._stream(getter.result())
+                continue
+            getter.cancel()
+            if disconnect in done:
+                return  # the client went away: treat it as cancellation, send nothing
+            reply = task.result()
+            while not self.queue.empty():
+                await self._stream(self.queue.get_nowait())
+            if reply.subscription is not None:
+                await self._listen(reply.subscription, disconnect)
+                return
+            if reply.response is None:
+                await _send_plain(self.send, _Plain(202))
+            elif self.streaming:
+                await self._event(reply.response)
+                await self.send({"type": "http.response.body", "body": b"", "more_body": False})
+            else:
+                status = STATUS.get(reply.error_code, 200) if reply.error_code else 200
+                await _send_json(self.send, status, reply.response)
+            return
+
+    async def _start_stream(self) -> None:
+        if not self.streaming:
+            self.streaming = True
+            await self.send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [
+                        (b"content-type", b"text/event-stream"),
+                        (b"cache-control", b"no-cache"),
+                        (b"x-accel-buffering", b"no"),
+                    ],
+                }
+            )
+
+    async def _event(self, message: dict[str, Any]) -> None:
+        await self._start_stream()
+        data = b"event: message\ndata: " + jsonrpc.encode(message) + b"\n\n"
+        await self.send({"type": "http.response.body", "body": data, "more_body": True})
+
+    async def _stream(self, note: dict[str, Any]) -> None:
+        await self._event(note)
+
+    async def _listen(self, subscription: Any, disconnect: asyncio.Future[None]) -> None:
+        """Hold a subscriptions/listen stream open until the client closes it."""
+        try:
+            await self._start_stream()
+            while not disconnect.done():
+                getter = asyncio.ensure_future(self.queue.get())
+                waiting: set[asyncio.Future[Any]] = {getter, disconnect}
+                done, _ = await asyncio.wait(
+                    waiting,
+                    timeout=KEEPALIVE_SECONDS,
+                    return_when=asyncio.FIRST_COMPLETED,
+                )
+                if getter in done:
+                    await self._event(getter.result())
+                else:
+                    getter.cancel()
+                    if not done:
+                        await self.send(
+                            {"type": "http.response.body", "body": b":\n\n", "more_body": True}
+                        )
+        finally:
+            self.server.subscriptions.close(subscription)
+
+
+async def _wait_disconnect(receive: Receive) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return
+
+
+async def _send_plain(send: Send, plain: _Plain) -> None:
+    headers = list(plain.extra)
+    if plain.body:
+        headers.insert(0, (b"content-type", plain.content_type))
+    await send({"type": "http.response.start", "status": plain.status, "headers": headers})
+    await send({"type": "http.response.body", "body": plain.body})
+
+
+async def _send_json(send: Send, status: int, message: dict[str, Any]) -> None:
+    body = jsonrpc.encode(message)
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _lifespan(receive: Receive, send: Send) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
