@@ -1,0 +1,236 @@
+"""A read-only preference flow that asks the user mid-call, as a tool, a resource and a prompt.
+
+Round 1 asks for a theme and a language at once. Whatever was answered is kept in
+sealed request state, and only what is still missing is asked again. Once both are
+known, one last question asks for confirmation; then the flow completes with a
+summary. Declining or cancelling at any point ends it with "nothing changed". Nothing
+is written anywhere: the flow only reports what it would save.
+
+    snodo run examples/preferences.py:server --transport http --port 8000
+    python examples/preferences.py --check     # drive every round in-process
+
+The state secret comes from SNODO_STATE_SECRET (hex, at least 32 bytes); without it a
+random one is made per process, which suits one process only: behind a load balancer
+every worker must share it (or a keyring, see snodo.state).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import secrets
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+from snodo import elicitation, state
+from snodo.client import Client, Flow
+from snodo.context import Context
+from snodo.result import InputRequired, input_required
+from snodo.server import Server
+from snodo.transports.client import MemoryTransport
+
+SECRET = (
+    bytes.fromhex(os.environ["SNODO_STATE_SECRET"])
+    if os.environ.get("SNODO_STATE_SECRET")
+    else secrets.token_bytes(32)
+)
+
+THEME = elicitation.form(
+    "Which theme do you prefer?",
+    {
+        "type": "object",
+        "properties": {
+            "theme": {"type": "string", "title": "Theme", "enum": ["light", "dark", "system"]}
+        },
+        "required": ["theme"],
+    },
+)
+LANGUAGE = elicitation.form(
+    "Which language should the interface use?",
+    {
+        "type": "object",
+        "properties": {
+            "language": {
+                "type": "string",
+                "title": "Language",
+                "oneOf": [
+                    {"const": "en", "title": "English"},
+                    {"const": "de", "title": "Deutsch"},
+                    {"const": "ja", "title": "日本語"},
+                ],
+            }
+        },
+        "required": ["language"],
+    },
+)
+CONFIRM = elicitation.form(
+    "Save these preferences?",
+    {
+        "type": "object",
+        "properties": {"confirm": {"type": "boolean", "title": "Save", "default": True}},
+        "required": ["confirm"],
+    },
+)
+QUESTIONS = {"theme": THEME, "language": LANGUAGE}
+
+server = Server(
+    "preferences",
+    "1.0.0",
+    instructions="Ask the user for display preferences; nothing is written.",
+)
+
+
+def preference_flow(ctx: Context) -> InputRequired | str:
+    """One step of the flow: ask for what is missing, or finish."""
+    known: dict[str, Any] = {}
+    if ctx.request_state is not None:
+        known = state.open(ctx.request_state, ctx, secret=SECRET, principal=ctx.principal)
+    for key, request in QUESTIONS.items():
+        answer = elicitation.response(ctx, key, request)
+        if isinstance(answer, elicitation.Declined | elicitation.Cancelled):
+            return "Nothing changed: you chose not to answer."
+        if isinstance(answer, elicitation.Accepted):
+            known[key] = answer.content[key]
+    missing = {key: QUESTIONS[key] for key in QUESTIONS if key not in known}
+    if not missing:
+        confirm = elicitation.response(ctx, "confirm", CONFIRM)
+        if isinstance(confirm, elicitation.Accepted):
+            if confirm.content.get("confirm") is True:
+                return f"Would save: theme {known['theme']}, language {known['language']}."
+            return "Nothing changed: not confirmed."
+        if isinstance(confirm, elicitation.Declined | elicitation.Cancelled):
+            return "Nothing changed: not confirmed."
+        missing = {"confirm": CONFIRM}
+    sealed = state.seal(known, ctx, secret=SECRET, principal=ctx.principal)
+    return input_required(missing, request_state=sealed)
+
+
+@server.tool(annotations={"readOnlyHint": True})
+def preferences(ctx: Context) -> InputRequired | str:
+    """Ask the user for theme and language preferences (nothing is saved)."""
+    return preference_flow(ctx)
+
+
+@server.resource("prefs://summary", name="preferences", mime_type="text/plain")
+def preferences_resource(ctx: Context) -> InputRequired | str:
+    """The user's preferences, asked for on read."""
+    return preference_flow(ctx)
+
+
+@server.prompt(description="A prompt that tells the model the user's preferences.")
+def preferences_prompt(ctx: Context) -> InputRequired | str:
+    outcome = preference_flow(ctx)
+    return outcome if isinstance(outcome, InputRequired) else f"User preferences: {outcome}"
+
+
+# -- --check: drive every round in-process and compare with what must happen -----------
+
+
+class Script:
+    """Answers the form questions from a fixed script, and records what was asked."""
+
+    def __init__(self, answers: dict[str, Any]) -> None:
+        self.answers = answers
+        self.asked: list[str] = []
+
+    def __call__(self, params: dict[str, Any]) -> dict[str, Any]:
+        field = next(iter(params["requestedSchema"]["properties"]))
+        self.asked.append(field)
+        answer = self.answers.get(field)
+        if answer in ("decline", "cancel"):
+            return {"action": answer}
+        if answer is None:
+            return {"action": "accept", "content": {}}  # skip: leaves it missing
+        return {"action": "accept", "content": {field: answer}}
+
+
+async def _check_case(
+    kind: str, answers: dict[str, Any], expected_text: str, expected_asked: list[str]
+) -> list[str]:
+    script = Script(answers)
+    client = Client(MemoryTransport(server), elicitation=script)
+    if kind == "tool":
+        result = await client.call_tool("preferences")
+        text = result.content[0].text
+    elif kind == "resource":
+        result = await client.read_resource("prefs://summary")
+        text = result.contents[0].text
+    else:
+        result = await client.get_prompt("preferences_prompt")
+        text = result.messages[0].content.text.removeprefix("User preferences: ")
+    problems = []
+    if text != expected_text:
+        problems.append(f"{kind} {answers}: got {text!r}, expected {expected_text!r}")
+    if script.asked != expected_asked:
+        problems.append(f"{kind} {answers}: asked {script.asked}, expected {expected_asked}")
+    return problems
+
+
+CASES: list[tuple[dict[str, Any], str, list[str]]] = [
+    (
+        {"theme": "dark", "language": "de", "confirm": True},
+        "Would save: theme dark, language de.",
+        ["theme", "language", "confirm"],
+    ),
+    (
+        {"theme": "light", "language": "ja", "confirm": False},
+        "Nothing changed: not confirmed.",
+        ["theme", "language", "confirm"],
+    ),
+    ({"theme": "decline"}, "Nothing changed: you chose not to answer.", ["theme", "language"]),
+    (
+        {"theme": "dark", "language": "cancel"},
+        "Nothing changed: you chose not to answer.",
+        ["theme", "language"],
+    ),
+]
+
+
+async def _partial_case() -> list[str]:
+    """Answer only the theme first: it is kept in state and only the language is re-asked."""
+    rounds: list[list[str]] = []
+    answers: Iterator[dict[str, Any]] = iter(
+        [{"theme": "system"}, {"language": "en"}, {"confirm": True}]
+    )
+
+    client = Client(MemoryTransport(server), elicitation=Script({}))
+    flow = await client.call_tool("preferences", manual=True)
+    while isinstance(flow, Flow):
+        asked = sorted(flow.result.model_dump(by_alias=True)["inputRequests"])
+        rounds.append(asked)
+        given = next(answers)
+        flow = await client.resume(
+            flow,
+            {k: {"action": "accept", "content": {k: v}} for k, v in given.items() if k in asked},
+            manual=True,
+        )
+    text = flow.content[0].text
+    problems = []
+    if rounds != [["language", "theme"], ["language"], ["confirm"]]:
+        problems.append(f"partial answers: rounds asked {rounds}")
+    if text != "Would save: theme system, language en.":
+        problems.append(f"partial answers: got {text!r}")
+    return problems
+
+
+async def check() -> int:
+    problems: list[str] = []
+    for kind in ("tool", "resource", "prompt"):
+        for answers, text, asked in CASES:
+            problems += await _check_case(kind, answers, text, asked)
+    problems += await _partial_case()
+    for problem in problems:
+        print(f"FAIL {problem}")
+    total = 3 * len(CASES) + 1
+    print(f"preferences: {total - len(problems)} passed, {len(problems)} failed")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="drive every round in-process")
+    if parser.parse_args().check:
+        sys.exit(asyncio.run(check()))
+    parser.print_help()
