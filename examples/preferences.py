@@ -11,7 +11,7 @@ is written anywhere: the flow only reports what it would save.
 
 The state secret comes from SNODO_STATE_SECRET (hex, at least 32 bytes); without it a
 random one is made per process, which suits one process only: behind a load balancer
-every worker must share it (or a keyring, see snodo.state).
+every worker must share it (or a keyring: Server(state_keys=[...]), see snodo.state).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from snodo import elicitation, state
+from snodo import elicitation
 from snodo.client import Client, Flow
 from snodo.context import Context
 from snodo.result import InputRequired, input_required
@@ -79,14 +79,14 @@ server = Server(
     "preferences",
     "1.0.0",
     instructions="Ask the user for display preferences; nothing is written.",
+    state_secret=SECRET,
 )
 
 
 def preference_flow(ctx: Context) -> InputRequired | str:
     """One step of the flow: ask for what is missing, or finish."""
-    known: dict[str, Any] = {}
-    if ctx.request_state is not None:
-        known = state.open(ctx.request_state, ctx, secret=SECRET, principal=ctx.principal)
+    # The server verified any echoed state before this ran: forged state never gets here.
+    known: dict[str, Any] = dict(ctx.state_data or {})
     for key, request in QUESTIONS.items():
         answer = elicitation.response(ctx, key, request)
         if isinstance(answer, elicitation.Declined | elicitation.Cancelled):
@@ -103,8 +103,7 @@ def preference_flow(ctx: Context) -> InputRequired | str:
         if isinstance(confirm, elicitation.Declined | elicitation.Cancelled):
             return "Nothing changed: not confirmed."
         missing = {"confirm": CONFIRM}
-    sealed = state.seal(known, ctx, secret=SECRET, principal=ctx.principal)
-    return input_required(missing, request_state=sealed)
+    return input_required(missing, request_state=ctx.seal(known))
 
 
 @server.tool(annotations={"readOnlyHint": True})

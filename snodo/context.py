@@ -52,6 +52,9 @@ class Context:
     """Answers to an earlier round's inputRequests, by key (raw JSON objects)."""
     request_state: str | None = None
     """The requestState echoed from an earlier round, if any."""
+    state_data: Any = None
+    """What the earlier round sealed, already verified, when the server holds state keys."""
+    sealer: Callable[[Any], str] | None = None
     transport: str = "memory"
     headers: Mapping[str, str] = field(default_factory=dict)
     clock: Callable[[], float] = time.time
@@ -59,6 +62,17 @@ class Context:
     state: dict[str, Any] = field(default_factory=dict)
     """Free for the application: middleware may put things here for handlers."""
     _progress: _Progress = field(default_factory=_Progress, repr=False)
+
+    def seal(self, data: Any) -> str:
+        """Seal ``data`` for the next round with the server's state keys.
+
+        The token is bound to this request's method, salient params and principal; on
+        the retry the server verifies it before any handler runs and hands the data back
+        as ``state_data``.
+        """
+        if self.sealer is None:
+            raise RuntimeError("this server has no state keys: pass state_secret or state_keys")
+        return self.sealer(data)
 
     @property
     def is_retry(self) -> bool:

@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar, overload
 
 from pydantic import ValidationError
 
-from snodo import jsonrpc
+from snodo import jsonrpc, state
 from snodo.admission import admit
 from snodo.context import Context, Emit, check_log_level
 from snodo.dispatch import HANDLERS, Outcome
@@ -114,6 +114,9 @@ class Server:
         read_cache: CacheHint = CacheHint(),
         discover_cache: CacheHint = CacheHint(),
         clock: Callable[[], float] = time.time,
+        state_secret: bytes | None = None,
+        state_keys: Sequence[tuple[str, bytes]] | None = None,
+        state_ttl: float = state.DEFAULT_TTL,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -133,6 +136,12 @@ class Server:
         }
         self.list_cache = list_cache
         self.clock = clock
+        if state_secret is not None or state_keys is not None:
+            # Checked now, so a bad key fails at start-up rather than on a request.
+            state.check_options(secret=state_secret, keys=state_keys, ttl=state_ttl)
+        self.state_secret = state_secret
+        self.state_keys = None if state_keys is None else list(state_keys)
+        self.state_ttl = state_ttl
         self.tools: dict[str, Tool] = {}
         self.resources: dict[str, Resource] = {}
         self.templates: list[ResourceTemplate] = []
@@ -317,10 +326,34 @@ class Server:
             clock=self.clock,
             emit=emit,
         )
+        if self.state_secret is not None or self.state_keys is not None:
+            ctx = self._with_state(ctx)
         outcome = await self._run(ctx, handler)
         if isinstance(outcome, Subscription):
             return outcome
         return self._finish(ctx, outcome)
+
+    def _with_state(self, ctx: Context) -> Context:
+        """Verify an echoed requestState before anything else sees the request.
+
+        With state keys configured, a forged, expired or misbound state is -32602 and
+        no middleware or handler runs; a valid one arrives as ``ctx.state_data``.
+        """
+        options: dict[str, Any] = {
+            "secret": self.state_secret,
+            "keys": self.state_keys,
+            "principal": ctx.principal,
+            "ttl": self.state_ttl,
+        }
+        data = None
+        if ctx.request_state is not None:
+            data = state.open(ctx.request_state, ctx, **options)
+        sealing = replace(ctx, sealer=None)
+
+        def sealer(value: Any) -> str:
+            return state.seal(value, sealing, **options)
+
+        return replace(ctx, state_data=data, sealer=sealer)
 
     async def _run(self, original: Context, handler: Any) -> Outcome:
         async def innermost(passed: Context) -> Outcome:

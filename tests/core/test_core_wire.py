@@ -93,6 +93,7 @@ def build() -> Server:
 
 
 SERVER = build()
+PREFIX = "io.modelcontextprotocol/"
 
 
 def test_discover() -> None:
@@ -397,7 +398,7 @@ def test_completion() -> None:
                 "id": 4,
                 "error": {
                     "code": -32602,
-                    "message": "Missing required _meta field io.modelcontextprotocol/protocolVersion",
+                    "message": f"Missing required _meta field {PREFIX}protocolVersion",
                 },
             },
         ),
@@ -413,7 +414,7 @@ def test_completion() -> None:
                 "id": 5,
                 "error": {
                     "code": -32602,
-                    "message": "Missing required _meta field io.modelcontextprotocol/clientCapabilities",
+                    "message": f"Missing required _meta field {PREFIX}clientCapabilities",
                 },
             },
         ),

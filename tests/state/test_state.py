@@ -1,0 +1,601 @@
+"""snodo.state: literal vectors shared with the docs, binding, expiry, keys and rotation."""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import hmac
+import json
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pytest
+
+from snodo import state
+from snodo.context import Context
+from snodo.errors import InvalidState
+from tests.conftest import ROOT
+
+NOW = 1_800_000_000.5
+KEY_A = bytes(range(32))
+KEY_B = bytes(range(32, 64))
+KEY_C = bytes(range(64, 96))
+PARAMS: dict[str, Any] = {
+    "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"},
+    "name": "get_weather",
+    "arguments": {"location": "New York", "days": [1, 2], "detail": {"wind": True, "n": 1}},
+}
+DATA: Any = {"step": 2, "answers": {"login": "octocat"}}
+UNBOUND = ("_meta", "inputResponses", "requestState")
+
+
+@dataclass(frozen=True)
+class Ctx:
+    """The smallest thing ``seal``/``open`` accept: method, params and a fixed clock."""
+
+    request_method: str = "tools/call"
+    request_params: Mapping[str, Any] = field(default_factory=lambda: dict(PARAMS))
+    now: float = NOW
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        return lambda: self.now
+
+
+def later(ctx: Ctx, seconds: float) -> Ctx:
+    return replace(ctx, now=ctx.now + seconds)
+
+
+# --- an independent derivation of the format, from docs/state-token.md alone -----------
+
+
+def b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+
+
+def canonical(value: Any) -> str:
+    return json.dumps(
+        value, ensure_ascii=False, allow_nan=False, sort_keys=True, separators=(",", ":")
+    )
+
+
+def reference_binding(method: str, principal: str | None, params: Mapping[str, Any]) -> str:
+    salient = {k: v for k, v in params.items() if k not in UNBOUND}
+    text = canonical([method, principal, salient])
+    return b64(hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest())
+
+
+def forge(
+    payload_text: str,
+    key: bytes,
+    kid: str,
+    ctx: Ctx,
+    principal: str | None = None,
+) -> str:
+    """A token made with the real key around an arbitrary payload: checks after the MAC."""
+    signed = f"v1.{kid}.{b64(payload_text.encode('utf-8', 'surrogatepass'))}"
+    binding = reference_binding(ctx.request_method, principal, ctx.request_params)
+    return f"{signed}.{b64(hmac.digest(key, f'{signed}.{binding}'.encode(), 'sha256'))}"
+
+
+def doc_vectors() -> list[dict[str, Any]]:
+    text = (ROOT / "docs" / "state-token.md").read_text(encoding="utf-8")
+    section = text[text.index("## Test vectors") :]
+    match = re.search(r"```json\n(.*?)\n```", section, re.DOTALL)
+    assert match, "no ```json block under '## Test vectors' in docs/state-token.md"
+    vectors: list[dict[str, Any]] = json.loads(match.group(1))
+    return vectors
+
+
+def vector_options(vector: Mapping[str, Any]) -> dict[str, Any]:
+    if "secret" in vector:
+        return {"secret": bytes.fromhex(vector["secret"])}
+    return {"keys": [(kid, bytes.fromhex(key)) for kid, key in vector["keys"]]}
+
+
+def vector_ctx(vector: Mapping[str, Any]) -> Ctx:
+    return Ctx(vector["method"], vector["params"], vector["clock"])
+
+
+# --- literal vectors ---------------------------------------------------------------------
+
+
+def test_docs_hold_vectors_for_both_key_modes_and_all_principal_kinds() -> None:
+    vectors = doc_vectors()
+    assert len(vectors) >= 3
+    assert {"secret" in v for v in vectors} == {True, False}
+    assert {None, "", "alice"} <= {v["principal"] for v in vectors}
+
+
+@pytest.mark.parametrize("vector", doc_vectors(), ids=lambda v: v["name"])
+def test_vector_seals_to_the_documented_token(vector: dict[str, Any]) -> None:
+    token = state.seal(
+        vector["data"],
+        vector_ctx(vector),
+        principal=vector["principal"],
+        ttl=vector["ttl"],
+        **vector_options(vector),
+    )
+    assert token == vector["expect"]["token"]
+
+
+@pytest.mark.parametrize("vector", doc_vectors(), ids=lambda v: v["name"])
+def test_vector_follows_the_documented_rules(vector: dict[str, Any]) -> None:
+    """Re-derive every vector with plain hashlib/hmac, step by step as the doc says."""
+    expect = vector["expect"]
+    if "secret" in vector:
+        key = bytes.fromhex(vector["secret"])
+        kid = b64(hmac.digest(key, b"snodo/state/kid", "sha256")[:9])
+        assert kid == state.fingerprint(key)
+    else:
+        kid, key_hex = vector["keys"][0]
+        key = bytes.fromhex(key_hex)
+    issued = math.floor(vector["clock"])
+    payload = canonical({"data": vector["data"], "exp": issued + vector["ttl"], "iat": issued})
+    salient = {k: v for k, v in vector["params"].items() if k not in UNBOUND}
+    binding = canonical([vector["method"], vector["principal"], salient])
+    digest = b64(hashlib.sha256(binding.encode()).digest())
+    signed = f"v1.{kid}.{b64(payload.encode())}"
+    mac = b64(hmac.digest(key, f"{signed}.{digest}".encode(), "sha256"))
+    assert (kid, payload, binding, digest) == (
+        expect["kid"],
+        expect["payload"],
+        expect["binding"],
+        expect["binding_digest"],
+    )
+    assert f"{signed}.{mac}" == expect["token"]
+
+
+@pytest.mark.parametrize("vector", doc_vectors(), ids=lambda v: v["name"])
+def test_vector_opens_until_it_expires(vector: dict[str, Any]) -> None:
+    ctx = vector_ctx(vector)
+    options = {**vector_options(vector), "principal": vector["principal"], "ttl": vector["ttl"]}
+    token = vector["expect"]["token"]
+    assert state.open(token, ctx, **options) == vector["data"]
+    expires = math.floor(vector["clock"]) + vector["ttl"]
+    assert state.open(token, replace(ctx, now=expires - 0.001), **options) == vector["data"]
+    with pytest.raises(InvalidState):
+        state.open(token, replace(ctx, now=expires), **options)
+
+
+def test_inspect_reads_the_fields_without_a_key() -> None:
+    vector = doc_vectors()[1]
+    seen = state.inspect(vector["expect"]["token"])
+    issued = math.floor(vector["clock"])
+    assert seen == {
+        "version": "v1",
+        "kid": vector["expect"]["kid"],
+        "data": vector["data"],
+        "iat": issued,
+        "exp": issued + vector["ttl"],
+    }
+    for bad in ["", "v1.a.b", "v2.a.e30.x", "v1.a.!!!.x", "v1.a.WzFd.x", "x" * 9000]:
+        with pytest.raises(ValueError):
+            state.inspect(bad)
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (1.0, "1.0"),
+        (1e15, "1000000000000000.0"),
+        (1e16, "1e+16"),
+        (0.0001, "0.0001"),
+        (1e-05, "1e-05"),
+        (1.5e300, "1.5e+300"),
+        (-0.0, "-0.0"),
+        (5e-324, "5e-324"),
+        (1, "1"),
+        (True, "true"),
+        ('\x7f\u2028/\x1f\x08"\\', '"\x7f\u2028/\\u001f\\b\\"\\\\"'),
+    ],
+)
+def test_canonical_scalars_match_the_documented_rules(value: Any, text: str) -> None:
+    token = state.seal(value, Ctx(), secret=KEY_A)
+    assert state.inspect(token)["data"] == value
+    payload = base64.urlsafe_b64decode(token.split(".")[2] + "==").decode()
+    assert payload.startswith(f'{{"data":{text},"exp":')
+
+
+# --- round trips and the binding ---------------------------------------------------------
+
+
+def test_round_trip_with_the_real_context() -> None:
+    ctx = Context(
+        request_id=7,
+        request_method="tools/call",
+        request_params=PARAMS,
+        protocol_version="2026-07-28",
+        client_capabilities={},
+        principal="alice",
+        clock=lambda: NOW,
+    )
+    typed: state.StateContext = ctx
+    token = state.seal(DATA, typed, secret=KEY_A, principal=ctx.principal)
+    retry = replace(ctx, request_id=8, request_params={**PARAMS, "requestState": token})
+    assert state.open(token, retry, secret=KEY_A, principal=retry.principal) == DATA
+
+
+@pytest.mark.parametrize(
+    "data",
+    [None, True, 0, -5, 2**70, 1.5, "", "é 🐙", [], {}, [1, [2, [3]]], {"a": {"b": [None]}}],
+)
+def test_any_json_value_round_trips(data: Any) -> None:
+    token = state.seal(data, Ctx(), secret=KEY_A)
+    opened = state.open(token, Ctx(), secret=KEY_A)
+    assert opened == data
+    assert type(opened) is type(data)
+
+
+def test_the_expected_error_is_the_only_one() -> None:
+    err = InvalidState()
+    assert err.code == -32602
+    assert err.to_error() == {"code": -32602, "message": "Invalid request state"}
+
+
+RETRY_ONLY_CHANGES: list[Mapping[str, Any]] = [
+    {**PARAMS, "_meta": {"io.modelcontextprotocol/protocolVersion": "2099-01-01", "x": 1}},
+    {k: v for k, v in PARAMS.items() if k != "_meta"},
+    {**PARAMS, "inputResponses": {"q": {"action": "accept", "content": {"a": 1}}}},
+    {**PARAMS, "requestState": "anything"},
+    dict(reversed(list(PARAMS.items()))),
+    {
+        **PARAMS,
+        "arguments": {"detail": {"n": 1, "wind": True}, "days": [1, 2], "location": "New York"},
+    },
+]
+
+
+@pytest.mark.parametrize("params", RETRY_ONLY_CHANGES)
+def test_retry_fields_and_key_order_are_not_bound(params: Mapping[str, Any]) -> None:
+    token = state.seal(DATA, Ctx(), secret=KEY_A, principal="alice")
+    assert state.open(token, Ctx(request_params=params), secret=KEY_A, principal="alice") == DATA
+
+
+def _args(**changes: Any) -> dict[str, Any]:
+    return {**PARAMS, "arguments": {**PARAMS["arguments"], **changes}}
+
+
+OTHER_REQUESTS: dict[str, Ctx] = {
+    "other method": Ctx(request_method="prompts/get"),
+    "other tool": Ctx(request_params={**PARAMS, "name": "get_forecast"}),
+    "argument changed": Ctx(request_params=_args(location="Boston")),
+    "nested argument changed": Ctx(request_params=_args(detail={"wind": False, "n": 1})),
+    "array reordered": Ctx(request_params=_args(days=[2, 1])),
+    "1 became 1.0": Ctx(request_params=_args(detail={"wind": True, "n": 1.0})),
+    "true became 1": Ctx(request_params=_args(detail={"wind": 1, "n": 1})),
+    "argument added": Ctx(request_params=_args(extra=None)),
+    "argument removed": Ctx(
+        request_params={**PARAMS, "arguments": {"location": "New York", "days": [1, 2]}}
+    ),
+    "arguments dropped": Ctx(request_params={"_meta": {}, "name": "get_weather"}),
+    "top-level member added": Ctx(request_params={**PARAMS, "task": {"ttl": 1}}),
+    "NaN in params": Ctx(request_params=_args(days=[math.nan])),
+}
+
+
+def _failures(token: str) -> dict[str, Callable[[], Any]]:
+    """Every way to present ``token`` (sealed for Ctx(), KEY_A, alice) that must fail."""
+    a: dict[str, Any] = {"secret": KEY_A, "principal": "alice"}
+    cases: dict[str, Callable[[], Any]] = {
+        name: functools.partial(state.open, token, ctx, **a) for name, ctx in OTHER_REQUESTS.items()
+    }
+    head, mac = token.rsplit(".", 1)
+    version, kid, payload = head.split(".")
+    flipped = "A" if payload[5] != "A" else "B"
+    cases |= {
+        "other principal": lambda: state.open(token, Ctx(), secret=KEY_A, principal="bob"),
+        "anonymous": lambda: state.open(token, Ctx(), secret=KEY_A),
+        "empty principal": lambda: state.open(token, Ctx(), secret=KEY_A, principal=""),
+        "other key": lambda: state.open(token, Ctx(), secret=KEY_B, principal="alice"),
+        "keyring without the key": lambda: state.open(
+            token, Ctx(), keys=[("b", KEY_B)], principal="alice"
+        ),
+        "expired": lambda: state.open(token, later(Ctx(), 300), **a),
+        "long expired": lambda: state.open(token, later(Ctx(), 10**6), **a),
+        "opener allows a shorter life": lambda: state.open(token, Ctx(), ttl=299, **a),
+        "issued too far in the future": lambda: state.open(token, later(Ctx(), -61.5), **a),
+        "NaN clock": lambda: state.open(token, later(Ctx(), math.nan), **a),
+        "payload tampered": lambda: state.open(
+            f"{version}.{kid}.{payload[:5]}{flipped}{payload[6:]}.{mac}", Ctx(), **a
+        ),
+        "mac tampered": lambda: state.open(f"{head}.{mac[::-1]}", Ctx(), **a),
+        "kid swapped": lambda: state.open(f"v1.other.{payload}.{mac}", Ctx(), **a),
+        "bad kid": lambda: state.open(f"v1.a!b.{payload}.{mac}", Ctx(), **a),
+        "other version": lambda: state.open(f"v2.{kid}.{payload}.{mac}", Ctx(), **a),
+        "three parts": lambda: state.open(f"{version}.{payload}.{mac}", Ctx(), **a),
+        "five parts": lambda: state.open(f"{token}.x", Ctx(), **a),
+        "empty": lambda: state.open("", Ctx(), **a),
+        "not a string": lambda: state.open(123, Ctx(), **a),  # type: ignore[arg-type]
+        "non-ascii": lambda: state.open(token[:-1] + "é", Ctx(), **a),
+        "oversized": lambda: state.open(token + "A" * state.MAX_TOKEN_LENGTH, Ctx(), **a),
+    }
+    return cases
+
+
+def test_every_failure_is_the_same_invalid_state() -> None:
+    token = state.seal(DATA, Ctx(), secret=KEY_A, principal="alice")
+    assert state.open(token, later(Ctx(), 299.49), secret=KEY_A, principal="alice") == DATA
+    assert state.open(token, later(Ctx(), -60.5), secret=KEY_A, principal="alice") == DATA
+    seen = set()
+    for name, attempt in _failures(token).items():
+        with pytest.raises(InvalidState) as caught:
+            attempt()
+        error = caught.value
+        assert type(error) is InvalidState, name
+        seen.add((str(error), error.message, repr(error.data), error.__cause__ is None))
+    assert seen == {("Invalid request state", "Invalid request state", "None", True)}
+
+
+def test_principal_none_differs_from_every_string() -> None:
+    for sealed_for, opened_for in [(None, ""), ("", None), (None, "null"), ("null", None)]:
+        token = state.seal(DATA, Ctx(), secret=KEY_A, principal=sealed_for)
+        assert state.open(token, Ctx(), secret=KEY_A, principal=sealed_for) == DATA
+        with pytest.raises(InvalidState):
+            state.open(token, Ctx(), secret=KEY_A, principal=opened_for)
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        '{"data":1,"exp":1800000300,"iat":1800000000,"more":1}',
+        '{"data":1,"exp":1800000300}',
+        '{"data":1,"exp":1800000300.0,"iat":1800000000}',
+        '{"data":1,"exp":true,"iat":1800000000}',
+        '{"data":1,"exp":1800000000,"iat":1800000000}',
+        '{"data":1,"exp":1800000301,"iat":1800000000}',
+        '{"data":NaN,"exp":1800000300,"iat":1800000000}',
+        '{"data":1,"exp":1800000300,"iat":1800000000',
+        '[{"data":1,"exp":1800000300,"iat":1800000000}]',
+        '"\ud800"',
+        '{"data":' + "[" * 33 + "]" * 33 + ',"exp":1800000300,"iat":1800000000}',
+        '{"data":' + "[" * 5000 + "]" * 5000 + ',"exp":1800000300,"iat":1800000000}',
+    ],
+)
+def test_authentic_but_malformed_payloads_are_refused(payload: str) -> None:
+    token = forge(payload, KEY_A, "k", Ctx())
+    with pytest.raises(InvalidState):
+        state.open(token, Ctx(), secret=KEY_A)
+
+
+def test_the_forge_helper_makes_tokens_that_open() -> None:
+    deep = "[" * 32 + "]" * 32
+    payload = f'{{"data":{deep},"exp":1800000300,"iat":1800000000}}'
+    assert state.open(forge(payload, KEY_A, "k", Ctx()), Ctx(), secret=KEY_A) == json.loads(deep)
+    brackets_in_strings = '{"data":"' + "[" * 100 + '","exp":1800000300,"iat":1800000000}'
+    assert state.open(forge(brackets_in_strings, KEY_A, "k", Ctx()), Ctx(), secret=KEY_A)
+
+
+def test_oversized_tokens_are_refused_before_any_crypto(monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_crypto(*_: object) -> str:
+        raise AssertionError("MAC computed for an oversized token")
+
+    monkeypatch.setattr(state, "_mac", no_crypto)
+    monkeypatch.setattr(state, "_binding", no_crypto)
+    with pytest.raises(InvalidState):
+        state.open("v1.k." + "A" * state.MAX_TOKEN_LENGTH + ".x", Ctx(), secret=KEY_A)
+
+
+# --- seal-side limits and options ----------------------------------------------------
+
+
+def _nested(depth: int) -> Any:
+    value: Any = 0
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_data_limits() -> None:
+    deepest = _nested(state.MAX_DATA_DEPTH)
+    assert state.open(state.seal(deepest, Ctx(), secret=KEY_A), Ctx(), secret=KEY_A) == deepest
+    with pytest.raises(ValueError, match="deeper"):
+        state.seal(_nested(state.MAX_DATA_DEPTH + 1), Ctx(), secret=KEY_A)
+    with pytest.raises(ValueError, match="deeper"):
+        state.seal(_nested(5000), Ctx(), secret=KEY_A)
+    big = state.seal("x" * 6000, Ctx(), secret=KEY_A)
+    assert len(big) <= state.MAX_TOKEN_LENGTH
+    with pytest.raises(ValueError, match="exceeds"):
+        state.seal("x" * 6200, Ctx(), secret=KEY_A)
+
+
+class _Int(int):
+    pass
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        math.nan,
+        math.inf,
+        [-math.inf],
+        (1, 2),
+        {1, 2},
+        {1: "a"},
+        {"a": {None: 1}},
+        b"raw",
+        _Int(3),
+        "\ud800",
+        object(),
+    ],
+    ids=repr,
+)
+def test_seal_refuses_what_is_not_exactly_json(data: Any) -> None:
+    with pytest.raises(ValueError):
+        state.seal(data, Ctx(), secret=KEY_A)
+
+
+def test_seal_refuses_params_it_cannot_bind() -> None:
+    with pytest.raises(ValueError, match="params"):
+        state.seal(DATA, Ctx(request_params=_args(days=[math.inf])), secret=KEY_A)
+
+
+def test_params_with_lone_surrogates_still_bind() -> None:
+    ctx = Ctx(request_params=_args(location="\ud800"))
+    token = state.seal(DATA, ctx, secret=KEY_A)
+    assert state.open(token, ctx, secret=KEY_A) == DATA
+    with pytest.raises(InvalidState):
+        state.open(token, Ctx(request_params=_args(location="\ud801")), secret=KEY_A)
+
+
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        ({}, TypeError),
+        ({"secret": KEY_A, "keys": [("a", KEY_A)]}, TypeError),
+        ({"secret": KEY_A.hex()}, TypeError),
+        ({"secret": bytearray(KEY_A)}, TypeError),
+        ({"secret": KEY_A[:31]}, ValueError),
+        ({"keys": []}, ValueError),
+        ({"keys": [(f"k{i}", KEY_A) for i in range(9)]}, ValueError),
+        ({"keys": [("a", KEY_A), ("a", KEY_B)]}, ValueError),
+        ({"keys": [("", KEY_A)]}, ValueError),
+        ({"keys": [("a" * 33, KEY_A)]}, ValueError),
+        ({"keys": [("a.b", KEY_A)]}, ValueError),
+        ({"keys": [("é", KEY_A)]}, ValueError),
+        ({"keys": [(" a", KEY_A)]}, ValueError),
+        ({"keys": [(1, KEY_A)]}, TypeError),
+        ({"keys": [("a", KEY_A[:16])]}, ValueError),
+        ({"keys": [("a", "x" * 40)]}, TypeError),
+        ({"keys": [("a", KEY_A, "extra")]}, TypeError),
+        ({"keys": ["a"]}, TypeError),
+        ({"keys": {"a": KEY_A}}, TypeError),
+        ({"keys": [("a", KEY_A), (state.fingerprint(KEY_A), KEY_B)]}, ValueError),
+        ({"secret": KEY_A, "ttl": 0}, ValueError),
+        ({"secret": KEY_A, "ttl": -1}, ValueError),
+        ({"secret": KEY_A, "ttl": 901}, ValueError),
+        ({"secret": KEY_A, "ttl": math.nan}, ValueError),
+        ({"secret": KEY_A, "ttl": True}, TypeError),
+        ({"secret": KEY_A, "ttl": "300"}, TypeError),
+        ({"secret": KEY_A, "principal": 7}, TypeError),
+    ],
+)
+def test_invalid_options_raise_at_seal_and_open(options: dict[str, Any], error: type) -> None:
+    with pytest.raises(error):
+        state.check_options(**options)
+    with pytest.raises(error):
+        state.seal(DATA, Ctx(), **options)
+    with pytest.raises(error):
+        state.open("v1.a.e30.x", Ctx(), **options)
+
+
+def test_valid_option_edges() -> None:
+    ring = [("k" * 32, KEY_A), *((f"k{i}", bytes([i]) * 32) for i in range(7))]
+    state.check_options(keys=ring, principal="", ttl=900)
+    state.check_options(secret=KEY_A)
+    assert state.open(state.seal(1, Ctx(), keys=ring), Ctx(), keys=ring) == 1
+    as_lists = [["a-_Z9", KEY_A]]  # unhashable, so the uncached path
+    assert state.open(state.seal(1, Ctx(), keys=as_lists), Ctx(), keys=as_lists) == 1  # type: ignore[arg-type]
+    same_secret_twice = [("a", KEY_A), ("b", KEY_A)]
+    assert state.open(state.seal(1, Ctx(), keys=same_secret_twice), Ctx(), secret=KEY_A) == 1
+    for own_fingerprint in (
+        [(state.fingerprint(KEY_A), KEY_A)],
+        [("b", KEY_A), (state.fingerprint(KEY_A), KEY_A)],
+        [(state.fingerprint(KEY_A), KEY_A), ("b", KEY_A)],
+    ):
+        token = state.seal(1, Ctx(), keys=own_fingerprint)
+        assert state.open(token, Ctx(), secret=KEY_A) == 1
+        assert state.open(state.seal(1, Ctx(), secret=KEY_A), Ctx(), keys=own_fingerprint) == 1
+    for ttl in (0.5, 900, 899.5):
+        token = state.seal(1, Ctx(), secret=KEY_A, ttl=ttl)
+        assert state.open(token, Ctx(), secret=KEY_A, ttl=ttl) == 1
+        assert state.inspect(token)["exp"] - state.inspect(token)["iat"] == math.ceil(ttl)
+
+
+def test_a_longer_ttl_opens_only_where_allowed() -> None:
+    token = state.seal(DATA, Ctx(), secret=KEY_A, ttl=900)
+    assert state.open(token, later(Ctx(), 899), secret=KEY_A, ttl=900) == DATA
+    with pytest.raises(InvalidState):
+        state.open(token, Ctx(), secret=KEY_A)
+
+
+# --- keys: secret/keyring interop and rotation ------------------------------------------
+
+
+def test_secret_sealed_tokens_open_with_any_keyring_holding_the_secret() -> None:
+    token = state.seal(DATA, Ctx(), secret=KEY_A)
+    assert state.inspect(token)["kid"] == state.fingerprint(KEY_A)
+    for ring in ([("a", KEY_A)], [("b", KEY_B), ("whatever", KEY_A)], [("c", KEY_C), ("a", KEY_A)]):
+        assert state.open(token, Ctx(), keys=ring) == DATA
+    with pytest.raises(InvalidState):
+        state.open(token, Ctx(), keys=[("b", KEY_B), ("c", KEY_C)])
+
+
+def test_keyring_sealed_tokens_open_with_the_secret_they_name() -> None:
+    token = state.seal(DATA, Ctx(), keys=[("a", KEY_A), ("b", KEY_B)])
+    assert state.inspect(token)["kid"] == "a"
+    assert state.open(token, Ctx(), secret=KEY_A) == DATA
+    with pytest.raises(InvalidState):
+        state.open(token, Ctx(), secret=KEY_B)
+    with pytest.raises(InvalidState):  # renaming the kid breaks the MAC, same secret or not
+        state.open(token.replace("v1.a.", "v1.z."), Ctx(), keys=[("z", KEY_A)])
+
+
+class Node:
+    """One server behind the load balancer, with its current keyring."""
+
+    def __init__(self, keys: list[tuple[str, bytes]] | None = None, secret: bytes | None = None):
+        self.keys = keys
+        self.secret = secret
+
+    def seal(self, data: Any) -> str:
+        return state.seal(data, Ctx(), keys=self.keys, secret=self.secret, principal="p")
+
+    def open(self, token: str, ctx: Ctx | None = None) -> Any:
+        return state.open(token, ctx or Ctx(), keys=self.keys, secret=self.secret, principal="p")
+
+
+def _exchange(one: Node, two: Node) -> int:
+    """Tokens each node seals, opened by both; returns how many were rejected."""
+    rejected = 0
+    for sealer in (one, two):
+        token = sealer.seal({"from": id(sealer)})
+        for opener in (one, two):
+            try:
+                assert opener.open(token) == {"from": id(sealer)}
+            except InvalidState:
+                rejected += 1
+    return rejected
+
+
+def test_three_step_rotation_across_two_nodes_rejects_nothing_until_the_end() -> None:
+    a, b = ("a", KEY_A), ("b", KEY_B)
+    steps: list[list[tuple[str, bytes]]] = [[a], [a, b], [b, a], [b]]
+    one, two = Node(steps[0]), Node(steps[0])
+    in_flight = one.seal("sealed before rotation")
+    for step in steps[1:]:
+        if step == steps[-1]:
+            # Step 3 only after the longest lifetime: what `a` sealed has expired by now.
+            with pytest.raises(InvalidState):
+                two.open(in_flight, later(Ctx(), state.DEFAULT_TTL))
+        one.keys = step  # one node is rolled out, the other is not yet
+        assert _exchange(one, two) == 0
+        two.keys = step
+        assert _exchange(one, two) == 0
+    retired = Node([a]).seal("sealed with the retired key")
+    for node in (one, two):
+        with pytest.raises(InvalidState):
+            node.open(retired)
+        with pytest.raises(InvalidState):
+            node.open(Node(secret=KEY_A).seal("retired key in secret mode"))
+
+
+def test_moving_from_secret_to_keyring_needs_no_coordinated_switch() -> None:
+    one, two = Node(secret=KEY_A), Node(secret=KEY_A)
+    for step in ([("a", KEY_A)], [("a", KEY_A), ("b", KEY_B)]):
+        one.secret, one.keys = None, step
+        assert _exchange(one, two) == 0
+    two.secret, two.keys = None, [("a", KEY_A), ("b", KEY_B)]
+    assert _exchange(one, two) == 0
+
+
+@pytest.mark.parametrize("kid", ["", "a!b", "k" * 33, "a b"])
+def test_secret_mode_refuses_an_ill_formed_kid_even_under_a_good_mac(kid: str) -> None:
+    payload = '{"data":1,"exp":1800000300,"iat":1800000000}'
+    assert state.open(forge(payload, KEY_A, "k" * 32, Ctx()), Ctx(), secret=KEY_A) == 1
+    with pytest.raises(InvalidState):
+        state.open(forge(payload, KEY_A, kid, Ctx()), Ctx(), secret=KEY_A)

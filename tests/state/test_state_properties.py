@@ -1,0 +1,144 @@
+"""Properties of snodo.state: any change to a token is refused; any JSON value round-trips."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from snodo import state
+from snodo.errors import InvalidState
+from tests.state.test_state import DATA, KEY_A, KEY_B, PARAMS, Ctx
+
+SETTINGS = settings(max_examples=200, deadline=None)
+KEYS = [("b", KEY_B), ("a", KEY_A)]
+TOKEN_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_."
+
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=20)
+)
+json_values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5)
+    ),
+    max_leaves=25,
+)
+principals = st.none() | st.text(max_size=10)
+Sealed = tuple[str, str | None]
+"""A token and the principal it was sealed for."""
+
+
+def tagged(value: Any) -> Any:
+    """The value with each scalar paired with its type, so 1, 1.0 and True stay apart."""
+    if isinstance(value, dict):
+        return {key: tagged(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [tagged(item) for item in value]
+    return (type(value).__name__, value)
+
+
+def rejected(token: str, principal: str | None) -> bool:
+    try:
+        state.open(token, Ctx(), keys=KEYS, principal=principal)
+    except InvalidState:
+        return True
+    return False
+
+
+@st.composite
+def sealed(draw: st.DrawFn) -> Sealed:
+    principal = draw(principals)
+    data = draw(st.sampled_from([DATA, None, "x", [1, 1.0, True], {"k": "é🐙"}]))
+    keys = draw(st.sampled_from([KEYS, [("a", KEY_A)]]))
+    token = state.seal(data, Ctx(), keys=keys, principal=principal)
+    assert not rejected(token, principal)
+    return token, principal
+
+
+@SETTINGS
+@given(sealed(), st.data())
+def test_any_single_character_change_is_refused(case: Sealed, data: st.DataObject) -> None:
+    token, principal = case
+    index = data.draw(st.integers(0, len(token) - 1))
+    replacement = data.draw(
+        (st.sampled_from(TOKEN_ALPHABET) | st.characters()).filter(lambda c: c != token[index])
+    )
+    assert rejected(token[:index] + replacement + token[index + 1 :], principal)
+
+
+@SETTINGS
+@given(sealed(), st.data())
+def test_any_bit_flip_is_refused(case: Sealed, data: st.DataObject) -> None:
+    token, principal = case
+    raw = bytearray(token.encode("ascii"))
+    index = data.draw(st.integers(0, len(raw) - 1))
+    raw[index] ^= 1 << data.draw(st.integers(0, 7))
+    assert rejected(raw.decode("latin-1"), principal)
+
+
+@SETTINGS
+@given(sealed(), st.data())
+def test_any_truncation_is_refused(case: Sealed, data: st.DataObject) -> None:
+    token, principal = case
+    assert rejected(token[: data.draw(st.integers(0, len(token) - 1))], principal)
+
+
+@SETTINGS
+@given(sealed(), st.text(TOKEN_ALPHABET, min_size=1) | st.text(min_size=1), st.booleans())
+def test_any_extension_is_refused(case: Sealed, extra: str, front: bool) -> None:
+    token, principal = case
+    assert rejected(extra + token if front else token + extra, principal)
+
+
+@SETTINGS
+@given(sealed(), st.data())
+def test_any_insertion_or_deletion_is_refused(case: Sealed, data: st.DataObject) -> None:
+    token, principal = case
+    index = data.draw(st.integers(0, len(token) - 1))
+    if data.draw(st.booleans()):
+        changed = token[:index] + data.draw(st.sampled_from(TOKEN_ALPHABET)) + token[index:]
+    else:
+        changed = token[:index] + token[index + 1 :]
+    assert rejected(changed, principal)
+
+
+@SETTINGS
+@given(json_values, principals)
+@example([1, 1.0, True, -0.0, 2**64], None)
+@example({"": {"é": ["🐙", None]}}, "")
+def test_any_json_value_round_trips(value: Any, principal: str | None) -> None:
+    token = state.seal(value, Ctx(), secret=KEY_A, principal=principal)
+    assert tagged(state.open(token, Ctx(), keys=KEYS, principal=principal)) == tagged(value)
+    assert tagged(state.inspect(token)["data"]) == tagged(value)
+
+
+@SETTINGS
+@given(json_values, st.randoms(use_true_random=False))
+def test_key_order_never_changes_the_token(value: Any, rng: random.Random) -> None:
+    def shuffled(item: Any) -> Any:
+        if isinstance(item, dict):
+            pairs = list(item.items())
+            rng.shuffle(pairs)
+            return {key: shuffled(inner) for key, inner in pairs}
+        if isinstance(item, list):
+            return [shuffled(inner) for inner in item]
+        return item
+
+    params = {**PARAMS, "arguments": value}
+    one = state.seal(value, Ctx(request_params=params), secret=KEY_A)
+    two = state.seal(shuffled(value), Ctx(request_params=shuffled(params)), secret=KEY_A)
+    assert one == two
+
+
+@SETTINGS
+@given(st.text(max_size=300) | st.binary(max_size=300).map(lambda b: b.decode("latin-1")))
+def test_arbitrary_strings_are_refused_with_invalid_state_only(text: str) -> None:
+    assert rejected(text, None)
+    assert rejected("v1.a." + text, None)
