@@ -33,11 +33,12 @@ def load(target: str) -> Any:
         )
     if location.endswith(".py") or os.sep in location:
         path = Path(location).resolve()
-        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module_name = f"snodo_target_{path.stem}"  # never shadows a real module
+        spec = importlib.util.spec_from_file_location(module_name, path)
         if spec is None or spec.loader is None:
             raise SystemExit(f"snodo: cannot import {path}")
         module = importlib.util.module_from_spec(spec)
-        sys.modules[path.stem] = module
+        sys.modules[module_name] = module
         spec.loader.exec_module(module)
     else:
         module = importlib.import_module(location)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from snodo.capabilities import missing
 from snodo.errors import InvalidParams
 
 # RFC 5424 severities in ascending order (server/utilities/logging.mdx).
@@ -73,6 +74,14 @@ class Context:
         if self.sealer is None:
             raise RuntimeError("this server has no state keys: pass state_secret or state_keys")
         return self.sealer(data)
+
+    def supports(self, request: Mapping[str, Any]) -> bool:
+        """Whether this request's client declared what ``request`` needs.
+
+        The same rules admission applies, so a handler can ask only for what the
+        client can answer instead of having the whole result refused with -32021.
+        """
+        return not missing([request], self.client_capabilities)
 
     @property
     def is_retry(self) -> bool:

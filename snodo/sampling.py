@@ -44,6 +44,7 @@ __all__ = [
     "create_message",
     "message",
     "response",
+    "text",
 ]
 
 METHOD = "sampling/createMessage"
@@ -146,6 +147,15 @@ def create_message(
     except ValidationError as exc:  # pragma: no cover - guarded by the checks above
         raise ValueError(f"request does not match the schema: {_describe(exc)}") from None
     return request
+
+
+def text(result: CreateMessageResult) -> str:
+    """The text of a sampling result: its text blocks joined, "" when it has none.
+
+    Sampled text is model output chosen by the client: untrusted input.
+    """
+    blocks = result.content if isinstance(result.content, list) else [result.content]
+    return "".join(getattr(block, "text", "") for block in blocks if block.type == "text")
 
 
 def response(ctx: Context, key: str, request: Mapping[str, Any]) -> CreateMessageResult | Missing:

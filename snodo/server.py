@@ -192,14 +192,20 @@ class Server:
 
         return register
 
-    def prompt(self, name: str | None = None, **options: Any) -> Callable[[F], F]:
+    @overload
+    def prompt(self, function: F, /) -> F: ...
+    @overload
+    def prompt(self, function: None = None, /, **options: Any) -> Callable[[F], F]: ...
+    def prompt(self, function: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
+        """Register a prompt: ``@server.prompt`` or ``@server.prompt(name=..., ...)``."""
+
         def register(fn: F) -> F:
-            prompt = make_prompt(fn, name=name, **options)
+            prompt = make_prompt(fn, **options)
             self.prompts[prompt.name] = prompt
             self.subscriptions.list_changed("promptsListChanged")
             return fn
 
-        return register
+        return register(function) if function is not None else register
 
     def completion(
         self, ref_type: Literal["ref/prompt", "ref/resource"], name: str

@@ -525,3 +525,36 @@ def test_key_rotation_across_two_nodes_rejects_nothing() -> None:
         ),
     )
     assert retired["error"] == {"code": -32602, "message": "Invalid request state"}
+
+
+def test_handlers_can_ask_only_for_what_the_client_declared() -> None:
+    server = Server("s", "1")
+
+    @server.tool
+    def polite(ctx: Context) -> Any:
+        wanted = {"name": NAME, "summary": SUMMARY, "roots": ROOTS}
+        asking = {key: req for key, req in wanted.items() if ctx.supports(req)}
+        return input_required(asking) if asking else "nothing to ask"
+
+    only_sampling = answer(server, call("polite", caps={"sampling": {}}))["result"]
+    assert list(only_sampling["inputRequests"]) == ["summary"]
+    nothing = answer(server, call("polite", caps={}))["result"]
+    assert nothing["content"] == [{"type": "text", "text": "nothing to ask"}]
+
+
+def test_sampled_text_helper_and_bare_prompt_decorator() -> None:
+    result = sampling.CreateMessageResult.model_validate(
+        {
+            "role": "assistant",
+            "model": "m",
+            "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+        }
+    )
+    assert sampling.text(result) == "ab"
+    server = Server("s", "1")
+
+    @server.prompt
+    def hello() -> str:
+        return "hi"
+
+    assert list(server.prompts) == ["hello"]
