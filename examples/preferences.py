@@ -137,11 +137,9 @@ class Script:
     def __call__(self, params: dict[str, Any]) -> dict[str, Any]:
         field = next(iter(params["requestedSchema"]["properties"]))
         self.asked.append(field)
-        answer = self.answers.get(field)
+        answer = self.answers.get(field, "cancel")  # unscripted questions are dismissed
         if answer in ("decline", "cancel"):
             return {"action": answer}
-        if answer is None:
-            return {"action": "accept", "content": {}}  # skip: leaves it missing
         return {"action": "accept", "content": {field: answer}}
 
 
