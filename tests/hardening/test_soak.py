@@ -1,0 +1,112 @@
+"""A bounded soak: mixed MRTR flows at concurrency 32 against one HTTP worker for
+SNODO_SOAK_SECONDS (60 by default). Zero errors, and the server's resident memory
+grows by less than 10% after warm-up."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from snodo.http_headers import request_headers
+from tests.hardening.conftest import TARGET, free_port, serving
+
+SECONDS = float(os.environ.get("SNODO_SOAK_SECONDS", "60"))
+WARM_UP = min(10.0, SECONDS / 4)
+CONCURRENCY = 32
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+}
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+async def _post(
+    client: httpx.AsyncClient, url: str, method: str, params: dict[str, Any], rid: int
+) -> dict[str, Any]:
+    params = {"_meta": META, **params}
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        **request_headers(method, params, "2026-07-28"),
+    }
+    body = {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}
+    response = await client.post(url, json=body, headers=headers)
+    result: dict[str, Any] = response.json()
+    return result
+
+
+async def lane(
+    client: httpx.AsyncClient, url: str, stop: float, tally: Counter[str], n: int
+) -> None:
+    rid = n * 1_000_000
+    while time.monotonic() < stop:
+        rid += 3
+        first = await _post(
+            client, url, "tools/call", {"name": "guarded", "arguments": {"note": str(rid)}}, rid
+        )
+        second = await _post(
+            client,
+            url,
+            "tools/call",
+            {
+                "name": "guarded",
+                "arguments": {"note": str(rid)},
+                "requestState": first["result"]["requestState"],
+                "inputResponses": {"name": {"action": "accept", "content": {"name": "Ada"}}},
+            },
+            rid + 1,
+        )
+        listed = await _post(client, url, "tools/list", {}, rid + 2)
+        ok = second.get("result", {}).get("content", [{}])[0].get("text", "").startswith(
+            "hello Ada"
+        ) and "tools" in listed.get("result", {})
+        tally["flows" if ok else "errors"] += 1
+
+
+def test_soak() -> None:
+    port = free_port()
+    args = [
+        sys.executable,
+        "-m",
+        "snodo",
+        "run",
+        TARGET,
+        "--transport",
+        "http",
+        "--port",
+        str(port),
+    ]
+    url = f"http://127.0.0.1:{port}/mcp"
+    tally: Counter[str] = Counter()
+
+    async def run(process_pid: int) -> tuple[int, int]:
+        limits = httpx.Limits(max_connections=CONCURRENCY, max_keepalive_connections=CONCURRENCY)
+        async with httpx.AsyncClient(timeout=30, limits=limits) as client:
+            start = time.monotonic()
+            lanes = [
+                asyncio.ensure_future(lane(client, url, start + SECONDS, tally, n))
+                for n in range(CONCURRENCY)
+            ]
+            await asyncio.sleep(WARM_UP)
+            warm = rss_kib(process_pid)
+            await asyncio.gather(*lanes)
+            return warm, rss_kib(process_pid)
+
+    with serving(args, port) as process:
+        warm, end = asyncio.run(run(process.pid))
+    assert tally["errors"] == 0
+    assert tally["flows"] > 100
+    assert end < warm * 1.10, f"RSS grew from {warm} KiB to {end} KiB"
