@@ -10,15 +10,22 @@ import argparse
 import asyncio
 import importlib
 import importlib.util
+import json
 import logging
 import os
 import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from snodo import state
+from snodo.errors import InvalidState
 from snodo.server import Server
 
-__all__ = ["load", "main"]
+__all__ = ["inspect_token", "load", "main"]
 
 TARGET_ENV = "SNODO_TARGET"
 PATH_ENV = "SNODO_HTTP_PATH"
@@ -65,6 +72,71 @@ def http_app() -> Any:
     return HttpApp(_server(os.environ[TARGET_ENV]), path=os.environ.get(PATH_ENV) or None)
 
 
+def _read_keys(path: str) -> list[tuple[str, bytes]]:
+    """A keyring file: one ``kid:hex-secret`` a line (the first key seals)."""
+    keys = []
+    for line in Path(path).read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            kid, _, secret = line.strip().partition(":")
+            keys.append((kid, bytes.fromhex(secret)))
+    return keys
+
+
+@dataclass(frozen=True, slots=True)
+class _Request:
+    """Just enough of a request for state binding: what a retry carried."""
+
+    request_method: str
+    request_params: Mapping[str, Any]
+    clock: Callable[[], float]
+
+
+def inspect_token(
+    token: str,
+    keys: list[tuple[str, bytes]] | None = None,
+    request: Mapping[str, Any] | None = None,
+    principal: str | None = None,
+    now: float | None = None,
+) -> tuple[dict[str, Any], str]:
+    """The token's readable fields and, as far as what was given allows, why it would be
+    refused. For operators: the server itself never says why on the wire."""
+    try:
+        fields = state.inspect(token)
+    except ValueError:
+        return {}, "malformed: not a state token"
+    now = time.time() if now is None else now
+    if keys is not None:
+        known = {kid for kid, _ in keys} | {state.fingerprint(secret) for _, secret in keys}
+        if fields["kid"] not in known:
+            return fields, f"unknown key id {fields['kid']!r}: not in this keyring"
+        if request is not None:
+            issued = float(fields.get("iat", 0))
+            at_issue = _Request(request["method"], request.get("params") or {}, lambda: issued)
+            try:
+                state.open(token, at_issue, keys=keys, principal=principal, ttl=state.MAX_TTL)
+            except InvalidState:
+                return fields, (
+                    "bad signature: forged, or bound to another method, params or principal"
+                )
+    if isinstance(fields.get("exp"), int) and now >= fields["exp"]:
+        return fields, f"expired {int(now - fields['exp'])} s ago"
+    if keys is None or request is None:
+        return fields, "not expired; give --keys and --request to check the signature"
+    return fields, "valid: this request would accept it"
+
+
+def _inspect_command(args: argparse.Namespace) -> int:
+    keys = _read_keys(args.keys) if args.keys else None
+    request = json.loads(Path(args.request).read_text()) if args.request else None
+    fields, verdict = inspect_token(args.token, keys, request, args.principal)
+    for name in ("iat", "exp"):
+        if isinstance(fields.get(name), int):
+            fields[f"{name} (UTC)"] = datetime.fromtimestamp(fields[name], UTC).isoformat()
+    print(json.dumps(fields, indent=2, ensure_ascii=False))
+    print(verdict)
+    return 0 if verdict.startswith(("valid", "not expired")) else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="snodo", description="Serve a snodo MCP server.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -76,7 +148,18 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--path", default="/mcp", help="HTTP endpoint path ('' for any path)")
     run.add_argument("--workers", type=int, default=1, help="HTTP worker processes")
     run.add_argument("--log-level", default="warning")
+    state_command = commands.add_parser("state", help="request state tools for operators")
+    state_commands = state_command.add_subparsers(dest="state_command", required=True)
+    inspect = state_commands.add_parser(
+        "inspect", help="print a token's readable fields and why it would be refused"
+    )
+    inspect.add_argument("token")
+    inspect.add_argument("--keys", help="keyring file, one kid:hex-secret a line")
+    inspect.add_argument("--request", help="the retry's JSON-RPC request (JSON file)")
+    inspect.add_argument("--principal", help="the principal the retry came from")
     args = parser.parse_args(argv)
+    if args.command == "state":
+        return _inspect_command(args)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr)
     if args.transport == "stdio":
         from snodo.transports.stdio import serve_stdio
