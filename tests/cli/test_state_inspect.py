@@ -53,6 +53,7 @@ def test_command_line(tmp_path: Path) -> None:
     keys.write_text("# current key first\nk1:" + KEY[1].hex() + "\n")
     request = tmp_path / "request.json"
     request.write_text(json.dumps(REQUEST))
+    old = state.seal({"step": 1}, Ctx(now=1_700_000_000.0), keys=[KEY], principal="alice")
     done = subprocess.run(
         [
             sys.executable,
@@ -60,7 +61,7 @@ def test_command_line(tmp_path: Path) -> None:
             "snodo",
             "state",
             "inspect",
-            TOKEN,
+            old,
             "--keys",
             str(keys),
             "--request",
