@@ -23,6 +23,7 @@ from typing import Any
 
 from snodo import state
 from snodo.errors import InvalidState
+from snodo.replay import MemoryGuard
 from snodo.server import Server
 
 __all__ = ["inspect_token", "load", "main"]
@@ -91,6 +92,26 @@ class _Request:
     clock: Callable[[], float]
 
 
+def _verifies(
+    token: str,
+    keys: list[tuple[str, bytes]],
+    request: Mapping[str, Any],
+    principal: str | None,
+    at: float,
+    once: bool,
+) -> bool:
+    retry = _Request(request["method"], request.get("params") or {}, lambda: at)
+    options: dict[str, Any] = {"keys": keys, "principal": principal, "ttl": state.MAX_TTL}
+    try:
+        if once:  # a throwaway guard: checking must not consume anything real
+            asyncio.run(state.open_once(token, retry, guard=MemoryGuard(), **options))
+        else:
+            state.open(token, retry, **options)
+    except InvalidState:
+        return False
+    return True
+
+
 def inspect_token(
     token: str,
     keys: list[tuple[str, bytes]] | None = None,
@@ -105,19 +126,26 @@ def inspect_token(
     except ValueError:
         return {}, "malformed: not a state token"
     now = time.time() if now is None else now
+    encrypted = fields["version"] != state.VERSION
     if keys is not None:
         known = {kid for kid, _ in keys} | {state.fingerprint(secret) for _, secret in keys}
         if fields["kid"] not in known:
             return fields, f"unknown key id {fields['kid']!r}: not in this keyring"
         if request is not None:
-            issued = float(fields.get("iat", 0))
-            at_issue = _Request(request["method"], request.get("params") or {}, lambda: issued)
-            try:
-                state.open(token, at_issue, keys=keys, principal=principal, ttl=state.MAX_TTL)
-            except InvalidState:
+            # Readable tokens are checked at their issue time, to tell a bad signature
+            # from expiry; encrypted ones hide their times and are checked now.
+            at = now if encrypted else float(fields.get("iat", 0))
+            verified = any(
+                _verifies(token, keys, request, principal, at, once) for once in (False, True)
+            )
+            if not verified and encrypted:
+                return fields, "refused: bad signature or binding, or expired (times are hidden)"
+            if not verified:
                 return fields, (
                     "bad signature: forged, or bound to another method, params or principal"
                 )
+            if encrypted:
+                return fields, "valid: this request would accept it"
     if isinstance(fields.get("exp"), int) and now >= fields["exp"]:
         return fields, f"expired {int(now - fields['exp'])} s ago"
     if keys is None or request is None:

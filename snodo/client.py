@@ -240,9 +240,37 @@ class Client:
     async def run(self, method: str, params: Mapping[str, Any], manual: bool = False) -> Any:
         """Send the request, answering input requests and retrying until complete."""
         params = {k: v for k, v in params.items() if k not in ("inputResponses", "requestState")}
+        return await self._rounds(method, params, None, None, manual)
+
+    async def resume(
+        self, flow: Flow, responses: Mapping[str, Any] | None = None, manual: bool = False
+    ) -> Any:
+        """Continue a paused flow, here or in another process: answer its input requests
+        (or send ``responses`` as the answers) and go on with the same bounds as ``run``."""
+        raw = flow.result.model_dump(mode="json", by_alias=True)
+        requests: dict[str, Any] = raw.get("inputRequests") or {}
+        if responses is not None:
+            answers: dict[str, Any] | None = dict(responses)
+        else:
+            answers = {key: await self._answer(request) for key, request in requests.items()}
+        state = raw.get("requestState")
+        return await self._rounds(
+            flow.method,
+            flow.params,
+            answers or None,
+            state if isinstance(state, str) else None,
+            manual,
+        )
+
+    async def _rounds(
+        self,
+        method: str,
+        params: dict[str, Any],
+        responses: dict[str, Any] | None,
+        state: str | None,
+        manual: bool,
+    ) -> Any:
         started = time.monotonic()
-        responses: dict[str, Any] | None = None
-        state: str | None = None
         delay = self.backoff[0]
         for _ in range(self.max_rounds):
             sent = dict(params)
@@ -268,33 +296,10 @@ class Client:
                 delay = min(delay * 2, self.backoff[1])
             else:
                 delay = self.backoff[0]
-            responses = {key: await self._answer(req) for key, req in requests.items()}
+            responses = {key: await self._answer(req) for key, req in requests.items()} or None
             if self.deadline is not None and time.monotonic() - started > self.deadline:
                 raise TooManyRounds(f"{method} did not complete within {self.deadline} s")
         raise TooManyRounds(f"{method} still needed input after {self.max_rounds} rounds")
-
-    async def resume(
-        self, flow: Flow, responses: Mapping[str, Any] | None = None, manual: bool = False
-    ) -> Any:
-        """Continue a paused flow: answer it (or use ``responses``) and retry once, then loop."""
-        raw = flow.result.model_dump(mode="json", by_alias=True)
-        requests: dict[str, Any] = raw.get("inputRequests") or {}
-        if responses is not None:
-            answers = dict(responses)
-        else:
-            answers = {key: await self._answer(request) for key, request in requests.items()}
-        params = dict(flow.params)
-        if answers:
-            params["inputResponses"] = answers
-        state = raw.get("requestState")
-        if isinstance(state, str):
-            params["requestState"] = state
-        result = await self.request(flow.method, params)
-        if result.get("resultType", "complete") == "complete":
-            return RESULT_MODELS[flow.method].model_validate(result)
-        interim = InputRequiredResult.model_validate(result)
-        paused = Flow(flow.method, flow.params, interim)
-        return paused if manual else await self.resume(paused)
 
     # -- the methods -----------------------------------------------------------------------
 
@@ -378,16 +383,19 @@ class Client:
         params = {"notifications": notifications}
         message = self._message("subscriptions/listen", params)
         stream = self.transport.stream(message, self._headers("subscriptions/listen", params))
-        async for item in stream:
-            if "error" in item:
-                error = item["error"]
-                raise RequestError(
-                    int(error.get("code")), str(error.get("message")), error.get("data")
-                )
-            if "method" in item:
+        try:
+            async for item in stream:
+                if "error" in item:
+                    error = item["error"]
+                    raise RequestError(
+                        int(error.get("code")), str(error.get("message")), error.get("data")
+                    )
+                if "method" not in item:
+                    return
                 yield item
-            else:
-                return
+        finally:
+            # Closing the iterator ends the stream now, and with it the subscription.
+            await stream.aclose()
 
 
 async def _maybe(value: Any) -> Any:

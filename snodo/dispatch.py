@@ -191,7 +191,8 @@ async def subscriptions_listen(server: Server, ctx: Context, params: Params) -> 
     uris = wanted.get("resourceSubscriptions")
     if uris and offered.get("resources", {}).get("subscribe"):
         honoured["resourceSubscriptions"] = list(uris)
-    return server.subscriptions.open(ctx.request_id or 0, honoured, ctx.emit)
+    assert ctx.request_id is not None  # a listen is a request: the core never calls this otherwise
+    return server.subscriptions.open(ctx.request_id, honoured, ctx.emit)
 
 
 HANDLERS: Mapping[str, MethodHandler] = {

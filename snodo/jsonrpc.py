@@ -113,7 +113,8 @@ def parse(message: Any) -> Request | Notification | Response:
         if not _valid_id(raw_id) and raw_id is not None:
             raise _Unreadable(InvalidRequest("Invalid response id"), None)
         result, error = message.get("result"), message.get("error")
-        if (result is None) == (error is None) or not isinstance(result or error, dict):
+        present = result if "result" in message else error
+        if ("result" in message) == ("error" in message) or not isinstance(present, dict):
             raise _Unreadable(InvalidRequest("Invalid response"), request_id)
         return Response(request_id, result, error)
     if not isinstance(method, str) or not method:

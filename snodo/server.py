@@ -36,6 +36,7 @@ from snodo.errors import (
 )
 from snodo.invoke import Handler, Invoker, invoker
 from snodo.prompts import Prompt, make_prompt
+from snodo.replay import MemoryGuard, ReplayGuard
 from snodo.resources import Resource, ResourceTemplate, make_resource, make_template
 from snodo.result import InputRequired
 from snodo.subscriptions import Subscription, Subscriptions
@@ -117,6 +118,8 @@ class Server:
         state_secret: bytes | None = None,
         state_keys: Sequence[tuple[str, bytes]] | None = None,
         state_ttl: float = state.DEFAULT_TTL,
+        state_guard: ReplayGuard | bool = False,
+        state_encrypted: bool = False,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -138,10 +141,25 @@ class Server:
         self.clock = clock
         if state_secret is not None or state_keys is not None:
             # Checked now, so a bad key fails at start-up rather than on a request.
-            state.check_options(secret=state_secret, keys=state_keys, ttl=state_ttl)
+            state.check_options(
+                secret=state_secret, keys=state_keys, ttl=state_ttl, encrypted=state_encrypted
+            )
+        elif state_guard is not False or state_encrypted:
+            raise ValueError("state_guard and state_encrypted need state_secret or state_keys")
         self.state_secret = state_secret
         self.state_keys = None if state_keys is None else list(state_keys)
         self.state_ttl = state_ttl
+        # True: a MemoryGuard on the server's clock (one process). With a guard every
+        # state is sealed one-time and consumed when it comes back (mrtr.mdx: at-most-once
+        # consumption MUST be enforced server-side).
+        self.state_guard: ReplayGuard | None = None
+        if state_guard is True:
+            self.state_guard = MemoryGuard(clock=clock)
+        elif not isinstance(state_guard, bool):
+            if not callable(getattr(state_guard, "consume", None)):
+                raise TypeError("state_guard must be True or a ReplayGuard (async consume)")
+            self.state_guard = state_guard
+        self.state_encrypted = state_encrypted
         self.tools: dict[str, Tool] = {}
         self.resources: dict[str, Resource] = {}
         self.templates: list[ResourceTemplate] = []
@@ -258,7 +276,7 @@ class Server:
 
     async def handle(
         self,
-        message: bytes | str | Mapping[str, Any],
+        message: bytes | Any,
         *,
         principal: str | None = None,
         transport: str = "memory",
@@ -267,7 +285,9 @@ class Server:
     ) -> Reply:
         """Answer one JSON-RPC message. Never raises for anything the peer sent."""
         try:
-            decoded = jsonrpc.decode(message) if isinstance(message, (bytes, str)) else message
+            # Bytes are JSON text; anything else is an already decoded value (a str
+            # included: a JSON string body is a value, never text to decode again).
+            decoded = jsonrpc.decode(message) if isinstance(message, bytes) else message
             incoming = jsonrpc.parse(decoded)
         except McpError as exc:
             return Reply(jsonrpc.error_response(jsonrpc.error_id(exc), exc))
@@ -333,17 +353,19 @@ class Server:
             emit=emit,
         )
         if self.state_secret is not None or self.state_keys is not None:
-            ctx = self._with_state(ctx)
+            ctx = await self._with_state(ctx)
         outcome = await self._run(ctx, handler)
         if isinstance(outcome, Subscription):
             return outcome
         return self._finish(ctx, outcome)
 
-    def _with_state(self, ctx: Context) -> Context:
+    async def _with_state(self, ctx: Context) -> Context:
         """Verify an echoed requestState before anything else sees the request.
 
         With state keys configured, a forged, expired or misbound state is -32602 and
-        no middleware or handler runs; a valid one arrives as ``ctx.state_data``.
+        no middleware or handler runs; a valid one arrives as ``ctx.state_data``. With a
+        guard, a state presented a second time is refused the same way (and a store
+        failure is an internal error): it is consumed here, before the handler runs.
         """
         options: dict[str, Any] = {
             "secret": self.state_secret,
@@ -352,12 +374,16 @@ class Server:
             "ttl": self.state_ttl,
         }
         data = None
-        if ctx.request_state is not None:
+        guard = self.state_guard
+        if ctx.request_state is not None and guard is not None:
+            data = await state.open_once(ctx.request_state, ctx, guard=guard, **options)
+        elif ctx.request_state is not None:
             data = state.open(ctx.request_state, ctx, **options)
         sealing = replace(ctx, sealer=None)
+        once, encrypted = guard is not None, self.state_encrypted
 
         def sealer(value: Any) -> str:
-            return state.seal(value, sealing, **options)
+            return state.seal(value, sealing, once=once, encrypted=encrypted, **options)
 
         return replace(ctx, state_data=data, sealer=sealer)
 

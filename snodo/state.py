@@ -8,9 +8,9 @@ attacker-controlled: if it steers anything, the server MUST protect its integrit
 SHOULD bind it to the principal, a short expiry and the originating request. ``seal``
 and ``open`` do exactly that, and nothing else:
 
-* The token is signed, not encrypted: ``v1.<kid>.<payload>.<mac>``, where ``payload`` is
-  base64url of canonical JSON ``{"data": ..., "exp": ..., "iat": ...}``. Never put
-  secrets in it.
+* The default token is signed, not encrypted: ``v1.<kid>.<payload>.<mac>``, where
+  ``payload`` is base64url of canonical JSON ``{"data": ..., "exp": ..., "iat": ...}``.
+  Never put secrets in it.
 * The MAC is HMAC-SHA256 over ``v1.<kid>.<payload>.<binding>``. ``binding`` is the
   base64url SHA-256 of canonical JSON ``[method, principal, salient params]``. It never
   travels: the opener recomputes it from the retry, so a token replayed on another
@@ -29,9 +29,22 @@ and ``open`` do exactly that, and nothing else:
   the key id is under the MAC. A keyring answers to its keys' fingerprints as well as
   their ids, so tokens move both ways between the two modes and key rotation needs no
   synchronised switch.
+* Encrypted tokens (``seal(..., encrypted=True)``, optional ``cryptography`` package) are
+  ``e1.<kid>.<box>``: ``box`` is base64url of a random 96-bit nonce followed by the
+  AES-256-GCM encryption of the same payload, with ``e1.<kid>.<binding>`` as associated
+  data. So the binding, key ids, keyrings, expiry and the one error work as for ``v1``;
+  only the payload is hidden. The AES key is HKDF-SHA256 of the secret (RFC 5869), so
+  the secret is never used as both HMAC and AES key. ``open`` takes either format,
+  which lets a fleet switch ``encrypted`` on or off node by node.
+* One-time tokens (``seal(..., once=True)``) carry ``"jti"``, 128 random bits, in the
+  payload. Replay within the lifetime is otherwise possible (mrtr.mdx: at-most-once
+  consumption MUST be enforced server-side), so ``open`` refuses them and ``open_once``
+  verifies exactly as ``open`` does, then asks a ``snodo.replay.ReplayGuard`` to consume
+  the id: the second presentation fails with the same InvalidState. ``open_once``
+  refuses tokens without an id, so a guarded opener never accepts a replayable token.
 
-Tokens can be replayed until they expire; one-time effects need server-side tracking.
-This module does no I/O; the time comes from ``ctx.clock()``.
+Apart from the guard, which the caller supplies, this module does no I/O; the time comes
+from ``ctx.clock()`` and randomness from ``os.urandom`` (a parameter, for test vectors).
 """
 
 from __future__ import annotations
@@ -42,12 +55,18 @@ import hashlib
 import hmac
 import json
 import math
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from snodo.errors import InvalidState
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+    from snodo.replay import ReplayGuard
 
 __all__ = [
     "CLOCK_SKEW",
@@ -62,10 +81,12 @@ __all__ = [
     "fingerprint",
     "inspect",
     "open",
+    "open_once",
     "seal",
 ]
 
 VERSION: Final = "v1"
+ENCRYPTED_VERSION: Final = "e1"
 DEFAULT_TTL: Final = 300
 """Seconds; the Elixir Snodo default (seeds, "State and effects")."""
 MAX_TTL: Final = 900
@@ -79,14 +100,24 @@ MAX_DATA_DEPTH: Final = 32
 MIN_SECRET_BYTES: Final = 32
 """256 bits: the HMAC-SHA256 output size (RFC 2104 section 3 key length advice)."""
 MAX_KEYS: Final = 8
+ONCE_ID_BYTES: Final = 16
+"""128 bits: random ids that never collide in practice, however many tokens are sealed."""
+NONCE_BYTES: Final = 12
+"""96 bits: the GCM nonce length NIST SP 800-38D section 8.2 recommends."""
+TAG_BYTES: Final = 16
+"""The full 128-bit GCM tag (cryptography's AESGCM default and only choice)."""
 
 _KID_CHARS: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+"""Also exactly the base64url alphabet (RFC 4648 section 5)."""
 _KID_MAX: Final = 32
 _FINGERPRINT_LABEL: Final = b"snodo/state/kid"
+_HKDF_INFO: Final = b"snodo/state/e1/aes-256-gcm"
 _UNBOUND: Final = frozenset(("_meta", "inputResponses", "requestState"))
 _PAYLOAD_KEYS: Final = frozenset(("data", "exp", "iat"))
-_MAC_LENGTH: Final = 43
-"""base64url of the 32-byte HMAC-SHA256, unpadded."""
+_ONCE_PAYLOAD_KEYS: Final = frozenset(("data", "exp", "iat", "jti"))
+_JTI_LENGTH: Final = 22
+"""base64url of the 16-byte id, unpadded."""
+_SHAPES: Final = frozenset(((VERSION, 4), (ENCRYPTED_VERSION, 3)))
 
 # One encoder for every canonical text: sorted keys, no whitespace, raw UTF-8, no NaN.
 # check_circular is off because cycles are caught elsewhere (depth walk, RecursionError).
@@ -123,25 +154,67 @@ class StateContext(Protocol):
     def clock(self) -> Callable[[], float]: ...
 
 
-class _Keys:
-    """A validated secret or keyring, with pre-keyed HMAC states (copying one is cheap)."""
+@lru_cache(maxsize=1)
+def _aead() -> tuple[type[AESGCM], type[Exception]]:
+    """AES-GCM and its authentication failure, imported on first use (an optional extra)."""
+    try:
+        # Lazy on purpose: readable tokens must not need the package.
+        from cryptography.exceptions import InvalidTag  # noqa: PLC0415
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: PLC0415
+    except ImportError as exc:
+        raise ImportError(
+            "encrypted request state needs the cryptography package: "
+            "pip install 'snodo[encrypted-state]'"
+        ) from exc
+    return AESGCM, InvalidTag
 
-    __slots__ = ("any_kid", "by_kid", "seal_kid", "seal_mac")
+
+def _encryption_key(secret: bytes) -> bytes:
+    """HKDF-SHA256 (RFC 5869) of the secret: empty salt, info ``snodo/state/e1/aes-256-gcm``.
+
+    One 32-byte output block: ``HMAC(HMAC(32 zero bytes, secret), info || 0x01)``. The
+    secret itself stays the HMAC key of ``v1`` tokens and is never an AES key.
+    """
+    prk = hmac.digest(bytes(32), secret, "sha256")
+    return hmac.digest(prk, _HKDF_INFO + b"\x01", "sha256")
+
+
+class _Key:
+    """One secret: a pre-keyed HMAC state (copying one is cheap) and, once needed, a cipher."""
+
+    __slots__ = ("_cipher", "mac", "secret")
+
+    def __init__(self, secret: bytes) -> None:
+        self.secret = secret
+        self.mac = _hmac(secret)
+        self._cipher: AESGCM | None = None
+
+    def cipher(self) -> AESGCM:
+        """The AES-256-GCM cipher under the derived key; ImportError without cryptography."""
+        if self._cipher is None:
+            self._cipher = _aead()[0](_encryption_key(self.secret))
+        return self._cipher
+
+
+class _Keys:
+    """A validated secret or keyring."""
+
+    __slots__ = ("any_kid", "by_kid", "seal_key", "seal_kid")
 
     def __init__(
         self,
         seal_kid: str,
-        seal_mac: hmac.HMAC,
-        by_kid: dict[str, hmac.HMAC],
-        any_kid: hmac.HMAC | None,
+        seal_key: _Key,
+        by_kid: dict[str, _Key],
+        any_kid: _Key | None,
     ) -> None:
         self.seal_kid = seal_kid
-        self.seal_mac = seal_mac
+        self.seal_key = seal_key
         self.by_kid = by_kid
         self.any_kid = any_kid
         """Set in ``secret=`` mode: the one key, tried whatever key id the token names."""
 
-    def for_kid(self, kid: str) -> hmac.HMAC | None:
+    def for_kid(self, kid: str) -> _Key | None:
         if self.any_kid is not None:
             return self.any_kid if _valid_kid(kid) else None
         return self.by_kid.get(kid)
@@ -153,6 +226,11 @@ _URLSAFE: Final = bytes.maketrans(b"+/", b"-_")
 def _b64(raw: bytes) -> str:
     """base64url without padding (RFC 4648 section 5), one C call per step."""
     return binascii.b2a_base64(raw, newline=False).rstrip(b"=").translate(_URLSAFE).decode()
+
+
+def _unb64(text: str) -> bytes:
+    """Inverse of ``_b64``; ValueError (binascii.Error) on a length no encoding has."""
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
 def _valid_kid(kid: object) -> bool:
@@ -185,8 +263,8 @@ def _hmac(secret: bytes) -> hmac.HMAC:
 
 @lru_cache(maxsize=16)
 def _single(secret: bytes) -> _Keys:
-    mac = _hmac(secret)
-    return _Keys(fingerprint(secret), mac, {}, mac)
+    key = _Key(secret)
+    return _Keys(fingerprint(secret), key, {}, key)
 
 
 def _build_ring(keys: Sequence[object]) -> _Keys:
@@ -209,7 +287,8 @@ def _build_ring(keys: Sequence[object]) -> _Keys:
         print_ = fingerprint(secret)
         if secrets.setdefault(print_, secret) != secret:
             raise ValueError(f"key id {print_!r} is the fingerprint of another key's secret")
-    by_kid = {kid: _hmac(secret) for kid, secret in secrets.items()}
+    made: dict[bytes, _Key] = {}  # one _Key (and one derived cipher) per distinct secret
+    by_kid = {kid: made.setdefault(secret, _Key(secret)) for kid, secret in secrets.items()}
     return _Keys(seal_kid, by_kid[seal_kid], by_kid, None)
 
 
@@ -246,17 +325,29 @@ def _check_principal(principal: object) -> None:
         raise TypeError("principal must be a string, or None for anonymous")
 
 
+def _check_encrypted(encrypted: object) -> None:
+    if not isinstance(encrypted, bool):
+        raise TypeError("encrypted must be True or False")
+    if encrypted:
+        _aead()  # ImportError naming the extra, at start-up rather than on a request
+
+
 def check_options(
     *,
     secret: bytes | None = None,
     keys: Sequence[tuple[str, bytes]] | None = None,
     principal: str | None = None,
     ttl: float = DEFAULT_TTL,
+    encrypted: bool = False,
 ) -> None:
-    """Raise the TypeError/ValueError ``seal``/``open`` would, so servers fail at start-up."""
+    """Raise the TypeError/ValueError ``seal``/``open`` would, so servers fail at start-up.
+
+    With ``encrypted=True`` also the ImportError of a missing ``cryptography`` package.
+    """
     _keys(secret, keys)
     _lifetime(ttl)
     _check_principal(principal)
+    _check_encrypted(encrypted)
 
 
 def _check_data(value: object, depth: int) -> None:
@@ -320,6 +411,18 @@ def _mac(key: hmac.HMAC, signed: str, binding: str) -> str:
     return _b64(mac.digest())
 
 
+def _aad(kid: str, binding: str) -> bytes:
+    """What an ``e1`` box authenticates besides its payload, as ``v1`` MACs it."""
+    return f"{ENCRYPTED_VERSION}.{kid}.{binding}".encode("ascii")
+
+
+def _random(randbytes: Callable[[int], bytes], size: int) -> bytes:
+    raw = randbytes(size)
+    if type(raw) is not bytes or len(raw) != size:
+        raise ValueError(f"randbytes({size}) must return {size} bytes")
+    return raw
+
+
 def seal(
     data: Any,
     ctx: StateContext,
@@ -328,42 +431,58 @@ def seal(
     keys: Sequence[tuple[str, bytes]] | None = None,
     principal: str | None = None,
     ttl: float = DEFAULT_TTL,
+    once: bool = False,
+    encrypted: bool = False,
+    randbytes: Callable[[int], bytes] = os.urandom,
 ) -> str:
-    """A signed, readable token carrying ``data`` and bound to this request.
+    """A token carrying ``data`` and bound to this request: signed, or with ``encrypted``
+    also unreadable; with ``once`` it opens only through ``open_once``, one time.
 
-    ``principal`` must come from trusted authentication (None is anonymous). Raises
-    TypeError/ValueError for bad options, data that is not JSON, or a token that would
-    exceed MAX_TOKEN_LENGTH.
+    ``principal`` must come from trusted authentication (None is anonymous).
+    ``randbytes`` supplies the one-time id, then the nonce; replace it only to reproduce
+    test vectors. Raises TypeError/ValueError for bad options, data that is not JSON, or
+    a token that would exceed MAX_TOKEN_LENGTH; ImportError for ``encrypted`` without
+    the cryptography package.
     """
     key_set = _keys(secret, keys)
     lifetime = _lifetime(ttl)
     _check_principal(principal)
+    if not isinstance(once, bool):
+        raise TypeError("once must be True or False")
+    _check_encrypted(encrypted)
     _check_data(data, 0)
     issued = math.floor(ctx.clock())
-    payload = f'{{"data":{_encode(data)},"exp":{issued + lifetime},"iat":{issued}}}'
+    payload = f'{{"data":{_encode(data)},"exp":{issued + lifetime},"iat":{issued}'
+    if once:
+        payload += f',"jti":"{_b64(_random(randbytes, ONCE_ID_BYTES))}"'
+    plain = f"{payload}}}".encode()
     try:
         binding = _binding(ctx, principal)
     except (TypeError, ValueError, RecursionError) as exc:
         raise ValueError("request params are not JSON and cannot be bound") from exc
-    signed = f"{VERSION}.{key_set.seal_kid}.{_b64(payload.encode('utf-8'))}"
-    if len(signed) + 1 + _MAC_LENGTH > MAX_TOKEN_LENGTH:
+    kid = key_set.seal_kid
+    if encrypted:
+        nonce = _random(randbytes, NONCE_BYTES)
+        box = key_set.seal_key.cipher().encrypt(nonce, plain, _aad(kid, binding))
+        token = f"{ENCRYPTED_VERSION}.{kid}.{_b64(nonce + box)}"
+    else:
+        signed = f"{VERSION}.{kid}.{_b64(plain)}"
+        token = f"{signed}.{_mac(key_set.seal_key.mac, signed, binding)}"
+    if len(token) > MAX_TOKEN_LENGTH:
         raise ValueError(f"sealed state exceeds {MAX_TOKEN_LENGTH} characters; keep less in it")
-    return f"{signed}.{_mac(key_set.seal_mac, signed, binding)}"
+    return token
 
 
-def _parse(token: object) -> tuple[str, str, str, str] | None:
-    """Split a token that passes the pre-crypto checks into signed text, kid, payload, mac."""
+def _split(token: object) -> list[str] | None:
+    """The parts of a token that passes the pre-crypto checks: size, ASCII, shape."""
     if not isinstance(token, str) or len(token) > MAX_TOKEN_LENGTH or not token.isascii():
         return None
     parts = token.split(".")
-    if len(parts) != 4 or parts[0] != VERSION:
-        return None
-    version, kid, payload, mac = parts
-    return f"{version}.{kid}.{payload}", kid, payload, mac
+    return parts if (parts[0], len(parts)) in _SHAPES else None
 
 
-def _payload(encoded: str) -> Any:
-    text = base64.urlsafe_b64decode(encoded + "=" * (-len(encoded) % 4)).decode("utf-8")
+def _payload(raw: bytes) -> Any:
+    text = raw.decode("utf-8")
     if _too_deep(text):
         raise ValueError("too deep")
     return _decode(text)
@@ -372,19 +491,99 @@ def _payload(encoded: str) -> Any:
 def inspect(token: str) -> dict[str, Any]:
     """The readable fields of a token, UNVERIFIED: for operators and logs, never for trust.
 
-    Raises ValueError when the token is not shaped like one.
+    An encrypted token shows only its version and key id. Raises ValueError when the
+    token is not shaped like one.
     """
-    parts = _parse(token)
+    parts = _split(token)
     if parts is None:
-        raise ValueError("not a v1 state token")
-    _, kid, encoded, _ = parts
+        raise ValueError("not a state token")
+    version, kid, encoded = parts[:3]
+    if version == ENCRYPTED_VERSION:
+        return {"version": version, "kid": kid}
     try:
-        payload = _payload(encoded)
+        payload = _payload(_unb64(encoded))
     except (ValueError, RecursionError) as exc:
-        raise ValueError("not a v1 state token") from exc
+        raise ValueError("not a state token") from exc
     if not isinstance(payload, dict):
-        raise ValueError("not a v1 state token")
+        raise ValueError("not a state token")
     return {"version": VERSION, "kid": kid, **payload}
+
+
+def _decrypt(key: _Key, kid: str, box: str, binding: str) -> bytes:
+    """The payload of an ``e1`` box, or InvalidState."""
+    # Only the exact encoding the sealer wrote: the alphabet (urlsafe_b64decode would skip
+    # other characters) and the spare bits of the last character (re-encoding must match).
+    if box.strip(_KID_CHARS):
+        raise InvalidState()
+    try:
+        raw = _unb64(box)
+        cipher = key.cipher()
+    except (ValueError, ImportError):  # a node without cryptography cannot open e1
+        raise InvalidState() from None
+    if len(raw) < NONCE_BYTES + TAG_BYTES or _b64(raw) != box:
+        raise InvalidState()
+    try:
+        return cipher.decrypt(raw[:NONCE_BYTES], raw[NONCE_BYTES:], _aad(kid, binding))
+    except _aead()[1]:
+        raise InvalidState() from None
+
+
+def _verified(
+    token: object,
+    ctx: StateContext,
+    secret: bytes | None,
+    keys: Sequence[tuple[str, bytes]] | None,
+    principal: str | None,
+    ttl: float,
+) -> tuple[Any, str | None, int]:
+    """Data, one-time id (None for a reusable token) and expiry of an authentic live token."""
+    key_set = _keys(secret, keys)
+    lifetime = _lifetime(ttl)
+    _check_principal(principal)
+    parts = _split(token)
+    if parts is None:
+        raise InvalidState()
+    version, kid = parts[0], parts[1]
+    key = key_set.for_kid(kid)
+    if key is None:
+        raise InvalidState()
+    try:
+        binding = _binding(ctx, principal)
+    except (TypeError, ValueError, RecursionError):
+        raise InvalidState() from None
+    if version == ENCRYPTED_VERSION:
+        raw = _decrypt(key, kid, parts[2], binding)
+    else:
+        signed = f"{version}.{kid}.{parts[2]}"
+        if not hmac.compare_digest(_mac(key.mac, signed, binding), parts[3]):
+            raise InvalidState()
+        try:
+            raw = _unb64(parts[2])
+        except ValueError:
+            raise InvalidState() from None
+    # Authentic from here on: a key holder made it. Still parse defensively.
+    try:
+        payload = _payload(raw)
+    except (ValueError, RecursionError):
+        raise InvalidState() from None
+    if type(payload) is not dict:
+        raise InvalidState()
+    fields = payload.keys()
+    jti = payload.get("jti")
+    if fields != _PAYLOAD_KEYS and not (fields == _ONCE_PAYLOAD_KEYS and _valid_jti(jti)):
+        raise InvalidState()
+    issued, expires = payload["iat"], payload["exp"]
+    if type(issued) is not int or type(expires) is not int:
+        raise InvalidState()
+    now = ctx.clock()
+    # Stated as what must hold, so a NaN clock rejects rather than accepts.
+    if not (0 < expires - issued <= lifetime and issued - CLOCK_SKEW <= now < expires):
+        raise InvalidState()
+    return payload["data"], jti, expires
+
+
+def _valid_jti(jti: object) -> bool:
+    return isinstance(jti, str) and len(jti) == _JTI_LENGTH and not jti.strip(_KID_CHARS)
 
 
 # Shadows builtins.open inside this module on purpose: the module does no I/O.
@@ -399,38 +598,37 @@ def open(
 ) -> Any:
     """The data sealed into ``token``, if it was sealed for this request; else InvalidState.
 
-    Pass the options ``seal`` got. ``ttl`` here caps the lifetime a token may claim, so
-    tokens sealed with a longer ttl are refused. Option errors raise TypeError/ValueError;
-    everything about the token itself raises the one InvalidState.
+    Pass the options ``seal`` got (``encrypted`` is not needed: both formats open). ``ttl``
+    here caps the lifetime a token may claim, so tokens sealed with a longer ttl are
+    refused. One-time tokens are refused too: they open only through ``open_once``.
+    Option errors raise TypeError/ValueError; everything about the token itself raises
+    the one InvalidState.
     """
-    key_set = _keys(secret, keys)
-    lifetime = _lifetime(ttl)
-    _check_principal(principal)
-    parts = _parse(token)
-    if parts is None:
+    data, jti, _ = _verified(token, ctx, secret, keys, principal, ttl)
+    if jti is not None:
         raise InvalidState()
-    signed, kid, encoded, mac = parts
-    key = key_set.for_kid(kid)
-    if key is None:
+    return data
+
+
+async def open_once(
+    token: str,
+    ctx: StateContext,
+    *,
+    guard: ReplayGuard,
+    secret: bytes | None = None,
+    keys: Sequence[tuple[str, bytes]] | None = None,
+    principal: str | None = None,
+    ttl: float = DEFAULT_TTL,
+) -> Any:
+    """Like ``open`` for a token sealed with ``once=True``, and only the first time.
+
+    The token is verified completely before ``guard`` is asked to consume its id, so
+    forgeries never reach the store. The guard holds the id until ``exp + CLOCK_SKEW``:
+    a node whose clock lags by up to the tolerated skew still accepts the token until
+    then. A replayed or reusable (no id) token raises the one InvalidState; a failing
+    store raises its own error, so the request fails rather than skipping the check.
+    """
+    data, jti, expires = _verified(token, ctx, secret, keys, principal, ttl)
+    if jti is None or not await guard.consume(jti, expires + CLOCK_SKEW):
         raise InvalidState()
-    try:
-        binding = _binding(ctx, principal)
-    except (TypeError, ValueError, RecursionError):
-        raise InvalidState() from None
-    if not hmac.compare_digest(_mac(key, signed, binding), mac):
-        raise InvalidState()
-    # Authentic from here on: a key holder made it. Still parse defensively.
-    try:
-        payload = _payload(encoded)
-    except (ValueError, RecursionError):
-        raise InvalidState() from None
-    if type(payload) is not dict or payload.keys() != _PAYLOAD_KEYS:
-        raise InvalidState()
-    issued, expires = payload["iat"], payload["exp"]
-    if type(issued) is not int or type(expires) is not int:
-        raise InvalidState()
-    now = ctx.clock()
-    # Stated as what must hold, so a NaN clock rejects rather than accepts.
-    if not (0 < expires - issued <= lifetime and issued - CLOCK_SKEW <= now < expires):
-        raise InvalidState()
-    return payload["data"]
+    return data

@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
 
+from snodo.http_headers import header_params
 from snodo.invoke import Handler, Invoker, first_paragraph, invoker
 from snodo.result import ToolError
 from snodo.schemas import CompiledSchema, compile_schema
@@ -99,6 +100,10 @@ def make_tool(
         input_schema = _strip_titles(model.model_json_schema())
     if input_schema.get("type") != "object":
         raise ValueError(f"tool {tool_name}: inputSchema must have type 'object'")
+    try:
+        header_params(input_schema)  # server/tools.mdx x-mcp-header rules
+    except ValueError as exc:
+        raise ValueError(f"tool {tool_name}: {exc}") from exc
     if output_schema is None:
         output_schema = _output_schema(function)
     definition: dict[str, Any] = {"name": tool_name}

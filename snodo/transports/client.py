@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import json
 import os
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from snodo import jsonrpc
@@ -20,6 +20,7 @@ from snodo.server import Server
 __all__ = ["ClientTransport", "HttpTransport", "MemoryTransport", "StdioTransport"]
 
 OnNotification = Callable[[dict[str, Any]], None]
+SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 
 
 class TransportError(Exception):
@@ -33,7 +34,7 @@ class ClientTransport(Protocol):
 
     def stream(
         self, message: dict[str, Any], headers: Mapping[str, str]
-    ) -> AsyncIterator[dict[str, Any]]: ...
+    ) -> AsyncGenerator[dict[str, Any], None]: ...
 
     async def close(self) -> None: ...
 
@@ -56,7 +57,7 @@ class MemoryTransport:
 
     async def stream(
         self, message: dict[str, Any], headers: Mapping[str, str]
-    ) -> AsyncIterator[dict[str, Any]]:
+    ) -> AsyncGenerator[dict[str, Any], None]:
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         reply = await self.server.handle(message, principal=self.principal, emit=queue.put_nowait)
         if reply.response is not None:
@@ -123,13 +124,13 @@ class HttpTransport:
 
     async def stream(
         self, message: dict[str, Any], headers: Mapping[str, str]
-    ) -> AsyncIterator[dict[str, Any]]:
+    ) -> AsyncGenerator[dict[str, Any], None]:
         async for item in self._post(message, headers):
             yield item
 
     async def _post(
         self, message: dict[str, Any], headers: Mapping[str, str]
-    ) -> AsyncIterator[dict[str, Any]]:
+    ) -> AsyncGenerator[dict[str, Any], None]:
         body = jsonrpc.encode(message)
         async with self.client.stream(
             "POST", self.url, content=body, headers=self._headers(headers)
@@ -165,7 +166,8 @@ class StdioTransport:
         self.env = {**os.environ, **(env or {})}
         self.process: asyncio.subprocess.Process | None = None
         self.pending: dict[Any, asyncio.Future[dict[str, Any]]] = {}
-        self.listeners: list[OnNotification] = []
+        self.listeners: list[tuple[OnNotification, Any]] = []
+        """(callback, progress token) of each request in flight."""
         self.reader: asyncio.Task[None] | None = None
         self.lock = asyncio.Lock()
 
@@ -191,8 +193,7 @@ class StdioTransport:
             if not isinstance(message, dict):
                 continue
             if "method" in message and "id" not in message:
-                for listener in list(self.listeners):
-                    listener(message)
+                self._route(message)
                 continue
             future = self.pending.pop(message.get("id"), None)
             if future is not None and not future.done():
@@ -200,6 +201,29 @@ class StdioTransport:
         for future in self.pending.values():
             if not future.done():
                 future.set_exception(TransportError("the server process ended"))
+
+    def _route(self, note: dict[str, Any]) -> None:
+        """stdio shares one stream. A listen stream's messages go to that stream only,
+        progress to the request holding its token, anything else once to each distinct
+        callback, however many requests in flight share it."""
+        raw = note.get("params")
+        params: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        raw_meta = params.get("_meta")
+        meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
+        token: Any = None
+        if SUBSCRIPTION_ID in meta:
+            token = ("subscription", meta[SUBSCRIPTION_ID])
+        elif note.get("method") == "notifications/progress":
+            token = params.get("progressToken")
+        told: list[OnNotification] = []
+        for callback, own_token in list(self.listeners):
+            if token is not None and own_token != token:
+                continue
+            if token is None and isinstance(own_token, tuple):
+                continue
+            if not any(callback is seen for seen in told):
+                told.append(callback)
+                callback(note)
 
     async def send(self, message: dict[str, Any]) -> None:
         process = await self._start()
@@ -213,7 +237,9 @@ class StdioTransport:
     ) -> dict[str, Any]:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.pending[message["id"]] = future
-        self.listeners.append(on_notification)
+        meta = (message.get("params") or {}).get("_meta") or {}
+        listener = (on_notification, meta.get("progressToken"))
+        self.listeners.append(listener)
         try:
             await self.send(message)
             return await future
@@ -227,12 +253,12 @@ class StdioTransport:
             )
             raise
         finally:
-            self.listeners.remove(on_notification)
+            self.listeners.remove(listener)
             self.pending.pop(message["id"], None)
 
     async def stream(
         self, message: dict[str, Any], headers: Mapping[str, str]
-    ) -> AsyncIterator[dict[str, Any]]:
+    ) -> AsyncGenerator[dict[str, Any], None]:
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.pending[message["id"]] = future
@@ -243,7 +269,7 @@ class StdioTransport:
             if meta.get("io.modelcontextprotocol/subscriptionId") == mine:
                 queue.put_nowait(note)
 
-        self.listeners.append(route)
+        self.listeners.append((route, ("subscription", mine)))
         try:
             await self.send(message)
             while True:
@@ -256,7 +282,7 @@ class StdioTransport:
                 yield future.result()
                 return
         finally:
-            self.listeners.remove(route)
+            self.listeners.remove((route, ("subscription", mine)))
             self.pending.pop(mine, None)
             if not future.done():
                 with contextlib.suppress(TransportError, ConnectionError):

@@ -79,6 +79,16 @@ class _Plain:
     extra: tuple[tuple[bytes, bytes], ...] = ()
 
 
+def _headers(scope: Scope) -> dict[str, str]:
+    """Lower-case names; a repeated header's values joined with ", " (RFC 9110 5.3), so a
+    mirrored header sent twice never matches the body."""
+    headers: dict[str, str] = {}
+    for raw_name, raw_value in scope["headers"]:
+        name, value = raw_name.decode("latin-1").lower(), raw_value.decode("latin-1")
+        headers[name] = f"{headers[name]}, {value}" if name in headers else value
+    return headers
+
+
 def _host_name(host: str) -> str:
     if host.startswith("["):
         return host[: host.find("]") + 1]
@@ -111,7 +121,7 @@ class HttpApp:
             return
         if scope["type"] != "http":
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        headers = _headers(scope)
         refusal = self._refuse(scope, headers)
         if refusal is not None:
             await _send_plain(send, refusal)
@@ -227,13 +237,22 @@ class HttpApp:
             return
         try:
             self._preflight(message, headers)
-        except McpError as exc:
+        except (McpError, ValueError) as exc:
+            if not isinstance(exc, McpError):
+                exc = HeaderMismatch("Header mismatch: the tool's x-mcp-header use is invalid")
             raw_id = message.get("id") if isinstance(message, dict) else None
             readable = isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool)
             response = jsonrpc.error_response(raw_id if readable else None, exc)
             await _send_json(send, STATUS.get(exc.code, 200), response)
             return
         streams = "text/event-stream" in headers.get("accept", "")
+        if (
+            not streams
+            and isinstance(message, dict)
+            and message.get("method") == "subscriptions/listen"
+        ):
+            await _send_plain(send, _Plain(406, b"subscriptions/listen needs text/event-stream"))
+            return
         await _Exchange(self.server, message, headers, principal, streams, receive, send).run()
 
 

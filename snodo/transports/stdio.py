@@ -90,7 +90,7 @@ async def _lines(reader: asyncio.StreamReader) -> AsyncIterator[bytes]:
         buffer += chunk
         while (end := buffer.find(b"\n")) >= 0:
             line, buffer = buffer[:end], buffer[end + 1 :]
-            if skipping:
+            if skipping or len(line) > MAX_LINE_BYTES:
                 skipping = False
                 yield OVERSIZED
             elif line.strip():
@@ -113,6 +113,11 @@ async def serve_stdio(
         lambda: asyncio.StreamReaderProtocol(reader), stdin or sys.stdin.buffer
     )
     session = _Session(server, stdout or sys.stdout.buffer)
-    async for line in _lines(reader):
-        session.receive(line)
-    await session.close()
+    # Only protocol messages may reach stdout: a stray print() in a handler goes to stderr.
+    original, sys.stdout = sys.stdout, sys.stderr
+    try:
+        async for line in _lines(reader):
+            session.receive(line)
+        await session.close()
+    finally:
+        sys.stdout = original

@@ -75,3 +75,14 @@ def test_command_line(tmp_path: Path) -> None:
     )
     assert done.returncode == 1  # sealed in 2023: expired by now
     assert '"kid": "k1"' in done.stdout and "expired" in done.stdout
+
+
+def test_one_time_and_encrypted_tokens() -> None:
+    now = 1_800_000_010.0
+    once = state.seal({"step": 2}, Ctx(), keys=[KEY], principal="alice", once=True)
+    assert inspect_token(once, [KEY], REQUEST, "alice", now)[1].startswith("valid")
+    assert inspect_token(once, [KEY], REQUEST, "bob", now)[1].startswith("bad signature")
+    sealed = state.seal({"step": 3}, Ctx(), keys=[KEY], principal="alice", encrypted=True)
+    fields, verdict = inspect_token(sealed, [KEY], REQUEST, "alice", now)
+    assert fields == {"version": "e1", "kid": "k1"} and verdict.startswith("valid")
+    assert inspect_token(sealed, [KEY], REQUEST, "alice", now + 400)[1].startswith("refused")

@@ -1,0 +1,414 @@
+"""Encrypted state (e1): the documented vectors, secrecy, the same binding, keys and error."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import functools
+import hashlib
+import hmac
+import json
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Any
+
+import pytest
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from snodo import state
+from snodo.errors import InvalidState
+from snodo.replay import MemoryGuard
+from tests.conftest import ROOT
+from tests.state.test_state import (
+    DATA,
+    KEY_A,
+    KEY_B,
+    KEY_C,
+    OTHER_REQUESTS,
+    UNBOUND,
+    Ctx,
+    b64,
+    canonical,
+    later,
+    vector_ctx,
+    vector_options,
+)
+
+OPTIONS: dict[str, Any] = {"secret": KEY_A, "principal": "alice"}
+HEADING = "## Test vectors: one-time and encrypted tokens"
+
+
+def doc_vectors() -> list[dict[str, Any]]:
+    text = (ROOT / "docs" / "state-token.md").read_text(encoding="utf-8")
+    match = re.search(r"```json\n(.*?)\n```", text[text.index(HEADING) :], re.DOTALL)
+    assert match, f"no ```json block under {HEADING!r} in docs/state-token.md"
+    vectors: list[dict[str, Any]] = json.loads(match.group(1))
+    return vectors
+
+
+def replay_bytes(hex_stream: str) -> tuple[Callable[[int], bytes], bytearray]:
+    """A randbytes that hands out the vector's bytes in order; the rest shows what is left."""
+    rest = bytearray(bytes.fromhex(hex_stream))
+
+    def take(size: int) -> bytes:
+        out = bytes(rest[:size])
+        del rest[:size]
+        return out
+
+    return take, rest
+
+
+def hkdf_sha256(secret: bytes, info: bytes) -> bytes:
+    """RFC 5869 with an empty salt and one 32-byte block, as the doc states it."""
+    prk = hmac.digest(bytes(32), secret, "sha256")
+    return hmac.digest(prk, info + b"\x01", "sha256")
+
+
+def vector_seal(vector: Mapping[str, Any]) -> str:
+    take, rest = replay_bytes(vector["random"])
+    token = state.seal(
+        vector["data"],
+        vector_ctx(vector),
+        principal=vector["principal"],
+        ttl=vector["ttl"],
+        once=vector["once"],
+        encrypted=vector["encrypted"],
+        randbytes=take,
+        **vector_options(vector),
+    )
+    assert not rest, "seal drew exactly the documented bytes"
+    return token
+
+
+def test_docs_hold_one_time_and_encrypted_vectors() -> None:
+    vectors = doc_vectors()
+    kinds = {(v["once"], v["encrypted"]) for v in vectors}
+    assert {(True, False), (False, True), (True, True)} <= kinds
+    assert {"secret" in v for v in vectors} == {True, False}
+
+
+@pytest.mark.parametrize("vector", doc_vectors(), ids=lambda v: v["name"])
+def test_vector_seals_to_the_documented_token(vector: dict[str, Any]) -> None:
+    assert vector_seal(vector) == vector["expect"]["token"]
+
+
+@pytest.mark.parametrize("vector", doc_vectors(), ids=lambda v: v["name"])
+def test_vector_follows_the_documented_rules(vector: dict[str, Any]) -> None:
+    """Re-derive with hashlib/hmac and cryptography's AESGCM alone, as the doc says."""
+    expect = vector["expect"]
+    if "secret" in vector:
+        secret = bytes.fromhex(vector["secret"])
+        kid = b64(hmac.digest(secret, b"snodo/state/kid", "sha256")[:9])
+    else:
+        kid, secret_hex = vector["keys"][0]
+        secret = bytes.fromhex(secret_hex)
+    random = bytes.fromhex(vector["random"])
+    issued = math.floor(vector["clock"])
+    fields = {"data": vector["data"], "exp": issued + vector["ttl"], "iat": issued}
+    if vector["once"]:
+        fields["jti"] = b64(random[:16])
+        random = random[16:]
+    payload = canonical(fields)
+    salient = {k: v for k, v in vector["params"].items() if k not in UNBOUND}
+    binding = canonical([vector["method"], vector["principal"], salient])
+    digest = b64(hashlib.sha256(binding.encode()).digest())
+    assert (kid, payload, digest) == (expect["kid"], expect["payload"], expect["binding_digest"])
+    if not vector["encrypted"]:
+        signed = f"v1.{kid}.{b64(payload.encode())}"
+        mac = b64(hmac.digest(secret, f"{signed}.{digest}".encode(), "sha256"))
+        assert f"{signed}.{mac}" == expect["token"]
+        return
+    key = hkdf_sha256(secret, b"snodo/state/e1/aes-256-gcm")
+    reference = HKDF(hashes.SHA256(), 32, salt=None, info=b"snodo/state/e1/aes-256-gcm")
+    assert key == reference.derive(secret)
+    assert key.hex() == expect["key"]
+    aad = f"e1.{kid}.{digest}"
+    assert aad == expect["aad"]
+    nonce = random
+    assert len(nonce) == 12
+    box = nonce + AESGCM(key).encrypt(nonce, payload.encode(), aad.encode())
+    assert f"e1.{kid}.{b64(box)}" == expect["token"]
+
+
+@pytest.mark.parametrize("vector", doc_vectors(), ids=lambda v: v["name"])
+def test_vector_opens_until_it_expires(vector: dict[str, Any]) -> None:
+    ctx = vector_ctx(vector)
+    options = {**vector_options(vector), "principal": vector["principal"], "ttl": vector["ttl"]}
+    token = vector["expect"]["token"]
+    expires = math.floor(vector["clock"]) + vector["ttl"]
+
+    def opened(at: Ctx) -> Any:
+        if not vector["once"]:
+            return state.open(token, at, **options)
+        guard = MemoryGuard(clock=at.clock)
+        return asyncio.run(state.open_once(token, at, guard=guard, **options))
+
+    assert opened(ctx) == vector["data"]
+    assert opened(replace(ctx, now=expires - 0.001)) == vector["data"]
+    with pytest.raises(InvalidState):
+        opened(replace(ctx, now=expires))
+
+
+# --- secrecy and the default --------------------------------------------------------------
+
+
+def test_readable_hmac_tokens_stay_the_default() -> None:
+    token = state.seal(DATA, Ctx(), **OPTIONS)
+    assert token.startswith("v1.")
+    assert state.inspect(token)["data"] == DATA
+
+
+def test_the_payload_cannot_be_read_from_the_token() -> None:
+    secret_data = {"card": "4111 1111 1111 1111", "pin": "0000"}
+    token = state.seal(secret_data, Ctx(), encrypted=True, **OPTIONS)
+    version, kid, box = token.split(".")
+    assert (version, kid) == ("e1", state.fingerprint(KEY_A))
+    raw = base64.urlsafe_b64decode(box + "==")
+    plaintext = canonical(secret_data).encode()
+    for haystack in (token.encode(), raw):
+        for needle in (b"4111", b"card", plaintext[:8], b64(plaintext).encode()[:8]):
+            assert needle not in haystack
+    assert state.inspect(token) == {"version": "e1", "kid": kid}
+    assert state.open(token, Ctx(), **OPTIONS) == secret_data
+
+
+def test_same_data_seals_to_different_tokens_and_the_key_is_derived() -> None:
+    one = state.seal(DATA, Ctx(), encrypted=True, **OPTIONS)
+    two = state.seal(DATA, Ctx(), encrypted=True, **OPTIONS)
+    assert one.split(".")[2][:16] != two.split(".")[2][:16], "a fresh nonce each time"
+    kid, box = one.split(".")[1], base64.urlsafe_b64decode(one.split(".")[2] + "==")
+    salient = {k: v for k, v in Ctx().request_params.items() if k not in UNBOUND}
+    digest = b64(hashlib.sha256(canonical(["tools/call", "alice", salient]).encode()).digest())
+    aad = f"e1.{kid}.{digest}".encode()
+    derived = hkdf_sha256(KEY_A, b"snodo/state/e1/aes-256-gcm")
+    assert json.loads(AESGCM(derived).decrypt(box[:12], box[12:], aad))["data"] == DATA
+    with pytest.raises(InvalidTag):  # the secret itself is never the AES key
+        AESGCM(KEY_A).decrypt(box[:12], box[12:], aad)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [None, True, 0, 2**70, 1.5, -0.0, "", "é 🐙", [], {}, [1, 1.0, True], {"a": {"b": [None]}}],
+)
+def test_any_json_value_round_trips_encrypted(data: Any) -> None:
+    opened = state.open(state.seal(data, Ctx(), encrypted=True, **OPTIONS), Ctx(), **OPTIONS)
+    assert opened == data
+    assert type(opened) is type(data)
+
+
+# --- one error for every failure ----------------------------------------------------------
+
+
+def failures(token: str) -> dict[str, Callable[[], Any]]:
+    """Every way to present ``token`` (e1, sealed for Ctx(), KEY_A, alice) that must fail."""
+    cases: dict[str, Callable[[], Any]] = {
+        name: functools.partial(state.open, token, ctx, **OPTIONS)
+        for name, ctx in OTHER_REQUESTS.items()
+    }
+    version, kid, box = token.split(".")
+
+    def flip(index: int) -> str:
+        char = box[index]
+        return f"{version}.{kid}.{box[:index]}{'A' if char != 'A' else 'B'}{box[index + 1 :]}"
+
+    a = OPTIONS
+    cases |= {
+        "other principal": lambda: state.open(token, Ctx(), secret=KEY_A, principal="bob"),
+        "anonymous": lambda: state.open(token, Ctx(), secret=KEY_A),
+        "other key": lambda: state.open(token, Ctx(), secret=KEY_B, principal="alice"),
+        "keyring without the key": lambda: state.open(
+            token, Ctx(), keys=[("b", KEY_B)], principal="alice"
+        ),
+        "expired": lambda: state.open(token, later(Ctx(), 300), **a),
+        "opener allows a shorter life": lambda: state.open(token, Ctx(), ttl=299, **a),
+        "issued too far in the future": lambda: state.open(token, later(Ctx(), -61.5), **a),
+        "nonce tampered": lambda: state.open(flip(3), Ctx(), **a),
+        "ciphertext tampered": lambda: state.open(flip(30), Ctx(), **a),
+        "tag tampered": lambda: state.open(flip(len(box) - 5), Ctx(), **a),
+        "kid swapped": lambda: state.open(f"e1.other.{box}", Ctx(), **a),
+        "bad kid": lambda: state.open(f"e1.a!b.{box}", Ctx(), **a),
+        "v1 prefix": lambda: state.open(f"v1.{kid}.{box}", Ctx(), **a),
+        "other version": lambda: state.open(f"e2.{kid}.{box}", Ctx(), **a),
+        "four parts": lambda: state.open(f"{token}.x", Ctx(), **a),
+        "two parts": lambda: state.open(f"e1.{box}", Ctx(), **a),
+        "truncated box": lambda: state.open(token[:-1], Ctx(), **a),
+        "box too short": lambda: state.open(f"e1.{kid}.{box[:36]}", Ctx(), **a),
+        "empty box": lambda: state.open(f"e1.{kid}.", Ctx(), **a),
+        "padded box": lambda: state.open(f"{token}==", Ctx(), **a),
+        "standard base64 alphabet": lambda: state.open(f"e1.{kid}.{box[:-4]}+/+/", Ctx(), **a),
+        "spare bits set": lambda: state.open(spare_bits_set(token), Ctx(), **a),
+        "non-ascii": lambda: state.open(token[:-1] + "é", Ctx(), **a),
+        "oversized": lambda: state.open(token + "A" * state.MAX_TOKEN_LENGTH, Ctx(), **a),
+    }
+    return cases
+
+
+def spare_bits_set(token: str) -> str:
+    """The same bytes in a non-canonical base64url spelling (last character's spare bits)."""
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    head, last = token[:-1], token[-1]
+    spare = {2: 0b1111, 3: 0b11}[len(token.split(".")[2]) % 4]
+    changed = head + alphabet[alphabet.index(last) | spare]
+    assert changed != token
+    box = token.split(".")[2]
+    assert base64.urlsafe_b64decode(changed.split(".")[2] + "==") == base64.urlsafe_b64decode(
+        box + "=="
+    )
+    return changed
+
+
+def test_every_failure_is_the_same_invalid_state() -> None:
+    data = "x" * 10  # a box length that leaves spare bits in the last character
+    token = state.seal(data, Ctx(), encrypted=True, **OPTIONS)
+    assert len(token.split(".")[2]) % 4 in (2, 3)
+    assert state.open(token, later(Ctx(), 299.49), **OPTIONS) == data
+    seen = set()
+    for name, attempt in failures(token).items():
+        with pytest.raises(InvalidState) as caught:
+            attempt()
+        error = caught.value
+        assert type(error) is InvalidState, name
+        seen.add((str(error), repr(error.data), error.__cause__ is None))
+    assert seen == {("Invalid request state", "None", True)}
+
+
+def forge_e1(fields: str, key: bytes, kid: str, ctx: Ctx, principal: str | None = None) -> str:
+    """An e1 token made with the real derived key around any plaintext: checks after the tag."""
+    salient = {k: v for k, v in ctx.request_params.items() if k not in UNBOUND}
+    digest = b64(
+        hashlib.sha256(canonical([ctx.request_method, principal, salient]).encode()).digest()
+    )
+    nonce = bytes(12)
+    enc_key = hkdf_sha256(key, b"snodo/state/e1/aes-256-gcm")
+    sealed = AESGCM(enc_key).encrypt(nonce, fields.encode(), f"e1.{kid}.{digest}".encode())
+    return f"e1.{kid}.{b64(nonce + sealed)}"
+
+
+@pytest.mark.parametrize(
+    "plaintext",
+    [
+        '{"data":1,"exp":1800000300,"iat":1800000000,"more":1}',
+        '{"data":1,"exp":1800000300,"iat":1800000000,"jti":"short"}',
+        '{"data":1,"exp":1800000300,"iat":1800000000,"jti":7}',
+        '{"data":1,"exp":1800000300.0,"iat":1800000000}',
+        '{"data":1,"exp":1800000301,"iat":1800000000}',
+        '{"data":NaN,"exp":1800000300,"iat":1800000000}',
+        '[{"data":1,"exp":1800000300,"iat":1800000000}]',
+        '{"data":' + "[" * 33 + "]" * 33 + ',"exp":1800000300,"iat":1800000000}',
+        "\xff",
+        "",
+    ],
+)
+def test_authentic_but_malformed_plaintexts_are_refused(plaintext: str) -> None:
+    good = '{"data":1,"exp":1800000300,"iat":1800000000}'
+    assert state.open(forge_e1(good, KEY_A, "k", Ctx()), Ctx(), secret=KEY_A) == 1
+    with pytest.raises(InvalidState):
+        state.open(forge_e1(plaintext, KEY_A, "k", Ctx()), Ctx(), secret=KEY_A)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_any_single_character_change_is_refused(data: st.DataObject) -> None:
+    token = state.seal(DATA, Ctx(), encrypted=True, **OPTIONS)
+    index = data.draw(st.integers(0, len(token) - 1))
+    replacement = data.draw(
+        st.sampled_from("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.").filter(
+            lambda c: c != token[index]
+        )
+    )
+    with pytest.raises(InvalidState):
+        state.open(token[:index] + replacement + token[index + 1 :], Ctx(), **OPTIONS)
+
+
+# --- keys, rotation, limits, options -------------------------------------------------------
+
+
+def test_secret_and_keyring_modes_open_each_others_encrypted_tokens() -> None:
+    from_secret = state.seal(DATA, Ctx(), secret=KEY_A, encrypted=True)
+    assert state.open(from_secret, Ctx(), keys=[("b", KEY_B), ("a", KEY_A)]) == DATA
+    from_ring = state.seal(DATA, Ctx(), keys=[("a", KEY_A), ("b", KEY_B)], encrypted=True)
+    assert state.inspect(from_ring)["kid"] == "a"
+    assert state.open(from_ring, Ctx(), secret=KEY_A) == DATA
+    with pytest.raises(InvalidState):
+        state.open(from_ring, Ctx(), secret=KEY_B)
+    with pytest.raises(InvalidState):  # renaming the kid breaks the tag, same secret or not
+        state.open(from_ring.replace("e1.a.", "e1.z."), Ctx(), keys=[("z", KEY_A)])
+
+
+def test_three_step_rotation_across_two_keyrings_rejects_nothing_until_the_end() -> None:
+    a, b = ("a", KEY_A), ("b", KEY_B)
+    steps: list[list[tuple[str, bytes]]] = [[a], [a, b], [b, a], [b]]
+    rings = [steps[0], steps[0]]
+
+    def exchange() -> int:
+        rejected = 0
+        for sealer in rings:
+            token = state.seal("x", Ctx(), keys=sealer, principal="p", encrypted=True)
+            for opener in rings:
+                try:
+                    assert state.open(token, Ctx(), keys=opener, principal="p") == "x"
+                except InvalidState:
+                    rejected += 1
+        return rejected
+
+    in_flight = state.seal("old", Ctx(), keys=[a], principal="p", encrypted=True)
+    for step in steps[1:]:
+        rings[0] = step
+        assert exchange() == 0
+        rings[1] = step
+        assert exchange() == 0
+    with pytest.raises(InvalidState):
+        state.open(in_flight, Ctx(), keys=rings[0], principal="p")
+    with pytest.raises(InvalidState):
+        state.open(in_flight, Ctx(), keys=[b, ("c", KEY_C)], principal="p")
+
+
+def test_both_formats_open_whatever_the_sealer_chose() -> None:
+    """So a fleet can switch ``encrypted`` on or off node by node."""
+    readable = state.seal(DATA, Ctx(), **OPTIONS)
+    hidden = state.seal(DATA, Ctx(), encrypted=True, **OPTIONS)
+    assert state.open(readable, Ctx(), **OPTIONS) == state.open(hidden, Ctx(), **OPTIONS) == DATA
+
+
+def test_encrypted_tokens_respect_the_length_limit() -> None:
+    big = state.seal("x" * 6000, Ctx(), encrypted=True, secret=KEY_A)
+    assert len(big) <= state.MAX_TOKEN_LENGTH
+    with pytest.raises(ValueError, match="exceeds"):
+        state.seal("x" * 6200, Ctx(), encrypted=True, secret=KEY_A)
+
+
+def test_encrypted_option_errors() -> None:
+    state.check_options(secret=KEY_A, encrypted=True)
+    with pytest.raises(TypeError):
+        state.check_options(secret=KEY_A, encrypted="yes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        state.seal(DATA, Ctx(), secret=KEY_A, encrypted=1)  # type: ignore[arg-type]
+
+
+def test_without_cryptography_sealing_says_which_extra_and_opening_refuses(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fresh = bytes(range(100, 132))  # not yet cached with a cipher
+    token = state.seal(DATA, Ctx(), secret=fresh, encrypted=True)
+    readable = state.seal(DATA, Ctx(), secret=fresh)
+
+    def missing() -> Any:
+        raise ImportError("encrypted request state needs ... snodo[encrypted-state]")
+
+    monkeypatch.setattr(state, "_aead", missing)
+    other = bytes(range(140, 172))
+    with pytest.raises(ImportError, match="encrypted-state"):
+        state.check_options(secret=other, encrypted=True)
+    with pytest.raises(ImportError, match="encrypted-state"):
+        state.seal(DATA, Ctx(), secret=other, encrypted=True)
+    fresh_token = token.replace(state.fingerprint(fresh), state.fingerprint(other))
+    with pytest.raises(InvalidState):
+        state.open(fresh_token, Ctx(), secret=other)
+    assert state.open(readable, Ctx(), secret=fresh) == DATA
