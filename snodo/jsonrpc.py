@@ -82,13 +82,24 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+"""Built once: json.dumps/loads with options build a new coder on every call."""
+
+
 def decode(data: bytes | str) -> Any:
     """Parse JSON text, refusing NaN/Infinity and over-deep nesting (-32700)."""
     try:
-        value = json.loads(data, parse_constant=_reject_constant)
+        text = (
+            data.decode(json.detect_encoding(data), "surrogatepass")
+            if isinstance(data, bytes)
+            else data
+        )
+        value = _DECODER.decode(text)
     except (ValueError, RecursionError) as exc:
         raise ParseError() from exc
-    if _too_deep(value):
+    # Text with no more opening brackets than the limit cannot nest deeper than it.
+    if text.count("[") + text.count("{") > MAX_DEPTH and _too_deep(value):
         raise ParseError("Parse error: JSON nested too deeply")
     return value
 
@@ -150,4 +161,8 @@ def error_response(request_id: RequestId | None, error: McpError) -> dict[str, A
 
 def encode(message: dict[str, Any]) -> bytes:
     """Compact UTF-8 JSON on one line (no embedded newlines, as stdio framing needs)."""
-    return json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    text = _ENCODER.encode(message)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate from the peer: escape it, stay valid UTF-8
+        return json.dumps(message, separators=(",", ":"), allow_nan=False).encode("ascii")

@@ -57,6 +57,8 @@ STATUS: dict[int, int] = {
 
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 KEEPALIVE_SECONDS = 15.0
+WATCH_AFTER = 0.05
+"""Seconds a request may run before a task starts watching for the client leaving."""
 
 
 class Unauthorized(Exception):
@@ -257,7 +259,13 @@ class HttpApp:
 
 
 class _Exchange:
-    """One POST: run the request, answering JSON, or SSE once a notification appears."""
+    """One POST: run the request, answering JSON, or SSE once a notification appears.
+
+    The handler runs in the ASGI task itself. Only a request still running after
+    WATCH_AFTER seconds gets a task watching for the client going away (which cancels
+    it), and only a request that emits a notification gets a task streaming events: a
+    plain call costs neither.
+    """
 
     def __init__(
         self,
@@ -276,104 +284,97 @@ class _Exchange:
         self.streams = streams
         self.receive = receive
         self.send = send
-        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        self.streaming = False
+        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.sender: asyncio.Task[None] | None = None
+        self.watcher: asyncio.Task[None] | None = None
+        self.disconnected = False
+        self.started = False
+        self.lock = asyncio.Lock()
 
     def _emit(self, note: dict[str, Any]) -> None:
-        if self.streams:
-            self.queue.put_nowait(note)
+        if not self.streams:
+            return  # the client takes JSON only: request-scoped notifications are dropped
+        self.queue.put_nowait(note)
+        if self.sender is None:
+            self.sender = asyncio.ensure_future(self._stream_events())
+
+    async def _stream_events(self) -> None:
+        while (note := await self.queue.get()) is not None:
+            await self._event(note)
+
+    async def _watch(self, task: asyncio.Task[Any]) -> None:
+        await _wait_disconnect(self.receive)
+        self.disconnected = True
+        task.cancel()
+
+    def _start_watching(self, task: asyncio.Task[Any]) -> None:
+        if self.watcher is None:
+            self.watcher = asyncio.ensure_future(self._watch(task))
 
     async def run(self) -> None:
-        task = asyncio.ensure_future(
-            self.server.handle(
+        task = asyncio.current_task()
+        assert task is not None
+        timer = asyncio.get_running_loop().call_later(WATCH_AFTER, self._start_watching, task)
+        try:
+            reply = await self.server.handle(
                 self.message,
                 principal=self.principal,
                 transport="http",
                 headers=self.headers,
                 emit=self._emit,
             )
-        )
-        disconnect = asyncio.ensure_future(_wait_disconnect(self.receive))
-        try:
-            await self._pump(task, disconnect)
-        finally:
-            for pending in (task, disconnect):
-                if not pending.done():
-                    pending.cancel()
-                    with contextlib.suppress(BaseException):
-                        await pending
-
-    async def _pump(self, task: asyncio.Future[Any], disconnect: asyncio.Future[None]) -> None:
-        while True:
-            getter = asyncio.ensure_future(self.queue.get())
-            done, _ = await asyncio.wait(
-                {task, getter, disconnect}, return_when=asyncio.FIRST_COMPLETED
-            )
-            if getter in done:
-                await self._stream(getter.result())
-                continue
-            getter.cancel()
-            if disconnect in done:
-                return  # the client went away: treat it as cancellation, send nothing
-            reply = task.result()
-            while not self.queue.empty():
-                await self._stream(self.queue.get_nowait())
+            timer.cancel()
             if reply.subscription is not None:
-                await self._listen(reply.subscription, disconnect)
-                return
-            if reply.response is None:
+                self._start_watching(task)
+                await self._listen(reply.subscription)
+            elif reply.response is None:
                 await _send_plain(self.send, _Plain(202))
-            elif self.streaming:
+            elif self.sender is not None:
+                self.queue.put_nowait(None)
+                await self.sender
                 await self._event(reply.response)
-                await self.send({"type": "http.response.body", "body": b"", "more_body": False})
+                await self._chunk(b"", more=False)
             else:
                 status = STATUS.get(reply.error_code, 200) if reply.error_code else 200
                 await _send_json(self.send, status, reply.response)
-            return
+        except asyncio.CancelledError:
+            if not self.disconnected:
+                raise  # the server is shutting down, not the client leaving
+        finally:
+            timer.cancel()
+            for helper in (self.watcher, self.sender):
+                if helper is not None and not helper.done():
+                    helper.cancel()
+                    with contextlib.suppress(BaseException):
+                        await helper
 
-    async def _start_stream(self) -> None:
-        if not self.streaming:
-            self.streaming = True
-            await self.send(
-                {
-                    "type": "http.response.start",
-                    "status": 200,
-                    "headers": [
-                        (b"content-type", b"text/event-stream"),
-                        (b"cache-control", b"no-cache"),
-                        (b"x-accel-buffering", b"no"),
-                    ],
-                }
-            )
+    async def _chunk(self, body: bytes, more: bool = True) -> None:
+        async with self.lock:
+            if not self.started:
+                self.started = True
+                await self.send(
+                    {
+                        "type": "http.response.start",
+                        "status": 200,
+                        "headers": [
+                            (b"content-type", b"text/event-stream"),
+                            (b"cache-control", b"no-cache"),
+                            (b"x-accel-buffering", b"no"),
+                        ],
+                    }
+                )
+            await self.send({"type": "http.response.body", "body": body, "more_body": more})
 
     async def _event(self, message: dict[str, Any]) -> None:
-        await self._start_stream()
-        data = b"event: message\ndata: " + jsonrpc.encode(message) + b"\n\n"
-        await self.send({"type": "http.response.body", "body": data, "more_body": True})
+        await self._chunk(b"event: message\ndata: " + jsonrpc.encode(message) + b"\n\n")
 
-    async def _stream(self, note: dict[str, Any]) -> None:
-        await self._event(note)
-
-    async def _listen(self, subscription: Any, disconnect: asyncio.Future[None]) -> None:
+    async def _listen(self, subscription: Any) -> None:
         """Hold a subscriptions/listen stream open until the client closes it."""
         try:
-            await self._start_stream()
-            while not disconnect.done():
-                getter = asyncio.ensure_future(self.queue.get())
-                waiting: set[asyncio.Future[Any]] = {getter, disconnect}
-                done, _ = await asyncio.wait(
-                    waiting,
-                    timeout=KEEPALIVE_SECONDS,
-                    return_when=asyncio.FIRST_COMPLETED,
-                )
-                if getter in done:
-                    await self._event(getter.result())
-                else:
-                    getter.cancel()
-                    if not done:
-                        await self.send(
-                            {"type": "http.response.body", "body": b":\n\n", "more_body": True}
-                        )
+            await self._chunk(b"")
+            while True:
+                await asyncio.sleep(KEEPALIVE_SECONDS)
+                await self._chunk(b":\n\n")
         finally:
             self.server.subscriptions.close(subscription)
 
