@@ -7,7 +7,9 @@ past it:
 - only tools/call, resources/read and prompts/get may answer input-required
   (basic/patterns/mrtr.mdx); anywhere else it is a server bug, answered with -32603;
 - every input request must be a valid InputRequest of the pinned schema (-32603 if not:
-  the server built it wrong, the client did nothing wrong);
+  the server built it wrong, the client did nothing wrong); requests from the builders
+  were checked when built and are immutable (``snodo.built``), so they are not checked
+  again;
 - every input request's capability must be declared by *this* request's client
   capabilities; if any is not, the whole result is refused with -32021 naming all the
   missing needs in one ClientCapabilities object.
@@ -21,6 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from snodo.built import BuiltRequest
 from snodo.capabilities import missing
 from snodo.errors import InternalError, MissingClientCapability
 from snodo.result import InputRequired
@@ -42,12 +45,16 @@ def admit(method: str, outcome: InputRequired, declared: Mapping[str, Any]) -> d
         )
         raise InternalError()
     result = outcome.to_result()
+    requests = result.get("inputRequests", {})
     try:
-        InputRequiredResult.model_validate(result)
+        if all(isinstance(request, BuiltRequest) for request in requests.values()):
+            InputRequiredResult.model_validate({**result, "inputRequests": {}})
+        else:
+            InputRequiredResult.model_validate(result)
     except ValidationError as exc:
         log.error("%s handler built an invalid input request: %s", method, exc)
         raise InternalError() from exc
-    lacking = missing(result.get("inputRequests", {}).values(), declared)
+    lacking = missing(requests.values(), declared)
     if lacking:
         raise MissingClientCapability(lacking, "Client capability required for this request")
     return result

@@ -49,6 +49,7 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
+from snodo.built import BuiltRequest
 from snodo.context import Context
 from snodo.errors import InvalidParams
 from snodo.result import MISSING, Missing
@@ -119,7 +120,7 @@ def form(message: str, schema: Mapping[str, Any]) -> dict[str, Any]:
         "params": {"mode": "form", "message": message, "requestedSchema": checked.schema},
     }
     _check_wire(request)
-    return request
+    return BuiltRequest(request, checked)
 
 
 def url(message: str, url: str) -> dict[str, Any]:
@@ -135,7 +136,7 @@ def url(message: str, url: str) -> dict[str, Any]:
     _check_navigation_url(url)
     request = {"method": METHOD, "params": {"mode": "url", "message": message, "url": url}}
     _check_wire(request)
-    return request
+    return BuiltRequest(request)
 
 
 def _check_message(message: object) -> None:
@@ -546,6 +547,8 @@ def _invalid(key: str) -> InvalidParams:
 
 def _requested(request: Mapping[str, Any]) -> _Checked | None:
     """The checked schema of a form request, None for a URL request."""
+    if isinstance(request, BuiltRequest) and request["method"] == METHOD:
+        return request.checked  # type: ignore[no-any-return]  # checked when built
     if not isinstance(request, Mapping) or request.get("method") != METHOD:
         raise ValueError(f"request: not an {METHOD} request")
     params = request.get("params")

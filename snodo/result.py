@@ -38,7 +38,7 @@ class InputRequired:
     def to_result(self) -> dict[str, Any]:
         result: dict[str, Any] = {"resultType": "input_required"}
         if self.input_requests:
-            result["inputRequests"] = {k: dict(v) for k, v in self.input_requests.items()}
+            result["inputRequests"] = dict(self.input_requests)
         if self.request_state is not None:
             result["requestState"] = self.request_state
         return result

@@ -19,6 +19,7 @@ from urllib.parse import unquote, urlsplit
 
 from pydantic import ValidationError
 
+from snodo.built import BuiltRequest
 from snodo.context import Context
 from snodo.errors import InvalidParams
 from snodo.result import MISSING, Missing
@@ -35,7 +36,7 @@ FILE_PREFIX = "file://"
 def list_roots() -> dict[str, Any]:
     """A bare ``roots/list`` request. It takes no params (schema.json ListRootsRequest:
     ``params`` is optional and holds only ``_meta``), so none are sent."""
-    return {"method": METHOD}
+    return BuiltRequest({"method": METHOD})
 
 
 def response(

@@ -28,6 +28,7 @@ from typing import Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ValidationError
 
+from snodo.built import BuiltRequest
 from snodo.context import Context
 from snodo.errors import InvalidParams
 from snodo.result import MISSING, Missing
@@ -146,7 +147,7 @@ def create_message(
         adapters.input_request.validate_python(request, by_alias=True, by_name=False)
     except ValidationError as exc:  # pragma: no cover - guarded by the checks above
         raise ValueError(f"request does not match the schema: {_describe(exc)}") from None
-    return request
+    return BuiltRequest(request)
 
 
 def text(result: CreateMessageResult) -> str:

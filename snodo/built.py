@@ -1,0 +1,73 @@
+"""Input requests that were validated when they were built, and cannot change since.
+
+``snodo.elicitation``, ``snodo.sampling`` and ``snodo.roots`` check every request they
+build against the pinned schema. They return a ``BuiltRequest``: a JSON object, frozen
+all the way down (neither objects nor arrays can be changed), so what was checked is
+what gets sent. Admission and the response readers trust a ``BuiltRequest`` instead of
+checking it again on every round; any other mapping is checked in full.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, NoReturn
+
+__all__ = ["BuiltRequest", "FrozenArray", "FrozenObject", "freeze"]
+
+
+def _immutable(self: Any, *args: Any, **kwargs: Any) -> NoReturn:
+    raise TypeError("built input requests are immutable: build a new one instead")
+
+
+class FrozenObject(dict[str, Any]):
+    """A JSON object that refuses changes (json and pydantic read it as a dict)."""
+
+    __slots__ = ("__weakref__",)
+
+    __setitem__ = _immutable
+    __delitem__ = _immutable
+    __ior__ = _immutable
+    clear = _immutable
+    pop = _immutable
+    popitem = _immutable
+    setdefault = _immutable
+    update = _immutable
+
+
+class FrozenArray(list[Any]):
+    """A JSON array that refuses changes."""
+
+    __slots__ = ()
+
+    __setitem__ = _immutable
+    __delitem__ = _immutable
+    __iadd__ = _immutable
+    __imul__ = _immutable
+    append = _immutable
+    extend = _immutable
+    insert = _immutable
+    pop = _immutable
+    remove = _immutable
+    clear = _immutable
+    sort = _immutable
+    reverse = _immutable
+
+
+class BuiltRequest(FrozenObject):
+    """A bare input request as its builder checked it; ``checked`` is the builder's note."""
+
+    __slots__ = ("checked",)
+
+    def __init__(self, request: Mapping[str, Any], checked: Any = None) -> None:
+        dict.__init__(self, {key: freeze(value) for key, value in request.items()})
+        self.checked = checked
+
+
+def freeze(value: Any) -> Any:
+    if isinstance(value, FrozenObject | FrozenArray):
+        return value
+    if isinstance(value, Mapping):
+        return FrozenObject({key: freeze(item) for key, item in value.items()})
+    if isinstance(value, list | tuple):
+        return FrozenArray(freeze(item) for item in value)
+    return value
