@@ -1,13 +1,22 @@
 """Summarise conformance runner output: one table per run, then one plain total line.
 
 Usage:
-    python scripts/conformance_report.py [--requirements YAML --required DIR] [DIR ...]
+    python scripts/conformance_report.py [--requirements YAML --required DIR]
+                                         [--client DIR] [DIR ...]
 
 Every DIR is what ``conformance server ... -o DIR`` wrote: one directory per scenario,
 ``server-<scenario>-<timestamp>/checks.json``, a JSON array of checks whose ``status``
 is SUCCESS, FAILURE, WARNING, SKIPPED or INFO. A scenario passes when it has at least
 one SUCCESS and no FAILURE (warnings do not fail it, as in the runner itself); a
 scenario directory without readable checks fails.
+
+``--client DIR`` is where ``conformance client ... -o DIR`` runs wrote
+(``<scenario>-<timestamp>/checks.json``, ``auth/<scenario>-<timestamp>/...``). Every
+scenario there counts, and a WARNING fails it too, as the runner's client leg has it.
+The runner's exit status also covers what checks.json cannot show (a client that
+crashed or timed out), so ``DIR/runner-status``, when present, holds one
+``<scenario> <exit status>`` line per run: a nonzero status fails the scenario, and a
+listed scenario without results fails.
 
 ``--required DIR`` is a ``--requirements`` run, scored against the runner's own
 requirement set (``requirements/<revision>.yaml`` in the runner package): only the
@@ -28,7 +37,7 @@ import json
 import re
 import sys
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -97,11 +106,21 @@ class Scenario:
     name: str
     counts: Counter[str]
     failures: tuple[Failure, ...] = ()
+    """FAILURE checks, then (when ``strict``) WARNING ones, then a failed runner."""
     readable: bool = True
+    strict: bool = False
+    """Client leg: a WARNING fails the scenario as a FAILURE does."""
+    runner_status: int | None = None
+    """The runner's exit status for this scenario, when known (client leg)."""
+    directory: Path | None = None
 
     @property
     def passed(self) -> bool:
-        return self.readable and self.counts["SUCCESS"] > 0 and self.counts["FAILURE"] == 0
+        if not self.readable or self.counts["SUCCESS"] == 0 or self.counts["FAILURE"]:
+            return False
+        if self.strict and self.counts["WARNING"]:
+            return False
+        return self.runner_status in (None, 0)
 
 
 def _unreadable(name: str, why: str, check: str = "checks.json") -> Scenario:
@@ -113,7 +132,7 @@ def _one_line(text: str) -> str:
     return flat if len(flat) <= _MESSAGE_WIDTH else flat[: _MESSAGE_WIDTH - 3] + "..."
 
 
-def load_scenario(directory: Path, name: str) -> Scenario:
+def load_scenario(directory: Path, name: str, strict: bool = False) -> Scenario:
     try:
         checks: Any = json.loads((directory / "checks.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -122,18 +141,23 @@ def load_scenario(directory: Path, name: str) -> Scenario:
         return _unreadable(name, "not a JSON array")
     counts: Counter[str] = Counter()
     failures: list[Failure] = []
+    warnings: list[Failure] = []
     for check in checks:
         if not isinstance(check, dict):
             continue
         status = str(check.get("status", "UNKNOWN"))
         counts[status] += 1
-        if status == "FAILURE":
+        if status == "FAILURE" or (strict and status == "WARNING"):
             message = str(check.get("errorMessage") or check.get("description") or "")
-            failures.append(Failure(str(check.get("id", "?")), _one_line(message)))
-    return Scenario(name, counts, tuple(failures))
+            check_id = str(check.get("id", "?"))
+            if status == "FAILURE":
+                failures.append(Failure(check_id, _one_line(message)))
+            else:
+                warnings.append(Failure(check_id, _one_line(f"warning: {message}")))
+    return Scenario(name, counts, (*failures, *warnings), strict=strict, directory=directory)
 
 
-def load_run(run: Path) -> list[Scenario]:
+def load_run(run: Path, strict: bool = False) -> list[Scenario]:
     """Every scenario of one run, sorted by name."""
     scenarios = []
     for directory in sorted(run.rglob("*")):
@@ -142,7 +166,54 @@ def load_run(run: Path) -> list[Scenario]:
             # Client auth scenarios nest one level (auth/<name>-<ts>); keep the prefix.
             prefix = directory.parent.relative_to(run).as_posix()
             name = found.group("name") if prefix == "." else f"{prefix}/{found.group('name')}"
-            scenarios.append(load_scenario(directory, name))
+            scenarios.append(load_scenario(directory, name, strict))
+    return sorted(scenarios, key=lambda s: s.name)
+
+
+def read_runner_status(text: str) -> dict[str, int]:
+    """``<scenario> <exit status>`` lines; the last line for a scenario wins."""
+    statuses: dict[str, int] = {}
+    for line in text.splitlines():
+        name, _, code = line.strip().rpartition(" ")
+        if name and code.lstrip("-").isdigit():
+            statuses[name] = int(code)
+    return statuses
+
+
+def _last_line(path: Path) -> str:
+    try:
+        lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except OSError:
+        return ""
+    return lines[-1] if lines else ""
+
+
+def load_client_run(run: Path) -> list[Scenario]:
+    """Every client scenario of one run, WARNING failing, with the runner's verdict."""
+    scenarios = load_run(run, strict=True)
+    try:
+        statuses = read_runner_status((run / "runner-status").read_text(encoding="utf-8"))
+    except OSError:
+        return scenarios
+    ran = {s.name for s in scenarios}
+    for index, scenario in enumerate(scenarios):
+        code = statuses.get(scenario.name)
+        if code is None:
+            continue
+        failures = scenario.failures
+        if code != 0:
+            # Failed checks already say why; otherwise it was the client (exit or timeout).
+            why = "see its checks" if failures else "the client failed or timed out"
+            where = scenario.directory / "stderr.txt" if scenario.directory else None
+            last = _last_line(where) if where is not None else ""
+            detail = f"; client stderr: {last}" if last and not failures else ""
+            failures = (*failures, Failure("runner", _one_line(f"exit {code}: {why}{detail}")))
+        scenarios[index] = replace(scenario, failures=failures, runner_status=code)
+    scenarios += [
+        _unreadable(name, f"no results (runner exit {code})", "scenario")
+        for name, code in statuses.items()
+        if name not in ran
+    ]
     return sorted(scenarios, key=lambda s: s.name)
 
 
@@ -165,15 +236,18 @@ def render(title: str, scenarios: list[Scenario], unscored: dict[str, str]) -> l
 
 def _arguments(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        description="Summarise conformance server runs (see the module docstring)."
+        description="Summarise conformance runs (see the module docstring)."
     )
     parser.add_argument("runs", nargs="*", type=Path, help="runs where every scenario counts")
     parser.add_argument("--required", type=Path, action="append", default=[], metavar="DIR")
     parser.add_argument("--requirements", type=Path, metavar="YAML")
+    parser.add_argument(
+        "--client", type=Path, action="append", default=[], metavar="DIR", help="client runs"
+    )
     args = parser.parse_args(argv)
     if args.required and args.requirements is None:
         parser.error("--required needs --requirements")
-    if not args.runs and not args.required:
+    if not args.runs and not args.required and not args.client:
         parser.error("give at least one run directory")
     return args
 
@@ -214,6 +288,12 @@ def main(argv: list[str]) -> int:
         print()
         counted += scenarios
         full += scenarios
+        empty += [run] if not scenarios else []
+    for run in args.client:
+        scenarios = load_client_run(run)
+        title = f"{run.name}: {len(scenarios)} client scenarios (warnings fail)"
+        print("\n".join(render(title, scenarios, {})), end="\n\n")
+        counted += scenarios
         empty += [run] if not scenarios else []
     for name in requirements.pending if requirements else ():
         results = [s for s in full if s.name == name]

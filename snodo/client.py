@@ -40,7 +40,7 @@ from snodo_wire import (
 )
 from snodo_wire.protocol import LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS
 
-__all__ = ["Client", "RequestError", "TooManyRounds"]
+__all__ = ["Client", "Flow", "ProtocolViolation", "RequestError", "TooManyRounds"]
 
 Handler = Callable[[dict[str, Any]], Awaitable[Any] | Any]
 """Gets the input request's params; returns the result (a dict or the generated model)."""
@@ -257,7 +257,7 @@ class Client:
         return await self._rounds(
             flow.method,
             flow.params,
-            answers or None,
+            answers if (answers or responses is not None) else None,
             state if isinstance(state, str) else None,
             manual,
         )
@@ -281,7 +281,7 @@ class Client:
             result = await self.request(method, sent)
             kind = result.get("resultType", "complete")  # absent: an older server's result
             if kind == "complete":
-                return RESULT_MODELS[method].model_validate(result)
+                return RESULT_MODELS[method].model_validate({**result, "resultType": kind})
             if kind != "input_required":
                 raise ProtocolViolation(f"unknown resultType {kind!r}")
             interim = InputRequiredResult.model_validate(result)

@@ -116,8 +116,10 @@ class HttpTransport:
         self, message: dict[str, Any], headers: Mapping[str, str], on_notification: OnNotification
     ) -> dict[str, Any]:
         async for item in self._post(message, headers):
-            if "id" in item and item.get("id") == message.get("id") and "method" not in item:
+            if "method" not in item and item.get("id") == message.get("id"):
                 return item
+            if "error" in item and item.get("id") is None:
+                return item  # refused before its id could be read (a -32700, say)
             if "method" in item and "id" not in item:
                 on_notification(item)
         raise TransportError("the response stream ended without an answer")

@@ -4,34 +4,17 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.processes import accepting, free_port, stop
+
 ROOT = Path(__file__).resolve().parents[2]
 TARGET = "tests/hardening/server.py:server"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def wait_for(port: int, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 20
-    while True:
-        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
-            return
-        if process.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError("server did not start")
-        time.sleep(0.05)
 
 
 @contextlib.contextmanager
@@ -44,11 +27,11 @@ def serving(args: list[str], port: int) -> Iterator[subprocess.Popen[bytes]]:
         stderr=subprocess.DEVNULL,
     )
     try:
-        wait_for(port, process)
+        if not accepting(process, port):
+            raise RuntimeError("server did not start")
         yield process
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        stop(process)
 
 
 @pytest.fixture(scope="module")

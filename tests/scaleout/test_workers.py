@@ -10,13 +10,10 @@ load balancer with health checks would.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,23 +22,17 @@ import httpx
 import pytest
 
 from snodo.http_headers import request_headers
+from tests.processes import accepting, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 A = "a:" + "aa" * 32
 B = "b:" + "bb" * 32
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 class Worker:
     def __init__(self, index: int, keys: str) -> None:
         self.index = index
-        self.port = _free_port()
+        self.port = free_port()
         self.process: subprocess.Popen[bytes] | None = None
         self.start(keys)
 
@@ -68,16 +59,8 @@ class Worker:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 20
-        while True:
-            with (
-                contextlib.suppress(OSError),
-                socket.create_connection(("127.0.0.1", self.port), 0.2),
-            ):
-                return
-            if time.monotonic() > deadline:
-                raise RuntimeError("worker did not start")
-            time.sleep(0.05)
+        if not accepting(self.process, self.port):
+            raise RuntimeError("worker did not start")
 
     def stop(self) -> None:
         if self.process is not None:

@@ -14,18 +14,18 @@ import contextlib
 import json
 import os
 import queue
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+
+from tests.processes import accepting, free_port, stop
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGET = f"{ROOT / 'tests' / 'transports' / 'servers.py'}:server"
@@ -36,34 +36,6 @@ T = TypeVar("T")
 
 def snodo_command(transport: str, *extra: str) -> list[str]:
     return [sys.executable, "-m", "snodo", "run", TARGET, "--transport", transport, *extra]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _stop(process: subprocess.Popen[Any]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=5)
-
-
-def _accepting(process: subprocess.Popen[bytes], port: int) -> bool:
-    """Wait until the server accepts connections; False if it exits or takes too long."""
-    deadline = time.monotonic() + STARTUP_SECONDS
-    while process.poll() is None and time.monotonic() < deadline:
-        with contextlib.suppress(OSError):
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return process.poll() is None
-        time.sleep(0.05)
-    return False
 
 
 @dataclass(frozen=True)
@@ -87,7 +59,7 @@ def http_server(*extra: str) -> Iterator[HttpServer]:
                 stderr=subprocess.STDOUT,
             )
             try:
-                if _accepting(process, port):
+                if accepting(process, port):
                     yield HttpServer(f"http://127.0.0.1:{port}", process)
                     return
                 log.seek(0)
@@ -95,7 +67,7 @@ def http_server(*extra: str) -> Iterator[HttpServer]:
                 if process.poll() is None or "address already in use" not in output.lower():
                     pytest.fail(f"the HTTP server did not start:\n{output}")
             finally:
-                _stop(process)
+                stop(process)
     pytest.fail("no free port for the HTTP server after 3 attempts")
 
 
@@ -203,7 +175,7 @@ class StdioServer:
 
     def stop(self) -> None:
         self.close_stdin()
-        _stop(self.process)
+        stop(self.process)
         for thread in self._threads:
             thread.join(timeout=5)
         for stream in (self.process.stdout, self.process.stderr):

@@ -1,0 +1,269 @@
+"""The client the official conformance runner drives, built on snodo.client.Client.
+
+    python tests/conformance/client.py <server url>
+
+The runner (``conformance client --command ... --scenario NAME``) starts a mock server,
+then this program with the mock's URL as the last argument and the scenario in the
+environment: ``MCP_CONFORMANCE_SCENARIO`` (which flow to run),
+``MCP_CONFORMANCE_PROTOCOL_VERSION`` (the wire revision; only the stateless
+2026-07-28 wire is spoken here) and, for some scenarios, ``MCP_CONFORMANCE_CONTEXT``
+(JSON, e.g. the tool calls http-custom-headers wants made). The program exits 0 when
+its flow completed as the scenario expects, 1 otherwise; the runner's own checks on
+what it saw on the wire are what decide the scenario.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import traceback
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from snodo.client import Client, Flow
+from snodo.transports.client import ClientTransport, HttpTransport
+from snodo_wire.protocol import SUPPORTED_PROTOCOL_VERSIONS
+
+__all__ = ["SCENARIOS", "ScenarioFailed", "answer_elicitation", "main", "make_client", "run"]
+
+Scenario = Callable[[Client, Mapping[str, Any]], Awaitable[None]]
+
+
+class ScenarioFailed(Exception):
+    """The server did not behave as the scenario's flow needs."""
+
+
+def _expect(condition: bool, message: str) -> None:
+    if not condition:
+        raise ScenarioFailed(message)
+
+
+# -- answering input requests -----------------------------------------------------------
+
+
+def answer_elicitation(params: dict[str, Any]) -> dict[str, Any]:
+    """Accept a form elicitation, confirming every boolean field it asks for.
+
+    The runner's MRTR mock asks ``{confirmed: boolean}``; other field types are left
+    out, which a form may do for optional fields.
+    """
+    schema = params.get("requestedSchema")
+    properties = schema.get("properties") if isinstance(schema, Mapping) else None
+    content = {
+        name: True
+        for name, prop in (properties or {}).items()
+        if isinstance(prop, Mapping) and prop.get("type") == "boolean"
+    }
+    return {"action": "accept", "content": content}
+
+
+def _no_roots(_params: dict[str, Any]) -> dict[str, Any]:
+    return {"roots": []}
+
+
+def _dump(result: Any) -> dict[str, Any]:
+    """A result model as its wire JSON (fields the server left out stay out)."""
+    dumped: dict[str, Any] = result.model_dump(mode="json", by_alias=True)
+    return dumped
+
+
+def _answers(flow: Flow) -> dict[str, Any]:
+    """The answers to a paused flow's elicitation requests (the only kind asked here)."""
+    answers: dict[str, Any] = {}
+    for key, request in (_dump(flow.result).get("inputRequests") or {}).items():
+        _expect(
+            request.get("method") == "elicitation/create",
+            f"unexpected input request {key!r}: {request.get('method')!r}",
+        )
+        answers[key] = answer_elicitation(dict(request.get("params") or {}))
+    return answers
+
+
+# -- the scenarios --------------------------------------------------------------------------
+
+
+def _text(result: Any) -> str:
+    return " ".join(str(c.get("text", "")) for c in _dump(result).get("content") or [])
+
+
+def _failed(result: Any) -> bool:
+    return _dump(result).get("isError") is True
+
+
+async def _list_tool_names(client: Client) -> list[str]:
+    return [str(tool["name"]) for tool in await client.list_tools()]
+
+
+async def tools_call(client: Client, _context: Mapping[str, Any]) -> None:
+    """tools/list, then add_numbers {a: 2, b: 3}."""
+    _expect("add_numbers" in await _list_tool_names(client), "add_numbers is not listed")
+    result = await client.call_tool("add_numbers", {"a": 2, "b": 3})
+    _expect(not _failed(result), f"add_numbers failed: {_text(result)}")
+    _expect("5" in _text(result), f"add_numbers did not add: {_text(result)}")
+
+
+async def request_metadata(client: Client, _context: Mapping[str, Any]) -> None:
+    """server/discover (the mock rejects the first POST with -32022 and the client
+    retries with a version from ``supported``), then tools/list."""
+    discovered = await client.discover()
+    versions = discovered.get("supportedVersions") or []
+    _expect(client.protocol_version in versions, f"{client.protocol_version} not in {versions}")
+    await client.list_tools()
+
+
+async def request_state(client: Client, _context: Mapping[str, Any]) -> None:
+    """SEP-2322: echo requestState exactly, keep flows apart, omit absent state, and
+    take a result without resultType as complete."""
+    names = await _list_tool_names(client)
+    for name in ("test_mrtr_echo_state", "test_mrtr_unrelated", "test_mrtr_no_state"):
+        _expect(name in names, f"{name} is not listed")
+
+    # Pause the stateful flow, make an unrelated call, then resume: the retry carries
+    # the answers, the exact requestState, and a fresh JSON-RPC id.
+    paused = await client.call_tool("test_mrtr_echo_state", {}, manual=True)
+    _expect(isinstance(paused, Flow), "test_mrtr_echo_state did not ask for input")
+    assert isinstance(paused, Flow)
+    _expect("requestState" in _dump(paused.result), "test_mrtr_echo_state sent no requestState")
+    unrelated = await client.call_tool("test_mrtr_unrelated", {})
+    _expect(not isinstance(unrelated, Flow), "test_mrtr_unrelated asked for input")
+    done = await client.resume(paused, _answers(paused))
+    _expect(not isinstance(done, Flow), "test_mrtr_echo_state still asked for input")
+    _expect(not _failed(done), f"test_mrtr_echo_state failed: {_text(done)}")
+
+    # No requestState in the InputRequiredResult: none in the retry either.
+    paused = await client.call_tool("test_mrtr_no_state", {}, manual=True)
+    _expect(isinstance(paused, Flow), "test_mrtr_no_state did not ask for input")
+    assert isinstance(paused, Flow)
+    _expect("requestState" not in _dump(paused.result), "test_mrtr_no_state sent a requestState")
+    done = await client.resume(paused, _answers(paused))
+    _expect(not isinstance(done, Flow), "test_mrtr_no_state still asked for input")
+
+    # A result without resultType is complete: no retry. Sent with Client.request, whose
+    # raw result keeps the missing field visible (call_tool's model requires it).
+    if "test_mrtr_no_result_type" in names:
+        result = await client.request(
+            "tools/call", {"name": "test_mrtr_no_result_type", "arguments": {}}
+        )
+        kind = result.get("resultType", "complete")
+        _expect(kind == "complete", f"test_mrtr_no_result_type answered {kind!r}")
+
+
+async def standard_headers(client: Client, _context: Mapping[str, Any]) -> None:
+    """Every method that carries Mcp-Method, and each of the three that carry Mcp-Name."""
+    for name in await _list_tool_names(client):
+        await client.call_tool(name, {})
+    for resource in await client.list_resources():
+        await client.read_resource(str(resource["uri"]))
+    for prompt in await client.list_prompts():
+        await client.get_prompt(str(prompt["name"]))
+
+
+async def custom_headers(client: Client, context: Mapping[str, Any]) -> None:
+    """tools/list (for the x-mcp-header annotations), then each call the context names,
+    with exactly its arguments."""
+    names = await _list_tool_names(client)
+    calls = context.get("toolCalls")
+    _expect(isinstance(calls, list) and bool(calls), "MCP_CONFORMANCE_CONTEXT has no toolCalls")
+    for call in calls or []:
+        name = str(call["name"])
+        _expect(name in names, f"{name} is not listed (or was dropped as invalid)")
+        await client.call_tool(name, call.get("arguments") or {})
+
+
+# Arguments for the tools of http-invalid-tool-headers (only valid_tool should survive).
+_SAMPLES: dict[str, Any] = {"region": "us-west1"}
+_BY_TYPE: dict[str, Any] = {"string": "sample", "integer": 1, "number": 1.5, "boolean": True}
+
+
+def sample_arguments(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A value for each required property: a known sample, else one of its type."""
+    properties = schema.get("properties") or {}
+    arguments: dict[str, Any] = {}
+    for name in schema.get("required") or []:
+        prop = properties.get(name) or {}
+        arguments[name] = _SAMPLES.get(name, _BY_TYPE.get(str(prop.get("type")), "sample"))
+    return arguments
+
+
+async def invalid_tool_headers(client: Client, _context: Mapping[str, Any]) -> None:
+    """tools/list drops the tools whose x-mcp-header use is invalid; call the rest."""
+    tools = await client.list_tools()
+    names = [str(tool["name"]) for tool in tools]
+    _expect("valid_tool" in names, f"valid_tool was dropped: kept {names}")
+    for tool in tools:
+        await client.call_tool(tool["name"], sample_arguments(tool.get("inputSchema") or {}))
+
+
+async def ref_no_deref(client: Client, _context: Mapping[str, Any]) -> None:
+    """tools/list only; the $refs in the schema stay as they are (never fetched)."""
+    _expect("lookup_user" in await _list_tool_names(client), "lookup_user is not listed")
+
+
+SCENARIOS: dict[str, Scenario] = {
+    "tools_call": tools_call,
+    "request-metadata": request_metadata,
+    "sep-2322-client-request-state": request_state,
+    "http-standard-headers": standard_headers,
+    "http-custom-headers": custom_headers,
+    "http-invalid-tool-headers": invalid_tool_headers,
+    "json-schema-ref-no-deref": ref_no_deref,
+}
+
+
+# -- running ----------------------------------------------------------------------------
+
+
+def make_client(transport: ClientTransport, protocol_version: str | None = None) -> Client:
+    """The client every scenario uses: form elicitation (accepting) and roots (none)
+    declared, so the capability checks see plain objects."""
+    options: dict[str, Any] = {}
+    if protocol_version is not None:
+        options["protocol_version"] = protocol_version
+    return Client(
+        transport,
+        name="snodo-conformance-client",
+        version="1.0.0",
+        elicitation=answer_elicitation,
+        roots=_no_roots,
+        **options,
+    )
+
+
+async def run(scenario: str, client: Client, context: Mapping[str, Any]) -> None:
+    flow = SCENARIOS.get(scenario)
+    if flow is None:
+        raise ScenarioFailed(f"unknown scenario {scenario!r}; known: {', '.join(SCENARIOS)}")
+    async with client:
+        await flow(client, context)
+
+
+def main(argv: list[str], environ: Mapping[str, str]) -> int:
+    if len(argv) < 2:
+        print("usage: client.py <server url>", file=sys.stderr)
+        return 2
+    url = argv[-1]
+    scenario = environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    version = environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION") or None
+    if version is not None and version not in SUPPORTED_PROTOCOL_VERSIONS:
+        # Dated revisions up to 2025-11-25 need the initialize lifecycle, not spoken here.
+        print(f"protocol version {version} is not supported by snodo", file=sys.stderr)
+        return 1
+    try:
+        context: Any = json.loads(environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    except ValueError as exc:
+        print(f"MCP_CONFORMANCE_CONTEXT is not JSON: {exc}", file=sys.stderr)
+        return 1
+    client = make_client(HttpTransport(url, timeout=10), version)
+    try:
+        asyncio.run(run(scenario, client, context if isinstance(context, dict) else {}))
+    except Exception:
+        traceback.print_exc()
+        return 1
+    print(f"{scenario}: done")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv, os.environ))
