@@ -1,1 +1,30 @@
-"""snodo: a schema-first MCP 2026-07-28 server toolkit."""
+"""snodo: a schema-first toolkit for MCP 2026-07-28 servers, built around Multi
+Round-Trip Requests.
+
+The names most programs need are here; the modules hold the rest: ``snodo.elicitation``,
+``snodo.sampling`` and ``snodo.roots`` build input requests and read their answers,
+``snodo.state`` seals request state, ``snodo.replay`` guards one-time state,
+``snodo.errors`` holds the JSON-RPC errors, ``snodo.transports`` the stdio and HTTP
+adapters. The wire models are the separate package ``snodo_wire``.
+"""
+
+from snodo.client import Client, Flow, RequestError
+from snodo.context import Context
+from snodo.errors import McpError
+from snodo.result import MISSING, input_required, tool_error
+from snodo.server import CacheHint, Reply, Server
+
+__all__ = [
+    "MISSING",
+    "CacheHint",
+    "Client",
+    "Context",
+    "Flow",
+    "McpError",
+    "Reply",
+    "RequestError",
+    "Server",
+    "input_required",
+    "tool_error",
+]
+__version__ = "0.1.0"
