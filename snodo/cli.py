@@ -30,6 +30,8 @@ __all__ = ["inspect_token", "load", "main"]
 
 TARGET_ENV = "SNODO_TARGET"
 PATH_ENV = "SNODO_HTTP_PATH"
+HOSTS_ENV = "SNODO_ALLOWED_HOSTS"
+ORIGINS_ENV = "SNODO_ALLOWED_ORIGINS"
 
 
 def load(target: str) -> Any:
@@ -66,11 +68,26 @@ def _server(target: str) -> Server:
     return found
 
 
+def _app(target: str, path: str, hosts: str, origins: str) -> Any:
+    from snodo.transports.http import LOCAL_HOSTS, HttpApp
+
+    allowed = [h for h in hosts.split(",") if h]
+    return HttpApp(
+        _server(target),
+        path=path or None,
+        allowed_hosts=None if "*" in allowed else [*LOCAL_HOSTS, *allowed],
+        allowed_origins=[o for o in origins.split(",") if o] or None,
+    )
+
+
 def http_app() -> Any:
     """uvicorn factory for ``--workers``: each worker process loads the target anew."""
-    from snodo.transports.http import HttpApp
-
-    return HttpApp(_server(os.environ[TARGET_ENV]), path=os.environ.get(PATH_ENV) or None)
+    return _app(
+        os.environ[TARGET_ENV],
+        os.environ.get(PATH_ENV, ""),
+        os.environ.get(HOSTS_ENV, ""),
+        os.environ.get(ORIGINS_ENV, ""),
+    )
 
 
 def _read_keys(path: str) -> list[tuple[str, bytes]]:
@@ -175,6 +192,18 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--port", type=int, default=8000)
     run.add_argument("--path", default="/mcp", help="HTTP endpoint path ('' for any path)")
     run.add_argument("--workers", type=int, default=1, help="HTTP worker processes")
+    run.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        help="a Host name served besides localhost (repeat; '*' turns the check off)",
+    )
+    run.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        help="a browser Origin allowed (repeat); default: the allowed hosts' own origins",
+    )
     run.add_argument("--log-level", default="warning")
     state_command = commands.add_parser("state", help="request state tools for operators")
     state_commands = state_command.add_subparsers(dest="state_command", required=True)
@@ -196,8 +225,6 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     import uvicorn
 
-    from snodo.transports.http import HttpApp
-
     options: dict[str, Any] = {
         "host": args.host,
         "port": args.port,
@@ -205,10 +232,13 @@ def main(argv: list[str] | None = None) -> int:
         "access_log": False,
     }
     if args.workers == 1:
-        uvicorn.run(HttpApp(_server(args.target), path=args.path or None), **options)
+        app = _app(args.target, args.path, ",".join(args.allow_host), ",".join(args.allow_origin))
+        uvicorn.run(app, **options)
         return 0
     os.environ[TARGET_ENV] = args.target
     os.environ[PATH_ENV] = args.path
+    os.environ[HOSTS_ENV] = ",".join(args.allow_host)
+    os.environ[ORIGINS_ENV] = ",".join(args.allow_origin)
     uvicorn.run("snodo.cli:http_app", factory=True, workers=args.workers, **options)
     return 0
 
