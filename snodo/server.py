@@ -41,6 +41,7 @@ from snodo.resources import Resource, ResourceTemplate, make_resource, make_temp
 from snodo.result import InputRequired
 from snodo.subscriptions import Subscription, Subscriptions
 from snodo.tools import Tool, make_tool
+from snodo_wire import CreateMessageResult, ElicitResult, ListRootsResult, adapters
 from snodo_wire.protocol import SUPPORTED_PROTOCOL_VERSIONS
 from snodo_wire.tables import METHODS
 
@@ -90,13 +91,38 @@ class Reply:
         return int(error["code"]) if isinstance(error, dict) else None
 
 
-def _summary(exc: ValidationError) -> str:
+def _summary(exc: ValidationError, prefix: str = "") -> str:
     """Where and why params failed, never the submitted values."""
     first = exc.errors(include_input=False, include_url=False)[0]
-    where = ".".join(str(step) for step in first["loc"])
+    where = ".".join(str(step) for step in ([prefix] if prefix else []) + list(first["loc"]))
     return (
         f"Invalid params: {where}: {first['msg']}" if where else f"Invalid params: {first['msg']}"
     )
+
+
+_ANSWER_MODELS = ((("action",), ElicitResult), (("roots",), ListRootsResult))
+
+
+def _check_responses(responses: Any) -> None:
+    """The retry's inputResponses, each a valid InputResponse; as the generated union
+    decides, but trying first the branch the answer's keys point to (the union is
+    untagged, and trying all three costs several times more)."""
+    if not isinstance(responses, dict):
+        raise InvalidParams("Invalid params: inputResponses: must be an object")
+    for key, answer in responses.items():
+        if isinstance(answer, dict):
+            likely = next(
+                (m for keys, m in _ANSWER_MODELS if keys[0] in answer), CreateMessageResult
+            )
+            try:
+                likely.model_validate(answer)
+                continue
+            except ValidationError:
+                pass
+        try:
+            adapters.input_response.validate_python(answer)
+        except ValidationError as exc:
+            raise InvalidParams(_summary(exc, f"inputResponses.{key}")) from exc
 
 
 class Server:
@@ -331,8 +357,13 @@ class Server:
             raise InvalidParams(f"Missing required _meta field {CLIENT_CAPABILITIES}")
         if version not in self.supported_versions:
             raise UnsupportedProtocolVersion(version, list(self.supported_versions))
+        responses = params.get("inputResponses")
         try:
-            spec.params.model_validate(params)
+            if responses is not None and spec.input_required:
+                _check_responses(responses)
+                spec.params.model_validate({**params, "inputResponses": {}})
+            else:
+                spec.params.model_validate(params)
         except ValidationError as exc:
             raise InvalidParams(_summary(exc)) from exc
         ctx = Context(

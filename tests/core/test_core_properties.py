@@ -98,3 +98,40 @@ def test_arbitrary_bytes(data: bytes) -> None:
     reply = call(SERVER, data)
     if reply.response is not None:
         json.dumps(reply.response)
+
+
+answers = st.one_of(
+    json_values,
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "action": st.sampled_from(["accept", "decline", "cancel", "other"]),
+            "content": st.one_of(json_values, st.dictionaries(st.text(max_size=3), scalars)),
+            "roots": st.lists(st.fixed_dictionaries({"uri": st.text(max_size=8)}), max_size=2),
+            "role": st.sampled_from(["user", "assistant", "robot"]),
+            "model": st.text(max_size=4),
+        },
+    ),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(st.text(max_size=4), answers, max_size=3))
+def test_fast_answer_check_decides_as_the_generated_union(responses: dict[str, Any]) -> None:
+    from pydantic import ValidationError
+
+    from snodo.errors import InvalidParams
+    from snodo.server import _check_responses
+    from snodo_wire import adapters
+
+    try:
+        adapters.input_responses.validate_python(responses)
+        union_accepts = True
+    except ValidationError:
+        union_accepts = False
+    try:
+        _check_responses(responses)
+        fast_accepts = True
+    except InvalidParams:
+        fast_accepts = False
+    assert fast_accepts == union_accepts
