@@ -17,7 +17,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from snodo.errors import HeaderMismatch
@@ -161,12 +161,13 @@ def check_headers(
     headers: Mapping[str, str],
     method: str,
     params: Mapping[str, Any],
-    input_schema: Mapping[str, Any] | None = None,
+    mirrored: Sequence[tuple[tuple[str, ...], str]] = (),
 ) -> None:
     """Raise HeaderMismatch unless the headers agree with the body.
 
-    ``headers`` has lower-case names. The protocol version header is checked by the
-    caller, before the _meta checks, as the spec orders them.
+    ``headers`` has lower-case names; ``mirrored`` is the called tool's
+    ``header_params``. The protocol version header is checked by the caller, before the
+    _meta checks, as the spec orders them.
     """
     given = headers.get("mcp-method")
     if given is None or given.strip(" \t") != method:
@@ -176,10 +177,10 @@ def check_headers(
         raw = headers.get("mcp-name")
         if raw is None or not _same(raw, name):
             raise HeaderMismatch("Header mismatch: Mcp-Name does not match the body")
-    if method != "tools/call" or input_schema is None:
+    if method != "tools/call" or not mirrored:
         return
     arguments = params.get("arguments") or {}
-    for path, header in header_params(input_schema):
+    for path, header in mirrored:
         value = _lookup(arguments, path)
         raw = headers.get(f"mcp-param-{header.lower()}")
         if value is None:

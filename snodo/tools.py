@@ -40,6 +40,8 @@ class Tool:
     output: CompiledSchema | None
     model: type[BaseModel] | None
     """Converts checked arguments to the Python types the hints ask for."""
+    headers: tuple[tuple[tuple[str, ...], str], ...] = ()
+    """(argument path, header name) of each ``x-mcp-header`` argument."""
 
     def bind(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         if self.model is None:
@@ -101,7 +103,7 @@ def make_tool(
     if input_schema.get("type") != "object":
         raise ValueError(f"tool {tool_name}: inputSchema must have type 'object'")
     try:
-        header_params(input_schema)  # server/tools.mdx x-mcp-header rules
+        headers = tuple(header_params(input_schema))  # server/tools.mdx x-mcp-header rules
     except ValueError as exc:
         raise ValueError(f"tool {tool_name}: {exc}") from exc
     if output_schema is None:
@@ -128,6 +130,7 @@ def make_tool(
         arguments=compile_schema(input_schema),
         output=compile_schema(output_schema) if output_schema is not None else None,
         model=model,
+        headers=headers,
     )
 
 

@@ -218,11 +218,11 @@ class HttpApp:
         if version not in self.server.supported_versions:
             raise UnsupportedProtocolVersion(version, list(self.server.supported_versions))
         assert isinstance(params, dict)
-        schema = None
+        mirrored: tuple[tuple[tuple[str, ...], str], ...] = ()
         if message["method"] == "tools/call":
             tool = self.server.tools.get(str(params.get("name")))
-            schema = tool.definition["inputSchema"] if tool is not None else None
-        check_headers(headers, message["method"], params, schema)
+            mirrored = tool.headers if tool is not None else ()
+        check_headers(headers, message["method"], params, mirrored)
 
     async def _exchange(
         self,
