@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar, overload
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from snodo import jsonrpc, state
 from snodo.admission import admit
@@ -100,7 +100,8 @@ def _summary(exc: ValidationError, prefix: str = "") -> str:
     )
 
 
-_ANSWER_MODELS = ((("action",), ElicitResult), (("roots",), ListRootsResult))
+_ANSWER_KEYS: dict[str, type[BaseModel]] = {"action": ElicitResult, "roots": ListRootsResult}
+"""A required key of each answer kind; anything else is most likely a sampling result."""
 
 
 def _check_responses(responses: Any) -> None:
@@ -111,9 +112,7 @@ def _check_responses(responses: Any) -> None:
         raise InvalidParams("Invalid params: inputResponses: must be an object")
     for key, answer in responses.items():
         if isinstance(answer, dict):
-            likely = next(
-                (m for keys, m in _ANSWER_MODELS if keys[0] in answer), CreateMessageResult
-            )
+            likely = next((m for k, m in _ANSWER_KEYS.items() if k in answer), CreateMessageResult)
             try:
                 likely.model_validate(answer)
                 continue
