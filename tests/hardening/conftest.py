@@ -34,10 +34,9 @@ def serving(args: list[str], port: int) -> Iterator[subprocess.Popen[bytes]]:
         stop(process)
 
 
-@pytest.fixture(scope="module")
-def http_url() -> Iterator[str]:
-    port = free_port()
-    args = [
+def http_command(port: int) -> list[str]:
+    """``snodo run`` serving the hardening target over HTTP on ``port``."""
+    return [
         sys.executable,
         "-m",
         "snodo",
@@ -48,6 +47,12 @@ def http_url() -> Iterator[str]:
         "--port",
         str(port),
     ]
+
+
+@pytest.fixture(scope="module")
+def http_url() -> Iterator[str]:
+    port = free_port()
+    args = http_command(port)
     with serving(args, port):
         yield f"http://127.0.0.1:{port}/mcp"
 

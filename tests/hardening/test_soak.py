@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import Any
 import httpx
 
 from snodo.http_headers import request_headers
-from tests.hardening.conftest import TARGET, free_port, serving
+from tests.hardening.conftest import free_port, http_command, serving
 
 SECONDS = float(os.environ.get("SNODO_SOAK_SECONDS", "60"))
 WARM_UP = min(10.0, SECONDS / 4)
@@ -78,17 +77,7 @@ async def lane(
 
 def test_soak() -> None:
     port = free_port()
-    args = [
-        sys.executable,
-        "-m",
-        "snodo",
-        "run",
-        TARGET,
-        "--transport",
-        "http",
-        "--port",
-        str(port),
-    ]
+    args = http_command(port)
     url = f"http://127.0.0.1:{port}/mcp"
     tally: Counter[str] = Counter()
 

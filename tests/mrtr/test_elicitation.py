@@ -8,27 +8,10 @@ from typing import Any
 import pytest
 
 from snodo import elicitation
-from snodo.context import Context
 from snodo.elicitation import Accepted, Cancelled, Declined, FormValue
 from snodo.errors import InvalidParams
 from snodo.result import MISSING, input_required
-from snodo_wire import adapters
-
-
-def ctx(**responses: Any) -> Context:
-    return Context(
-        request_id=1,
-        request_method="tools/call",
-        request_params={},
-        protocol_version="2026-07-28",
-        client_capabilities={},
-        input_responses=responses,
-    )
-
-
-def wire_valid(request: dict[str, Any]) -> None:
-    adapters.input_request.validate_python(request, by_alias=True, by_name=False)
-
+from tests.mrtr.support import ctx, wire_valid
 
 # Every property shape of the restricted subset, with every keyword it allows.
 ALL_SHAPES: dict[str, Any] = {

@@ -9,23 +9,11 @@ from typing import Any
 import pytest
 
 from snodo import roots
-from snodo.context import Context
 from snodo.errors import InvalidParams
 from snodo.result import MISSING, input_required
 from snodo_wire import adapters
 from snodo_wire.models import ListRootsResult, Root
-
-
-def ctx(**responses: Any) -> Context:
-    return Context(
-        request_id=1,
-        request_method="tools/call",
-        request_params={},
-        protocol_version="2026-07-28",
-        client_capabilities={},
-        input_responses=responses,
-    )
-
+from tests.mrtr.support import ctx
 
 ANSWER = {
     "roots": [

@@ -7,27 +7,10 @@ from typing import Any
 import pytest
 
 from snodo import sampling
-from snodo.context import Context
 from snodo.errors import InvalidParams
 from snodo.result import MISSING
-from snodo_wire import adapters
 from snodo_wire.models import CreateMessageResult, TextContent, ToolUseContent
-
-
-def ctx(**responses: Any) -> Context:
-    return Context(
-        request_id=1,
-        request_method="tools/call",
-        request_params={},
-        protocol_version="2026-07-28",
-        client_capabilities={},
-        input_responses=responses,
-    )
-
-
-def wire_valid(request: dict[str, Any]) -> None:
-    adapters.input_request.validate_python(request, by_alias=True, by_name=False)
-
+from tests.mrtr.support import ctx, wire_valid
 
 USER = {"role": "user", "content": {"type": "text", "text": "What is the capital of France?"}}
 WEATHER_TOOL = {
