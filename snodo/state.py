@@ -397,10 +397,16 @@ def _binding(ctx: StateContext, principal: str | None) -> str:
     """base64url SHA-256 of canonical ``[method, principal, salient params]``.
 
     Lone surrogates (which a JSON parser lets through from the peer) are hashed in their
-    surrogatepass form so binding never fails on odd but well-formed input.
+    surrogatepass form so binding never fails on odd but well-formed input. An empty
+    ``arguments`` object means what no ``arguments`` means, so it is bound the same: a
+    client may send either on a retry.
     """
     params = ctx.request_params
-    salient = {key: value for key, value in params.items() if key not in _UNBOUND}
+    salient = {
+        key: value
+        for key, value in params.items()
+        if key not in _UNBOUND and not (key == "arguments" and value == {})
+    }
     text = _encode([ctx.request_method, principal, salient])
     return _b64(hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest())
 

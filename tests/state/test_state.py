@@ -64,7 +64,9 @@ def canonical(value: Any) -> str:
 
 
 def reference_binding(method: str, principal: str | None, params: Mapping[str, Any]) -> str:
-    salient = {k: v for k, v in params.items() if k not in UNBOUND}
+    salient = {
+        k: v for k, v in params.items() if k not in UNBOUND and not (k == "arguments" and v == {})
+    }
     text = canonical([method, principal, salient])
     return b64(hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest())
 
@@ -599,3 +601,14 @@ def test_secret_mode_refuses_an_ill_formed_kid_even_under_a_good_mac(kid: str) -
     assert state.open(forge(payload, KEY_A, "k" * 32, Ctx()), Ctx(), secret=KEY_A) == 1
     with pytest.raises(InvalidState):
         state.open(forge(payload, KEY_A, kid, Ctx()), Ctx(), secret=KEY_A)
+
+
+def test_empty_arguments_bind_like_absent_ones() -> None:
+    bare = Ctx(request_params={"name": "t"})
+    empty = Ctx(request_params={"name": "t", "arguments": {}})
+    token = state.seal({"x": 1}, bare, secret=KEY_A)
+    assert state.open(token, empty, secret=KEY_A) == {"x": 1}
+    assert state.open(state.seal(2, empty, secret=KEY_A), bare, secret=KEY_A) == 2
+    other = Ctx(request_params={"name": "t", "arguments": {"a": None}})
+    with pytest.raises(InvalidState):
+        state.open(token, other, secret=KEY_A)
