@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from snodo import elicitation
-from snodo.client import Client, Flow
+from snodo.client import Client, Flow, RequestError
 from snodo.context import Context
 from snodo.result import InputRequired, input_required
 from snodo.server import Server
@@ -74,6 +74,10 @@ CONFIRM = elicitation.form(
     },
 )
 QUESTIONS = {"theme": THEME, "language": LANGUAGE}
+NOTICE = elicitation.url(
+    "Please open our privacy notice before changing preferences.",
+    "https://example.com/privacy",
+)
 
 server = Server(
     "preferences",
@@ -110,6 +114,21 @@ def preference_flow(ctx: Context) -> InputRequired | str:
 def preferences(ctx: Context) -> InputRequired | str:
     """Ask the user for theme and language preferences (nothing is saved)."""
     return preference_flow(ctx)
+
+
+@server.tool(annotations={"readOnlyHint": True})
+def privacy_notice(ctx: Context) -> InputRequired | str:
+    """Ask the user to open the privacy notice in their browser (URL mode).
+
+    Accepting means the user agreed to open the page, not that they read it: the server
+    learns nothing about the visit, and says so.
+    """
+    answer = elicitation.response(ctx, "notice", NOTICE)
+    if isinstance(answer, elicitation.Accepted):
+        return "You agreed to open the privacy notice; whether you read it is not known."
+    if isinstance(answer, elicitation.Declined | elicitation.Cancelled):
+        return "You chose not to open the privacy notice."
+    return input_required({"notice": NOTICE})
 
 
 @server.resource("prefs://summary", name="preferences", mime_type="text/plain")
@@ -212,15 +231,38 @@ async def _partial_case() -> list[str]:
     return problems
 
 
+async def _url_case() -> list[str]:
+    """URL mode: consent only; and a client that cannot open URLs is never asked."""
+    problems = []
+    opened: list[dict[str, Any]] = []
+
+    def consent(params: dict[str, Any]) -> dict[str, Any]:
+        opened.append(params)
+        return {"action": "accept"}
+
+    client = Client(MemoryTransport(server), url_elicitation=consent)
+    text = (await client.call_tool("privacy_notice")).content[0].text
+    if not text.startswith("You agreed to open") or opened[0]["url"] != NOTICE["params"]["url"]:
+        problems.append(f"url consent: got {text!r} after {opened}")
+    try:
+        await Client(MemoryTransport(server), elicitation=Script({})).call_tool("privacy_notice")
+        problems.append("url consent: a client without url elicitation was asked")
+    except RequestError as error:
+        if error.required_capabilities != {"elicitation": {"url": {}}}:
+            problems.append(f"url consent: wrong refusal {error.data}")
+    return problems
+
+
 async def check() -> int:
     problems: list[str] = []
     for kind in ("tool", "resource", "prompt"):
         for answers, text, asked in CASES:
             problems += await _check_case(kind, answers, text, asked)
     problems += await _partial_case()
+    problems += await _url_case()
     for problem in problems:
         print(f"FAIL {problem}")
-    total = 3 * len(CASES) + 1
+    total = 3 * len(CASES) + 2
     print(f"preferences: {total - len(problems)} passed, {len(problems)} failed")
     return 1 if problems else 0
 

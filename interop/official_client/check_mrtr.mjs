@@ -14,7 +14,8 @@
 // and, on every flow: each retry has a fresh JSON-RPC id, the requestState changes each
 // round and is echoed byte-exactly, the retry keeps the original params, and a retry
 // whose params changed but which carries the old state is refused with -32602.
-// URL-mode consent is skipped: examples/preferences.py asks nothing in URL mode.
+// URL mode: the example's privacy_notice tool asks the user to open a page; accepting
+// is consent to open it, not proof of a visit, and the tool's answer says exactly that.
 //
 // Client machinery used (2026-07-28 era, connect with versionNegotiation pinned):
 //   * auto mode (the default `inputRequired: { autoFulfill: true }`): callTool /
@@ -259,7 +260,7 @@ async function connect(kind, url) {
   const client = new Client(
     { name: 'snodo-official-client-check', version: '1.0.0' },
     {
-      capabilities: { elicitation: { form: {} } },
+      capabilities: { elicitation: { form: {}, url: {} } },
       versionNegotiation: { mode: { pin: PROTOCOL } },
     },
   );
@@ -493,6 +494,38 @@ async function partialManual(session, label, featureName) {
 }
 
 /** Workflow 5: decline and cancel, each ends the flow with "Nothing changed". */
+/** URL-mode elicitation: the page to open is offered, accept means consent only. */
+async function urlConsent(session, label) {
+  const name = `[${label}] url consent`;
+  for (const [action, expected] of [
+    ['accept', 'You agreed to open the privacy notice; whether you read it is not known.'],
+    ['decline', 'You chose not to open the privacy notice.'],
+  ]) {
+    const offered = [];
+    user = params => {
+      offered.push(params);
+      return { action };
+    };
+    const from = session.wire.sent.length;
+    let text;
+    try {
+      const result = await session.client.callTool({ name: 'privacy_notice', arguments: {} }, { timeout: LEG_TIMEOUT_MS });
+      text = result?.content?.[0]?.text;
+    } catch (e) {
+      check(`${name}: ${action} completes`, false, errorText(e));
+      continue;
+    }
+    const legs = legsSince(session.wire, from);
+    const answer = legs[1]?.params?.inputResponses?.notice;
+    check(
+      `${name}: the URL is offered in url mode, ${action} answers without content, and the result says "${expected}"`,
+      offered.length === 1 && offered[0].mode === 'url' && offered[0].url === 'https://example.com/privacy'
+        && answer?.action === action && !('content' in (answer ?? {})) && text === expected && legs.length === 2,
+      `${show(text)}, ${legs.length} legs, answer ${show(answer)}`,
+    );
+  }
+}
+
 async function declineCancel(session, label) {
   const cases = [
     ['tool', { theme: 'decline', language: 'de' }, NOT_ANSWERED, 'decline at the first question'],
@@ -543,7 +576,7 @@ async function runTransport(kind, url) {
     await incompleteAccept(session, kind);
     for (const feature of ['tool', 'resource', 'prompt']) await partialManual(session, kind, feature);
     await declineCancel(session, kind);
-    skip(`[${kind}] URL-mode elicitation consent`, 'examples/preferences.py asks no URL-mode question');
+    await urlConsent(session, kind);
   } catch (e) {
     check(`[${kind}] workflows ran to the end`, false, errorText(e));
   } finally {
