@@ -78,6 +78,18 @@ def invoker(function: Handler) -> Invoker:
     )
 
 
+def described(
+    definition: dict[str, Any], function: Handler, title: str | None, description: str | None
+) -> dict[str, Any]:
+    """Add ``title`` and ``description`` (else the docstring's first paragraph) when set."""
+    if title is not None:
+        definition["title"] = title
+    description = description or first_paragraph(function)
+    if description:
+        definition["description"] = description
+    return definition
+
+
 def first_paragraph(function: Handler) -> str | None:
     doc = inspect.getdoc(function)
     if not doc:

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from snodo.errors import InvalidParams
-from snodo.invoke import Handler, Invoker, first_paragraph, invoker
+from snodo.invoke import Handler, Invoker, described, invoker
 from snodo_wire import PromptMessage
 
 __all__ = ["Prompt", "make_prompt", "prompt_messages"]
@@ -50,12 +50,7 @@ def make_prompt(
             for p in run.parameters
         ]
     prompt_name = name or function.__name__
-    definition: dict[str, Any] = {"name": prompt_name}
-    if title is not None:
-        definition["title"] = title
-    description = description or first_paragraph(function)
-    if description:
-        definition["description"] = description
+    definition = described({"name": prompt_name}, function, title, description)
     if arguments:
         definition["arguments"] = [dict(a) for a in arguments]
     return Prompt(

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from snodo.invoke import Handler, Invoker, first_paragraph, invoker
+from snodo.invoke import Handler, Invoker, described, invoker
 
 __all__ = ["Resource", "ResourceTemplate", "make_resource", "make_template", "read_contents"]
 
@@ -57,12 +57,7 @@ def _definition(
     mime_type: str | None,
     extra: Mapping[str, Any] | None,
 ) -> dict[str, Any]:
-    definition: dict[str, Any] = {key: value, "name": name}
-    if title is not None:
-        definition["title"] = title
-    description = description or first_paragraph(function)
-    if description:
-        definition["description"] = description
+    definition = described({key: value, "name": name}, function, title, description)
     if mime_type is not None:
         definition["mimeType"] = mime_type
     definition.update(extra or {})

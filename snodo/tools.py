@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
 
 from snodo.http_headers import header_params
-from snodo.invoke import Handler, Invoker, first_paragraph, invoker
+from snodo.invoke import Handler, Invoker, described, invoker
 from snodo.result import ToolError
 from snodo.schemas import CompiledSchema, compile_schema
 from snodo_wire import adapters
@@ -108,12 +108,7 @@ def make_tool(
         raise ValueError(f"tool {tool_name}: {exc}") from exc
     if output_schema is None:
         output_schema = _output_schema(function)
-    definition: dict[str, Any] = {"name": tool_name}
-    if title is not None:
-        definition["title"] = title
-    description = description or first_paragraph(function)
-    if description:
-        definition["description"] = description
+    definition = described({"name": tool_name}, function, title, description)
     definition["inputSchema"] = dict(input_schema)
     if output_schema is not None:
         definition["outputSchema"] = dict(output_schema)

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from snodo.server import Server
 from tests.core.wire import call, meta
+from tests.strategies import json_values, scalars
 
 SERVER = Server("prop", "1")
 
@@ -20,16 +21,6 @@ def echo(text: str) -> str:
     return text
 
 
-scalars = (
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
-)
-json_values = st.recursive(
-    scalars,
-    lambda inner: (
-        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
-    ),
-    max_leaves=12,
-)
 methods = st.sampled_from(
     [
         "tools/call",

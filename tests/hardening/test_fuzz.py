@@ -21,22 +21,13 @@ from snodo.http_headers import request_headers
 from snodo_wire import adapters
 from tests.hardening import server as target
 from tests.hardening.conftest import ROOT, TARGET
+from tests.strategies import json_values, scalars
 
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
 }
 
-scalars = (
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=10)
-)
-json_values = st.recursive(
-    scalars,
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
-    ),
-    max_leaves=10,
-)
 bad_responses = st.one_of(
     scalars,
     st.lists(json_values, max_size=2),
