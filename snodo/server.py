@@ -1,6 +1,6 @@
 """The transport-free server: one JSON-RPC message in, one reply out.
 
-``Server.handle`` takes a message (bytes, str or decoded JSON) and the facts only the
+``Server.handle`` takes a message (JSON text as bytes, or a decoded value) and the facts only the
 transport knows (principal, transport name, headers) and returns a ``Reply``: the
 response, the request-scoped notifications that were not streamed, or an open
 subscription. It does no I/O; stdio and HTTP are thin adapters around it.
