@@ -122,11 +122,6 @@ class Context:
         self.emit({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
 
 
-FRAMEWORK_FIELDS = tuple(
-    name for name in Context.__dataclass_fields__ if name not in ("state", "_progress")
-)
-
-
 def check_log_level(level: object) -> str | None:
     if level is None:
         return None

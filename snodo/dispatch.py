@@ -21,7 +21,6 @@ from snodo.resources import read_contents
 from snodo.result import InputRequired, ToolError
 from snodo.subscriptions import Subscription
 from snodo.tools import tool_result
-from snodo_wire import protocol
 
 if TYPE_CHECKING:
     from snodo.server import Server
@@ -207,5 +206,3 @@ HANDLERS: Mapping[str, MethodHandler] = {
     "completion/complete": completion_complete,
     "subscriptions/listen": subscriptions_listen,
 }
-
-assert protocol.LATEST_PROTOCOL_VERSION == "2026-07-28", "dispatch targets 2026-07-28"
