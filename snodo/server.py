@@ -124,6 +124,21 @@ def _check_responses(responses: Any) -> None:
             raise InvalidParams(_summary(exc, f"inputResponses.{key}")) from exc
 
 
+def required_meta(params: Any) -> tuple[dict[str, Any], str, dict[str, Any]]:
+    """``_meta``, its protocol version and client capabilities, which every request
+    must carry (basic/index.mdx); -32602 when any is missing."""
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if not isinstance(meta, dict):
+        raise InvalidParams("Missing required params._meta")
+    version = meta.get(PROTOCOL_VERSION)
+    if not isinstance(version, str):
+        raise InvalidParams(f"Missing required _meta field {PROTOCOL_VERSION}")
+    declared = meta.get(CLIENT_CAPABILITIES)
+    if not isinstance(declared, dict):
+        raise InvalidParams(f"Missing required _meta field {CLIENT_CAPABILITIES}")
+    return meta, version, declared
+
+
 class Server:
     def __init__(
         self,
@@ -290,6 +305,10 @@ class Server:
             caps["completions"] = {}
         return caps
 
+    def check_version(self, version: str) -> None:
+        if version not in self.supported_versions:
+            raise UnsupportedProtocolVersion(version, list(self.supported_versions))
+
     def _offers(self, method: str) -> bool:
         feature = method.split("/", 1)[0]
         caps = self.capabilities()
@@ -345,17 +364,8 @@ class Server:
         if spec is None or handler is None or not self._offers(request.method):
             raise MethodNotFound(f"Method not found: {request.method}")
         params = request.params
-        meta = params.get("_meta")
-        if not isinstance(meta, dict):
-            raise InvalidParams("Missing required params._meta")
-        version = meta.get(PROTOCOL_VERSION)
-        if not isinstance(version, str):
-            raise InvalidParams(f"Missing required _meta field {PROTOCOL_VERSION}")
-        declared = meta.get(CLIENT_CAPABILITIES)
-        if not isinstance(declared, dict):
-            raise InvalidParams(f"Missing required _meta field {CLIENT_CAPABILITIES}")
-        if version not in self.supported_versions:
-            raise UnsupportedProtocolVersion(version, list(self.supported_versions))
+        meta, version, declared = required_meta(params)
+        self.check_version(version)
         responses = params.get("inputResponses")
         try:
             if responses is not None and spec.input_required:

@@ -27,13 +27,11 @@ from snodo import jsonrpc
 from snodo.errors import (
     ErrorCode,
     HeaderMismatch,
-    InvalidParams,
     McpError,
     ParseError,
-    UnsupportedProtocolVersion,
 )
 from snodo.http_headers import check_headers
-from snodo.server import CLIENT_CAPABILITIES, PROTOCOL_VERSION, Server
+from snodo.server import Server, required_meta
 
 __all__ = ["HttpApp", "Unauthorized"]
 
@@ -203,20 +201,12 @@ class HttpApp:
         if header_version is None:
             raise HeaderMismatch("Header mismatch: MCP-Protocol-Version header is required")
         params = message.get("params")
-        meta = params.get("_meta") if isinstance(params, dict) else None
-        if not isinstance(meta, dict):
-            raise InvalidParams("Missing required params._meta")
-        version = meta.get(PROTOCOL_VERSION)
-        if not isinstance(version, str):
-            raise InvalidParams(f"Missing required _meta field {PROTOCOL_VERSION}")
-        if not isinstance(meta.get(CLIENT_CAPABILITIES), dict):
-            raise InvalidParams(f"Missing required _meta field {CLIENT_CAPABILITIES}")
+        _, version, _ = required_meta(params)
         if header_version.strip() != version:
             raise HeaderMismatch(
                 "Header mismatch: MCP-Protocol-Version does not match the body's protocolVersion"
             )
-        if version not in self.server.supported_versions:
-            raise UnsupportedProtocolVersion(version, list(self.server.supported_versions))
+        self.server.check_version(version)
         assert isinstance(params, dict)
         mirrored: tuple[tuple[tuple[str, ...], str], ...] = ()
         if message["method"] == "tools/call":
