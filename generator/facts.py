@@ -6,6 +6,7 @@ one that no longer holds stops generation with a message that names it.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -205,8 +206,16 @@ def _errors(defs: dict[str, JSON], overlay: Overlay) -> tuple[ErrorRow, ...]:
     return tuple(sorted(rows, key=lambda r: -r.code))
 
 
+def _check_meta_keys(prepared: JSON, overlay: Overlay) -> None:
+    text = json.dumps(prepared)
+    for name, key in overlay.meta_keys.items():
+        if key not in text:
+            raise OverlayError(f"_meta key {name} = {key!r} no longer appears in the schema")
+
+
 def collect(prepared: JSON, overlay: Overlay) -> Facts:
     defs: dict[str, JSON] = prepared["$defs"]
+    _check_meta_keys(prepared, overlay)
     _check_rules(defs, overlay)
     client_note = defs["ClientNotification"]
     client_notes = _branches(client_note) or ["ClientNotification"]

@@ -64,6 +64,7 @@ class Patch:
 class Overlay:
     latest_version: str
     supported_versions: tuple[str, ...]
+    meta_keys: dict[str, str]
     methods: tuple[MethodFact, ...]
     input_requests: tuple[InputRequestFact, ...]
     capability_rules: tuple[CapabilityRule, ...]
@@ -99,6 +100,7 @@ def load_overlay(path: Path = OVERLAY_FILE) -> Overlay:
     return Overlay(
         latest_version=raw["protocol"]["latest_version"],
         supported_versions=tuple(raw["protocol"]["supported_versions"]),
+        meta_keys=dict(sorted(raw["protocol"].get("meta_keys", {}).items())),
         methods=tuple(
             MethodFact(method=name, **fields) for name, fields in sorted(raw["methods"].items())
         ),

@@ -10,3 +10,11 @@ SCHEMA_SHA256: Final = "ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b1
 SCHEMA_URL: Final = "https://raw.githubusercontent.com/modelcontextprotocol/modelcontextprotocol/271ecc9accafdd9b83a3c869fa67c22953b2af80/schema/2026-07-28/schema.json"
 LATEST_PROTOCOL_VERSION: Final = "2026-07-28"
 SUPPORTED_PROTOCOL_VERSIONS: Final[tuple[str, ...]] = ("2026-07-28",)
+
+# Reserved _meta keys.
+META_CLIENT_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
+META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
+META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
+META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
+META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
+META_SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
