@@ -1,7 +1,7 @@
-"""``python -m generator generate|check [--schema PATH]``.
+"""``python -m generator generate|check [--revision REV] [--schema PATH] [--out DIR]``.
 
-generate: rewrite ``generated/snodo_wire`` from the pinned schema.
-check:    regenerate into a temporary folder and fail, with a unified diff, when the
+generate: rewrite ``generated/<package>`` for every pinned revision under ``schema/``.
+check:    regenerate into a temporary folder and fail, with a unified diff, when a
           committed package differs from what schema + overlay + templates produce.
 """
 
@@ -16,10 +16,11 @@ import tempfile
 from pathlib import Path
 
 from generator.overlay import OverlayError
-from generator.render import PACKAGE, render_package
+from generator.render import render_package
+from generator.revisions import Revision, revisions
 from generator.source import ROOT, SchemaSourceError, locate_schema
 
-GENERATED = ROOT / "generated" / PACKAGE
+GENERATED = ROOT / "generated"
 
 
 def _files(folder: Path) -> dict[str, str]:
@@ -49,44 +50,63 @@ def diff_trees(expected: Path, actual: Path) -> str:
     return "".join(chunks)
 
 
-def generate_into(target: Path, schema_path: Path | None) -> None:
-    _, data = locate_schema(schema_path)
+def generate_into(target: Path, revision: Revision, schema_path: Path | None) -> None:
+    """Replace ``target`` with the package compiled from ``revision``."""
+    _, data = locate_schema(revision.pin, schema_path)
     with tempfile.TemporaryDirectory() as tmp:
-        fresh = Path(tmp) / PACKAGE
-        render_package(json.loads(data), fresh)
+        fresh = Path(tmp) / revision.package
+        render_package(json.loads(data), fresh, revision.pin, revision.overlay)
         if target.exists():
             shutil.rmtree(target)
         shutil.copytree(fresh, target)
 
 
+def _selected(wanted: str | None) -> tuple[Revision, ...]:
+    found = revisions()
+    chosen = tuple(r for r in found if wanted in (None, r.pin.revision))
+    if not chosen:
+        raise OverlayError(f"no pinned revision {wanted}; known: {[r.pin.revision for r in found]}")
+    return chosen
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m generator", description=__doc__)
     parser.add_argument("command", choices=["generate", "check"])
+    parser.add_argument("--revision", help="only this pinned revision (default: all)")
     parser.add_argument(
-        "--schema", type=Path, help="schema.json, or a folder holding REVISION/schema.json"
+        "--schema",
+        type=Path,
+        help="a folder holding REVISION/schema.json; a schema.json file with --revision",
     )
     parser.add_argument(
-        "--out", type=Path, default=GENERATED, help="package folder to write or check"
+        "--out", type=Path, default=GENERATED, help="folder holding the packages to write or check"
     )
     args = parser.parse_args(argv)
     try:
+        chosen = _selected(args.revision)
+        if args.schema is not None and args.schema.is_file() and len(chosen) > 1:
+            parser.error("--schema names one file: choose its revision with --revision")
         if args.command == "generate":
-            generate_into(args.out, args.schema)
-            print(f"wrote {args.out}")
+            for revision in chosen:
+                generate_into(args.out / revision.package, revision, args.schema)
+                print(f"wrote {args.out / revision.package}")
             return 0
+        diffs: dict[str, str] = {}
         with tempfile.TemporaryDirectory() as tmp:
-            fresh = Path(tmp) / PACKAGE
-            generate_into(fresh, args.schema)
-            diff = diff_trees(fresh, args.out)
+            for revision in chosen:
+                fresh = Path(tmp) / revision.package
+                generate_into(fresh, revision, args.schema)
+                diffs[revision.package] = diff_trees(fresh, args.out / revision.package)
     except (SchemaSourceError, OverlayError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    if diff:
-        sys.stdout.write(diff)
-        print(f"\n{args.out} has drifted: run `python -m generator generate`")
-        return 1
-    print(f"{args.out} matches schema + overlay + templates")
-    return 0
+    drifted = [package for package, diff in diffs.items() if diff]
+    for package in drifted:
+        sys.stdout.write(diffs[package])
+        print(f"\n{args.out / package} has drifted: run `python -m generator generate`")
+    for package in sorted(set(diffs) - set(drifted)):
+        print(f"{args.out / package} matches schema + overlay + templates")
+    return 1 if drifted else 0
 
 
 if __name__ == "__main__":

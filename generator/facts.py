@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from generator.overlay import CapabilityRule, Overlay, OverlayError
+from generator.overlay import CapabilityRule, MethodFact, Overlay, OverlayError
 
 JSON = Any
 
@@ -43,6 +43,14 @@ class InputRequestRow:
 
 
 @dataclass(frozen=True, slots=True)
+class ServerRequestRow:
+    method: str
+    request: str
+    params: str | None
+    result: str
+
+
+@dataclass(frozen=True, slots=True)
 class ErrorRow:
     name: str
     code: int
@@ -55,6 +63,7 @@ class Facts:
     server_notifications: tuple[NotificationRow, ...]
     client_notifications: tuple[NotificationRow, ...]
     input_requests: tuple[InputRequestRow, ...]
+    server_requests: tuple[ServerRequestRow, ...]
     capability_rules: tuple[CapabilityRule, ...]
     errors: tuple[ErrorRow, ...]
     unions: tuple[str, ...]
@@ -82,9 +91,49 @@ def _require(defs: dict[str, JSON], name: str, what: str) -> None:
         raise OverlayError(f"{what} names {name}, which the schema does not define")
 
 
+def _union(defs: dict[str, JSON], name: str, excluded: frozenset[str]) -> set[str]:
+    if name not in defs:
+        raise OverlayError(f"the schema no longer defines the {name} union")
+    return set(_branches(defs[name])) - excluded
+
+
+def _member(defs: dict[str, JSON], name: str, union: str) -> bool:
+    """``name`` is a branch of ``union``, or an alias (``EmptyResult``) of one."""
+    members = set(_branches(defs[union])) if union in defs else set()
+    return name in members or _ref_name(defs[name]) in members
+
+
+def _model(defs: dict[str, JSON], name: str) -> str:
+    """The class a table row names: an alias definition (``EmptyResult`` is a bare
+    ``$ref`` to ``Result``) compiles to a type alias, so the row names its target."""
+    while (target := _ref_name(defs[name])) is not None:
+        name = target
+    return name
+
+
+def _response(defs: dict[str, JSON], fact: MethodFact) -> tuple[str, list[str]]:
+    """The response envelope of a method and the results it may carry.
+
+    Revisions that name one response per method (``CallToolResultResponse``) state
+    which results it allows; older ones have a single ``JSONRPCResultResponse`` whose
+    result is any ``Result``, and the pairing is checked against ``ServerResult``.
+    """
+    response = f"{fact.result}Response"
+    if response not in defs:
+        _require(defs, "JSONRPCResultResponse", f"method {fact.method}")
+        if not _member(defs, fact.result, "ServerResult"):
+            raise OverlayError(f"{fact.result} is not in the ServerResult union")
+        return "JSONRPCResultResponse", [fact.result]
+    answers = _branches(defs[response]["properties"]["result"])
+    answers = answers or [n for n in [_ref_name(defs[response]["properties"]["result"])] if n]
+    if fact.result not in answers:
+        raise OverlayError(f"{response} does not answer with {fact.result}")
+    return response, answers
+
+
 def _methods(defs: dict[str, JSON], overlay: Overlay) -> tuple[MethodRow, ...]:
     declared = {m.request for m in overlay.methods}
-    in_schema = set(_branches(defs["ClientRequest"]))
+    in_schema = _union(defs, "ClientRequest", frozenset(overlay.excluded))
     if declared != in_schema:
         raise OverlayError(
             "[methods] and the schema's ClientRequest union differ: "
@@ -100,12 +149,7 @@ def _methods(defs: dict[str, JSON], overlay: Overlay) -> tuple[MethodRow, ...]:
         params = _ref_name(defs[fact.request]["properties"]["params"])
         if params is None:
             raise OverlayError(f"{fact.request}.params is not a named definition")
-        response = f"{fact.result}Response"
-        _require(defs, response, f"method {fact.method}")
-        answers = _branches(defs[response]["properties"]["result"])
-        answers = answers or [n for n in [_ref_name(defs[response]["properties"]["result"])] if n]
-        if fact.result not in answers:
-            raise OverlayError(f"{response} does not answer with {fact.result}")
+        response, answers = _response(defs, fact)
         if ("InputRequiredResult" in answers) != fact.input_required:
             raise OverlayError(
                 f"overlay says {fact.method} input_required={fact.input_required}, "
@@ -117,7 +161,7 @@ def _methods(defs: dict[str, JSON], overlay: Overlay) -> tuple[MethodRow, ...]:
                 method=fact.method,
                 request=fact.request,
                 params=params,
-                result=fact.result,
+                result=_model(defs, fact.result),
                 response=response,
                 input_required=fact.input_required,
                 cacheable={"ttlMs", "cacheScope"} <= required,
@@ -136,8 +180,10 @@ def _notification(defs: dict[str, JSON], name: str) -> NotificationRow:
 
 
 def _input_requests(defs: dict[str, JSON], overlay: Overlay) -> tuple[InputRequestRow, ...]:
+    if not overlay.input_requests and "InputRequest" not in defs:
+        return ()
     declared = {f.request for f in overlay.input_requests}
-    in_schema = set(_branches(defs["InputRequest"]))
+    in_schema = _union(defs, "InputRequest", frozenset(overlay.excluded))
     if declared != in_schema:
         raise OverlayError(
             f"[input_requests] {sorted(declared)} and the InputRequest union "
@@ -164,11 +210,54 @@ def _input_requests(defs: dict[str, JSON], overlay: Overlay) -> tuple[InputReque
     return tuple(rows)
 
 
+def _server_requests(defs: dict[str, JSON], overlay: Overlay) -> tuple[ServerRequestRow, ...]:
+    if not overlay.server_requests and "ServerRequest" not in defs:
+        return ()
+    declared = {f.request for f in overlay.server_requests}
+    in_schema = _union(defs, "ServerRequest", frozenset(overlay.excluded))
+    if declared != in_schema:
+        raise OverlayError(
+            "[server_requests] and the schema's ServerRequest union differ: "
+            f"only in overlay {sorted(declared - in_schema)}, "
+            f"only in schema {sorted(in_schema - declared)}"
+        )
+    rows = []
+    for fact in overlay.server_requests:
+        _require(defs, fact.request, f"server request {fact.method}")
+        _require(defs, fact.result, f"server request {fact.method}")
+        if _method_const(defs, fact.request) != fact.method:
+            raise OverlayError(f"{fact.request} no longer carries method {fact.method}")
+        if not _member(defs, fact.result, "ClientResult"):
+            raise OverlayError(f"{fact.result} is not in the ClientResult union")
+        params = defs[fact.request]["properties"].get("params")
+        rows.append(
+            ServerRequestRow(
+                method=fact.method,
+                request=fact.request,
+                params=_ref_name(params) if params else None,
+                result=_model(defs, fact.result),
+            )
+        )
+    return tuple(rows)
+
+
+def _check_excluded(defs: dict[str, JSON], overlay: Overlay) -> None:
+    unions = ("ClientRequest", "ServerRequest", "ClientNotification", "ServerNotification")
+    listed = {b for u in unions if u in defs for b in _branches(defs[u])}
+    for name in overlay.excluded:
+        if name not in listed:
+            raise OverlayError(
+                f"[excluded] names {name}, which is in no request or notification union"
+            )
+
+
 def _check_rules(defs: dict[str, JSON], overlay: Overlay) -> None:
-    methods = {f.method for f in overlay.input_requests}
+    methods = {f.method for f in overlay.input_requests} | {
+        f.method for f in overlay.server_requests
+    }
     for rule in overlay.capability_rules:
         if rule.method not in methods:
-            raise OverlayError(f"capability rule for unknown input request {rule.method}")
+            raise OverlayError(f"capability rule for unknown request {rule.method}")
         node: JSON = defs["ClientCapabilities"]
         for part in rule.requires.split("."):
             props = node.get("properties", {})
@@ -213,22 +302,24 @@ def _check_meta_keys(prepared: JSON, overlay: Overlay) -> None:
             raise OverlayError(f"_meta key {name} = {key!r} no longer appears in the schema")
 
 
+def _notifications(defs: dict[str, JSON], union: str, overlay: Overlay) -> list[NotificationRow]:
+    names = _branches(defs[union]) or [union]
+    return [_notification(defs, n) for n in names if n not in overlay.excluded]
+
+
 def collect(prepared: JSON, overlay: Overlay) -> Facts:
     defs: dict[str, JSON] = prepared["$defs"]
     _check_meta_keys(prepared, overlay)
+    _check_excluded(defs, overlay)
     _check_rules(defs, overlay)
-    client_note = defs["ClientNotification"]
-    client_notes = _branches(client_note) or ["ClientNotification"]
     return Facts(
         methods=_methods(defs, overlay),
         server_notifications=tuple(
-            sorted(
-                (_notification(defs, n) for n in _branches(defs["ServerNotification"])),
-                key=lambda r: r.method,
-            )
+            sorted(_notifications(defs, "ServerNotification", overlay), key=lambda r: r.method)
         ),
-        client_notifications=tuple(_notification(defs, n) for n in client_notes),
+        client_notifications=tuple(_notifications(defs, "ClientNotification", overlay)),
         input_requests=_input_requests(defs, overlay),
+        server_requests=_server_requests(defs, overlay),
         capability_rules=overlay.capability_rules,
         errors=_errors(defs, overlay),
         unions=tuple(sorted(n for n, d in defs.items() if "anyOf" in d or "oneOf" in d)),

@@ -1,4 +1,10 @@
-"""Read ``schema/overlay.toml``: the protocol facts that schema.json does not state."""
+"""Read a revision's ``overlay.toml``: the protocol facts that schema.json does not state.
+
+One overlay per pinned revision (``schema/<revision>/overlay.toml``). Every table but
+``[package]`` and ``[protocol]`` is optional, so an overlay states only what its
+revision has: input requests (embedded in results) or server requests (sent in a
+session), patches, meta keys.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +12,6 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from generator.source import ROOT
-
-OVERLAY_FILE = ROOT / "schema" / "overlay.toml"
 
 
 class OverlayError(Exception):
@@ -21,7 +23,7 @@ class MethodFact:
     method: str
     request: str
     result: str
-    input_required: bool
+    input_required: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +32,15 @@ class InputRequestFact:
     request: str
     result: str
     deprecated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ServerRequestFact:
+    """A request the server sends to the client within a session, and its answer."""
+
+    method: str
+    request: str
+    result: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,11 +73,16 @@ class Patch:
 
 @dataclass(frozen=True, slots=True)
 class Overlay:
+    package: str
+    """The Python package this revision compiles into."""
     latest_version: str
     supported_versions: tuple[str, ...]
     meta_keys: dict[str, str]
     methods: tuple[MethodFact, ...]
     input_requests: tuple[InputRequestFact, ...]
+    server_requests: tuple[ServerRequestFact, ...]
+    excluded: tuple[str, ...]
+    """Definitions kept as models but left out of the method and notification tables."""
     capability_rules: tuple[CapabilityRule, ...]
     errors: tuple[ErrorFact, ...]
     discriminators: dict[str, str]
@@ -94,10 +110,18 @@ def _rule(raw: dict[str, Any]) -> CapabilityRule:
     return rule
 
 
-def load_overlay(path: Path = OVERLAY_FILE) -> Overlay:
+def load_overlay(path: Path) -> Overlay:
     with path.open("rb") as f:
         raw = tomllib.load(f)
+    try:
+        return _overlay(raw)
+    except (KeyError, TypeError) as exc:
+        raise OverlayError(f"{path}: malformed entry ({exc!r})") from exc
+
+
+def _overlay(raw: dict[str, Any]) -> Overlay:
     return Overlay(
+        package=raw["package"]["name"],
         latest_version=raw["protocol"]["latest_version"],
         supported_versions=tuple(raw["protocol"]["supported_versions"]),
         meta_keys=dict(sorted(raw["protocol"].get("meta_keys", {}).items())),
@@ -106,14 +130,19 @@ def load_overlay(path: Path = OVERLAY_FILE) -> Overlay:
         ),
         input_requests=tuple(
             InputRequestFact(method=name, **fields)
-            for name, fields in sorted(raw["input_requests"].items())
+            for name, fields in sorted(raw.get("input_requests", {}).items())
         ),
-        capability_rules=tuple(_rule(item) for item in raw["capability_rules"]),
+        server_requests=tuple(
+            ServerRequestFact(method=name, **fields)
+            for name, fields in sorted(raw.get("server_requests", {}).items())
+        ),
+        excluded=tuple(sorted(raw.get("excluded", {}).get("definitions", ()))),
+        capability_rules=tuple(_rule(item) for item in raw.get("capability_rules", ())),
         errors=tuple(
             ErrorFact(name=name, code=int(fields["code"]), definition=fields["definition"])
             for name, fields in raw["errors"].items()
         ),
-        discriminators=dict(raw["discriminators"]),
-        inline_names=dict(raw["inline_names"]),
-        patches=tuple(Patch(**item) for item in raw["patches"]),
+        discriminators=dict(raw.get("discriminators", {})),
+        inline_names=dict(raw.get("inline_names", {})),
+        patches=tuple(Patch(**item) for item in raw.get("patches", ())),
     )

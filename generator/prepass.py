@@ -60,7 +60,7 @@ def _apply_patch(doc: JSON, pointer: str, expect: JSON, value: JSON) -> None:
     if current != expect:
         raise OverlayError(
             f"patch at {pointer} expects {expect!r} but the schema now has {current!r}; "
-            "upstream changed it: review and update or drop the patch in schema/overlay.toml"
+            "upstream changed it: review and update or drop the patch in the overlay"
         )
     parent[key] = copy.deepcopy(value)
 
@@ -121,7 +121,7 @@ def _lift_inline(schema: JSON, names: dict[str, str]) -> None:
             if path not in names:
                 raise OverlayError(
                     f"inline schema at $defs/{path} has no name: add it to "
-                    "[inline_names] in schema/overlay.toml"
+                    "[inline_names] in the overlay"
                 )
             parent, key = _resolve_pointer(defs, path)
             sub = parent[key]

@@ -1,4 +1,4 @@
-"""Compile the prepared schema into the ``snodo_wire`` package.
+"""Compile one pinned revision (schema + pin + overlay) into its wire package.
 
 Models come from datamodel-code-generator (pinned exactly in pyproject.toml, run with
 the option set below); the tables, error codes and adapters come from jinja2
@@ -19,12 +19,12 @@ from typing import Any
 import jinja2
 
 from generator.facts import Facts, collect
-from generator.overlay import Overlay, load_overlay
+from generator.overlay import Overlay
 from generator.prepass import prepare
-from generator.source import ROOT, Pin, load_pin
+from generator.revisions import check_pairing
+from generator.source import ROOT, Pin
 
 TEMPLATES = ROOT / "templates"
-PACKAGE = "snodo_wire"
 
 # What each option buys is recorded in the README ("How the models are generated").
 CODEGEN_OPTIONS = (
@@ -113,10 +113,9 @@ def _models(prepared: Any, header: str, target: Path) -> None:
         )
 
 
-def render_package(schema: Any, out_dir: Path, overlay: Overlay | None = None) -> None:
+def render_package(schema: Any, out_dir: Path, pin: Pin, overlay: Overlay) -> None:
     """Write the whole package into ``out_dir`` (created, and expected to be empty)."""
-    overlay = overlay or load_overlay()
-    pin = load_pin()
+    check_pairing(pin, overlay)
     prepared = prepare(schema, overlay)
     facts: Facts = collect(prepared, overlay)
     env = _environment()

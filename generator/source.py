@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PIN_FILE = ROOT / "schema" / "pin.toml"
 SCHEMA_DIR_ENV = "SNODO_SCHEMA_DIR"
 
 
@@ -34,7 +33,7 @@ class Pin:
     url: str
 
 
-def load_pin(path: Path = PIN_FILE) -> Pin:
+def load_pin(path: Path) -> Pin:
     with path.open("rb") as f:
         data = tomllib.load(f)
     return Pin(**{key: str(data[key]) for key in Pin.__dataclass_fields__})
@@ -79,14 +78,13 @@ def _verify(data: bytes, pin: Pin, origin: object) -> None:
     actual = sha256_of(data)
     if actual != pin.sha256:
         raise SchemaSourceError(
-            f"{origin} has sha256 {actual}, but schema/pin.toml pins {pin.sha256} "
+            f"{origin} has sha256 {actual}, but the pin record pins {pin.sha256} "
             f"(revision {pin.revision}, commit {pin.commit}); refusing to generate from it"
         )
 
 
-def locate_schema(explicit: Path | None = None, pin: Pin | None = None) -> tuple[Path, bytes]:
-    """Return the schema's path and verified bytes."""
-    pin = pin or load_pin()
+def locate_schema(pin: Pin, explicit: Path | None = None) -> tuple[Path, bytes]:
+    """Return the path and verified bytes of the schema ``pin`` names."""
     if explicit is not None:
         path = _candidate(explicit, pin)
     elif os.environ.get(SCHEMA_DIR_ENV):

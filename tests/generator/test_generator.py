@@ -1,8 +1,12 @@
-"""The generator: pinned input, loud overlay failures, drift, determinism, isolation."""
+"""The generator on the real pins: drift, determinism, isolation, loud overlay failures.
+
+Both packages (``snodo_wire`` for 2026-07-28, ``snodo_wire_2025_11_25``) are covered.
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import os
 import shutil
@@ -16,13 +20,23 @@ from pydantic import BaseModel
 
 import snodo_wire
 from generator.__main__ import diff_trees
-from generator.overlay import OverlayError, load_overlay
+from generator.overlay import Overlay, OverlayError
 from generator.prepass import prepare
-from generator.source import SchemaSourceError, load_pin, locate_schema
+from generator.revisions import SCHEMA_ROOT, load_revision
+from generator.source import SchemaSourceError, locate_schema
 from tests.conftest import ROOT, schema_dir
+
+MODERN = load_revision(SCHEMA_ROOT / "2026-07-28")
+LEGACY = load_revision(SCHEMA_ROOT / "2025-11-25")
+PACKAGES = [MODERN.package, LEGACY.package]
+
+
+def load_overlay() -> Overlay:
+    return MODERN.overlay
 
 
 def _generate(out: Path, seed: str) -> None:
+    """``python -m generator generate --out``: one package folder per revision in ``out``."""
     env = {**os.environ, "PYTHONHASHSEED": seed, "SNODO_SCHEMA_DIR": str(schema_dir().parent)}
     subprocess.run(
         [sys.executable, "-m", "generator", "generate", "--out", str(out)],
@@ -33,28 +47,39 @@ def _generate(out: Path, seed: str) -> None:
     )
 
 
-def test_committed_package_matches_a_fresh_generation(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One generation of every package (hash seed 0), shared by the tests below."""
+    out = tmp_path_factory.mktemp("fresh")
+    _generate(out, "0")
+    return out
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_committed_package_matches_a_fresh_generation(fresh: Path, package: str) -> None:
     """Drift: generated/ is exactly what schema + overlay + templates produce."""
-    _generate(tmp_path / "fresh", "0")
-    assert diff_trees(tmp_path / "fresh", ROOT / "generated" / "snodo_wire") == ""
+    assert diff_trees(fresh / package, ROOT / "generated" / package) == ""
 
 
-def test_output_is_identical_across_hash_seeds(tmp_path: Path) -> None:
-    _generate(tmp_path / "a", "1")
-    _generate(tmp_path / "b", "4242")
-    files = sorted(p.name for p in (tmp_path / "a").iterdir())
-    assert files == sorted(p.name for p in (tmp_path / "b").iterdir())
+def test_one_command_generates_every_pinned_revision(fresh: Path) -> None:
+    assert sorted(p.name for p in fresh.iterdir()) == sorted(PACKAGES)
+
+
+def test_output_is_identical_across_hash_seeds(fresh: Path, tmp_path: Path) -> None:
+    _generate(tmp_path, "4242")
+    files = sorted(p.relative_to(fresh) for p in fresh.rglob("*.py"))
+    assert len(files) == 12
+    assert files == sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.py"))
     for name in files:
-        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+        assert (fresh / name).read_bytes() == (tmp_path / name).read_bytes()
 
 
-def test_check_command_reports_drift(tmp_path: Path) -> None:
-    package = tmp_path / "snodo_wire"
-    _generate(package, "0")
-    tables = package / "tables.py"
+def test_check_command_reports_drift(fresh: Path, tmp_path: Path) -> None:
+    shutil.copytree(fresh, tmp_path, dirs_exist_ok=True)
+    tables = tmp_path / LEGACY.package / "tables.py"
     tables.write_text(tables.read_text() + "\nEDITED_BY_HAND = True\n")
     done = subprocess.run(
-        [sys.executable, "-m", "generator", "check", "--out", str(package)],
+        [sys.executable, "-m", "generator", "check", "--out", str(tmp_path)],
         cwd=ROOT,
         env={**os.environ, "SNODO_SCHEMA_DIR": str(schema_dir().parent)},
         capture_output=True,
@@ -63,54 +88,64 @@ def test_check_command_reports_drift(tmp_path: Path) -> None:
     )
     assert done.returncode == 1
     assert "-EDITED_BY_HAND = True" in done.stdout
+    assert f"{tmp_path / LEGACY.package} has drifted" in done.stdout
+    assert f"{tmp_path / MODERN.package} matches" in done.stdout
 
 
-def test_every_file_carries_the_do_not_edit_header() -> None:
-    pin = load_pin()
-    for path in sorted((ROOT / "generated" / "snodo_wire").glob("*.py")):
+@pytest.mark.parametrize("revision", [MODERN, LEGACY], ids=PACKAGES)
+def test_every_file_carries_the_do_not_edit_header(revision: Any) -> None:
+    for path in sorted((ROOT / "generated" / revision.package).glob("*.py")):
         head = path.read_text().splitlines()[:3]
-        assert any(pin.sha256 in line for line in head), path.name
+        assert any(revision.pin.sha256 in line for line in head), path.name
         assert any("Do not edit" in line for line in head), path.name
 
 
-def test_vendored_copy_imports_without_the_runtime(tmp_path: Path) -> None:
-    """snodo_wire depends on pydantic alone: a copy of it imports with snodo blocked."""
+@pytest.mark.parametrize(("package", "definitions"), [(PACKAGES[0], 155), (PACKAGES[1], 145)])
+def test_vendored_copy_imports_without_the_runtime(
+    tmp_path: Path, package: str, definitions: int
+) -> None:
+    """Each wire package depends on pydantic alone: a copy imports with snodo blocked."""
     vendor = tmp_path / "vendor"
-    shutil.copytree(ROOT / "generated" / "snodo_wire", vendor / "snodo_wire")
+    shutil.copytree(ROOT / "generated" / package, vendor / package)
+    blocked = sorted({"snodo", "generator", "jinja2", *PACKAGES} - {package})
     code = (
         "import sys\n"
         "class Block:\n"
         "    def find_spec(self, name, path=None, target=None):\n"
-        "        if name.split('.')[0] in {'snodo', 'generator', 'jinja2'}:\n"
+        f"        if name.split('.')[0] in {blocked!r}:\n"
         "            raise ImportError(f'blocked {name}')\n"
         "sys.meta_path.insert(0, Block())\n"
         f"sys.path.insert(0, {str(vendor)!r})\n"
-        "import snodo_wire, snodo_wire.tables, snodo_wire.adapters, snodo_wire.errors\n"
-        f"assert snodo_wire.__file__.startswith({str(vendor)!r}), snodo_wire.__file__\n"
-        "print(len(snodo_wire.__all__))\n"
+        f"import {package} as wire\n"
+        f"import {package}.tables, {package}.adapters, {package}.errors\n"
+        f"assert wire.__file__.startswith({str(vendor)!r}), wire.__file__\n"
+        "print(len(wire.__all__))\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=False
     )
     assert done.returncode == 0, done.stderr
-    assert int(done.stdout) > 155
+    assert int(done.stdout) > definitions
 
 
-def test_no_generated_name_ends_in_a_digit() -> None:
-    from snodo_wire import models
-
+@pytest.mark.parametrize(("package", "at_least"), [(PACKAGES[0], 170), (PACKAGES[1], 185)])
+def test_no_generated_name_ends_in_a_digit(package: str, at_least: int) -> None:
+    models = importlib.import_module(f"{package}.models")
     names = [
         name
         for name, value in vars(models).items()
         if getattr(value, "__module__", None) == models.__name__
         or type(value).__name__ == "TypeAliasType"
     ]
-    assert len(names) > 170
+    assert len(names) > at_least
     assert [name for name in names if name[-1].isdigit()] == []
 
 
-def test_every_definition_has_a_model(raw_schema: dict[str, Any]) -> None:
-    missing = [name for name in raw_schema["$defs"] if not hasattr(snodo_wire, name)]
+@pytest.mark.parametrize("revision", [MODERN, LEGACY], ids=PACKAGES)
+def test_every_definition_has_a_model(revision: Any) -> None:
+    raw = json.loads((schema_dir().parent / revision.pin.revision / "schema.json").read_text())
+    package = importlib.import_module(revision.package)
+    missing = [name for name in raw["$defs"] if not hasattr(package, name)]
     assert missing == []
 
 
@@ -191,12 +226,12 @@ def test_a_schema_with_another_hash_is_refused(tmp_path: Path) -> None:
     forged.parent.mkdir()
     forged.write_bytes((schema_dir() / "schema.json").read_bytes() + b"\n")
     with pytest.raises(SchemaSourceError, match="refusing"):
-        locate_schema(tmp_path)
+        locate_schema(MODERN.pin, tmp_path)
 
 
 def test_environment_variable_locates_the_schema(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SNODO_SCHEMA_DIR", str(schema_dir().parent))
-    path, data = locate_schema()
+    path, data = locate_schema(MODERN.pin)
     assert path == schema_dir() / "schema.json"
     assert data.startswith(b"{")
 
