@@ -303,6 +303,8 @@ def _check_meta_keys(prepared: JSON, overlay: Overlay) -> None:
 
 
 def _notifications(defs: dict[str, JSON], union: str, overlay: Overlay) -> list[NotificationRow]:
+    if union not in defs:
+        return []
     names = _branches(defs[union]) or [union]
     return [_notification(defs, n) for n in names if n not in overlay.excluded]
 
