@@ -14,9 +14,7 @@ annotation too, so the decisions agree. ``description`` and ``$schema`` are anno
 
 from __future__ import annotations
 
-import copy
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,52 +24,16 @@ from pydantic import TypeAdapter, ValidationError
 
 import snodo_wire
 from tests.conftest import example_files
+from tests.wire.oracle import mutations
 
 DOCUMENTED_DIVERGENCES = {
     "integer-valued floats": "1.0 where the schema says integer: JSON Schema accepts it, the "
     "models' strict ints refuse it, so ids and counters never silently change type.",
-    "JSONValue numbers and null": "schema/overlay.toml patches JSONValue to admit numbers and "
+    "JSONValue numbers and null": "the overlay patches JSONValue to admit numbers and "
     "null (as the TypeScript source does); the raw schema refuses them.",
-    "fractional form answers": "schema/overlay.toml lets ElicitResult.content hold any number; "
+    "fractional form answers": "the overlay lets ElicitResult.content hold any number; "
     "the raw schema allows integers only.",
 }
-
-WRONG_TYPE = {str: 12345, int: "12345", float: "1.5", bool: "true", list: {}, dict: []}
-
-
-def _paths(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield (*path, key)
-            yield from _paths(item, (*path, key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield (*path, index)
-            yield from _paths(item, (*path, index))
-
-
-def _get(value: Any, path: tuple[Any, ...]) -> Any:
-    for step in path:
-        value = value[step]
-    return value
-
-
-def mutations(example: Any) -> Iterator[tuple[str, Any]]:
-    """Near misses: drop each object key, retype each value, break each tag."""
-    for path in _paths(example):
-        parent, key = _get(example, path[:-1]), path[-1]
-        if isinstance(parent, dict):
-            dropped = copy.deepcopy(example)
-            del _get(dropped, path[:-1])[key]
-            yield f"drop {path}", dropped
-        current = parent[key]
-        retyped = copy.deepcopy(example)
-        _get(retyped, path[:-1])[key] = WRONG_TYPE[type(current)]
-        yield f"retype {path}", retyped
-        if key in ("method", "type", "jsonrpc", "action", "role") and isinstance(current, str):
-            renamed = copy.deepcopy(example)
-            _get(renamed, path[:-1])[key] = current + "-bogus"
-            yield f"bad tag {path}", renamed
 
 
 @pytest.fixture(scope="module")
