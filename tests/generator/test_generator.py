@@ -267,3 +267,47 @@ def test_a_method_missing_from_the_overlay_stops_generation(
     fewer = dataclasses.replace(overlay, methods=overlay.methods[1:])
     with pytest.raises(OverlayError, match="ClientRequest"):
         collect(prepare(raw_schema, fewer), fewer)
+
+
+def test_legacy_tables_give_the_session_era_its_methods() -> None:
+    from snodo_wire_2025_11_25 import errors, models, protocol, tables
+
+    assert set(tables.METHODS) == {
+        "initialize",
+        "ping",
+        "logging/setLevel",
+        "tools/list",
+        "tools/call",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "resources/subscribe",
+        "resources/unsubscribe",
+        "prompts/list",
+        "prompts/get",
+        "completion/complete",
+    }
+    assert tables.METHODS["initialize"].result is models.InitializeResult
+    assert tables.METHODS["resources/subscribe"].result is models.Result
+    assert not tables.INPUT_REQUIRED_METHODS
+    assert {m: s.result for m, s in tables.SERVER_REQUESTS.items()} == {
+        "elicitation/create": models.ElicitResult,
+        "ping": models.Result,
+        "roots/list": models.ListRootsResult,
+        "sampling/createMessage": models.CreateMessageResult,
+    }
+    assert {rule.method for rule in tables.CAPABILITY_RULES} <= set(tables.SERVER_REQUESTS)
+    assert set(tables.CLIENT_NOTIFICATIONS) == {
+        "notifications/cancelled",
+        "notifications/initialized",
+        "notifications/progress",
+        "notifications/roots/list_changed",
+    }
+    assert "notifications/elicitation/complete" in tables.SERVER_NOTIFICATIONS
+    every_method = {*tables.METHODS, *tables.SERVER_REQUESTS, *tables.SERVER_NOTIFICATIONS}
+    assert [m for m in every_method if "tasks" in m] == []
+    assert models.GetTaskRequest.__name__ == "GetTaskRequest"  # tasks: models, no rows
+    assert errors.ErrorCode.URL_ELICITATION_REQUIRED == -32042
+    assert errors.ErrorCode.RESOURCE_NOT_FOUND == -32002
+    assert protocol.REVISION == protocol.LATEST_PROTOCOL_VERSION == "2025-11-25"
+    assert protocol.SUPPORTED_PROTOCOL_VERSIONS == ("2025-11-25", "2025-06-18", "2025-03-26")
