@@ -103,10 +103,16 @@ def main(argv: list[str] | None = None) -> int:
     drifted = [package for package, diff in diffs.items() if diff]
     for package in drifted:
         sys.stdout.write(diffs[package])
-        print(f"\n{args.out / package} has drifted: run `python -m generator generate`")
+        print(f"\n{args.out / package} has drifted")
     for package in sorted(set(diffs) - set(drifted)):
         print(f"{args.out / package} matches schema + overlay + templates")
-    return 1 if drifted else 0
+    if drifted:
+        print(
+            f"{len(drifted)} of {len(diffs)} packages drifted: run `python -m generator generate`"
+        )
+        return 1
+    print(f"all {len(diffs)} packages match schema + overlay + templates")
+    return 0
 
 
 if __name__ == "__main__":

@@ -89,6 +89,7 @@ def test_check_command_reports_drift(fresh: Path, tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "-EDITED_BY_HAND = True" in done.stdout
     assert f"{tmp_path / LEGACY.package} has drifted" in done.stdout
+    assert done.stdout.endswith("1 of 2 packages drifted: run `python -m generator generate`\n")
     assert f"{tmp_path / MODERN.package} matches" in done.stdout
 
 
