@@ -5,7 +5,7 @@ Theory of operation. In 2026-07-28 a client declares its capabilities on every r
 them from earlier requests. A capability is a path into that object
 (``("sampling", "tools")``); it is declared when every step of the path is an object.
 Which paths an input request needs comes from the generated ``CAPABILITY_RULES`` table
-(schema/overlay.toml), so the rules are data, not branches here.
+(schema/2026-07-28/overlay.toml), so the rules are data, not branches here.
 
 When an InputRequiredResult asks for something undeclared, the whole result is
 refused with -32021 whose ``requiredCapabilities`` is one ClientCapabilities object:
