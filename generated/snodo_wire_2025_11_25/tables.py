@@ -54,7 +54,7 @@ class ServerRequestSpec:
 
 @dataclass(frozen=True, slots=True)
 class CapabilityRule:
-    """An input request needs the client capability at ``requires`` when it applies.
+    """A request to the client needs the client capability at ``requires`` when it applies.
 
     Exactly one condition is set: ``always``; ``present`` (any of these params is
     present); ``param`` with ``values`` (params[param] is one of them, or absent when
