@@ -229,9 +229,7 @@ class HttpApp:
             return
         try:
             self._preflight(message, headers)
-        except (McpError, ValueError) as exc:
-            if not isinstance(exc, McpError):
-                exc = HeaderMismatch("Header mismatch: the tool's x-mcp-header use is invalid")
+        except McpError as exc:
             raw_id = message.get("id") if isinstance(message, dict) else None
             readable = isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool)
             response = jsonrpc.error_response(raw_id if readable else None, exc)

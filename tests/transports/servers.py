@@ -136,22 +136,6 @@ def headed(**arguments: Any) -> str:
     return json.dumps(arguments, sort_keys=True, ensure_ascii=False)
 
 
-try:  # a schema the spec forbids (x-mcp-header on a number): registration may refuse it
-
-    @server.tool(
-        input_schema={
-            "type": "object",
-            "properties": {"ratio": {"type": "number", "x-mcp-header": "Ratio"}},
-        }
-    )
-    def bad_header(**arguments: Any) -> str:
-        """A tool whose x-mcp-header annotation is invalid."""
-        return "called"
-
-except ValueError:
-    pass
-
-
 # --- MRTR ------------------------------------------------------------------------------
 
 QUESTIONS: dict[str, dict[str, Any]] = {
