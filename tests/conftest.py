@@ -1,27 +1,13 @@
-"""Shared test set-up: where the pinned schema and the spec's examples live."""
+"""Session fixtures every test directory may use."""
 
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-REVISION = "2026-07-28"
-
-
-def schema_dir() -> Path:
-    """SNODO_SCHEMA_DIR when set (CI sets it), else ../shared/mcp-schema beside the checkout."""
-    configured = os.environ.get("SNODO_SCHEMA_DIR")
-    base = Path(configured) if configured else ROOT.parent / "shared" / "mcp-schema"
-    return base / REVISION
-
-
-def example_files() -> list[Path]:
-    return sorted((schema_dir() / "examples").glob("*/*.json"))
+from tests.support.paths import schema_dir
 
 
 @pytest.fixture(scope="session")

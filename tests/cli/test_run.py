@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
 import httpx
 
 from snodo.http_headers import request_headers
-from tests.processes import accepting, free_port, stop
+from tests.support.processes import serving, snodo_run
 
-ROOT = Path(__file__).resolve().parents[2]
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientCapabilities": {},
@@ -19,33 +14,24 @@ META = {
 
 
 def test_allowed_hosts_and_origins() -> None:
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "snodo",
-            "run",
+    def command(port: int) -> list[str]:
+        return snodo_run(
             "examples/preferences.py:server",
-            "--transport",
             "http",
             "--port",
             str(port),
             "--allow-host",
             "api.example.com",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        assert accepting(process, port)
+        )
+
+    with serving(command) as server:
+        port = server.port
         body = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": META}}
         headers = {
             "content-type": "application/json",
             **request_headers("server/discover", body["params"], "2026-07-28"),
         }
-        url = f"http://127.0.0.1:{port}/mcp"
+        url = f"{server.base}/mcp"
 
         def status(host: str, origin: str | None = None) -> int:
             extra = {"host": host} | ({"origin": origin} if origin else {})
@@ -56,5 +42,3 @@ def test_allowed_hosts_and_origins() -> None:
         assert status("api.example.com", "https://api.example.com") == 200
         assert status("evil.example.com") == 421
         assert status("api.example.com", "https://evil.example.com") == 403
-    finally:
-        stop(process)

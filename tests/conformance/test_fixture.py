@@ -3,7 +3,7 @@
 These are the fast checks behind scripts/conformance: names and order the scenarios
 look up, and the multi round-trip flows driven the way the runner drives them (same
 client capabilities, same mock answers). Every message the server sends is validated
-against the pinned schema by tests.core.wire.
+against the pinned schema by tests.support.wire.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from tests.conformance.fixture import JSON_SCHEMA_2020_12, server
-from tests.core.wire import answer, call, request
+from tests.support.wire import answer, call, request
 
 # What the runner declares on every MRTR request, and the answers its mock client gives.
 CAPABILITIES = {"sampling": {}, "elicitation": {}, "roots": {"listChanged": True}}

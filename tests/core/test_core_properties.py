@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from snodo.server import Server
-from tests.core.wire import call, meta
-from tests.strategies import json_values, scalars
+from tests.support.strategies import json_values, scalars
+from tests.support.wire import call, meta
 
 SERVER = Server("prop", "1")
 

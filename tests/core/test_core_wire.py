@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from snodo.context import Context
 from snodo.errors import InvalidParams
 from snodo.server import CacheHint, Server
-from tests.core.wire import SERVER_INFO, answer, call, meta, request
+from tests.support.wire import SERVER_INFO, answer, call, meta, request
 
 
 class Forecast(BaseModel):
@@ -533,3 +533,57 @@ def test_meta_with_unknown_keys_and_no_client_info_is_served() -> None:
     message = request("tools/list", **{"com.example/trace": "abc"})
     assert "result" in answer(SERVER, message)
     assert meta()["io.modelcontextprotocol/clientCapabilities"] == {}
+
+
+@pytest.mark.parametrize(
+    ("prop", "message"),
+    [
+        (
+            {"type": "number", "x-mcp-header": "Ratio"},
+            "tool bad_header: x-mcp-header 'Ratio' must be on a string, integer or boolean",
+        ),
+        (
+            {"type": "string", "x-mcp-header": "Two Words"},
+            "tool bad_header: x-mcp-header 'Two Words' at ratio is not a header token",
+        ),
+        (
+            {"type": "string", "x-mcp-header": ""},
+            "tool bad_header: x-mcp-header '' at ratio is not a header token",
+        ),
+    ],
+    ids=["number", "space", "empty"],
+)
+def test_registering_a_tool_with_an_invalid_x_mcp_header_is_refused(
+    prop: dict[str, Any], message: str
+) -> None:
+    """server/tools.mdx limits x-mcp-header to token names on string, integer or boolean
+    properties; a tool that breaks the rule is never served."""
+    server = Server("s", "1")
+
+    @server.tool
+    def echo(text: str) -> str:
+        return text
+
+    def bad_header(**arguments: Any) -> str:
+        return "called"
+
+    schema = {"type": "object", "properties": {"ratio": prop}}
+    with pytest.raises(ValueError) as refused:
+        server.tool(input_schema=schema)(bad_header)
+    assert str(refused.value) == message
+    listed = answer(server, request("tools/list"))["result"]
+    assert [tool["name"] for tool in listed["tools"]] == ["echo"]
+
+
+def test_registering_a_tool_with_a_header_name_twice_is_refused() -> None:
+    server = Server("s", "1")
+    schema = {
+        "type": "object",
+        "properties": {
+            "a": {"type": "string", "x-mcp-header": "Region"},
+            "b": {"type": "string", "x-mcp-header": "region"},
+        },
+    }
+    with pytest.raises(ValueError) as refused:
+        server.tool(input_schema=schema, name="twice")(lambda **arguments: "called")
+    assert str(refused.value) == "tool twice: x-mcp-header 'region' is declared twice"

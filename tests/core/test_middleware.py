@@ -8,7 +8,7 @@ from typing import Any
 from snodo.context import Context
 from snodo.result import input_required
 from snodo.server import CallNext, Server
-from tests.core.wire import answer, request
+from tests.support.wire import answer, request
 
 ELICIT = {
     "method": "elicitation/create",

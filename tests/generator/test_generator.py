@@ -24,7 +24,7 @@ from generator.overlay import Overlay, OverlayError
 from generator.prepass import prepare
 from generator.revisions import SCHEMA_ROOT, load_revision
 from generator.source import SchemaSourceError, locate_schema
-from tests.conftest import ROOT, schema_dir
+from tests.support.paths import ROOT, schema_dir
 
 MODERN = load_revision(SCHEMA_ROOT / "2026-07-28")
 LEGACY = load_revision(SCHEMA_ROOT / "2025-11-25")

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,8 +19,8 @@ from pydantic import ValidationError
 from snodo.http_headers import request_headers
 from snodo_wire import adapters
 from tests.hardening import server as target
-from tests.hardening.conftest import ROOT, TARGET
-from tests.strategies import json_values, scalars
+from tests.support.paths import ROOT
+from tests.support.strategies import json_values, scalars
 
 META = {
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -178,7 +177,7 @@ def test_http_arbitrary_bodies(http: tuple[httpx.Client, str], data: bytes) -> N
         assert body["jsonrpc"] == "2.0" and "Traceback" not in response.text
 
 
-def test_stdio_survives_fuzzed_lines() -> None:
+def test_stdio_survives_fuzzed_lines(stdio_command: list[str]) -> None:
     """Hundreds of hostile lines, then one valid request: every line answered, server alive."""
     lines: list[bytes] = []
     refused = invalid_retries().filter(lambda m: not envelope_is_valid(m))
@@ -202,7 +201,7 @@ def test_stdio_survives_fuzzed_lines() -> None:
     }
     stdin = b"\n".join(lines) + b"\n" + json.dumps(valid).encode() + b"\n"
     done = subprocess.run(
-        [sys.executable, "-m", "snodo", "run", TARGET, "--transport", "stdio"],
+        stdio_command,
         cwd=ROOT,
         input=stdin,
         capture_output=True,

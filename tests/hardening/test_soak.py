@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from snodo.http_headers import request_headers
-from tests.hardening.conftest import free_port, http_command, serving
+from tests.support.processes import Serving
 
 SECONDS = float(os.environ.get("SNODO_SOAK_SECONDS", "60"))
 WARM_UP = min(10.0, SECONDS / 4)
@@ -75,10 +75,8 @@ async def lane(
         tally["flows" if ok else "errors"] += 1
 
 
-def test_soak() -> None:
-    port = free_port()
-    args = http_command(port)
-    url = f"http://127.0.0.1:{port}/mcp"
+def test_soak(http_server: Serving) -> None:
+    url = f"{http_server.base}/mcp"
     tally: Counter[str] = Counter()
 
     async def run(process_pid: int) -> tuple[int, int]:
@@ -94,8 +92,7 @@ def test_soak() -> None:
             await asyncio.gather(*lanes)
             return warm, rss_kib(process_pid)
 
-    with serving(args, port) as process:
-        warm, end = asyncio.run(run(process.pid))
+    warm, end = asyncio.run(run(http_server.process.pid))
     assert tally["errors"] == 0
     assert tally["flows"] > 100
     assert end < warm * 1.10, f"RSS grew from {warm} KiB to {end} KiB"

@@ -1,8 +1,10 @@
 """The pinned official TypeScript MCP client drives examples/preferences.py through MRTR.
 
 Runs scripts/interop (npm ci when needed, then five workflows over stdio and HTTP; see
-interop/official_client/check_mrtr.mjs) and requires it to pass. Skipped only where npm
-is missing altogether: CI has it.
+interop/official_client/check_mrtr.mjs) and requires every check to pass. The script
+prints one PASS/FAIL/SKIP line per check and a summary; the number of checks is pinned
+here and in the README, so a workflow that quietly stops early fails the test. Skipped
+only where npm is missing altogether: CI has it.
 """
 
 from __future__ import annotations
@@ -10,13 +12,21 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+from tests.support.paths import ROOT
+
 SCRIPT = ROOT / "scripts" / "interop"
 SUMMARY = re.compile(r"^official client: (\d+) passed, (\d+) failed$", re.MULTILINE)
+VERDICT = re.compile(r"^(PASS|FAIL|SKIP) ", re.MULTILINE)
+EXPECTED_CHECKS = 104
+"""Every check of the five workflows over stdio and HTTP; the README states the same."""
+
+
+def test_the_readme_states_the_pinned_number_of_checks() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert f"| {EXPECTED_CHECKS} checks pass | `bash scripts/interop` |" in readme
 
 
 @pytest.mark.skipif(shutil.which("npm") is None, reason="npm is not installed")
@@ -32,10 +42,12 @@ def test_official_client_mrtr_workflows() -> None:
     output = run.stdout + run.stderr
     summaries = SUMMARY.findall(run.stdout)
     assert run.returncode == 0, output
-    assert summaries, f"no summary line:\n{output}"
-    passed, failed = (int(n) for n in summaries[-1])
+    assert len(summaries) == 1, f"expected one summary line:\n{output}"
+    passed, failed = (int(n) for n in summaries[0])
+    verdicts = VERDICT.findall(run.stdout)
+    total = len(verdicts)
+    assert (passed, failed) == (verdicts.count("PASS"), verdicts.count("FAIL")), output
     assert failed == 0, output
-    # 5 workflows x 2 transports: far more than this many checks when nothing is skipped.
-    assert passed >= 80, output
+    assert passed == total == EXPECTED_CHECKS, output
     for transport in ("stdio", "http"):
         assert f"PASS [{transport}] connect" in run.stdout, output

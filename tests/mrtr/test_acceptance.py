@@ -14,7 +14,7 @@ from snodo import elicitation, roots, sampling
 from snodo.context import Context
 from snodo.result import MISSING, input_required
 from snodo.server import Server
-from tests.core.wire import SERVER_INFO, answer, request
+from tests.support.wire import SERVER_INFO, answer, request
 
 SECRET = bytes(range(32))
 NOW = 1_800_000_000.0

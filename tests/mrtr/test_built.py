@@ -11,7 +11,7 @@ from snodo import elicitation, roots, sampling
 from snodo.built import BuiltRequest
 from snodo.result import input_required
 from snodo.server import Server
-from tests.core.wire import answer, request
+from tests.support.wire import answer, request
 
 FORM = elicitation.form(
     "Pick", {"type": "object", "properties": {"c": {"type": "string", "enum": ["a", "b"]}}}

@@ -11,7 +11,7 @@ from snodo import elicitation
 from snodo.elicitation import Accepted, Cancelled, Declined, FormValue
 from snodo.errors import InvalidParams
 from snodo.result import MISSING, input_required
-from tests.mrtr.support import ctx, wire_valid
+from tests.support.mrtr import ctx, wire_valid
 
 # Every property shape of the restricted subset, with every keyword it allows.
 ALL_SHAPES: dict[str, Any] = {

@@ -13,7 +13,7 @@ from snodo.errors import InvalidParams
 from snodo.result import MISSING, input_required
 from snodo_wire import adapters
 from snodo_wire.models import ListRootsResult, Root
-from tests.mrtr.support import ctx
+from tests.support.mrtr import ctx
 
 ANSWER = {
     "roots": [

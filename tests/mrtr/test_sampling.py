@@ -10,7 +10,7 @@ from snodo import sampling
 from snodo.errors import InvalidParams
 from snodo.result import MISSING
 from snodo_wire.models import CreateMessageResult, TextContent, ToolUseContent
-from tests.mrtr.support import ctx, wire_valid
+from tests.support.mrtr import ctx, wire_valid
 
 USER = {"role": "user", "content": {"type": "text", "text": "What is the capital of France?"}}
 WEATHER_TOOL = {

@@ -15,15 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.processes import free_port, stop
+
 START_TIMEOUT = 10.0
 """Seconds for redis-server to answer PING before the fixture gives up."""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def answers_ping(port: int) -> bool:
@@ -76,9 +71,4 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     try:
         yield f"redis://127.0.0.1:{port}"
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from snodo.replay import MemoryGuard, RedisError, RedisGuard, ReplayGuard, SQLiteGuard
-from tests.replay.conftest import free_port
+from tests.support.processes import free_port
 
 NOW = 1_800_000_000.0
 STORES = ["memory", "sqlite", "redis"]

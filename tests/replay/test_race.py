@@ -7,7 +7,7 @@ import sys
 import uuid
 from pathlib import Path
 
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 RACERS = 3
 ROUNDS = 100

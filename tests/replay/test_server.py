@@ -17,7 +17,7 @@ from snodo.context import Context
 from snodo.replay import MemoryGuard, RedisGuard, ReplayGuard, SQLiteGuard
 from snodo.result import input_required
 from snodo.server import Server
-from tests.core.wire import answer, request
+from tests.support.wire import answer, request
 
 SECRET = bytes(range(32))
 INVALID = {"code": -32602, "message": "Invalid request state"}

@@ -13,18 +13,16 @@ import asyncio
 import itertools
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 from snodo.http_headers import request_headers
-from tests.processes import accepting, free_port
+from tests.support.paths import ROOT
+from tests.support.processes import accepting, free_port, snodo_run
 
-ROOT = Path(__file__).resolve().parents[2]
 A = "a:" + "aa" * 32
 B = "b:" + "bb" * 32
 
@@ -43,17 +41,7 @@ class Worker:
     def start(self, keys: str) -> None:
         env = {**os.environ, "SNODO_STATE_KEYS": keys, "SNODO_WORKER": str(self.index)}
         self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "snodo",
-                "run",
-                "tests/scaleout/server.py:server",
-                "--transport",
-                "http",
-                "--port",
-                str(self.port),
-            ],
+            snodo_run("tests/scaleout/server.py:server", "http", "--port", str(self.port)),
             cwd=ROOT,
             env=env,
             stdout=subprocess.DEVNULL,

@@ -9,7 +9,6 @@ import hashlib
 import hmac
 import json
 import math
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
@@ -25,32 +24,24 @@ from hypothesis import strategies as st
 from snodo import state
 from snodo.errors import InvalidState
 from snodo.replay import MemoryGuard
-from tests.conftest import ROOT
-from tests.state.test_state import (
+from tests.support.state_vectors import (
     DATA,
     KEY_A,
     KEY_B,
     KEY_C,
+    ONCE_AND_ENCRYPTED_VECTORS,
     OTHER_REQUESTS,
     UNBOUND,
     Ctx,
     b64,
     canonical,
+    doc_vectors,
     later,
     vector_ctx,
     vector_options,
 )
 
 OPTIONS: dict[str, Any] = {"secret": KEY_A, "principal": "alice"}
-HEADING = "## Test vectors: one-time and encrypted tokens"
-
-
-def doc_vectors() -> list[dict[str, Any]]:
-    text = (ROOT / "docs" / "state-token.md").read_text(encoding="utf-8")
-    match = re.search(r"```json\n(.*?)\n```", text[text.index(HEADING) :], re.DOTALL)
-    assert match, f"no ```json block under {HEADING!r} in docs/state-token.md"
-    vectors: list[dict[str, Any]] = json.loads(match.group(1))
-    return vectors
 
 
 def replay_bytes(hex_stream: str) -> tuple[Callable[[int], bytes], bytearray]:
@@ -88,18 +79,18 @@ def vector_seal(vector: Mapping[str, Any]) -> str:
 
 
 def test_docs_hold_one_time_and_encrypted_vectors() -> None:
-    vectors = doc_vectors()
+    vectors = doc_vectors(ONCE_AND_ENCRYPTED_VECTORS)
     kinds = {(v["once"], v["encrypted"]) for v in vectors}
     assert {(True, False), (False, True), (True, True)} <= kinds
     assert {"secret" in v for v in vectors} == {True, False}
 
 
-@pytest.mark.parametrize("vector", doc_vectors(), ids=lambda v: v["name"])
+@pytest.mark.parametrize("vector", doc_vectors(ONCE_AND_ENCRYPTED_VECTORS), ids=lambda v: v["name"])
 def test_vector_seals_to_the_documented_token(vector: dict[str, Any]) -> None:
     assert vector_seal(vector) == vector["expect"]["token"]
 
 
-@pytest.mark.parametrize("vector", doc_vectors(), ids=lambda v: v["name"])
+@pytest.mark.parametrize("vector", doc_vectors(ONCE_AND_ENCRYPTED_VECTORS), ids=lambda v: v["name"])
 def test_vector_follows_the_documented_rules(vector: dict[str, Any]) -> None:
     """Re-derive with hashlib/hmac and cryptography's AESGCM alone, as the doc says."""
     expect = vector["expect"]
@@ -137,7 +128,7 @@ def test_vector_follows_the_documented_rules(vector: dict[str, Any]) -> None:
     assert f"e1.{kid}.{b64(box)}" == expect["token"]
 
 
-@pytest.mark.parametrize("vector", doc_vectors(), ids=lambda v: v["name"])
+@pytest.mark.parametrize("vector", doc_vectors(ONCE_AND_ENCRYPTED_VECTORS), ids=lambda v: v["name"])
 def test_vector_opens_until_it_expires(vector: dict[str, Any]) -> None:
     ctx = vector_ctx(vector)
     options = {**vector_options(vector), "principal": vector["principal"], "ttl": vector["ttl"]}

@@ -8,9 +8,8 @@ import hashlib
 import hmac
 import json
 import math
-import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -18,49 +17,25 @@ import pytest
 from snodo import state
 from snodo.context import Context
 from snodo.errors import InvalidState
-from tests.conftest import ROOT
-
-NOW = 1_800_000_000.5
-KEY_A = bytes(range(32))
-KEY_B = bytes(range(32, 64))
-KEY_C = bytes(range(64, 96))
-PARAMS: dict[str, Any] = {
-    "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"},
-    "name": "get_weather",
-    "arguments": {"location": "New York", "days": [1, 2], "detail": {"wind": True, "n": 1}},
-}
-DATA: Any = {"step": 2, "answers": {"login": "octocat"}}
-UNBOUND = ("_meta", "inputResponses", "requestState")
-
-
-@dataclass(frozen=True)
-class Ctx:
-    """The smallest thing ``seal``/``open`` accept: method, params and a fixed clock."""
-
-    request_method: str = "tools/call"
-    request_params: Mapping[str, Any] = field(default_factory=lambda: dict(PARAMS))
-    now: float = NOW
-
-    @property
-    def clock(self) -> Callable[[], float]:
-        return lambda: self.now
-
-
-def later(ctx: Ctx, seconds: float) -> Ctx:
-    return replace(ctx, now=ctx.now + seconds)
-
-
-# --- an independent derivation of the format, from docs/state-token.md alone -----------
-
-
-def b64(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
-
-
-def canonical(value: Any) -> str:
-    return json.dumps(
-        value, ensure_ascii=False, allow_nan=False, sort_keys=True, separators=(",", ":")
-    )
+from tests.support.state_vectors import (
+    DATA,
+    KEY_A,
+    KEY_B,
+    KEY_C,
+    NOW,
+    OTHER_REQUESTS,
+    PARAMS,
+    SIGNED_VECTORS,
+    UNBOUND,
+    Ctx,
+    b64,
+    canonical,
+    doc_vectors,
+    later,
+    vector_ctx,
+    vector_options,
+    with_args,
+)
 
 
 def reference_binding(method: str, principal: str | None, params: Mapping[str, Any]) -> str:
@@ -84,36 +59,17 @@ def forge(
     return f"{signed}.{b64(hmac.digest(key, f'{signed}.{binding}'.encode(), 'sha256'))}"
 
 
-def doc_vectors() -> list[dict[str, Any]]:
-    text = (ROOT / "docs" / "state-token.md").read_text(encoding="utf-8")
-    section = text[text.index("## Test vectors") :]
-    match = re.search(r"```json\n(.*?)\n```", section, re.DOTALL)
-    assert match, "no ```json block under '## Test vectors' in docs/state-token.md"
-    vectors: list[dict[str, Any]] = json.loads(match.group(1))
-    return vectors
-
-
-def vector_options(vector: Mapping[str, Any]) -> dict[str, Any]:
-    if "secret" in vector:
-        return {"secret": bytes.fromhex(vector["secret"])}
-    return {"keys": [(kid, bytes.fromhex(key)) for kid, key in vector["keys"]]}
-
-
-def vector_ctx(vector: Mapping[str, Any]) -> Ctx:
-    return Ctx(vector["method"], vector["params"], vector["clock"])
-
-
 # --- literal vectors ---------------------------------------------------------------------
 
 
 def test_docs_hold_vectors_for_both_key_modes_and_all_principal_kinds() -> None:
-    vectors = doc_vectors()
+    vectors = doc_vectors(SIGNED_VECTORS)
     assert len(vectors) >= 3
     assert {"secret" in v for v in vectors} == {True, False}
     assert {None, "", "alice"} <= {v["principal"] for v in vectors}
 
 
-@pytest.mark.parametrize("vector", doc_vectors(), ids=lambda v: v["name"])
+@pytest.mark.parametrize("vector", doc_vectors(SIGNED_VECTORS), ids=lambda v: v["name"])
 def test_vector_seals_to_the_documented_token(vector: dict[str, Any]) -> None:
     token = state.seal(
         vector["data"],
@@ -125,7 +81,7 @@ def test_vector_seals_to_the_documented_token(vector: dict[str, Any]) -> None:
     assert token == vector["expect"]["token"]
 
 
-@pytest.mark.parametrize("vector", doc_vectors(), ids=lambda v: v["name"])
+@pytest.mark.parametrize("vector", doc_vectors(SIGNED_VECTORS), ids=lambda v: v["name"])
 def test_vector_follows_the_documented_rules(vector: dict[str, Any]) -> None:
     """Re-derive every vector with plain hashlib/hmac, step by step as the doc says."""
     expect = vector["expect"]
@@ -152,7 +108,7 @@ def test_vector_follows_the_documented_rules(vector: dict[str, Any]) -> None:
     assert f"{signed}.{mac}" == expect["token"]
 
 
-@pytest.mark.parametrize("vector", doc_vectors(), ids=lambda v: v["name"])
+@pytest.mark.parametrize("vector", doc_vectors(SIGNED_VECTORS), ids=lambda v: v["name"])
 def test_vector_opens_until_it_expires(vector: dict[str, Any]) -> None:
     ctx = vector_ctx(vector)
     options = {**vector_options(vector), "principal": vector["principal"], "ttl": vector["ttl"]}
@@ -165,7 +121,7 @@ def test_vector_opens_until_it_expires(vector: dict[str, Any]) -> None:
 
 
 def test_inspect_reads_the_fields_without_a_key() -> None:
-    vector = doc_vectors()[1]
+    vector = doc_vectors(SIGNED_VECTORS)[1]
     seen = state.inspect(vector["expect"]["token"])
     issued = math.floor(vector["clock"])
     assert seen == {
@@ -256,28 +212,6 @@ RETRY_ONLY_CHANGES: list[Mapping[str, Any]] = [
 def test_retry_fields_and_key_order_are_not_bound(params: Mapping[str, Any]) -> None:
     token = state.seal(DATA, Ctx(), secret=KEY_A, principal="alice")
     assert state.open(token, Ctx(request_params=params), secret=KEY_A, principal="alice") == DATA
-
-
-def _args(**changes: Any) -> dict[str, Any]:
-    return {**PARAMS, "arguments": {**PARAMS["arguments"], **changes}}
-
-
-OTHER_REQUESTS: dict[str, Ctx] = {
-    "other method": Ctx(request_method="prompts/get"),
-    "other tool": Ctx(request_params={**PARAMS, "name": "get_forecast"}),
-    "argument changed": Ctx(request_params=_args(location="Boston")),
-    "nested argument changed": Ctx(request_params=_args(detail={"wind": False, "n": 1})),
-    "array reordered": Ctx(request_params=_args(days=[2, 1])),
-    "1 became 1.0": Ctx(request_params=_args(detail={"wind": True, "n": 1.0})),
-    "true became 1": Ctx(request_params=_args(detail={"wind": 1, "n": 1})),
-    "argument added": Ctx(request_params=_args(extra=None)),
-    "argument removed": Ctx(
-        request_params={**PARAMS, "arguments": {"location": "New York", "days": [1, 2]}}
-    ),
-    "arguments dropped": Ctx(request_params={"_meta": {}, "name": "get_weather"}),
-    "top-level member added": Ctx(request_params={**PARAMS, "task": {"ttl": 1}}),
-    "NaN in params": Ctx(request_params=_args(days=[math.nan])),
-}
 
 
 def _failures(token: str) -> dict[str, Callable[[], Any]]:
@@ -433,15 +367,15 @@ def test_seal_refuses_what_is_not_exactly_json(data: Any) -> None:
 
 def test_seal_refuses_params_it_cannot_bind() -> None:
     with pytest.raises(ValueError, match="params"):
-        state.seal(DATA, Ctx(request_params=_args(days=[math.inf])), secret=KEY_A)
+        state.seal(DATA, Ctx(request_params=with_args(days=[math.inf])), secret=KEY_A)
 
 
 def test_params_with_lone_surrogates_still_bind() -> None:
-    ctx = Ctx(request_params=_args(location="\ud800"))
+    ctx = Ctx(request_params=with_args(location="\ud800"))
     token = state.seal(DATA, ctx, secret=KEY_A)
     assert state.open(token, ctx, secret=KEY_A) == DATA
     with pytest.raises(InvalidState):
-        state.open(token, Ctx(request_params=_args(location="\ud801")), secret=KEY_A)
+        state.open(token, Ctx(request_params=with_args(location="\ud801")), secret=KEY_A)
 
 
 @pytest.mark.parametrize(

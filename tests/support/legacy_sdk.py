@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 LEGACY_SDK_PYTHON = ROOT / ".venv-mcp1" / "bin" / "python"
 

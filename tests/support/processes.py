@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import socket
 import subprocess
+import sys
+import tempfile
 import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from tests.support.paths import ROOT
+
 STARTUP_SECONDS = 20.0
+PORT_ATTEMPTS = 3
+"""A port is free when chosen; another process may take it before the server binds it."""
 
 
 def free_port() -> int:
@@ -39,3 +48,56 @@ def stop(process: subprocess.Popen[Any]) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=5)
+
+
+def snodo_run(target: str, transport: str, *extra: str) -> list[str]:
+    """``python -m snodo run TARGET --transport TRANSPORT ...`` with this interpreter."""
+    return [sys.executable, "-m", "snodo", "run", target, "--transport", transport, *extra]
+
+
+class ServerDidNotStart(RuntimeError):
+    """The process exited or never accepted connections; carries its output."""
+
+
+@dataclass(frozen=True)
+class Serving:
+    port: int
+    process: subprocess.Popen[bytes]
+
+    @property
+    def base(self) -> str:
+        """``http://127.0.0.1:PORT``"""
+        return f"http://127.0.0.1:{self.port}"
+
+
+@contextlib.contextmanager
+def serving(
+    command: Callable[[int], list[str]], *, env: Mapping[str, str] | None = None
+) -> Iterator[Serving]:
+    """``command(port)`` started from the checkout on a free loopback port, stopped on exit.
+
+    A start that fails because the port was taken meanwhile is retried on another port;
+    any other failure raises ``ServerDidNotStart`` with the process's output.
+    """
+    for _ in range(PORT_ATTEMPTS):
+        port = free_port()
+        with tempfile.TemporaryFile() as log:
+            process = subprocess.Popen(
+                command(port),
+                cwd=ROOT,
+                env={**os.environ, **(env or {})},
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+            try:
+                if accepting(process, port):
+                    yield Serving(port, process)
+                    return
+                log.seek(0)
+                output = log.read().decode(errors="replace")
+                if process.poll() is None or "address already in use" not in output.lower():
+                    raise ServerDidNotStart(f"{command(port)} did not start:\n{output}")
+            finally:
+                stop(process)
+    raise ServerDidNotStart(f"no free port after {PORT_ATTEMPTS} attempts")

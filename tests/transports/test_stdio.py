@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.core.wire import request, validate_outgoing
-from tests.transports.conftest import StdioServer
+from tests.support.transport_server import StdioServer
+from tests.support.wire import request, validate_outgoing
 
 MAX_LINE_BYTES = 4 * 1024 * 1024
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"

@@ -10,8 +10,8 @@ import pytest
 from pydantic import TypeAdapter
 
 import snodo_wire
-from tests.conftest import example_files
-from tests.wire.typed_json import tagged
+from tests.support.paths import example_files
+from tests.support.typed_json import tagged
 
 EXAMPLES = example_files()
 

@@ -20,10 +20,10 @@ from pydantic import BaseModel
 
 import snodo_wire_2025_11_25 as wire
 from snodo_wire_2025_11_25 import adapters, tables
-from tests.conftest import schema_dir
-from tests.wire.instances import Builder
-from tests.wire.oracle import Oracle
-from tests.wire.typed_json import tagged
+from tests.support.instances import Builder
+from tests.support.oracle import Oracle
+from tests.support.paths import schema_dir
+from tests.support.typed_json import tagged
 
 REVISION = "2025-11-25"
 RAW: dict[str, Any] = json.loads((schema_dir().parent / REVISION / "schema.json").read_text())
