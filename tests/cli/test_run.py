@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import httpx
 
 from snodo.http_headers import request_headers
@@ -26,7 +28,12 @@ def test_allowed_hosts_and_origins() -> None:
 
     with serving(command) as server:
         port = server.port
-        body = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": META}}
+        body: dict[str, Any] = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "server/discover",
+            "params": {"_meta": META},
+        }
         headers = {
             "content-type": "application/json",
             **request_headers("server/discover", body["params"], "2026-07-28"),

@@ -22,6 +22,12 @@ class Loop:
 
         return self.loop.run_until_complete(bounded())
 
+    def __enter__(self) -> Loop:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
     def close(self) -> None:
         try:
             for cleanup in reversed(self.cleanups):

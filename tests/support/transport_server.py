@@ -127,6 +127,12 @@ class StdioServer:
                 return messages
             messages.append(json.loads(line))
 
+    def __enter__(self) -> StdioServer:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
     def stop(self) -> None:
         self.close_stdin()
         stop(self.process)

@@ -29,26 +29,17 @@ def http_url(http_base: str) -> str:
 @pytest.fixture
 def stdio_server() -> Iterator[StdioServer]:
     """A stdio server process of this test's own."""
-    server = StdioServer()
-    try:
+    with StdioServer() as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="module")
 def shared_stdio_server() -> Iterator[StdioServer]:
-    server = StdioServer()
-    try:
+    with StdioServer() as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="module")
 def loop() -> Iterator[Loop]:
-    runner = Loop()
-    try:
+    with Loop() as runner:
         yield runner
-    finally:
-        runner.close()
