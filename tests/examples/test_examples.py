@@ -7,10 +7,9 @@ import asyncio
 import importlib.util
 import subprocess
 import sys
-from pathlib import Path
 from types import ModuleType
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.paths import ROOT
 
 
 def _load(name: str) -> ModuleType:
