@@ -8,11 +8,9 @@ import httpx
 
 from snodo.http_headers import request_headers
 from tests.support.processes import serving, snodo_run
+from tests.support.wire import meta
 
-META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
+META = meta()
 
 
 def test_allowed_hosts_and_origins() -> None:

@@ -10,11 +10,9 @@ import httpx
 from snodo import jsonrpc
 from snodo.http_headers import request_headers
 from snodo.state import MAX_TOKEN_LENGTH
+from tests.support.wire import meta
 
-META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
-}
+META = meta({"elicitation": {}})
 
 
 def _call(

@@ -21,11 +21,9 @@ from snodo_wire import adapters
 from tests.hardening import server as target
 from tests.support.paths import ROOT
 from tests.support.strategies import json_values, scalars
+from tests.support.wire import meta
 
-META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
-}
+META = meta({"elicitation": {}})
 
 bad_responses = st.one_of(
     scalars,

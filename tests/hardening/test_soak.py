@@ -15,14 +15,12 @@ import httpx
 
 from snodo.http_headers import request_headers
 from tests.support.processes import Serving
+from tests.support.wire import meta
 
 SECONDS = float(os.environ.get("SNODO_SOAK_SECONDS", "60"))
 WARM_UP = min(10.0, SECONDS / 4)
 CONCURRENCY = 32
-META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
-}
+META = meta({"elicitation": {}})
 
 
 def rss_kib(pid: int) -> int:
