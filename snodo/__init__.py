@@ -1,5 +1,5 @@
-"""snodo: a schema-first toolkit for MCP 2026-07-28 servers, built around Multi
-Round-Trip Requests.
+"""snodo: a schema-first toolkit for MCP servers of the current revision
+(``snodo_wire.protocol.REVISION``), built around Multi Round-Trip Requests.
 
 The names most programs need are here; the modules hold the rest: ``snodo.elicitation``,
 ``snodo.sampling`` and ``snodo.roots`` build input requests and read their answers,

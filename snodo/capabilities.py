@@ -1,7 +1,7 @@
 """Client capabilities: what an input request needs, and whether a request declared it.
 
-Theory of operation. In 2026-07-28 a client declares its capabilities on every request
-(``_meta["io.modelcontextprotocol/clientCapabilities"]``) and a server must not infer
+Theory of operation. In the current revision a client declares its capabilities on every request
+(``_meta[META_CLIENT_CAPABILITIES]``) and a server must not infer
 them from earlier requests. A capability is a path into that object
 (``("sampling", "tools")``); it is declared when every step of the path is an object.
 Which paths an input request needs comes from the generated ``CAPABILITY_RULES`` table

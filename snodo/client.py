@@ -1,4 +1,4 @@
-"""A 2026-07-28 client that answers input requests and retries (MRTR).
+"""A client that answers input requests and retries (MRTR), at the current revision.
 
 Every request carries ``_meta`` with the protocol version, the client's info and its
 capabilities; over HTTP also the mirrored headers. Capabilities are declared only for
@@ -38,7 +38,13 @@ from snodo_wire import (
     ListRootsResult,
     ReadResourceResult,
 )
-from snodo_wire.protocol import LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS
+from snodo_wire.protocol import (
+    LATEST_PROTOCOL_VERSION,
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_PROTOCOL_VERSION,
+    SUPPORTED_PROTOCOL_VERSIONS,
+)
 
 __all__ = ["Client", "Flow", "ProtocolViolation", "RequestError", "TooManyRounds"]
 
@@ -170,9 +176,9 @@ class Client:
 
     def _meta(self) -> dict[str, Any]:
         return {
-            "io.modelcontextprotocol/protocolVersion": self.protocol_version,
-            "io.modelcontextprotocol/clientCapabilities": self.capabilities(),
-            "io.modelcontextprotocol/clientInfo": self.info,
+            META_PROTOCOL_VERSION: self.protocol_version,
+            META_CLIENT_CAPABILITIES: self.capabilities(),
+            META_CLIENT_INFO: self.info,
         }
 
     def _message(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:

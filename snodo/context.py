@@ -109,7 +109,7 @@ class Context:
     def log(self, level: str, data: Any, logger: str | None = None) -> None:
         """Send notifications/message when this request opted in at or below ``level``.
 
-        With no io.modelcontextprotocol/logLevel in the request's _meta nothing is sent
+        With no ``META_LOG_LEVEL`` entry in the request's _meta nothing is sent
         (server/utilities/logging.mdx: the server MUST NOT emit log messages then).
         """
         if level not in LOG_RANK:

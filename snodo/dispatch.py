@@ -1,6 +1,7 @@
 """One function per client method; ``HANDLERS`` maps method names to them.
 
-Each takes the server, the request's Context and its params (already validated
+Each takes what the server serves (a ``Served``: the registry, the subscriptions and the
+few facts ``server/discover`` reports), the request's Context and its params (already validated
 against the generated params model, read as plain JSON), and returns the result
 without ``resultType`` (the server adds it, the caching hints and ``_meta``), an
 ``InputRequired`` for the three methods that may ask for input, or an open
@@ -11,56 +12,69 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from snodo.context import Context
 from snodo.errors import InternalError, InvalidParams, McpError, ResourceNotFound
 from snodo.pagination import page
 from snodo.prompts import prompt_messages
+from snodo.registry import Registry
 from snodo.resources import read_contents
 from snodo.result import InputRequired, ToolError
-from snodo.subscriptions import Subscription
+from snodo.subscriptions import Subscription, Subscriptions
 from snodo.tools import tool_result
 
-if TYPE_CHECKING:
-    from snodo.server import Server
-
-__all__ = ["HANDLERS"]
+__all__ = ["HANDLERS", "MethodHandler", "Outcome", "Served"]
 
 log = logging.getLogger("snodo")
 
 Params = Mapping[str, Any]
 Outcome = dict[str, Any] | InputRequired | Subscription
-MethodHandler = Callable[["Server", Context, Params], Awaitable[Outcome]]
 
 
-async def discover(server: Server, ctx: Context, params: Params) -> Outcome:
+@dataclass(slots=True)
+class Served:
+    """All that dispatch reads: what is registered, the open subscriptions, and what
+    ``server/discover`` and the list methods report besides."""
+
+    registry: Registry
+    subscriptions: Subscriptions
+    supported_versions: tuple[str, ...]
+    instructions: str | None = None
+    page_size: int | None = None
+
+
+MethodHandler = Callable[[Served, Context, Params], Awaitable[Outcome]]
+
+
+async def discover(served: Served, ctx: Context, params: Params) -> Outcome:
     result: dict[str, Any] = {
-        "supportedVersions": list(server.supported_versions),
-        "capabilities": server.capabilities(),
+        "supportedVersions": list(served.supported_versions),
+        "capabilities": served.registry.capabilities(),
     }
-    if server.instructions:
-        result["instructions"] = server.instructions
+    if served.instructions:
+        result["instructions"] = served.instructions
     return result
 
 
 def _listing(
-    server: Server, ctx: Context, params: Params, key: str, items: list[dict[str, Any]]
+    served: Served, ctx: Context, params: Params, key: str, items: list[dict[str, Any]]
 ) -> Outcome:
-    chosen, next_cursor = page(items, ctx.request_method, params.get("cursor"), server.page_size)
+    chosen, next_cursor = page(items, ctx.request_method, params.get("cursor"), served.page_size)
     result: dict[str, Any] = {key: list(chosen)}
     if next_cursor is not None:
         result["nextCursor"] = next_cursor
     return result
 
 
-async def tools_list(server: Server, ctx: Context, params: Params) -> Outcome:
-    return _listing(server, ctx, params, "tools", [t.definition for t in server.tools.values()])
+async def tools_list(served: Served, ctx: Context, params: Params) -> Outcome:
+    return _listing(served, ctx, params, "tools", served.registry.definitions("tools"))
 
 
-async def tools_call(server: Server, ctx: Context, params: Params) -> Outcome:
+async def tools_call(served: Served, ctx: Context, params: Params) -> Outcome:
     name = params["name"]
-    tool = server.tools.get(name)
+    tool = served.registry.tools.get(name)
     if tool is None:
         raise InvalidParams(f"Unknown tool: {name}")
     arguments = params.get("arguments") or {}
@@ -98,29 +112,22 @@ async def _guarded(ctx: Context, what: str, call: Awaitable[Any]) -> Any:
         raise InternalError() from exc
 
 
-async def resources_list(server: Server, ctx: Context, params: Params) -> Outcome:
-    items = [r.definition for r in server.resources.values()]
-    return _listing(server, ctx, params, "resources", items)
+async def resources_list(served: Served, ctx: Context, params: Params) -> Outcome:
+    items = served.registry.definitions("resources")
+    return _listing(served, ctx, params, "resources", items)
 
 
-async def resources_templates_list(server: Server, ctx: Context, params: Params) -> Outcome:
-    items = [t.definition for t in server.templates]
-    return _listing(server, ctx, params, "resourceTemplates", items)
+async def resources_templates_list(served: Served, ctx: Context, params: Params) -> Outcome:
+    items = served.registry.definitions("templates")
+    return _listing(served, ctx, params, "resourceTemplates", items)
 
 
-async def resources_read(server: Server, ctx: Context, params: Params) -> Outcome:
+async def resources_read(served: Served, ctx: Context, params: Params) -> Outcome:
     uri: str = params["uri"]
-    resource = server.resources.get(uri)
-    if resource is not None:
-        run, arguments, mime = resource.invoker, {}, resource.mime_type
-    else:
-        for template in server.templates:
-            found = template.match(uri)
-            if found is not None:
-                run, arguments, mime = template.invoker, found, template.mime_type
-                break
-        else:
-            raise ResourceNotFound(uri)
+    found = served.registry.find_resource(uri)
+    if found is None:
+        raise ResourceNotFound(uri)
+    run, arguments, mime = found
     value = await _guarded(ctx, f"resource {uri}", run(ctx, arguments))
     if isinstance(value, InputRequired):
         return value
@@ -133,12 +140,12 @@ async def resources_read(server: Server, ctx: Context, params: Params) -> Outcom
         raise InternalError() from exc
 
 
-async def prompts_list(server: Server, ctx: Context, params: Params) -> Outcome:
-    return _listing(server, ctx, params, "prompts", [p.definition for p in server.prompts.values()])
+async def prompts_list(served: Served, ctx: Context, params: Params) -> Outcome:
+    return _listing(served, ctx, params, "prompts", served.registry.definitions("prompts"))
 
 
-async def prompts_get(server: Server, ctx: Context, params: Params) -> Outcome:
-    prompt = server.prompts.get(params["name"])
+async def prompts_get(served: Served, ctx: Context, params: Params) -> Outcome:
+    prompt = served.registry.prompts.get(params["name"])
     if prompt is None:
         raise InvalidParams(f"Unknown prompt: {params['name']}")
     arguments = prompt.check_arguments(params.get("arguments") or {})
@@ -152,12 +159,12 @@ async def prompts_get(server: Server, ctx: Context, params: Params) -> Outcome:
         raise InternalError() from exc
 
 
-async def completion_complete(server: Server, ctx: Context, params: Params) -> Outcome:
+async def completion_complete(served: Served, ctx: Context, params: Params) -> Outcome:
     ref = params["ref"]
     key = ref.get("name") if ref.get("type") == "ref/prompt" else ref.get("uri")
-    if ref.get("type") == "ref/prompt" and key not in server.prompts:
+    if ref.get("type") == "ref/prompt" and key not in served.registry.prompts:
         raise InvalidParams(f"Unknown prompt: {key}")
-    provider = server.completions.get((ref.get("type"), key))
+    provider = served.registry.completions.get((ref.get("type"), key))
     values: list[str] = []
     if provider is not None:
         argument = params["argument"]
@@ -175,10 +182,10 @@ async def completion_complete(server: Server, ctx: Context, params: Params) -> O
     }
 
 
-async def subscriptions_listen(server: Server, ctx: Context, params: Params) -> Outcome:
+async def subscriptions_listen(served: Served, ctx: Context, params: Params) -> Outcome:
     """Open a listen stream; the transport keeps it open and closes it with the server."""
     wanted = params["notifications"]
-    offered = server.capabilities()
+    offered = served.registry.capabilities()
     honoured: dict[str, Any] = {}
     for key, capability in (
         ("toolsListChanged", "tools"),
@@ -191,7 +198,7 @@ async def subscriptions_listen(server: Server, ctx: Context, params: Params) -> 
     if uris and offered.get("resources", {}).get("subscribe"):
         honoured["resourceSubscriptions"] = list(uris)
     assert ctx.request_id is not None  # a listen is a request: the core never calls this otherwise
-    return server.subscriptions.open(ctx.request_id, honoured, ctx.emit)
+    return served.subscriptions.open(ctx.request_id, honoured, ctx.emit)
 
 
 HANDLERS: Mapping[str, MethodHandler] = {

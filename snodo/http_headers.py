@@ -1,4 +1,4 @@
-"""The Streamable HTTP header layer of 2026-07-28, without any I/O.
+"""The Streamable HTTP header layer of the current revision, without any I/O.
 
 Every POST mirrors parts of its body in headers so that intermediaries can route
 without parsing JSON (basic/transports/streamable-http.mdx): ``MCP-Protocol-Version``,

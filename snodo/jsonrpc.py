@@ -4,7 +4,7 @@ Only the envelope is checked here (basic/index.mdx): a request has ``jsonrpc: "2
 a string ``method``, an ``id`` that is a string or an integer (never null, never a
 float or a boolean), and ``params`` that is an object when present. Anything else is
 -32600, with the id echoed when it could be read. Batches (JSON arrays) are not part
-of 2026-07-28 and are refused as invalid requests.
+of this revision and are refused as invalid requests.
 """
 
 from __future__ import annotations

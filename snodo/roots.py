@@ -1,6 +1,6 @@
 """Ask which directories the client works in: ``roots/list`` input requests.
 
-Deprecated in MCP 2026-07-28 (SEP-2577; client/roots.mdx): prefer tool arguments,
+Deprecated in the revision snodo speaks (SEP-2577; client/roots.mdx): prefer tool arguments,
 resource URIs or configuration. It stays in the schema and the conformance runner
 still scores it, so snodo keeps it working.
 
@@ -17,53 +17,41 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from pydantic import ValidationError
-
+from snodo import answers
 from snodo.built import BuiltRequest
 from snodo.context import Context
-from snodo.errors import InvalidParams
 from snodo.result import MISSING, Missing
 from snodo_wire.models import ListRootsResult, Root
 
 __all__ = ["ListRootsResult", "Root", "contains", "list_roots", "response", "root_path"]
 
 METHOD = "roots/list"
+KIND = "roots"
 
 FILE_PREFIX = "file://"
-"""Every root URI MUST start with this in 2026-07-28 (schema.json Root.uri)."""
+"""Every root URI MUST start with this in the current revision (schema.json Root.uri)."""
 
 
-def list_roots() -> dict[str, Any]:
+def list_roots() -> BuiltRequest:
     """A bare ``roots/list`` request. It takes no params (schema.json ListRootsRequest:
     ``params`` is optional and holds only ``_meta``), so none are sent."""
     return BuiltRequest({"method": METHOD})
 
 
-def response(
-    ctx: Context, key: str, request: Mapping[str, Any] | None = None
-) -> ListRootsResult | Missing:
+def response(ctx: Context, key: str, request: Mapping[str, Any]) -> ListRootsResult | Missing:
     """The client's roots under ``key`` as the generated ``ListRootsResult``, or
     ``MISSING`` when the retry carries none.
 
-    Raises ``InvalidParams`` (without repeating the answer) when the answer is not a
-    ListRootsResult or a root URI does not start with ``file://`` (client/roots.mdx).
-    ``request``, when given, must be a ``roots/list`` request (``ValueError`` otherwise).
+    Reads as ``snodo.answers`` describes for every kind of answer: ``request`` is the
+    ``roots/list`` request sent under ``key``. A root URI that does not start with
+    ``file://`` (client/roots.mdx) makes the answer invalid too.
     """
-    if request is not None and (
-        not isinstance(request, Mapping) or request.get("method") != METHOD
-    ):
-        raise ValueError(f"request: not a {METHOD} request")
-    if key not in ctx.input_responses:
+    answers.check_request(request, METHOD)
+    result = answers.read(ctx, key, ListRootsResult, KIND)
+    if isinstance(result, Missing):
         return MISSING
-    invalid = f"Invalid roots response for {key!r}"
-    try:
-        result = ListRootsResult.model_validate(
-            ctx.input_responses[key], by_alias=True, by_name=False
-        )
-    except ValidationError:
-        raise InvalidParams(invalid) from None
     if not all(root.uri.startswith(FILE_PREFIX) for root in result.roots):
-        raise InvalidParams(invalid)
+        raise answers.invalid(KIND, key)
     return result
 
 

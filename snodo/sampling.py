@@ -1,6 +1,6 @@
 """Ask the client's LLM for a completion: ``sampling/createMessage`` input requests.
 
-Deprecated in MCP 2026-07-28 (SEP-2577; client/sampling.mdx): new designs SHOULD NOT
+Deprecated in the revision snodo speaks (SEP-2577; client/sampling.mdx): new designs SHOULD NOT
 adopt it and existing ones SHOULD move to calling a model provider directly. It stays in
 the schema for at least twelve months and the conformance runner still scores it, so
 snodo keeps it working.
@@ -28,9 +28,9 @@ from typing import Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ValidationError
 
+from snodo import answers
 from snodo.built import BuiltRequest
 from snodo.context import Context
-from snodo.errors import InvalidParams
 from snodo.result import MISSING, Missing
 from snodo_wire import adapters
 from snodo_wire.models import CreateMessageResult, SamplingMessage, Tool
@@ -49,6 +49,7 @@ __all__ = [
 ]
 
 METHOD = "sampling/createMessage"
+KIND = "sampling"
 
 Role: TypeAlias = Literal["user", "assistant"]
 IncludeContext: TypeAlias = Literal["none", "thisServer", "allServers"]
@@ -86,7 +87,7 @@ def create_message(
     metadata: Mapping[str, Any] | None = None,
     tools: Sequence[Mapping[str, Any]] | None = None,
     tool_choice: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> BuiltRequest:
     """A bare ``sampling/createMessage`` request; ``None`` leaves an option out.
 
     - ``messages``: a non-empty list of SamplingMessages (see :func:`message`);
@@ -162,29 +163,20 @@ def text(result: CreateMessageResult) -> str:
 def response(ctx: Context, key: str, request: Mapping[str, Any]) -> CreateMessageResult | Missing:
     """The client's CreateMessageResult for ``request`` under ``key``, or ``MISSING``.
 
-    Returns the generated ``CreateMessageResult`` model (typed access to ``role``,
-    ``content``, ``model``, ``stop_reason``; ``model_dump()`` gives the wire dict back).
-    Unknown fields are kept on the model and carry no meaning here. A malformed answer
-    raises ``InvalidParams`` that does not repeat it. ``request`` must be a sampling
-    request (``ValueError`` otherwise); the answer is not matched against it.
+    Reads as ``snodo.answers`` describes for every kind of answer; the answer is not
+    matched against the request beyond its kind. Returns the generated
+    ``CreateMessageResult`` model (typed access to ``role``, ``content``, ``model``,
+    ``stop_reason``; ``model_dump()`` gives the wire dict back). Unknown fields are kept
+    on the model and carry no meaning here. An empty content list is no answer, and
+    invalid.
     """
-    if not isinstance(request, Mapping) or request.get("method") != METHOD:
-        raise ValueError(f"request: not a {METHOD} request")
-    if key not in ctx.input_responses:
+    answers.check_request(request, METHOD)
+    result = answers.read(ctx, key, CreateMessageResult, KIND)
+    if isinstance(result, Missing):
         return MISSING
-    try:
-        result = CreateMessageResult.model_validate(
-            ctx.input_responses[key], by_alias=True, by_name=False
-        )
-    except ValidationError:
-        raise _invalid(key) from None
     if isinstance(result.content, list) and not result.content:
-        raise _invalid(key)  # an answer with nothing in it is no answer
+        raise answers.invalid(KIND, key)  # an answer with nothing in it is no answer
     return result
-
-
-def _invalid(key: str) -> InvalidParams:
-    return InvalidParams(f"Invalid sampling response for {key!r}")
 
 
 def _message(value: object, path: str) -> dict[str, Any]:

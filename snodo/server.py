@@ -23,10 +23,10 @@ from typing import Any, Literal, TypeVar, overload
 
 from pydantic import BaseModel, ValidationError
 
-from snodo import jsonrpc, state
+from snodo import jsonrpc
 from snodo.admission import admit
 from snodo.context import Context, Emit, check_log_level
-from snodo.dispatch import HANDLERS, Outcome
+from snodo.dispatch import HANDLERS, Outcome, Served
 from snodo.errors import (
     InternalError,
     InvalidParams,
@@ -34,26 +34,28 @@ from snodo.errors import (
     MethodNotFound,
     UnsupportedProtocolVersion,
 )
-from snodo.invoke import Handler, Invoker, invoker
-from snodo.prompts import Prompt, make_prompt
+from snodo.invoke import Handler
+from snodo.keyring import Keyring
+from snodo.registry import CompletionRef, Registry
 from snodo.replay import MemoryGuard, ReplayGuard
-from snodo.resources import Resource, ResourceTemplate, make_resource, make_template
 from snodo.result import InputRequired
+from snodo.state_token import DEFAULT_TTL
 from snodo.subscriptions import Subscription, Subscriptions
-from snodo.tools import Tool, make_tool
+from snodo.tools import Tool
 from snodo_wire import CreateMessageResult, ElicitResult, ListRootsResult, adapters
-from snodo_wire.protocol import SUPPORTED_PROTOCOL_VERSIONS
+from snodo_wire.protocol import (
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+    META_SERVER_INFO,
+    SUPPORTED_PROTOCOL_VERSIONS,
+)
 from snodo_wire.tables import METHODS
 
 __all__ = ["CacheHint", "Middleware", "Reply", "Server"]
 
 log = logging.getLogger("snodo")
-
-PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
-CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
-CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
-LOG_LEVEL = "io.modelcontextprotocol/logLevel"
-SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
 CallNext = Callable[[Context], Awaitable[Any]]
 Middleware = Callable[[Context, CallNext], Awaitable[Any]]
@@ -130,12 +132,12 @@ def required_meta(params: Any) -> tuple[dict[str, Any], str, dict[str, Any]]:
     meta = params.get("_meta") if isinstance(params, dict) else None
     if not isinstance(meta, dict):
         raise InvalidParams("Missing required params._meta")
-    version = meta.get(PROTOCOL_VERSION)
+    version = meta.get(META_PROTOCOL_VERSION)
     if not isinstance(version, str):
-        raise InvalidParams(f"Missing required _meta field {PROTOCOL_VERSION}")
-    declared = meta.get(CLIENT_CAPABILITIES)
+        raise InvalidParams(f"Missing required _meta field {META_PROTOCOL_VERSION}")
+    declared = meta.get(META_CLIENT_CAPABILITIES)
     if not isinstance(declared, dict):
-        raise InvalidParams(f"Missing required _meta field {CLIENT_CAPABILITIES}")
+        raise InvalidParams(f"Missing required _meta field {META_CLIENT_CAPABILITIES}")
     return meta, version, declared
 
 
@@ -157,9 +159,10 @@ class Server:
         clock: Callable[[], float] = time.time,
         state_secret: bytes | None = None,
         state_keys: Sequence[tuple[str, bytes]] | None = None,
-        state_ttl: float = state.DEFAULT_TTL,
+        state_ttl: float = DEFAULT_TTL,
         state_guard: ReplayGuard | bool = False,
         state_encrypted: bool = False,
+        keyring: Keyring | None = None,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -170,43 +173,27 @@ class Server:
             if value is not None:
                 info[key] = value
         self.info: Mapping[str, Any] = MappingProxyType(info)
-        self.instructions = instructions
-        self.supported_versions = tuple(supported_versions)
-        self.page_size = page_size
         self.cache = {
             "server/discover": discover_cache,
             "resources/read": read_cache,
         }
         self.list_cache = list_cache
         self.clock = clock
-        if state_secret is not None or state_keys is not None:
-            # Checked now, so a bad key fails at start-up rather than on a request.
-            state.check_options(
-                secret=state_secret, keys=state_keys, ttl=state_ttl, encrypted=state_encrypted
-            )
-        elif state_guard is not False or state_encrypted:
-            raise ValueError("state_guard and state_encrypted need state_secret or state_keys")
-        self.state_secret = state_secret
-        self.state_keys = None if state_keys is None else list(state_keys)
-        self.state_ttl = state_ttl
-        # True: a MemoryGuard on the server's clock (one process). With a guard every
-        # state is sealed one-time and consumed when it comes back (mrtr.mdx: at-most-once
-        # consumption MUST be enforced server-side).
-        self.state_guard: ReplayGuard | None = None
-        if state_guard is True:
-            self.state_guard = MemoryGuard(clock=clock)
-        elif not isinstance(state_guard, bool):
-            if not callable(getattr(state_guard, "consume", None)):
-                raise TypeError("state_guard must be True or a ReplayGuard (async consume)")
-            self.state_guard = state_guard
-        self.state_encrypted = state_encrypted
-        self.tools: dict[str, Tool] = {}
-        self.resources: dict[str, Resource] = {}
-        self.templates: list[ResourceTemplate] = []
-        self.prompts: dict[str, Prompt] = {}
-        self.completions: dict[tuple[str, str], Invoker] = {}
+        self.keyring = _keyring(
+            keyring, state_secret, state_keys, state_ttl, state_guard, state_encrypted, clock
+        )
+        """Seals and verifies request state; None: the server keeps no state."""
         self.middlewares: list[Middleware] = []
         self.subscriptions = Subscriptions()
+        self.registry = Registry(self.subscriptions.list_changed)
+        """What is registered: tools, resources, templates, prompts, completions."""
+        self.served = Served(
+            self.registry,
+            self.subscriptions,
+            tuple(supported_versions),
+            instructions,
+            page_size,
+        )
 
     # -- registration --------------------------------------------------------------
 
@@ -224,28 +211,21 @@ class Server:
         return register(function) if function is not None else register
 
     def add_tool(self, function: Handler, **options: Any) -> Tool:
-        tool = make_tool(function, **options)
-        changed = tool.name in self.tools or bool(self.tools)
-        self.tools[tool.name] = tool
-        if changed:
-            self.subscriptions.list_changed("toolsListChanged")
-        return tool
+        return self.registry.add_tool(function, **options)
 
     def remove_tool(self, name: str) -> None:
-        if self.tools.pop(name, None) is not None:
-            self.subscriptions.list_changed("toolsListChanged")
+        self.registry.remove_tool(name)
 
     def resource(self, uri: str, **options: Any) -> Callable[[F], F]:
         def register(fn: F) -> F:
-            self.resources[uri] = make_resource(fn, uri, **options)
-            self.subscriptions.list_changed("resourcesListChanged")
+            self.registry.add_resource(fn, uri, **options)
             return fn
 
         return register
 
     def resource_template(self, uri_template: str, **options: Any) -> Callable[[F], F]:
         def register(fn: F) -> F:
-            self.templates.append(make_template(fn, uri_template, **options))
+            self.registry.add_template(fn, uri_template, **options)
             return fn
 
         return register
@@ -258,16 +238,12 @@ class Server:
         """Register a prompt: ``@server.prompt`` or ``@server.prompt(name=..., ...)``."""
 
         def register(fn: F) -> F:
-            prompt = make_prompt(fn, **options)
-            self.prompts[prompt.name] = prompt
-            self.subscriptions.list_changed("promptsListChanged")
+            self.registry.add_prompt(fn, **options)
             return fn
 
         return register(function) if function is not None else register
 
-    def completion(
-        self, ref_type: Literal["ref/prompt", "ref/resource"], name: str
-    ) -> Callable[[F], F]:
+    def completion(self, ref_type: CompletionRef, name: str) -> Callable[[F], F]:
         """Complete arguments of a prompt (by name) or a resource template (by URI template).
 
         The function receives ``argument``, ``value`` and ``context`` (the other
@@ -275,7 +251,7 @@ class Server:
         """
 
         def register(fn: F) -> F:
-            self.completions[(ref_type, name)] = invoker(fn)
+            self.registry.add_completion(ref_type, name, fn)
             return fn
 
         return register
@@ -294,29 +270,36 @@ class Server:
     # -- protocol --------------------------------------------------------------------
 
     def capabilities(self) -> dict[str, Any]:
-        caps: dict[str, Any] = {"logging": {}}
-        if self.tools:
-            caps["tools"] = {"listChanged": True}
-        if self.resources or self.templates:
-            caps["resources"] = {"listChanged": True, "subscribe": True}
-        if self.prompts:
-            caps["prompts"] = {"listChanged": True}
-        if self.prompts or self.templates:
-            caps["completions"] = {}
-        return caps
+        return self.registry.capabilities()
 
     def check_version(self, version: str) -> None:
-        if version not in self.supported_versions:
-            raise UnsupportedProtocolVersion(version, list(self.supported_versions))
+        """-32022 unless this server speaks ``version``."""
+        if version not in self.served.supported_versions:
+            raise UnsupportedProtocolVersion(version, list(self.served.supported_versions))
 
-    def _offers(self, method: str) -> bool:
-        feature = method.split("/", 1)[0]
-        caps = self.capabilities()
-        if feature in ("tools", "resources", "prompts"):
-            return feature in caps
-        if feature == "completion":
-            return "completions" in caps
-        return True
+    def mirrored_headers(self, tool_name: str) -> tuple[tuple[tuple[str, ...], str], ...]:
+        """The ``Mcp-Param-*`` headers a call of this tool must carry (none if unknown)."""
+        return self.registry.mirrored_headers(tool_name)
+
+    def close_subscription(self, subscription: Subscription) -> None:
+        """Forget a listen stream; the transport calls this when the stream ends."""
+        self.subscriptions.close(subscription)
+
+    @property
+    def supported_versions(self) -> tuple[str, ...]:
+        return self.served.supported_versions
+
+    @property
+    def instructions(self) -> str | None:
+        return self.served.instructions
+
+    @property
+    def page_size(self) -> int | None:
+        return self.served.page_size
+
+    @page_size.setter
+    def page_size(self, size: int | None) -> None:
+        self.served.page_size = size
 
     async def handle(
         self,
@@ -361,7 +344,7 @@ class Server:
     ) -> dict[str, Any] | Subscription:
         spec = METHODS.get(request.method)
         handler = HANDLERS.get(request.method)
-        if spec is None or handler is None or not self._offers(request.method):
+        if spec is None or handler is None or not self.registry.offers(request.method):
             raise MethodNotFound(f"Method not found: {request.method}")
         params = request.params
         meta, version, declared = required_meta(params)
@@ -381,8 +364,8 @@ class Server:
             request_params=MappingProxyType(params),
             protocol_version=version,
             client_capabilities=MappingProxyType(declared),
-            client_info=meta.get(CLIENT_INFO),
-            log_level=check_log_level(meta.get(LOG_LEVEL)),
+            client_info=meta.get(META_CLIENT_INFO),
+            log_level=check_log_level(meta.get(META_LOG_LEVEL)),
             principal=principal,
             progress_token=meta.get("progressToken"),
             input_responses=MappingProxyType(params.get("inputResponses") or {}),
@@ -392,46 +375,18 @@ class Server:
             clock=self.clock,
             emit=emit,
         )
-        if self.state_secret is not None or self.state_keys is not None:
-            ctx = await self._with_state(ctx)
+        if self.keyring is not None:
+            ctx = await _with_state(self.keyring, ctx)
         outcome = await self._run(ctx, handler)
         if isinstance(outcome, Subscription):
             return outcome
         return self._finish(ctx, outcome)
 
-    async def _with_state(self, ctx: Context) -> Context:
-        """Verify an echoed requestState before anything else sees the request.
-
-        With state keys configured, a forged, expired or misbound state is -32602 and
-        no middleware or handler runs; a valid one arrives as ``ctx.state_data``. With a
-        guard, a state presented a second time is refused the same way (and a store
-        failure is an internal error): it is consumed here, before the handler runs.
-        """
-        options: dict[str, Any] = {
-            "secret": self.state_secret,
-            "keys": self.state_keys,
-            "principal": ctx.principal,
-            "ttl": self.state_ttl,
-        }
-        data = None
-        guard = self.state_guard
-        if ctx.request_state is not None and guard is not None:
-            data = await state.open_once(ctx.request_state, ctx, guard=guard, **options)
-        elif ctx.request_state is not None:
-            data = state.open(ctx.request_state, ctx, **options)
-        sealing = replace(ctx, sealer=None)
-        once, encrypted = guard is not None, self.state_encrypted
-
-        def sealer(value: Any) -> str:
-            return state.seal(value, sealing, once=once, encrypted=encrypted, **options)
-
-        return replace(ctx, state_data=data, sealer=sealer)
-
     async def _run(self, original: Context, handler: Any) -> Outcome:
         async def innermost(passed: Context) -> Outcome:
             # Only ``state`` travels from middleware to the handler.
             ctx = original if passed is original else replace(original, state=passed.state)
-            outcome: Outcome = await handler(self, ctx, ctx.request_params)
+            outcome: Outcome = await handler(self.served, ctx, ctx.request_params)
             return outcome
 
         call: CallNext = innermost
@@ -453,8 +408,64 @@ class Server:
             log.error("%s produced %r, not a result", ctx.request_method, type(outcome).__name__)
             raise InternalError()
         meta = result.get("_meta")
-        result["_meta"] = {SERVER_INFO: dict(self.info), **(meta if isinstance(meta, dict) else {})}
+        result["_meta"] = {
+            META_SERVER_INFO: dict(self.info),
+            **(meta if isinstance(meta, dict) else {}),
+        }
         return result
+
+
+def _keyring(
+    keyring: Keyring | None,
+    secret: bytes | None,
+    keys: Sequence[tuple[str, bytes]] | None,
+    ttl: float,
+    guard: ReplayGuard | bool,
+    encrypted: bool,
+    clock: Callable[[], float],
+) -> Keyring | None:
+    """The server's keyring: given, or built from the ``state_*`` conveniences."""
+    if keyring is not None:
+        given = (secret, keys) != (None, None) or guard is not False or encrypted
+        if given or ttl != DEFAULT_TTL:
+            raise ValueError("pass keyring= or the state_* options, not both")
+        return keyring
+    if secret is None and keys is None:
+        if guard is not False or encrypted:
+            raise ValueError("state_guard and state_encrypted need state_secret or state_keys")
+        return None
+    # True: a MemoryGuard on the server's clock (one process). With a guard every state is
+    # sealed one-time and consumed when it comes back (mrtr.mdx: at-most-once consumption
+    # MUST be enforced server-side).
+    if guard is True:
+        chosen: ReplayGuard | None = MemoryGuard(clock=clock)
+    elif guard is False:
+        chosen = None
+    elif not callable(getattr(guard, "consume", None)):
+        raise TypeError("state_guard must be True or a ReplayGuard (async consume)")
+    else:
+        chosen = guard
+    return Keyring(secret=secret, keys=keys, ttl=ttl, encrypted=encrypted, guard=chosen)
+
+
+async def _with_state(keyring: Keyring, ctx: Context) -> Context:
+    """Verify an echoed requestState before anything else sees the request.
+
+    A forged, expired or misbound state is -32602 and no middleware or handler runs; a
+    valid one arrives as ``ctx.state_data``. With a guard, a state presented a second
+    time is refused the same way (and a store failure is an internal error): it is
+    consumed here, before the handler runs.
+    """
+    principal = ctx.principal
+    data = None
+    if ctx.request_state is not None:
+        data = await keyring.accept(ctx.request_state, ctx, principal=principal)
+    sealing = replace(ctx, sealer=None)
+
+    def sealer(value: Any) -> str:
+        return keyring.seal(value, sealing, principal=principal)
+
+    return replace(ctx, state_data=data, sealer=sealer)
 
 
 def _wrap(middleware: Middleware, call_next: CallNext) -> CallNext:

@@ -4,7 +4,7 @@ The core keeps no per-connection state; a listen request opens a ``Subscription`
 that lives exactly as long as the transport's stream. The subscription first delivers
 ``notifications/subscriptions/acknowledged`` naming the notification types the server
 will honour, then only those types, each tagged with the listen request's id in
-``_meta["io.modelcontextprotocol/subscriptionId"]`` (basic/patterns/subscriptions.mdx).
+``_meta`` under ``META_SUBSCRIPTION_ID`` (basic/patterns/subscriptions.mdx).
 """
 
 from __future__ import annotations
@@ -13,9 +13,10 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from snodo_wire.protocol import META_SUBSCRIPTION_ID
+
 __all__ = ["Subscription", "Subscriptions"]
 
-SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 
 LIST_CHANGED = {
     "toolsListChanged": "notifications/tools/list_changed",
@@ -31,7 +32,7 @@ class Subscription:
     send: Callable[[dict[str, Any]], None]
 
     def _notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
-        body = {"_meta": {SUBSCRIPTION_ID: self.id}, **(params or {})}
+        body = {"_meta": {META_SUBSCRIPTION_ID: self.id}, **(params or {})}
         self.send({"jsonrpc": "2.0", "method": method, "params": body})
 
     def acknowledge(self) -> None:

@@ -16,11 +16,11 @@ from typing import Any, Protocol
 
 from snodo import jsonrpc
 from snodo.server import Server
+from snodo_wire.protocol import META_SUBSCRIPTION_ID
 
 __all__ = ["ClientTransport", "HttpTransport", "MemoryTransport", "StdioTransport"]
 
 OnNotification = Callable[[dict[str, Any]], None]
-SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 
 
 class TransportError(Exception):
@@ -68,7 +68,7 @@ class MemoryTransport:
                 yield await queue.get()
         finally:
             if reply.subscription is not None:
-                self.server.subscriptions.close(reply.subscription)
+                self.server.close_subscription(reply.subscription)
 
     async def close(self) -> None:
         return None
@@ -213,8 +213,8 @@ class StdioTransport:
         raw_meta = params.get("_meta")
         meta: dict[str, Any] = raw_meta if isinstance(raw_meta, dict) else {}
         token: Any = None
-        if SUBSCRIPTION_ID in meta:
-            token = ("subscription", meta[SUBSCRIPTION_ID])
+        if META_SUBSCRIPTION_ID in meta:
+            token = ("subscription", meta[META_SUBSCRIPTION_ID])
         elif note.get("method") == "notifications/progress":
             token = params.get("progressToken")
         told: list[OnNotification] = []
@@ -268,7 +268,7 @@ class StdioTransport:
 
         def route(note: dict[str, Any]) -> None:
             meta = (note.get("params") or {}).get("_meta") or {}
-            if meta.get("io.modelcontextprotocol/subscriptionId") == mine:
+            if meta.get(META_SUBSCRIPTION_ID) == mine:
                 queue.put_nowait(note)
 
         self.listeners.append((route, ("subscription", mine)))

@@ -1,4 +1,4 @@
-"""Streamable HTTP (2026-07-28) as a plain ASGI application.
+"""Streamable HTTP of the current revision as a plain ASGI application.
 
 POST only, no sessions. Each POST carries one JSON-RPC message and gets one answer:
 ``application/json``, or ``text/event-stream`` when the request emits notifications
@@ -210,8 +210,7 @@ class HttpApp:
         assert isinstance(params, dict)
         mirrored: tuple[tuple[tuple[str, ...], str], ...] = ()
         if message["method"] == "tools/call":
-            tool = self.server.tools.get(str(params.get("name")))
-            mirrored = tool.headers if tool is not None else ()
+            mirrored = self.server.mirrored_headers(str(params.get("name")))
         check_headers(headers, message["method"], params, mirrored)
 
     async def _exchange(
@@ -364,7 +363,7 @@ class _Exchange:
                 await asyncio.sleep(KEEPALIVE_SECONDS)
                 await self._chunk(b":\n\n")
         finally:
-            self.server.subscriptions.close(subscription)
+            self.server.close_subscription(subscription)
 
 
 async def _wait_disconnect(receive: Receive) -> None:

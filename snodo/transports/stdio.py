@@ -57,7 +57,7 @@ class _Session:
             task.cancel()
         subscription = self.listening.pop(request_id, None)
         if subscription is not None:
-            self.server.subscriptions.close(subscription)
+            self.server.close_subscription(subscription)
 
     def receive(self, line: bytes) -> None:
         try:
@@ -77,7 +77,7 @@ class _Session:
 
     async def close(self) -> None:
         for subscription in self.listening.values():
-            self.server.subscriptions.close(subscription)
+            self.server.close_subscription(subscription)
         if self.tasks:
             await asyncio.gather(*self.tasks.values(), return_exceptions=True)
 

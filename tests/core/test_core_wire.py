@@ -500,7 +500,7 @@ def test_pagination_follows_cursors_and_rejects_forged_ones() -> None:
         cursor = result.get("nextCursor")
         if cursor is None:
             break
-    assert names == list(server.tools) and pages == 4
+    assert names == list(server.registry.tools) and pages == 4
     for forged in ("", "garbage!", "cHJvbXB0cy9saXN0OjI"):  # the last: a prompts/list cursor
         error = answer(server, request("tools/list", {"cursor": forged}))["error"]
         assert error == {"code": -32602, "message": "Invalid cursor"}

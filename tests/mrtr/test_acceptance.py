@@ -557,4 +557,4 @@ def test_sampled_text_helper_and_bare_prompt_decorator() -> None:
     def hello() -> str:
         return "hi"
 
-    assert list(server.prompts) == ["hello"]
+    assert list(server.registry.prompts) == ["hello"]

@@ -34,7 +34,7 @@ def test_list_roots_is_a_bare_request_without_params() -> None:
 
 
 def test_missing_answer_is_missing() -> None:
-    assert roots.response(ctx(), "r") is MISSING
+    assert roots.response(ctx(), "r", roots.list_roots()) is MISSING
     assert roots.response(ctx(other=ANSWER), "r", roots.list_roots()) is MISSING
 
 
@@ -46,7 +46,7 @@ def test_answer_is_the_generated_model() -> None:
         ("file:///home/user/repos/backend", "Backend Repository"),
     ]
     assert result.model_dump(mode="json") == ANSWER
-    empty = roots.response(ctx(r={"roots": []}), "r")
+    empty = roots.response(ctx(r={"roots": []}), "r", roots.list_roots())
     assert isinstance(empty, ListRootsResult)
     assert empty.roots == []
 
@@ -73,7 +73,7 @@ SECRET = "file:///home/alice/secret-project"
 )
 def test_malformed_answers_raise_invalid_params_without_echo(answer: Any) -> None:
     with pytest.raises(InvalidParams) as caught:
-        roots.response(ctx(r=answer), "r")
+        roots.response(ctx(r=answer), "r", roots.list_roots())
     assert caught.value.message == "Invalid roots response for 'r'"
     assert caught.value.code == -32602
     assert "alice" not in str(caught.value.to_error())

@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from snodo import state
+from snodo import state, state_keys
 from snodo.errors import InvalidState
 from snodo.replay import MemoryGuard
 from tests.support.state_vectors import (
@@ -393,7 +393,7 @@ def test_without_cryptography_sealing_says_which_extra_and_opening_refuses(
     def missing() -> Any:
         raise ImportError("encrypted request state needs ... snodo[encrypted-state]")
 
-    monkeypatch.setattr(state, "_aead", missing)
+    monkeypatch.setattr(state_keys, "aead", missing)
     other = bytes(range(140, 172))
     with pytest.raises(ImportError, match="encrypted-state"):
         state.check_options(secret=other, encrypted=True)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from snodo import state
+from snodo import state, state_token
 from snodo.context import Context
 from snodo.errors import InvalidState
 from tests.support.state_vectors import (
@@ -310,8 +310,8 @@ def test_oversized_tokens_are_refused_before_any_crypto(monkeypatch: pytest.Monk
     def no_crypto(*_: object) -> str:
         raise AssertionError("MAC computed for an oversized token")
 
-    monkeypatch.setattr(state, "_mac", no_crypto)
-    monkeypatch.setattr(state, "_binding", no_crypto)
+    monkeypatch.setattr(state_token, "_mac", no_crypto)
+    monkeypatch.setattr(state_token, "_binding", no_crypto)
     with pytest.raises(InvalidState):
         state.open("v1.k." + "A" * state.MAX_TOKEN_LENGTH + ".x", Ctx(), secret=KEY_A)
 

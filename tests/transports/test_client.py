@@ -666,13 +666,13 @@ def test_lists_follow_cursors(loop: Loop, connect: Connect) -> None:
 
     found = run(loop, main())
     names = [tool["name"] for tool in found["tools"]]
-    assert names == list(servers.server.tools), "every page, in order"
+    assert names == list(servers.server.registry.tools), "every page, in order"
     assert [p["name"] for p in found["prompts"]] == ["profile", "greet"]
     uris = [r["uri"] for r in found["resources"]]
     assert uris == ["profile://me", "data://greeting", "note://café/menu"]
     assert found["templates"] == []
     listed = transport.params("tools/list")
-    pages = -(-len(servers.server.tools) // servers.PAGE_SIZE)
+    pages = -(-len(servers.server.registry.tools) // servers.PAGE_SIZE)
     assert len(listed) == pages >= 3
     assert "cursor" not in listed[0] and all(isinstance(p["cursor"], str) for p in listed[1:])
 

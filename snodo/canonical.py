@@ -1,0 +1,108 @@
+"""Canonical JSON and base64url: the byte-exact encodings sealed state is built from.
+
+Canonical JSON (docs/state-token.md has the exact rules): keys sorted by code point, no
+whitespace, raw UTF-8, ``1``, ``1.0`` and ``true`` kept distinct, NaN and infinities
+refused. base64url is RFC 4648 section 5 without padding. What a token carries must be
+exactly JSON, so what is opened equals what was sealed.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+import re
+from typing import Any, Final
+
+__all__ = [
+    "B64_ALPHABET",
+    "MAX_DATA_DEPTH",
+    "b64",
+    "check_data",
+    "decode",
+    "encode",
+    "too_deep",
+    "unb64",
+]
+
+MAX_DATA_DEPTH: Final = 32
+"""Nesting levels of arrays/objects in ``data``; a scalar is depth 0."""
+B64_ALPHABET: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+"""The base64url alphabet (RFC 4648 section 5); key ids use exactly these characters too."""
+
+# One encoder for every canonical text: sorted keys, no whitespace, raw UTF-8, no NaN.
+# check_circular is off because cycles are caught elsewhere (depth walk, RecursionError).
+encode = json.JSONEncoder(
+    ensure_ascii=False,
+    allow_nan=False,
+    sort_keys=True,
+    separators=(",", ":"),
+    check_circular=False,
+).encode
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(name)
+
+
+decode = json.JSONDecoder(parse_constant=_refuse_constant).decode
+"""JSON text to a value; ValueError for NaN and infinities, which canonical JSON refuses."""
+
+# A JSON string literal, to blank out before counting brackets.
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_URLSAFE: Final = bytes.maketrans(b"+/", b"-_")
+
+
+def b64(raw: bytes) -> str:
+    """base64url without padding (RFC 4648 section 5), one C call per step."""
+    return binascii.b2a_base64(raw, newline=False).rstrip(b"=").translate(_URLSAFE).decode()
+
+
+def unb64(text: str) -> bytes:
+    """Inverse of ``b64``; ValueError (binascii.Error) on a length no encoding has."""
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def check_data(value: object, depth: int = 0) -> None:
+    """Refuse anything that is not exactly JSON, so what ``open`` returns equals ``data``.
+
+    json.dumps would quietly turn tuples into arrays and int keys into strings, and
+    subclasses (bool is an int) would blur the numeric types the encoding keeps apart.
+    """
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return
+    if kind is float and isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError("data must not contain NaN or infinities")
+        return
+    if kind is dict and isinstance(value, dict):
+        if any(type(key) is not str for key in value):
+            raise ValueError("object keys in data must be strings")
+        items: Any = value.values()
+    elif kind is list and isinstance(value, list):
+        items = value
+    else:
+        raise ValueError(f"data must be JSON (dict, list, str, int, float, bool, None), not {kind}")
+    if depth >= MAX_DATA_DEPTH:
+        raise ValueError(f"data nests deeper than {MAX_DATA_DEPTH} levels")
+    for item in items:
+        check_data(item, depth + 1)
+
+
+def too_deep(text: str) -> bool:
+    """Whether canonical JSON text nests deeper than the data limit allows (payload + 1)."""
+    limit = MAX_DATA_DEPTH + 1
+    if text.count("[") + text.count("{") <= limit:  # the usual case: no scan needed
+        return False
+    depth = 0
+    for char in _NOT_BRACKET.sub("", _JSON_STRING.sub("", text)):
+        if char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        else:
+            depth -= 1
+    return False

@@ -1,0 +1,128 @@
+"""The keyring: every state option checked once and carried together.
+
+A ``Keyring`` holds the keys (``secret=`` or ``keys=``), the lifetime of the tokens it
+seals and accepts, whether it encrypts, and an optional one-time guard. Bad options raise
+when it is built, so a server fails at start-up, not on a request; after that ``seal``,
+``open`` and ``open_once`` check nothing but the token and the data. Any process that
+holds an equal keyring opens what another sealed, which is how workers share state.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from snodo import state_keys
+from snodo.errors import InvalidState
+from snodo.state_token import (
+    CLOCK_SKEW,
+    DEFAULT_TTL,
+    StateContext,
+    check_flag,
+    check_principal,
+    lifetime,
+    seal_token,
+    verify_token,
+)
+
+if TYPE_CHECKING:
+    from snodo.replay import ReplayGuard
+
+__all__ = ["Keyring"]
+
+
+class Keyring:
+    """Keys, TTL, encryption and one-time guard for sealed request state.
+
+    ``secret`` (32+ random bytes) or ``keys`` (``[(kid, secret), ...]``, sealing with the
+    first) is required. ``ttl`` is the lifetime in seconds of tokens sealed, and the most
+    a token may claim to be opened. ``encrypted`` hides the payload (needs the
+    ``cryptography`` package); tokens of both formats open either way. With a ``guard``
+    every token is sealed one-time and ``open_once`` consumes it through the guard.
+    """
+
+    __slots__ = ("_keys", "_lifetime", "encrypted", "guard", "ttl")
+
+    def __init__(
+        self,
+        *,
+        secret: bytes | None = None,
+        keys: Sequence[tuple[str, bytes]] | None = None,
+        ttl: float = DEFAULT_TTL,
+        encrypted: bool = False,
+        guard: ReplayGuard | None = None,
+    ) -> None:
+        self._keys = state_keys.key_set(secret, keys)
+        self._lifetime = lifetime(ttl)
+        self.ttl = ttl
+        self.encrypted = check_flag("encrypted", encrypted)
+        if encrypted:
+            state_keys.aead()  # ImportError naming the extra, now rather than on a request
+        if guard is not None and not callable(getattr(guard, "consume", None)):
+            raise TypeError("guard must be a ReplayGuard (an object with async consume)")
+        self.guard = guard
+
+    def seal(
+        self,
+        data: Any,
+        ctx: StateContext,
+        *,
+        principal: str | None = None,
+        once: bool | None = None,
+        randbytes: Callable[[int], bytes] = os.urandom,
+    ) -> str:
+        """A token carrying ``data``, bound to this request and ``principal``.
+
+        One-time (``once``) by default exactly when the keyring has a guard.
+        ``randbytes`` supplies the one-time id, then the nonce; replace it only to
+        reproduce test vectors. ValueError for data that is not JSON or a token that
+        would exceed the length limit.
+        """
+        check_principal(principal)
+        one_time = self.guard is not None if once is None else check_flag("once", once)
+        return seal_token(
+            self._keys, data, ctx, principal, self._lifetime, one_time, self.encrypted, randbytes
+        )
+
+    def open(self, token: str, ctx: StateContext, *, principal: str | None = None) -> Any:
+        """The data sealed into a reusable ``token`` for this request; else InvalidState.
+
+        One-time tokens are refused: they open only through ``open_once``.
+        """
+        check_principal(principal)
+        data, jti, _ = verify_token(self._keys, token, ctx, principal, self._lifetime)
+        if jti is not None:
+            raise InvalidState()
+        return data
+
+    async def open_once(
+        self,
+        token: str,
+        ctx: StateContext,
+        *,
+        principal: str | None = None,
+        guard: ReplayGuard | None = None,
+    ) -> Any:
+        """Like ``open`` for a one-time token, and only the first time it is presented.
+
+        The token is verified completely before the guard (``guard``, else the
+        keyring's) consumes its id, so forgeries never reach the store. The guard holds
+        the id until ``exp + CLOCK_SKEW``. A replayed or reusable token is InvalidState;
+        a failing store raises its own error, so the request fails rather than skipping
+        the check.
+        """
+        check_principal(principal)
+        guard = guard if guard is not None else self.guard
+        if guard is None:
+            raise TypeError("open_once needs a guard: pass one, or build the keyring with one")
+        data, jti, expires = verify_token(self._keys, token, ctx, principal, self._lifetime)
+        if jti is None or not await guard.consume(jti, expires + CLOCK_SKEW):
+            raise InvalidState()
+        return data
+
+    async def accept(self, token: str, ctx: StateContext, *, principal: str | None = None) -> Any:
+        """What a server does with an echoed token: ``open_once`` with a guard, else ``open``."""
+        if self.guard is not None:
+            return await self.open_once(token, ctx, principal=principal)
+        return self.open(token, ctx, principal=principal)

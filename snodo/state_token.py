@@ -1,0 +1,268 @@
+"""The state token format: ``v1`` (signed) and ``e1`` (encrypted) tokens, sealed and verified.
+
+The functions here take options already checked (a ``KeySet``, a lifetime in whole
+seconds); ``snodo.keyring.Keyring`` checks them once and ``snodo.state`` describes the
+format as a whole. docs/state-token.md is the byte-level reference, with test vectors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import math
+from collections.abc import Callable, Mapping
+from typing import Any, Final, Protocol
+
+from snodo.canonical import B64_ALPHABET, b64, check_data, decode, encode, too_deep, unb64
+from snodo.errors import InvalidState
+from snodo.state_keys import Key, KeySet, aead
+
+__all__ = [
+    "CLOCK_SKEW",
+    "DEFAULT_TTL",
+    "ENCRYPTED_VERSION",
+    "MAX_TOKEN_LENGTH",
+    "MAX_TTL",
+    "VERSION",
+    "StateContext",
+    "inspect",
+    "lifetime",
+    "seal_token",
+    "verify_token",
+]
+
+VERSION: Final = "v1"
+ENCRYPTED_VERSION: Final = "e1"
+DEFAULT_TTL: Final = 300
+"""Seconds; the Elixir Snodo default (seeds, "State and effects")."""
+MAX_TTL: Final = 900
+"""Seconds; long enough for a person to answer a form, short enough to bound replay."""
+CLOCK_SKEW: Final = 60
+"""Seconds an issued-at may lie ahead of the opener's clock (nodes' clocks differ)."""
+MAX_TOKEN_LENGTH: Final = 8192
+"""Characters (= bytes: tokens are ASCII). Within common 8 KiB header-line limits too."""
+ONCE_ID_BYTES: Final = 16
+"""128 bits: random ids that never collide in practice, however many tokens are sealed."""
+NONCE_BYTES: Final = 12
+"""96 bits: the GCM nonce length NIST SP 800-38D section 8.2 recommends."""
+TAG_BYTES: Final = 16
+"""The full 128-bit GCM tag (cryptography's AESGCM default and only choice)."""
+
+_UNBOUND: Final = frozenset(("_meta", "inputResponses", "requestState"))
+_PAYLOAD_KEYS: Final = frozenset(("data", "exp", "iat"))
+_ONCE_PAYLOAD_KEYS: Final = frozenset(("data", "exp", "iat", "jti"))
+_JTI_LENGTH: Final = 22
+"""base64url of the 16-byte id, unpadded."""
+_SHAPES: Final = frozenset(((VERSION, 4), (ENCRYPTED_VERSION, 3)))
+
+
+class StateContext(Protocol):
+    """What sealing needs from a request; ``snodo.context.Context`` satisfies it."""
+
+    @property
+    def request_method(self) -> str: ...
+
+    @property
+    def request_params(self) -> Mapping[str, Any]: ...
+
+    @property
+    def clock(self) -> Callable[[], float]: ...
+
+
+def lifetime(ttl: object) -> int:
+    """ttl rounded up to whole seconds, the lifetime written into (and accepted from) tokens."""
+    if isinstance(ttl, bool) or not isinstance(ttl, int | float):
+        raise TypeError("ttl must be a number of seconds")
+    if not 0 < ttl <= MAX_TTL:  # NaN fails this too
+        raise ValueError(f"ttl must be more than 0 and at most {MAX_TTL} seconds")
+    return math.ceil(ttl)
+
+
+def check_principal(principal: object) -> None:
+    if principal is not None and not isinstance(principal, str):
+        raise TypeError("principal must be a string, or None for anonymous")
+
+
+def check_flag(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False")
+    return value
+
+
+def _binding(ctx: StateContext, principal: str | None) -> str:
+    """base64url SHA-256 of canonical ``[method, principal, salient params]``.
+
+    Lone surrogates (which a JSON parser lets through from the peer) are hashed in their
+    surrogatepass form so binding never fails on odd but well-formed input. An empty
+    ``arguments`` object means what no ``arguments`` means, so it is bound the same: a
+    client may send either on a retry.
+    """
+    params = ctx.request_params
+    salient = {
+        key: value
+        for key, value in params.items()
+        if key not in _UNBOUND and not (key == "arguments" and value == {})
+    }
+    text = encode([ctx.request_method, principal, salient])
+    return b64(hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest())
+
+
+def _mac(key: hmac.HMAC, signed: str, binding: str) -> str:
+    mac = key.copy()
+    mac.update(f"{signed}.{binding}".encode("ascii"))
+    return b64(mac.digest())
+
+
+def _aad(kid: str, binding: str) -> bytes:
+    """What an ``e1`` box authenticates besides its payload, as ``v1`` MACs it."""
+    return f"{ENCRYPTED_VERSION}.{kid}.{binding}".encode("ascii")
+
+
+def _random(randbytes: Callable[[int], bytes], size: int) -> bytes:
+    raw = randbytes(size)
+    if type(raw) is not bytes or len(raw) != size:
+        raise ValueError(f"randbytes({size}) must return {size} bytes")
+    return raw
+
+
+def seal_token(
+    keys: KeySet,
+    data: Any,
+    ctx: StateContext,
+    principal: str | None,
+    lifetime: int,
+    once: bool,
+    encrypted: bool,
+    randbytes: Callable[[int], bytes],
+) -> str:
+    """A token carrying ``data``, bound to this request and principal (options checked)."""
+    check_data(data)
+    issued = math.floor(ctx.clock())
+    payload = f'{{"data":{encode(data)},"exp":{issued + lifetime},"iat":{issued}'
+    if once:
+        payload += f',"jti":"{b64(_random(randbytes, ONCE_ID_BYTES))}"'
+    plain = f"{payload}}}".encode()
+    try:
+        binding = _binding(ctx, principal)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise ValueError("request params are not JSON and cannot be bound") from exc
+    kid = keys.seal_kid
+    if encrypted:
+        nonce = _random(randbytes, NONCE_BYTES)
+        box = keys.seal_key.cipher().encrypt(nonce, plain, _aad(kid, binding))
+        token = f"{ENCRYPTED_VERSION}.{kid}.{b64(nonce + box)}"
+    else:
+        signed = f"{VERSION}.{kid}.{b64(plain)}"
+        token = f"{signed}.{_mac(keys.seal_key.mac, signed, binding)}"
+    if len(token) > MAX_TOKEN_LENGTH:
+        raise ValueError(f"sealed state exceeds {MAX_TOKEN_LENGTH} characters; keep less in it")
+    return token
+
+
+def _split(token: object) -> list[str] | None:
+    """The parts of a token that passes the pre-crypto checks: size, ASCII, shape."""
+    if not isinstance(token, str) or len(token) > MAX_TOKEN_LENGTH or not token.isascii():
+        return None
+    parts = token.split(".")
+    return parts if (parts[0], len(parts)) in _SHAPES else None
+
+
+def _payload(raw: bytes) -> Any:
+    text = raw.decode("utf-8")
+    if too_deep(text):
+        raise ValueError("too deep")
+    return decode(text)
+
+
+def inspect(token: str) -> dict[str, Any]:
+    """The readable fields of a token, UNVERIFIED: for operators and logs, never for trust.
+
+    An encrypted token shows only its version and key id. Raises ValueError when the
+    token is not shaped like one.
+    """
+    parts = _split(token)
+    if parts is None:
+        raise ValueError("not a state token")
+    version, kid, encoded = parts[:3]
+    if version == ENCRYPTED_VERSION:
+        return {"version": version, "kid": kid}
+    try:
+        payload = _payload(unb64(encoded))
+    except (ValueError, RecursionError) as exc:
+        raise ValueError("not a state token") from exc
+    if not isinstance(payload, dict):
+        raise ValueError("not a state token")
+    return {"version": VERSION, "kid": kid, **payload}
+
+
+def _decrypt(key: Key, kid: str, box: str, binding: str) -> bytes:
+    """The payload of an ``e1`` box, or InvalidState."""
+    # Only the exact encoding the sealer wrote: the alphabet (urlsafe_b64decode would skip
+    # other characters) and the spare bits of the last character (re-encoding must match).
+    if box.strip(B64_ALPHABET):
+        raise InvalidState()
+    try:
+        raw = unb64(box)
+        cipher = key.cipher()
+    except (ValueError, ImportError):  # a node without cryptography cannot open e1
+        raise InvalidState() from None
+    if len(raw) < NONCE_BYTES + TAG_BYTES or b64(raw) != box:
+        raise InvalidState()
+    try:
+        return cipher.decrypt(raw[:NONCE_BYTES], raw[NONCE_BYTES:], _aad(kid, binding))
+    except aead()[1]:
+        raise InvalidState() from None
+
+
+def _valid_jti(jti: object) -> bool:
+    return isinstance(jti, str) and len(jti) == _JTI_LENGTH and not jti.strip(B64_ALPHABET)
+
+
+def verify_token(
+    keys: KeySet, token: object, ctx: StateContext, principal: str | None, lifetime: int
+) -> tuple[Any, str | None, int]:
+    """Data, one-time id (None for a reusable token) and expiry of an authentic live token.
+
+    The cheap checks come first (size, shape, key id), then the MAC in constant time (or
+    the AEAD tag), and only then JSON and times. Every failure is the same InvalidState.
+    """
+    parts = _split(token)
+    if parts is None:
+        raise InvalidState()
+    version, kid = parts[0], parts[1]
+    key = keys.for_kid(kid)
+    if key is None:
+        raise InvalidState()
+    try:
+        binding = _binding(ctx, principal)
+    except (TypeError, ValueError, RecursionError):
+        raise InvalidState() from None
+    if version == ENCRYPTED_VERSION:
+        raw = _decrypt(key, kid, parts[2], binding)
+    else:
+        signed = f"{version}.{kid}.{parts[2]}"
+        if not hmac.compare_digest(_mac(key.mac, signed, binding), parts[3]):
+            raise InvalidState()
+        try:
+            raw = unb64(parts[2])
+        except ValueError:
+            raise InvalidState() from None
+    # Authentic from here on: a key holder made it. Still parse defensively.
+    try:
+        payload = _payload(raw)
+    except (ValueError, RecursionError):
+        raise InvalidState() from None
+    if type(payload) is not dict:
+        raise InvalidState()
+    fields = payload.keys()
+    jti = payload.get("jti")
+    if fields != _PAYLOAD_KEYS and not (fields == _ONCE_PAYLOAD_KEYS and _valid_jti(jti)):
+        raise InvalidState()
+    issued, expires = payload["iat"], payload["exp"]
+    if type(issued) is not int or type(expires) is not int:
+        raise InvalidState()
+    now = ctx.clock()
+    # Stated as what must hold, so a NaN clock rejects rather than accepts.
+    if not (0 < expires - issued <= lifetime and issued - CLOCK_SKEW <= now < expires):
+        raise InvalidState()
+    return payload["data"], jti, expires
