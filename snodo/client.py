@@ -103,6 +103,17 @@ INPUT_RESULTS: dict[str, type[BaseModel]] = {
 
 
 class Client:
+    """An MCP client that runs every round of a multi round-trip request for the caller.
+
+    It speaks through a ``ClientTransport`` (``Client.http(url)``, ``StdioTransport``,
+    ``MemoryTransport``) and sends the per-request ``_meta`` on every request. A handler
+    given for elicitation (form, URL), sampling or roots both answers those input
+    requests and declares the matching capability; nothing else is declared. Each
+    answer is validated before it is sent, and the retry carries the answers and the
+    exact ``requestState``. ``max_rounds``, ``backoff`` and ``deadline`` bound a flow.
+    Use it as an async context manager so the transport closes.
+    """
+
     def __init__(
         self,
         transport: ClientTransport,

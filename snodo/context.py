@@ -37,6 +37,17 @@ class _Progress:
 
 @dataclass(frozen=True, slots=True)
 class Context:
+    """One request as a handler sees it: what the client sent, and what it may do back.
+
+    The framework builds it after the request passed its checks (docs/request-checks.md)
+    and hands the same one to middleware and handler; it is frozen, so what was checked
+    is what the handler reads. ``input_responses`` and ``state_data`` carry the earlier
+    rounds (read answers with each input module's ``response``), ``seal`` keeps data for
+    the next round, ``supports`` tells what this request's client declared, and
+    ``log``/``report_progress`` send request-scoped notifications. ``state`` is the one field
+    middleware may change for the handler.
+    """
+
     request_id: str | int | None
     request_method: str
     request_params: Mapping[str, Any]
@@ -72,7 +83,7 @@ class Context:
         as ``state_data``.
         """
         if self.sealer is None:
-            raise RuntimeError("this server has no state keys: pass state_secret or state_keys")
+            raise RuntimeError("this server has no state keys: pass keyring= or state_secret=")
         return self.sealer(data)
 
     def supports(self, request: Mapping[str, Any]) -> bool:

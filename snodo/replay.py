@@ -38,30 +38,27 @@ Stores:
   id must survive a power cut, or the token could be replayed after it.
 * ``RedisGuard(url or client)``: the distributed store, one ``SET key 1 NX PX ms`` per
   consume (atomic on the server; exactly one SET NX of a key succeeds). With a URL it
-  speaks RESP2 itself over asyncio. It needs two commands (AUTH/SELECT at connect,
-  then SET), which are about a hundred lines; the ``redis`` package would be a
-  dependency to ship, pin and audit for that. Pass a ``redis.asyncio.Redis`` (or
-  anything with the same ``set``) instead to reuse a client and its pooling, TLS and
-  Sentinel/Cluster support. PX is relative and computed with the guard's clock, so
-  the Redis host's clock does not matter.
+  uses the ``redis`` package's asyncio client (the ``snodo[redis]`` extra), which gets
+  TLS, ACL auth and connection pooling right. Pass a ``redis.asyncio.Redis`` (or
+  anything with the same ``set``) instead to reuse a configured client, Sentinel and
+  Cluster included. PX is relative and computed with the guard's clock, so the Redis
+  host's clock does not matter.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import heapq
 import logging
 import math
 import os
 import sqlite3
-import ssl
 import threading
 import time
 import weakref
 from collections.abc import Callable
 from typing import Any, Final, Protocol
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
 __all__ = ["MemoryGuard", "RedisClient", "RedisError", "RedisGuard", "ReplayGuard", "SQLiteGuard"]
 
@@ -218,57 +215,34 @@ class RedisClient(Protocol):
 
 
 class RedisError(RuntimeError):
-    """Redis answered with an error, or with something that is not RESP."""
+    """Redis answered with an error (a refused AUTH, a wrong database, ...)."""
 
 
-class _Connection:
-    """One RESP2 connection: write a command, read its one reply."""
-
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.reader = reader
-        self.writer = writer
-
-    async def command(self, *args: str) -> bytes | int | None:
-        out = [b"*%d\r\n" % len(args)]
-        for arg in args:
-            raw = arg.encode()
-            out.append(b"$%d\r\n%s\r\n" % (len(raw), raw))
-        self.writer.write(b"".join(out))
-        await self.writer.drain()
-        line = await self.reader.readuntil(b"\r\n")
-        kind, body = line[:1], line[1:-2]
-        if kind == b"+":
-            return body
-        if kind == b":":
-            return int(body)
-        if kind == b"$":
-            size = int(body)
-            if size < 0:
-                return None
-            return (await self.reader.readexactly(size + 2))[:-2]
-        if kind == b"-":
-            raise RedisError(body.decode("utf-8", "replace"))
-        raise RedisError(f"unexpected RESP reply type {kind!r}")
-
-    def close(self) -> None:
-        """Start closing; the transport finishes on the loop (no wait: may run while cancelled)."""
-        self.writer.close()
-
-
-class _Pool:
-    """Idle connections of one event loop (asyncio streams belong to the loop that made them)."""
-
-    def __init__(self, size: int) -> None:
-        self.idle: list[_Connection] = []
-        self.slots = asyncio.Semaphore(size)
+def _redis() -> Any:
+    """The ``redis`` package (the ``snodo[redis]`` extra), imported when a URL needs it."""
+    try:
+        # Optional (only URL targets need it), so imported on first use.
+        import redis.asyncio  # noqa: PLC0415
+        import redis.asyncio.retry  # noqa: PLC0415
+        import redis.backoff  # noqa: PLC0415
+        import redis.exceptions  # noqa: PLC0415
+    except ImportError as exc:
+        raise ImportError(
+            "RedisGuard with a URL needs the redis package: pip install 'snodo[redis]'"
+        ) from exc
+    return redis
 
 
 class RedisGuard:
     """Consumed ids as Redis keys that expire with the token: ``SET key 1 NX PX ms``.
 
-    With a URL it keeps a small pool of connections per event loop (asyncio streams
+    With a URL it uses the ``redis`` package's asyncio client (``snodo[redis]``): one
+    client and a bounded, blocking connection pool per event loop (asyncio connections
     belong to the loop that opened them); ``await aclose()`` on a loop before it ends.
-    A failed command closes its connection and raises; it is never retried.
+    A failed command raises and is never retried: a SET that reached Redis before the
+    failure would make a retry answer False for the first, legitimate use. Failures
+    keep the standard shapes: ``TimeoutError``, ``ConnectionError`` (an ``OSError``)
+    when Redis cannot be reached, ``RedisError`` when it answers with an error.
     """
 
     def __init__(
@@ -281,16 +255,17 @@ class RedisGuard:
         clock: Callable[[], float] = time.time,
     ) -> None:
         """``target``: a ``redis://[[user]:password@]host[:port][/db]`` or ``rediss://`` URL
-        (TLS with the system's trust store), or a client object such as
+        (TLS, verified against the system's trust store), or a client object such as
         ``redis.asyncio.Redis``, whose own settings then apply.
         """
         self.prefix = prefix
         self.timeout = timeout
         self.clock = clock
         self._max_connections = max_connections
-        self._pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Pool]
-        self._pools = weakref.WeakKeyDictionary()
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any]
+        self._clients = weakref.WeakKeyDictionary()
         self._client: RedisClient | None = None
+        self._url = ""
         if not isinstance(target, str):
             if not callable(getattr(target, "set", None)):
                 raise TypeError("target must be a redis:// URL or a client with an async set()")
@@ -299,17 +274,13 @@ class RedisGuard:
         url = urlsplit(target)
         if url.scheme not in ("redis", "rediss"):
             raise ValueError("RedisGuard URL must start with redis:// or rediss://")
-        self._host = url.hostname or "localhost"
-        self._port = url.port or 6379
-        self._tls = ssl.create_default_context() if url.scheme == "rediss" else None
         if url.username and not url.password:
             raise ValueError("a Redis URL with a user needs a password: redis://user:pw@host")
-        # AUTH [username] password (Redis 6 ACLs; without a user name, the default user).
-        self._auth = [unquote(part) for part in (url.username, url.password) if part]
         path = url.path.strip("/")
         if path and not path.isdigit():
             raise ValueError("the path of a Redis URL is the database number")
-        self._database = path if path and path != "0" else None
+        _redis()  # ImportError naming the extra now, not on the first request
+        self._url = target
 
     async def consume(self, token_id: str, expires_at: float) -> bool:
         _check(token_id, expires_at)
@@ -319,51 +290,44 @@ class RedisGuard:
         key, ms = self.prefix + token_id, math.ceil(remaining * 1000)
         if self._client is not None:
             return await self._client.set(key, "1", px=ms, nx=True) is not None
-        reply = await self._command("SET", key, "1", "NX", "PX", str(ms))
-        if reply not in (b"OK", None):
-            raise RedisError(f"unexpected reply to SET NX: {reply!r}")
-        return reply == b"OK"
-
-    async def _command(self, *args: str) -> bytes | int | None:
-        loop = asyncio.get_running_loop()
-        pool = self._pools.get(loop)
-        if pool is None:
-            pool = self._pools[loop] = _Pool(self._max_connections)
-        async with pool.slots:
-            conn = pool.idle.pop() if pool.idle else None
-            try:
-                async with asyncio.timeout(self.timeout):
-                    if conn is None:
-                        conn = await self._connect()
-                    reply = await conn.command(*args)
-            except BaseException:
-                # Never retried: a SET that reached Redis before the failure would make a
-                # retry answer False for the first, legitimate use.
-                if conn is not None:
-                    conn.close()
-                raise
-            pool.idle.append(conn)
-            return reply
-
-    async def _connect(self) -> _Connection:
-        reader, writer = await asyncio.open_connection(self._host, self._port, ssl=self._tls)
-        conn = _Connection(reader, writer)
+        redis = _redis()
         try:
-            if self._auth:
-                await conn.command("AUTH", *self._auth)
-            if self._database is not None:
-                await conn.command("SELECT", self._database)
-        except BaseException:
-            conn.close()
-            raise
-        return conn
+            async with asyncio.timeout(self.timeout):
+                reply = await self._loop_client().set(key, "1", px=ms, nx=True)
+        except redis.exceptions.AuthenticationError as exc:  # a ConnectionError to redis-py
+            raise RedisError(str(exc)) from exc
+        except redis.exceptions.TimeoutError as exc:
+            raise TimeoutError(str(exc)) from exc
+        except redis.exceptions.ConnectionError as exc:
+            raise ConnectionError(str(exc)) from exc
+        except redis.exceptions.RedisError as exc:
+            raise RedisError(str(exc)) from exc
+        if reply not in (True, None):
+            raise RedisError(f"unexpected reply to SET NX: {reply!r}")
+        return reply is True
+
+    def _loop_client(self) -> Any:
+        """This event loop's client, made on first use."""
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            redis = _redis()
+            pool = redis.asyncio.BlockingConnectionPool.from_url(
+                self._url,
+                max_connections=self._max_connections,
+                timeout=None,  # wait for a free connection; consume's timeout bounds it
+                socket_connect_timeout=self.timeout,
+                retry=redis.asyncio.retry.Retry(redis.backoff.NoBackoff(), 0),
+                # RESP2: plain AUTH, which a server without that password refuses (HELLO
+                # AUTH would pass on a default user that takes any password).
+                protocol=2,
+            )
+            client = self._clients[loop] = redis.asyncio.Redis(connection_pool=pool)
+        return client
 
     async def aclose(self) -> None:
-        """Close this event loop's idle connections; call it before the loop ends."""
-        pool = self._pools.pop(asyncio.get_running_loop(), None)
-        if pool is not None:
-            for conn in pool.idle:
-                conn.close()
-            for conn in pool.idle:
-                with contextlib.suppress(OSError):
-                    await conn.writer.wait_closed()
+        """Close this event loop's connections; call it before the loop ends."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.aclose()
+            await client.connection_pool.disconnect()

@@ -5,11 +5,8 @@ transport knows (principal, transport name, headers) and returns a ``Reply``: th
 response, the request-scoped notifications that were not streamed, or an open
 subscription. It does no I/O; stdio and HTTP are thin adapters around it.
 
-A request passes, in order: envelope (-32700, -32600), method lookup (-32601, also for
-removed methods and for features the server does not offer), ``_meta`` presence
-(-32602), protocol version (-32022), params against the generated model (-32602),
-middleware and handler, then admission of input-required results (-32603, -32021) and
-decoration of complete ones (``resultType``, caching hints, ``serverInfo``).
+The order in which a request is checked, and what each failed check answers, is
+written once, in docs/request-checks.md.
 """
 
 from __future__ import annotations
@@ -142,6 +139,23 @@ def required_meta(params: Any) -> tuple[dict[str, Any], str, dict[str, Any]]:
 
 
 class Server:
+    """An MCP server: what it offers, and the transport-free core that answers requests.
+
+    Register with the decorators (``@server.tool``, ``@server.resource(uri)``,
+    ``@server.resource_template(template)``, ``@server.prompt``, ``@server.completion``,
+    ``@server.middleware``); what is registered lives in ``registry``. Serve it with a
+    transport (``snodo.transports.stdio``, ``snodo.transports.http.HttpApp``,
+    ``snodo run``) or call ``handle`` directly.
+
+    Sealed request state needs a ``keyring`` (``snodo.keyring.Keyring``), or the
+    ``state_secret``/``state_keys`` conveniences with ``state_ttl``, ``state_encrypted``
+    and ``state_guard`` (True: an in-process ``MemoryGuard``), which build one; they
+    are checked here, so a bad key fails at start-up. ``clock`` is the time source for
+    state and guards. The server holds no per-client state: any process with an equal
+    keyring answers any round of a flow. The transports use only ``handle``,
+    ``check_version``, ``mirrored_headers`` and ``close_subscription``.
+    """
+
     def __init__(
         self,
         name: str,

@@ -6,12 +6,9 @@ POST only, no sessions. Each POST carries one JSON-RPC message and gets one answ
 The answer is JSON unless a notification actually happens, so a plain call costs no
 SSE framing.
 
-Checks, in the order the spec and the conformance suite expect: Host and Origin
-(DNS rebinding: 421 for a foreign Host, 403 for a foreign Origin), method (405),
-content type (415), Accept (406), body size (413), authentication (401), JSON
-(400/-32700), ``MCP-Protocol-Version`` present (400/-32020), ``_meta`` (400/-32602),
-header equals ``_meta`` version (400/-32020), supported version (400/-32022), then
-``Mcp-Method``/``Mcp-Name``/``Mcp-Param-*`` against the body (400/-32020), then the core.
+The header layer checks what only HTTP carries (Host and Origin against DNS rebinding,
+method, content type, Accept, body size, authentication, the mirrored headers) before
+the core sees the body, in the order docs/request-checks.md gives.
 """
 
 from __future__ import annotations
