@@ -7,6 +7,7 @@ import logging
 import math
 import socket
 import sqlite3
+import sys
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -411,3 +412,13 @@ def test_redis_guard_accepts_a_client_object() -> None:
 def test_redis_guard_refuses_bad_targets(target: Any, error: type) -> None:
     with pytest.raises(error):
         RedisGuard(target)
+
+
+def test_a_redis_url_without_the_redis_package_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in ("redis", "redis.asyncio", "redis.asyncio.retry", "redis.backoff"):
+        monkeypatch.setitem(sys.modules, name, None)
+    with pytest.raises(ImportError, match=r"snodo\[redis\]"):
+        RedisGuard("redis://127.0.0.1:6379")
+    RedisGuard(FakeClient())  # a client object needs no package

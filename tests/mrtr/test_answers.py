@@ -1,0 +1,69 @@
+"""The one answer reader: elicitation, sampling and roots read answers the same way."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pytest
+
+from snodo import elicitation, roots, sampling
+from snodo.context import Context
+from snodo.errors import InvalidParams
+from snodo.result import MISSING
+from tests.mrtr.support import ctx
+
+Reader = Callable[[Context, str, Mapping[str, Any]], object]
+
+KINDS: list[tuple[str, Reader, Callable[[], Mapping[str, Any]], dict[str, Any]]] = [
+    (
+        "elicitation",
+        elicitation.response,
+        lambda: elicitation.form("Name?", {"type": "object", "properties": {}}),
+        {"action": "decline"},
+    ),
+    (
+        "sampling",
+        sampling.response,
+        lambda: sampling.create_message([sampling.message("user", "Hi")], max_tokens=5),
+        {"role": "assistant", "content": {"type": "text", "text": "Hello"}, "model": "m"},
+    ),
+    ("roots", roots.response, roots.list_roots, {"roots": []}),
+]
+IDS = [kind for kind, *_ in KINDS]
+OTHER = {"method": "tools/call", "params": {}}
+
+
+@pytest.mark.parametrize(("kind", "read", "build", "good"), KINDS, ids=IDS)
+def test_a_request_of_another_kind_is_refused_whether_or_not_an_answer_came(
+    kind: str, read: Reader, build: Callable[[], Mapping[str, Any]], good: dict[str, Any]
+) -> None:
+    for context in (ctx(), ctx(k=good)):
+        with pytest.raises(ValueError, match="request: not a"):
+            read(context, "k", OTHER)
+
+
+@pytest.mark.parametrize(("kind", "read", "build", "good"), KINDS, ids=IDS)
+def test_no_answer_is_missing_and_a_good_one_is_read(
+    kind: str, read: Reader, build: Callable[[], Mapping[str, Any]], good: dict[str, Any]
+) -> None:
+    request = build()
+    assert read(ctx(other=good), "k", request) is MISSING
+    assert read(ctx(k=good), "k", request) is not MISSING
+
+
+@pytest.mark.parametrize(("kind", "read", "build", "good"), KINDS, ids=IDS)
+def test_a_malformed_answer_is_one_error_naming_only_the_key(
+    kind: str, read: Reader, build: Callable[[], Mapping[str, Any]], good: dict[str, Any]
+) -> None:
+    secret = "hunter2-personal"
+    with pytest.raises(InvalidParams) as raised:
+        read(ctx(k={"unexpected": secret}), "k", build())
+    assert raised.value.message == f"Invalid {kind} response for 'k'"
+    assert secret not in str(raised.value.to_error())
+
+
+def test_the_request_is_a_required_argument_of_every_reader() -> None:
+    for read in (elicitation.response, sampling.response, roots.response):
+        with pytest.raises(TypeError):
+            read(ctx(), "k")  # type: ignore[call-arg]

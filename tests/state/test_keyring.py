@@ -1,0 +1,122 @@
+"""snodo.keyring.Keyring: options checked once, then seal/open/open_once on the object."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pytest
+
+from snodo import state
+from snodo.errors import InvalidState
+from snodo.keyring import Keyring
+from snodo.replay import MemoryGuard
+from snodo.server import Server
+
+NOW = 1_900_000_000.25
+KEY_A = b"A" * 32
+KEY_B = b"B" * 32
+DATA: Any = {"step": 1, "chosen": ["x", 2, 2.0, True, None]}
+
+
+@dataclass(frozen=True)
+class Ctx:
+    """A request as sealing sees it: method, params and a fixed clock."""
+
+    request_method: str = "tools/call"
+    request_params: Mapping[str, Any] = field(
+        default_factory=lambda: {"name": "book", "arguments": {"nights": 2}}
+    )
+    now: float = NOW
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        return lambda: self.now
+
+
+def later(ctx: Ctx, seconds: float) -> Ctx:
+    return replace(ctx, now=ctx.now + seconds)
+
+
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        ({}, TypeError),  # neither secret nor keys
+        ({"secret": KEY_A, "keys": [("a", KEY_A)]}, TypeError),
+        ({"secret": b"short"}, ValueError),
+        ({"secret": KEY_A.hex()}, TypeError),
+        ({"keys": []}, ValueError),
+        ({"keys": [("bad kid!", KEY_A)]}, ValueError),
+        ({"secret": KEY_A, "ttl": 0}, ValueError),
+        ({"secret": KEY_A, "ttl": 901}, ValueError),
+        ({"secret": KEY_A, "ttl": True}, TypeError),
+        ({"secret": KEY_A, "encrypted": "yes"}, TypeError),
+        ({"secret": KEY_A, "guard": object()}, TypeError),
+    ],
+)
+def test_bad_options_fail_when_the_keyring_is_built(options: dict[str, Any], error: type) -> None:
+    with pytest.raises(error):
+        Keyring(**options)
+
+
+def test_a_keyring_and_the_module_functions_make_and_open_the_same_tokens() -> None:
+    ring = Keyring(keys=[("new", KEY_B), ("old", KEY_A)], ttl=60)
+    token = ring.seal(DATA, Ctx(), principal="alice")
+    assert token.startswith("v1.new.")
+    assert state.open(token, Ctx(), keys=[("new", KEY_B)], principal="alice", ttl=60) == DATA
+    older = state.seal(DATA, Ctx(), secret=KEY_A, principal="alice", ttl=60)
+    assert ring.open(older, Ctx(), principal="alice") == DATA
+    for wrong in (
+        lambda: ring.open(token, Ctx(), principal="bob"),
+        lambda: ring.open(token, later(Ctx(), 60)),
+        lambda: ring.open(token, Ctx(request_method="prompts/get"), principal="alice"),
+    ):
+        with pytest.raises(InvalidState):
+            wrong()
+
+
+def test_with_a_guard_tokens_are_one_time_and_open_only_once() -> None:
+    async def main() -> None:
+        ring = Keyring(secret=KEY_A, guard=MemoryGuard(clock=lambda: NOW))
+        token = ring.seal(DATA, Ctx())
+        assert "jti" in state.inspect(token)
+        with pytest.raises(InvalidState):
+            ring.open(token, Ctx())  # one-time tokens never open without the guard
+        assert await ring.accept(token, Ctx()) == DATA
+        with pytest.raises(InvalidState):
+            await ring.open_once(token, Ctx())
+        reusable = ring.seal(DATA, Ctx(), once=False)
+        with pytest.raises(InvalidState):
+            await ring.open_once(reusable, Ctx())  # a guarded opener takes no reusable token
+
+    asyncio.run(main())
+
+
+def test_open_once_without_any_guard_is_a_caller_error() -> None:
+    ring = Keyring(secret=KEY_A)
+    token = ring.seal(DATA, Ctx(), once=True)
+    with pytest.raises(TypeError, match="guard"):
+        asyncio.run(ring.open_once(token, Ctx()))
+    assert asyncio.run(ring.open_once(token, Ctx(), guard=MemoryGuard(clock=lambda: NOW))) == DATA
+
+
+def test_encrypted_keyrings_hide_the_payload_and_open_both_formats() -> None:
+    hidden = Keyring(secret=KEY_A, encrypted=True)
+    plain = Keyring(secret=KEY_A)
+    token = hidden.seal(DATA, Ctx())
+    assert state.inspect(token) == {"version": "e1", "kid": state.fingerprint(KEY_A)}
+    assert plain.open(token, Ctx()) == DATA
+    assert hidden.open(plain.seal(DATA, Ctx()), Ctx()) == DATA
+
+
+def test_a_server_takes_a_keyring_or_the_shorthands_but_not_both() -> None:
+    ring = Keyring(secret=KEY_A)
+    assert Server("s", "1", keyring=ring).keyring is ring
+    built = Server("s", "1", state_secret=KEY_A, state_guard=True).keyring
+    assert built is not None and isinstance(built.guard, MemoryGuard)
+    assert Server("s", "1").keyring is None
+    for clash in ({"state_secret": KEY_A}, {"state_ttl": 60}, {"state_encrypted": True}):
+        with pytest.raises(ValueError, match="not both"):
+            Server("s", "1", keyring=ring, **clash)
