@@ -5,7 +5,8 @@ Theory of operation. In the current revision a client declares its capabilities 
 them from earlier requests. A capability is a path into that object
 (``("sampling", "tools")``); it is declared when every step of the path is an object.
 Which paths an input request needs comes from the generated ``CAPABILITY_RULES`` table
-(schema/2026-07-28/overlay.toml), so the rules are data, not branches here.
+(from each revision's ``schema/<revision>/overlay.toml``), so the rules are data, not
+branches here.
 
 When an InputRequiredResult asks for something undeclared, the whole result is
 refused with -32021 whose ``requiredCapabilities`` is one ClientCapabilities object:

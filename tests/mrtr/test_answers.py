@@ -11,7 +11,7 @@ from snodo import elicitation, roots, sampling
 from snodo.context import Context
 from snodo.errors import InvalidParams
 from snodo.result import MISSING
-from tests.mrtr.support import ctx
+from tests.support.mrtr import ctx
 
 Reader = Callable[[Context, str, Mapping[str, Any]], object]
 
