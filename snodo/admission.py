@@ -56,5 +56,5 @@ def admit(method: str, outcome: InputRequired, declared: Mapping[str, Any]) -> d
         raise InternalError() from exc
     lacking = missing(requests.values(), declared)
     if lacking:
-        raise MissingClientCapability(lacking, "Client capability required for this request")
+        raise MissingClientCapability(lacking)
     return result

@@ -8,6 +8,7 @@ detail goes to the log, never to the peer); in a tool it becomes an ``isError`` 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from snodo_wire.errors import ErrorCode
@@ -25,6 +26,7 @@ __all__ = [
     "ParseError",
     "ResourceNotFound",
     "UnsupportedProtocolVersion",
+    "capability_names",
 ]
 
 
@@ -80,15 +82,33 @@ class HeaderMismatch(McpError):
 class MissingClientCapability(McpError):
     """-32021: the request needs client capabilities it did not declare.
 
-    ``required`` is one ClientCapabilities object naming every missing need.
+    ``required`` is one ClientCapabilities object naming every missing need. The
+    default message names them too, as dotted paths: some clients show a user only the
+    message, never ``data``.
     """
 
     code = ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY
     default_message = "Missing required client capability"
 
     def __init__(self, required: dict[str, Any], message: str | None = None) -> None:
+        if message is None and required:
+            names = ", ".join(capability_names(required))
+            message = f"This request needs the client capabilities {names}"
         super().__init__(message, {"requiredCapabilities": required})
         self.required = required
+
+
+def capability_names(capabilities: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """``{"elicitation": {"form": {}}, "sampling": {}}`` -> ``["elicitation.form", "sampling"]``:
+    each path that ends in an empty object (or a non-object), in the object's order."""
+    names: list[str] = []
+    for key, value in capabilities.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping) and value:
+            names.extend(capability_names(value, f"{name}."))
+        else:
+            names.append(name)
+    return names
 
 
 class UnsupportedProtocolVersion(McpError):

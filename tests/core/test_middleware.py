@@ -69,7 +69,7 @@ def test_middleware_cannot_enlarge_client_capabilities() -> None:
         "id": 2,
         "error": {
             "code": -32021,
-            "message": "Client capability required for this request",
+            "message": "This request needs the client capabilities elicitation.form",
             "data": {"requiredCapabilities": {"elicitation": {"form": {}}}},
         },
     }

@@ -349,35 +349,48 @@ def test_capabilities_are_checked_on_every_round() -> None:
     )
     assert answer(server, retry)["error"] == {
         "code": -32021,
-        "message": "Client capability required for this request",
+        "message": "This request needs the client capabilities elicitation.form",
         "data": {"requiredCapabilities": {"elicitation": {"form": {}}}},
     }
 
 
 @pytest.mark.parametrize(
-    ("kinds", "caps", "required"),
+    ("kinds", "caps", "required", "names"),
     [
-        (["form"], {}, {"elicitation": {"form": {}}}),
-        (["form"], {"elicitation": {"url": {}}}, {"elicitation": {"form": {}}}),
-        (["url"], {"elicitation": {}}, {"elicitation": {"url": {}}}),
-        (["sampling"], {}, {"sampling": {}}),
-        (["tools"], {"sampling": {}}, {"sampling": {"tools": {}}}),
-        (["context"], {"sampling": {}}, {"sampling": {"context": {}}}),
-        (["roots"], {"sampling": {}}, {"roots": {}}),
-        (["form", "tools", "roots"], {"elicitation": {}}, {"roots": {}, "sampling": {"tools": {}}}),
+        (["form"], {}, {"elicitation": {"form": {}}}, "elicitation.form"),
+        (["form"], {"elicitation": {"url": {}}}, {"elicitation": {"form": {}}}, "elicitation.form"),
+        (["url"], {"elicitation": {}}, {"elicitation": {"url": {}}}, "elicitation.url"),
+        (["sampling"], {}, {"sampling": {}}, "sampling"),
+        (["tools"], {"sampling": {}}, {"sampling": {"tools": {}}}, "sampling.tools"),
+        (["context"], {"sampling": {}}, {"sampling": {"context": {}}}, "sampling.context"),
+        (["roots"], {"sampling": {}}, {"roots": {}}, "roots"),
+        (
+            ["form", "tools", "roots"],
+            {"elicitation": {}},
+            {"roots": {}, "sampling": {"tools": {}}},
+            "roots, sampling.tools",
+        ),
         (
             ["url", "sampling", "roots"],
             {},
             {"elicitation": {"url": {}}, "roots": {}, "sampling": {}},
+            "elicitation.url, roots, sampling",
+        ),
+        (
+            ["form", "url", "tools", "context"],
+            {},
+            {"elicitation": {"form": {}, "url": {}}, "sampling": {"context": {}, "tools": {}}},
+            "elicitation.form, elicitation.url, sampling.context, sampling.tools",
         ),
     ],
 )
 def test_missing_capability_shapes(
-    kinds: list[str], caps: dict[str, Any], required: dict[str, Any]
+    kinds: list[str], caps: dict[str, Any], required: dict[str, Any], names: str
 ) -> None:
     server = build()
     error = answer(server, call("ask", caps=caps, arguments={"kinds": kinds}))["error"]
     assert error["code"] == -32021
+    assert error["message"] == f"This request needs the client capabilities {names}"
     assert error["data"] == {"requiredCapabilities": required}
 
 
