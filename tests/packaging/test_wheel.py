@@ -1,0 +1,122 @@
+"""The wheel a user installs: built from the checkout's files, installed into a bare
+venv (no extras, no dev tools), every module imported, the command run.
+
+Slow (about a minute: a build, a venv and a dependency install); marked ``packaging``
+so ``pytest -m "not packaging"`` can leave it out of quick runs.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE_ROOTS = {"snodo": ROOT / "snodo"} | {
+    path.name: path for path in sorted((ROOT / "generated").glob("snodo_wire*")) if path.is_dir()
+}
+
+# Modules that need an optional extra at import time, and the extra. The bare venv has
+# none, so these are the only modules it does not import. Everything else must import
+# with the base dependencies alone (optional packages are imported where they are used).
+NEEDS_EXTRA: dict[str, str] = {}
+
+pytestmark = pytest.mark.packaging
+
+
+def _run(argv: list[str | Path], cwd: Path = ROOT, timeout: float = 300) -> str:
+    """Run outside any venv's activation, so nothing resolves to the source tree."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    done = subprocess.run(
+        [str(arg) for arg in argv],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert done.returncode == 0, f"{argv} failed:\n{done.stdout}\n{done.stderr}"
+    return str(done.stdout)
+
+
+def _checkout(into: Path) -> Path:
+    """The files a clean checkout would have: tracked plus new, minus ignored."""
+    listed = _run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT)
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (into / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, into / name)
+    return into
+
+
+def _modules(names: list[str]) -> list[str]:
+    modules = []
+    for name in names:
+        top = name.split("/", 1)[0]
+        if top in PACKAGE_ROOTS and name.endswith(".py"):
+            parts = name.removesuffix(".py").split("/")
+            if parts[-1] == "__init__":
+                parts.pop()
+            modules.append(".".join(parts))
+    return sorted(modules)
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    work = tmp_path_factory.mktemp("wheel")
+    source = _checkout(work / "src")
+    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", work / "dist", source])
+    (built,) = (work / "dist").glob("snodo-*.whl")
+    return built
+
+
+@pytest.fixture(scope="module")
+def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    home = tmp_path_factory.mktemp("venv")
+    _run([sys.executable, "-m", "venv", "--without-pip", home])
+    python = home / "bin" / "python"
+    # The dev venv's pip installs into the bare one; the runtime dependencies come from
+    # the configured indexes (a local cache or mirror where there is one).
+    _run([sys.executable, "-m", "pip", "--python", python, "install", "-q", wheel], timeout=600)
+    return home
+
+
+def test_the_wheel_holds_every_package_the_license_and_markers(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    for top, folder in PACKAGE_ROOTS.items():
+        for init in folder.rglob("__init__.py"):
+            package = init.parent.relative_to(folder.parent)
+            assert f"{package.as_posix()}/__init__.py" in names, f"{package} is not in the wheel"
+        assert f"{top}/py.typed" in names, f"{top}/py.typed is not in the wheel"
+    licenses = [name for name in names if name.endswith(".dist-info/licenses/LICENSE")]
+    assert len(licenses) == 1
+    text = zipfile.ZipFile(wheel).read(licenses[0]).decode()
+    assert (ROOT / "LICENSE").read_text() == text
+    assert "Apache License" in text and "Version 2.0" in text
+    assert not [name for name in names if name.startswith(("tests/", "generator/", "examples/"))]
+
+
+def test_every_module_imports_in_a_bare_venv(wheel: Path, venv: Path) -> None:
+    modules = _modules(zipfile.ZipFile(wheel).namelist())
+    assert "snodo.transports.http" in modules and "snodo_wire.models" in modules
+    for top in PACKAGE_ROOTS:
+        assert top in modules
+    wanted = [m for m in modules if m not in NEEDS_EXTRA and m != "snodo.__main__"]
+    script = "import importlib, sys\nfor name in sys.argv[1:]:\n    importlib.import_module(name)\n"
+    _run([venv / "bin" / "python", "-c", script, *wanted], cwd=venv)
+    found = _run([venv / "bin" / "python", "-c", "import snodo; print(snodo.__file__)"], cwd=venv)
+    assert Path(found.strip()).is_relative_to(venv)
+
+
+@pytest.mark.parametrize("command", [["snodo"], ["python", "-m", "snodo"]])
+def test_the_command_runs_from_the_bare_venv(venv: Path, command: list[str]) -> None:
+    out = _run([venv / "bin" / command[0], *command[1:], "--help"], cwd=venv)
+    assert out.startswith("usage: snodo")
+    assert "{run,state}" in out
