@@ -19,12 +19,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from snodo import state
 from snodo.errors import InvalidState
 from snodo.replay import MemoryGuard
 from snodo.server import Server
+from snodo.tools import ToolDefinitionError
 
 __all__ = ["inspect_token", "load", "main"]
 
@@ -35,14 +37,36 @@ ORIGINS_ENV = "SNODO_ALLOWED_ORIGINS"
 
 
 def load(target: str) -> Any:
-    """Import ``module:name`` or ``file.py:name`` and return the object it names."""
+    """Import ``module:name`` or ``file.py:name`` and return the object it names.
+
+    The current directory goes on ``sys.path`` first, as uvicorn does, so a module
+    beside the caller imports by name. A missing file or module, or a tool that cannot
+    be registered, ends the program with one ``snodo:`` line instead of a traceback.
+    """
     location, _, name = target.rpartition(":")
     if not location or not name:
         raise SystemExit(
             f"snodo: target must look like module:name or file.py:name, got {target!r}"
         )
+    cwd = os.getcwd()
+    if cwd not in sys.path:
+        sys.path.insert(0, cwd)
+    try:
+        module = _import(location)
+    except ToolDefinitionError as exc:
+        raise SystemExit(f"snodo: {location}: {exc}") from None
+    try:
+        found = getattr(module, name)
+    except AttributeError:
+        raise SystemExit(f"snodo: {location} has no attribute {name!r}") from None
+    return found
+
+
+def _import(location: str) -> ModuleType:
     if location.endswith(".py") or os.sep in location:
         path = Path(location).resolve()
+        if not path.is_file():
+            raise SystemExit(f"snodo: no such file: {location}")
         module_name = f"snodo_target_{path.stem}"  # never shadows a real module
         spec = importlib.util.spec_from_file_location(module_name, path)
         if spec is None or spec.loader is None:
@@ -50,13 +74,17 @@ def load(target: str) -> Any:
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
         spec.loader.exec_module(module)
-    else:
-        module = importlib.import_module(location)
+        return module
     try:
-        found = getattr(module, name)
-    except AttributeError:
-        raise SystemExit(f"snodo: {location} has no attribute {name!r}") from None
-    return found
+        return importlib.import_module(location)
+    except ModuleNotFoundError as exc:
+        # Only the target itself (or its package) missing is the user's typo; a module
+        # the target imports that is missing keeps its traceback.
+        if exc.name is None or not (location == exc.name or location.startswith(f"{exc.name}.")):
+            raise
+        raise SystemExit(
+            f"snodo: no module named {exc.name!r} (looked in the current directory and sys.path)"
+        ) from None
 
 
 def _server(target: str) -> Server:
@@ -182,6 +210,14 @@ def _inspect_command(args: argparse.Namespace) -> int:
     return 0 if verdict.startswith(("valid", "not expired")) else 1
 
 
+def _announce(args: argparse.Namespace) -> None:
+    """The one line ``snodo run --transport http`` prints: where it serves."""
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    where = f"http://{host}:{args.port}{args.path or '/'}" + ("" if args.path else " (any path)")
+    workers = f", {args.workers} workers" if args.workers > 1 else ""
+    print(f"snodo: serving {args.target} at {where}{workers}", file=sys.stderr, flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="snodo", description="Serve a snodo MCP server.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -223,7 +259,14 @@ def main(argv: list[str] | None = None) -> int:
 
         asyncio.run(serve_stdio(_server(args.target)))
         return 0
-    import uvicorn
+    try:
+        import uvicorn
+    except ModuleNotFoundError as exc:
+        if exc.name != "uvicorn":
+            raise
+        raise SystemExit(
+            "snodo: --transport http needs the snodo[http] extra: pip install 'snodo[http]'"
+        ) from None
 
     options: dict[str, Any] = {
         "host": args.host,
@@ -233,12 +276,15 @@ def main(argv: list[str] | None = None) -> int:
     }
     if args.workers == 1:
         app = _app(args.target, args.path, ",".join(args.allow_host), ",".join(args.allow_origin))
+        _announce(args)
         uvicorn.run(app, **options)
         return 0
     os.environ[TARGET_ENV] = args.target
     os.environ[PATH_ENV] = args.path
     os.environ[HOSTS_ENV] = ",".join(args.allow_host)
     os.environ[ORIGINS_ENV] = ",".join(args.allow_origin)
+    _server(args.target)  # fail here, once, rather than in every worker
+    _announce(args)
     uvicorn.run("snodo.cli:http_app", factory=True, workers=args.workers, **options)
     return 0
 

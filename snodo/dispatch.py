@@ -86,7 +86,8 @@ async def tools_call(served: Served, ctx: Context, params: Params) -> Outcome:
     except McpError:
         raise
     except Exception as exc:
-        log.info("tool %s failed", name, exc_info=True)
+        # The client sees only the message; the operator needs the traceback.
+        log.warning("tool %s failed", name, exc_info=True)
         return tool_result(tool, ToolError(str(exc) or type(exc).__name__))
     if isinstance(value, InputRequired):
         return value

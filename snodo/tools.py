@@ -17,7 +17,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    PydanticUndefinedAnnotation,
+    PydanticUserError,
+    TypeAdapter,
+    ValidationError,
+    create_model,
+)
 
 from snodo.http_headers import header_params
 from snodo.invoke import Handler, Invoker, described, invoker
@@ -25,9 +33,14 @@ from snodo.result import ToolError
 from snodo.schemas import CompiledSchema, compile_schema
 from snodo_wire import adapters
 
-__all__ = ["Tool", "make_tool", "tool_result"]
+__all__ = ["Tool", "ToolDefinitionError", "make_tool", "tool_result"]
 
 CONTENT_TYPES = frozenset({"text", "image", "audio", "resource_link", "resource"})
+
+
+class ToolDefinitionError(ValueError):
+    """A tool that cannot be registered as written; the message names the tool (and the
+    parameter, when one is at fault) on one line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +84,34 @@ def _arguments_model(name: str, run: Invoker) -> type[BaseModel]:
     return model
 
 
+def _type_name(annotation: Any) -> str:
+    if isinstance(annotation, type):
+        module = annotation.__module__
+        return (
+            annotation.__qualname__
+            if module == "builtins"
+            else f"{module}.{annotation.__qualname__}"
+        )
+    return repr(annotation)
+
+
+def _unschematic(tool_name: str, run: Invoker, error: Exception) -> ToolDefinitionError:
+    """Name the parameter whose type has no JSON Schema, instead of pydantic's page of text."""
+    for param in run.parameters:
+        if param.annotation is inspect.Parameter.empty:
+            continue
+        try:
+            TypeAdapter(param.annotation).json_schema()
+        except (PydanticUserError, PydanticUndefinedAnnotation):
+            return ToolDefinitionError(
+                f"tool {tool_name}: parameter {param.name!r} has type "
+                f"{_type_name(param.annotation)}, which cannot be turned into a JSON Schema; "
+                "annotate it with a JSON type (or a pydantic model), or pass input_schema="
+            )
+    reason = str(error).split("\n", 1)[0]
+    return ToolDefinitionError(f"tool {tool_name}: no JSON Schema for its parameters: {reason}")
+
+
 def _output_schema(function: Handler) -> dict[str, Any] | None:
     """An output schema for a function that returns a pydantic model, or None."""
     try:
@@ -98,14 +139,17 @@ def make_tool(
     run = invoker(function)
     model = None
     if input_schema is None:
-        model = _arguments_model(tool_name, run)
-        input_schema = _strip_titles(model.model_json_schema())
+        try:
+            model = _arguments_model(tool_name, run)
+            input_schema = _strip_titles(model.model_json_schema())
+        except (PydanticUserError, PydanticUndefinedAnnotation) as exc:
+            raise _unschematic(tool_name, run, exc) from exc
     if input_schema.get("type") != "object":
-        raise ValueError(f"tool {tool_name}: inputSchema must have type 'object'")
+        raise ToolDefinitionError(f"tool {tool_name}: inputSchema must have type 'object'")
     try:
         headers = tuple(header_params(input_schema))  # server/tools.mdx x-mcp-header rules
     except ValueError as exc:
-        raise ValueError(f"tool {tool_name}: {exc}") from exc
+        raise ToolDefinitionError(f"tool {tool_name}: {exc}") from exc
     if output_schema is None:
         output_schema = _output_schema(function)
     definition = described({"name": tool_name}, function, title, description)
