@@ -120,3 +120,15 @@ def test_the_command_runs_from_the_bare_venv(venv: Path, command: list[str]) -> 
     out = _run([venv / "bin" / command[0], *command[1:], "--help"], cwd=venv)
     assert out.startswith("usage: snodo")
     assert "{run,state}" in out
+
+
+def test_http_without_its_extra_says_which_extra(venv: Path, tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text("from snodo.server import Server\nserver = Server('a', '1')\n")
+    argv = [venv / "bin" / "snodo", "run", "app:server", "--transport", "http"]
+    done = subprocess.run(
+        argv, cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode != 0
+    assert done.stderr == (
+        "snodo: --transport http needs the snodo[http] extra: pip install 'snodo[http]'\n"
+    )
