@@ -48,9 +48,7 @@ def load(target: str) -> Any:
         raise SystemExit(
             f"snodo: target must look like module:name or file.py:name, got {target!r}"
         )
-    cwd = os.getcwd()
-    if cwd not in sys.path:
-        sys.path.insert(0, cwd)
+    _search_cwd()
     try:
         module = _import(location)
     except ToolDefinitionError as exc:
@@ -60,6 +58,34 @@ def load(target: str) -> Any:
     except AttributeError:
         raise SystemExit(f"snodo: {location} has no attribute {name!r}") from None
     return found
+
+
+def _search_cwd() -> None:
+    cwd = os.getcwd()
+    if cwd not in sys.path:
+        sys.path.insert(0, cwd)
+
+
+def _check_exists(target: str) -> None:
+    """Fail with one line if the target's file or module is missing, without running it:
+    with ``--workers`` each worker imports the target itself, too late to say so once."""
+    location = target.rpartition(":")[0]
+    if location.endswith(".py") or os.sep in location:
+        if not Path(location).is_file():
+            raise SystemExit(f"snodo: no such file: {location}")
+        return
+    _search_cwd()
+    try:
+        found = importlib.util.find_spec(location)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or location
+    else:
+        if found is not None:
+            return
+        missing = location
+    raise SystemExit(
+        f"snodo: no module named {missing!r} (looked in the current directory and sys.path)"
+    )
 
 
 def _import(location: str) -> ModuleType:
@@ -283,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ[PATH_ENV] = args.path
     os.environ[HOSTS_ENV] = ",".join(args.allow_host)
     os.environ[ORIGINS_ENV] = ",".join(args.allow_origin)
-    _server(args.target)  # fail here, once, rather than in every worker
+    _check_exists(args.target)
     _announce(args)
     uvicorn.run("snodo.cli:http_app", factory=True, workers=args.workers, **options)
     return 0

@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from tests.processes import accepting, free_port, stop
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -114,14 +116,21 @@ def test_a_failing_tool_is_logged_with_its_traceback(tmp_path: Path) -> None:
     assert done.stderr.endswith("RuntimeError: the barometer fell off the wall\n")
 
 
-def test_a_missing_file_is_one_line(tmp_path: Path) -> None:
-    done = snodo("run", "wether.py:server", cwd=tmp_path)
+# With --workers the parent checks before any worker starts, so it is said once.
+SERVING = [[], ["--transport", "http", "--workers", "2", "--port", "1"]]
+
+
+@pytest.mark.parametrize("options", SERVING)
+def test_a_missing_file_is_one_line(tmp_path: Path, options: list[str]) -> None:
+    done = snodo("run", "wether.py:server", *options, cwd=tmp_path)
     assert done.returncode != 0
     assert done.stderr == "snodo: no such file: wether.py\n"
 
 
-def test_a_missing_module_is_one_line(tmp_path: Path) -> None:
-    done = snodo("run", "wether:server", cwd=tmp_path)
+@pytest.mark.parametrize("options", SERVING)
+@pytest.mark.parametrize("target", ["wether", "wether.forecasts"])
+def test_a_missing_module_is_one_line(tmp_path: Path, target: str, options: list[str]) -> None:
+    done = snodo("run", f"{target}:server", *options, cwd=tmp_path)
     assert done.returncode != 0
     assert done.stderr == (
         "snodo: no module named 'wether' (looked in the current directory and sys.path)\n"
