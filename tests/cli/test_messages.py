@@ -11,16 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.processes import accepting, free_port, stop
+from tests.support.paths import ROOT
+from tests.support.processes import accepting, free_port, stop
+from tests.support.wire import meta
 
-ROOT = Path(__file__).resolve().parents[2]
 # The console script, not ``python -m``: ``-m`` puts the current directory on sys.path
 # by itself, the installed command does not.
 SNODO = str(Path(sys.executable).with_name("snodo"))
-META = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-}
+META = meta()
 
 WEATHER = """
 from snodo.server import Server

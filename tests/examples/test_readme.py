@@ -17,10 +17,10 @@ import httpx
 import pytest
 
 from snodo.http_headers import request_headers
-from tests.core.wire import answer, request
-from tests.processes import accepting, free_port, stop
+from tests.support.paths import ROOT
+from tests.support.processes import accepting, free_port, stop
+from tests.support.wire import answer, request
 
-ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 SNODO = str(Path(sys.executable).with_name("snodo"))
 FENCE = re.compile(r"^```python\n(.*?)^```$", re.MULTILINE | re.DOTALL)
