@@ -15,6 +15,8 @@ import math
 import re
 from typing import Any, Final
 
+from snodo.jsonrpc import finite_float
+
 __all__ = [
     "B64_ALPHABET",
     "MAX_DATA_DEPTH",
@@ -46,7 +48,7 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(name)
 
 
-decode = json.JSONDecoder(parse_constant=_refuse_constant).decode
+decode = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=finite_float).decode
 """JSON text to a value; ValueError for NaN and infinities, which canonical JSON refuses."""
 
 # A JSON string literal, to blank out before counting brackets.

@@ -10,6 +10,8 @@ of this revision and are refused as invalid requests.
 from __future__ import annotations
 
 import json
+import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +32,16 @@ RequestId = str | int
 
 MAX_DEPTH = 64
 """Deepest JSON nesting accepted; deeper input is refused before it reaches handlers."""
+
+MAX_VALUES = 100_000
+"""Most values (containers and scalars) one message may hold. A 4 MiB body of empty
+arrays is 1.4 million of them, and building each costs far more than reading its two
+bytes; real messages hold a few thousand at most (lists are paginated)."""
+
+TOO_MANY_VALUES = "Parse error: JSON holds too many values"
+TOO_DEEP = "Parse error: JSON nested too deeply"
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_ONE_KIND = str.maketrans("{}", "[]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,45 +75,77 @@ class _Unreadable(McpError):
         self.request_id = request_id
 
 
-def _too_deep(value: Any, limit: int = MAX_DEPTH) -> bool:
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if isinstance(node, dict):
-            if depth >= limit:
-                return True
-            stack.extend((child, depth + 1) for child in node.values())
-        elif isinstance(node, list):
-            if depth >= limit:
-                return True
-            stack.extend((child, depth + 1) for child in node)
-    return False
+def _shape_error(text: str) -> str | None:
+    """Why ``text`` holds too many values or nests too deeply, from its brackets, commas
+    and quotes alone, before any value is built. Every step is a C-level pass over the
+    text: the cost is linear in its size, never in the number of containers.
+
+    Counts over the raw text are upper bounds (strings may hold brackets and commas),
+    so most messages stop at the first test. Past it, string literals are cut out: with
+    escapes removed, text outside strings is every other piece between quotes. Then the
+    values are at most one more than the commas plus the opening brackets, and the depth
+    is how many rounds of deleting empty pairs it takes to empty the brackets. Text that
+    is not JSON may pass; the decoder refuses it.
+    """
+    containers = text.count("[") + text.count("{")
+    if containers <= MAX_DEPTH and containers + text.count(",") < MAX_VALUES:
+        return None
+    unescaped = text.replace("\\\\", "").replace('\\"', "") if "\\" in text else text
+    if unescaped.count('"') > 4 * MAX_VALUES:  # strings are values, or keys of values
+        return TOO_MANY_VALUES
+    skeleton = "".join(unescaped.split('"')[::2])
+    containers = skeleton.count("[") + skeleton.count("{")
+    if containers + skeleton.count(",") >= MAX_VALUES:
+        return TOO_MANY_VALUES
+    if containers <= MAX_DEPTH:
+        return None
+    # One kind of bracket, so each round peels exactly one level of nesting.
+    brackets = _NOT_BRACKET.sub("", skeleton).translate(_ONE_KIND)
+    for _ in range(MAX_DEPTH):
+        peeled = brackets.replace("[]", "")
+        if not peeled or peeled == brackets:
+            return None
+        brackets = peeled
+    return TOO_DEEP if "[]" in brackets else None
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+def finite_float(literal: str) -> float:
+    """A JSON number literal as a float; one that overflows (``1e400``) is refused like
+    the NaN and Infinity constants, since JSON has no infinite numbers."""
+    value = float(literal)
+    if math.isinf(value):
+        raise ValueError(f"{literal[:20]} overflows a double")
+    return value
+
+
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=finite_float)
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 """Built once: json.dumps/loads with options build a new coder on every call."""
 
 
 def decode(data: bytes | str) -> Any:
-    """Parse JSON text, refusing NaN/Infinity and over-deep nesting (-32700)."""
+    """Parse JSON text, refusing NaN, Infinity, overflowing numbers, over-deep nesting and
+    too many values (-32700). Shape is checked before decoding, so refused text costs a
+    few scans of its bytes and nothing more."""
     try:
         text = (
             data.decode(json.detect_encoding(data), "surrogatepass")
             if isinstance(data, bytes)
             else data
         )
-        value = _DECODER.decode(text)
+    except ValueError as exc:
+        raise ParseError() from exc
+    problem = _shape_error(text)
+    if problem is not None:
+        raise ParseError(problem)
+    try:
+        return _DECODER.decode(text)
     except (ValueError, RecursionError) as exc:
         raise ParseError() from exc
-    # Text with no more opening brackets than the limit cannot nest deeper than it.
-    if text.count("[") + text.count("{") > MAX_DEPTH and _too_deep(value):
-        raise ParseError("Parse error: JSON nested too deeply")
-    return value
 
 
 def _valid_id(value: Any) -> bool:

@@ -15,6 +15,7 @@ from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from snodo import jsonrpc
+from snodo.errors import ParseError
 from snodo.server import Server
 from snodo_wire.protocol import META_SUBSCRIPTION_ID
 
@@ -80,8 +81,8 @@ def _sse_messages(lines: Sequence[str]) -> list[dict[str, Any]]:
         text = line[5:].strip() if line.startswith("data:") else line.strip()
         if not text or text.startswith(":") or line.startswith(("event:", "id:", "retry:")):
             continue
-        with contextlib.suppress(ValueError):
-            value = json.loads(text)
+        with contextlib.suppress(ParseError):
+            value = jsonrpc.decode(text)
             if isinstance(value, dict):
                 found.append(value)
     return found
@@ -149,8 +150,8 @@ class HttpTransport:
                     raise TransportError(f"HTTP {response.status_code}")
                 return
             try:
-                value = json.loads(raw)
-            except ValueError as exc:
+                value = jsonrpc.decode(raw)
+            except ParseError as exc:
                 raise TransportError(f"HTTP {response.status_code}: not JSON") from exc
             if not isinstance(value, dict):
                 raise TransportError("the server answered with something other than an object")
@@ -189,8 +190,8 @@ class StdioTransport:
         assert process.stdout is not None
         while line := await process.stdout.readline():
             try:
-                message = json.loads(line)
-            except ValueError:
+                message = jsonrpc.decode(line)
+            except ParseError:
                 continue
             if not isinstance(message, dict):
                 continue
