@@ -18,6 +18,7 @@ import base64
 import binascii
 import re
 from collections.abc import Iterator, Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 from snodo.errors import HeaderMismatch
@@ -36,6 +37,8 @@ _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
 _SENTINEL = re.compile(r"^=\?base64\?(.*)\?=$", re.DOTALL)
 _PLAIN = re.compile(r"^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$")
 MAX_SAFE_INTEGER = 2**53 - 1
+_DECIMAL = re.compile(r"[+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]{1,4})?")
+"""A decimal number as a header may spell an integer argument (no NaN, no underscores)."""
 
 NAMED_BY = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
@@ -149,11 +152,11 @@ def _same(header: str, value: Any) -> bool:
     if isinstance(value, bool):
         return text == ("true" if value else "false")
     if isinstance(value, int):
-        try:
-            number = float(text)
-        except ValueError:
+        # Numerically (42.0 equals 42, as streamable-http.mdx asks), but exactly: through
+        # a float, 9007199254740990.6 would round to and match 9007199254740991.
+        if _DECIMAL.fullmatch(text) is None:
             return False
-        return number == value and abs(value) <= MAX_SAFE_INTEGER
+        return Decimal(text) == value and abs(value) <= MAX_SAFE_INTEGER
     return bool(text == value)
 
 

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import logging
+import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any
@@ -51,6 +53,9 @@ STATUS: dict[int, int] = {
 """HTTP status per JSON-RPC error; anything else is 200 with the error in the body."""
 
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+MAX_HEADER_LINES = 100
+"""Header lines a request may carry (answered 431 beyond). Browsers and proxies send a
+few dozen; counting is the only work done before refusing."""
 KEEPALIVE_SECONDS = 15.0
 WATCH_AFTER = 0.05
 """Seconds a request may run before a task starts watching for the client leaving."""
@@ -78,18 +83,40 @@ class _Plain:
 
 def _headers(scope: Scope) -> dict[str, str]:
     """Lower-case names; a repeated header's values joined with ", " (RFC 9110 5.3), so a
-    mirrored header sent twice never matches the body."""
-    headers: dict[str, str] = {}
+    mirrored header sent twice never matches the body. Values are collected in lists and
+    joined once: linear in the number of lines."""
+    collected: dict[str, list[str]] = {}
     for raw_name, raw_value in scope["headers"]:
-        name, value = raw_name.decode("latin-1").lower(), raw_value.decode("latin-1")
-        headers[name] = f"{headers[name]}, {value}" if name in headers else value
-    return headers
+        name = raw_name.decode("latin-1").lower()
+        collected.setdefault(name, []).append(raw_value.decode("latin-1"))
+    return {name: ", ".join(values) for name, values in collected.items()}
 
 
-def _host_name(host: str) -> str:
-    if host.startswith("["):
-        return host[: host.find("]") + 1]
-    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+_REG_NAME = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?")
+_PORT = re.compile(r"[0-9]{1,5}")
+
+
+def _host_name(authority: str) -> str | None:
+    """The host of an authority (``host[:port]``), lower-cased, brackets kept for IPv6;
+    None unless it is exactly that (RFC 3986 3.2): userinfo, a bracketed part followed by
+    anything but a port, or a port that is not a number are refused, never trimmed."""
+    if authority.startswith("["):
+        end = authority.find("]")
+        host, rest = authority[: end + 1], authority[end + 1 :]
+        try:
+            ipaddress.IPv6Address(host[1:-1])
+        except ValueError:
+            return None
+    else:
+        host, colon, port = authority.partition(":")
+        rest = colon + port
+        if _REG_NAME.fullmatch(host) is None:
+            return None
+    if rest and (
+        not rest.startswith(":") or _PORT.fullmatch(rest[1:]) is None or int(rest[1:]) > 65535
+    ):
+        return None
+    return host.lower()
 
 
 class HttpApp:
@@ -103,13 +130,17 @@ class HttpApp:
         allowed_hosts: Iterable[str] | None = LOCAL_HOSTS,
         allowed_origins: Iterable[str] | None = None,
         max_body_bytes: int = 4 * 1024 * 1024,
+        max_header_lines: int = MAX_HEADER_LINES,
         authenticate: Authenticate | None = None,
     ) -> None:
         self.server = server
         self.path = path
-        self.allowed_hosts = None if allowed_hosts is None else frozenset(allowed_hosts)
+        self.allowed_hosts = (
+            None if allowed_hosts is None else frozenset(h.lower() for h in allowed_hosts)
+        )
         self.allowed_origins = None if allowed_origins is None else frozenset(allowed_origins)
         self.max_body_bytes = max_body_bytes
+        self.max_header_lines = max_header_lines
         self.authenticate = authenticate
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -117,6 +148,9 @@ class HttpApp:
             await _lifespan(receive, send)
             return
         if scope["type"] != "http":
+            return
+        if len(scope["headers"]) > self.max_header_lines:
+            await _send_plain(send, _Plain(431, b"too many header lines"))
             return
         headers = _headers(scope)
         refusal = self._refuse(scope, headers)
@@ -148,7 +182,7 @@ class HttpApp:
         if self.path is not None and scope["path"].rstrip("/") != self.path.rstrip("/"):
             return _Plain(404, b"not found")
         host = _host_name(headers.get("host", ""))
-        if self.allowed_hosts is not None and host not in self.allowed_hosts:
+        if self.allowed_hosts is not None and (host is None or host not in self.allowed_hosts):
             return _Plain(421, b"misdirected request: host not allowed")
         origin = headers.get("origin")
         if origin is not None and not self._origin_allowed(origin):
@@ -170,8 +204,9 @@ class HttpApp:
             return origin in self.allowed_origins
         if self.allowed_hosts is None:
             return True
-        scheme, _, rest = origin.partition("://")
-        return scheme in ("http", "https") and _host_name(rest) in self.allowed_hosts
+        scheme, _, authority = origin.partition("://")
+        host = _host_name(authority)
+        return scheme in ("http", "https") and host is not None and host in self.allowed_hosts
 
     async def _body(self, receive: Receive, headers: Mapping[str, str]) -> bytes | _Plain:
         chunks: list[bytes] = []

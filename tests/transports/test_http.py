@@ -672,6 +672,10 @@ def test_mcp_param_string_headers(
         ({"region": "r", "count": 42}, {"Mcp_Param_Count": "forty-two"}, False),
         ({"region": "r", "count": 42}, {}, False),
         ({"region": "r", "count": -7}, {"Mcp_Param_Count": "-7"}, True),
+        # Compared exactly: through a float the first would round to the body's value.
+        ({"region": "r", "count": 2**53 - 1}, {"Mcp_Param_Count": "9007199254740990.6"}, False),
+        ({"region": "r", "count": 2**53 - 1}, {"Mcp_Param_Count": "9007199254740991.0"}, True),
+        ({"region": "r", "count": 42}, {"Mcp_Param_Count": "4_2"}, False),
         ({"region": "r", "flag": True}, {"Mcp_Param_Flag": "true"}, True),
         ({"region": "r", "flag": False}, {"Mcp_Param_Flag": "false"}, True),
         ({"region": "r", "flag": True}, {"Mcp_Param_Flag": "True"}, False),
