@@ -22,7 +22,7 @@ from snodo.prompts import prompt_messages
 from snodo.registry import Registry
 from snodo.resources import read_contents
 from snodo.result import InputRequired, ToolError
-from snodo.subscriptions import Subscription, Subscriptions
+from snodo.subscriptions import Subscription, Subscriptions, check_resource_subscriptions
 from snodo.tools import tool_result
 
 __all__ = ["HANDLERS", "MethodHandler", "Outcome", "Served"]
@@ -195,9 +195,9 @@ async def subscriptions_listen(served: Served, ctx: Context, params: Params) -> 
     ):
         if wanted.get(key) is True and offered.get(capability, {}).get("listChanged"):
             honoured[key] = True
-    uris = wanted.get("resourceSubscriptions")
+    uris = check_resource_subscriptions(wanted.get("resourceSubscriptions"))
     if uris and offered.get("resources", {}).get("subscribe"):
-        honoured["resourceSubscriptions"] = list(uris)
+        honoured["resourceSubscriptions"] = uris
     assert ctx.request_id is not None  # a listen is a request: the core never calls this otherwise
     return served.subscriptions.open(ctx.request_id, honoured, ctx.emit)
 

@@ -37,7 +37,7 @@ from snodo.registry import CompletionRef, Registry
 from snodo.replay import MemoryGuard, ReplayGuard
 from snodo.result import InputRequired
 from snodo.state_token import DEFAULT_TTL
-from snodo.subscriptions import Subscription, Subscriptions
+from snodo.subscriptions import MAX_OPEN_STREAMS, Subscription, Subscriptions
 from snodo.tools import Tool
 from snodo_wire import CreateMessageResult, ElicitResult, ListRootsResult, adapters
 from snodo_wire.protocol import (
@@ -177,6 +177,7 @@ class Server:
         state_guard: ReplayGuard | bool = False,
         state_encrypted: bool = False,
         keyring: Keyring | None = None,
+        max_listen_streams: int = MAX_OPEN_STREAMS,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -198,7 +199,7 @@ class Server:
         )
         """Seals and verifies request state; None: the server keeps no state."""
         self.middlewares: list[Middleware] = []
-        self.subscriptions = Subscriptions()
+        self.subscriptions = Subscriptions(max_open=max_listen_streams)
         self.registry = Registry(self.subscriptions.list_changed)
         """What is registered: tools, resources, templates, prompts, completions."""
         self.served = Served(

@@ -13,9 +13,22 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from snodo.errors import InternalError, InvalidParams
 from snodo_wire.protocol import META_SUBSCRIPTION_ID
 
-__all__ = ["Subscription", "Subscriptions"]
+__all__ = ["Subscription", "Subscriptions", "check_resource_subscriptions"]
+
+MAX_OPEN_STREAMS = 1000
+"""Listen streams one process holds open at once by default (``Server(max_listen_streams=)``).
+Each is a held connection; a listen beyond the cap is refused until one closes."""
+
+MAX_RESOURCE_SUBSCRIPTIONS = 256
+"""URIs one listen may watch; each is matched against every update, and echoed once in
+the acknowledgement."""
+
+MAX_SUBSCRIBED_URI_CHARS = 2048
+"""Longest URI a listen may watch; with the count above, an acknowledgement stays under
+about half a megabyte."""
 
 
 LIST_CHANGED = {
@@ -23,6 +36,20 @@ LIST_CHANGED = {
     "promptsListChanged": "notifications/prompts/list_changed",
     "resourcesListChanged": "notifications/resources/list_changed",
 }
+
+
+def check_resource_subscriptions(uris: Any) -> list[str]:
+    """The distinct URIs a listen asks to watch, in order; -32602 beyond the bounds."""
+    distinct = list(dict.fromkeys(uris or ()))
+    if len(distinct) > MAX_RESOURCE_SUBSCRIPTIONS:
+        raise InvalidParams(
+            f"Invalid params: at most {MAX_RESOURCE_SUBSCRIPTIONS} resourceSubscriptions"
+        )
+    if any(len(uri) > MAX_SUBSCRIBED_URI_CHARS for uri in distinct):
+        raise InvalidParams(
+            f"Invalid params: a subscribed URI is longer than {MAX_SUBSCRIBED_URI_CHARS}"
+        )
+    return distinct
 
 
 @dataclass(eq=False, slots=True)
@@ -52,6 +79,7 @@ class Subscription:
 class Subscriptions:
     """The open listen streams of one server process."""
 
+    max_open: int = MAX_OPEN_STREAMS
     _open: list[Subscription] = field(default_factory=list)
 
     def open(
@@ -60,6 +88,8 @@ class Subscriptions:
         honoured: dict[str, Any],
         send: Callable[[dict[str, Any]], None],
     ) -> Subscription:
+        if len(self._open) >= self.max_open:
+            raise InternalError("Too many open subscriptions/listen streams; try again later")
         subscription = Subscription(request_id, honoured, send)
         subscription.acknowledge()
         self._open.append(subscription)
