@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import stat
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, BinaryIO
 
 from snodo import jsonrpc
@@ -30,10 +32,19 @@ OVERSIZED = b"\x00"
 
 
 class _Session:
+    """What one stdin/stdout pair has in flight, and nothing more.
+
+    Every task for a line read is in ``running`` until it ends, so end of input waits
+    for all of them; a request's task is also filed under its id for
+    ``notifications/cancelled``, several tasks under one id when a peer reuses it. Both
+    entries go when the task ends: nothing is kept per message once it is answered.
+    """
+
     def __init__(self, server: Server, output: BinaryIO) -> None:
         self.server = server
         self.output = output
-        self.tasks: dict[Any, asyncio.Task[None]] = {}
+        self.running: set[asyncio.Task[None]] = set()
+        self.by_id: dict[str | int, set[asyncio.Task[None]]] = {}
         self.listening: dict[Any, Subscription] = {}
 
     def write(self, message: dict[str, Any]) -> None:
@@ -41,10 +52,7 @@ class _Session:
         self.output.flush()
 
     async def answer(self, request_id: Any, message: Any) -> None:
-        try:
-            reply = await self.server.handle(message, transport="stdio", emit=self.write)
-        finally:
-            self.tasks.pop(request_id, None)
+        reply = await self.server.handle(message, transport="stdio", emit=self.write)
         if reply.subscription is not None:
             self.listening[request_id] = reply.subscription
         elif reply.response is not None:
@@ -52,12 +60,27 @@ class _Session:
 
     def cancel(self, params: Any) -> None:
         request_id = params.get("requestId") if isinstance(params, dict) else None
-        task = self.tasks.pop(request_id, None)
-        if task is not None:
+        if not isinstance(request_id, (str, int)):
+            return
+        for task in self.by_id.get(request_id, ()):
             task.cancel()
         subscription = self.listening.pop(request_id, None)
         if subscription is not None:
             self.server.close_subscription(subscription)
+
+    def _start(self, request_id: str | int | None, message: Any) -> None:
+        task = asyncio.ensure_future(self.answer(request_id, message))
+        self.running.add(task)
+        if request_id is not None:
+            self.by_id.setdefault(request_id, set()).add(task)
+        task.add_done_callback(lambda done: self._finished(request_id, done))
+
+    def _finished(self, request_id: str | int | None, task: asyncio.Task[None]) -> None:
+        self.running.discard(task)
+        if request_id is not None and (same := self.by_id.get(request_id)) is not None:
+            same.discard(task)
+            if not same:
+                del self.by_id[request_id]
 
     def receive(self, line: bytes) -> None:
         try:
@@ -68,55 +91,82 @@ class _Session:
         if isinstance(message, dict) and message.get("method") == "notifications/cancelled":
             self.cancel(message.get("params"))
             return
-        request_id = message.get("id") if isinstance(message, dict) else None
-        task = asyncio.ensure_future(self.answer(request_id, message))
-        if isinstance(request_id, (str, int)) and request_id not in self.tasks:
-            self.tasks[request_id] = task
-        else:
-            self.tasks[object()] = task
+        raw_id = message.get("id") if isinstance(message, dict) else None
+        usable = isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool)
+        self._start(raw_id if usable else None, message)
 
     async def close(self) -> None:
+        while self.running:
+            await asyncio.gather(*self.running, return_exceptions=True)
         for subscription in self.listening.values():
             self.server.close_subscription(subscription)
-        if self.tasks:
-            await asyncio.gather(*self.tasks.values(), return_exceptions=True)
 
 
-async def _lines(reader: asyncio.StreamReader) -> AsyncIterator[bytes]:
-    """Complete lines; an over-long line is skipped and reported as unparsable."""
-    buffer = b""
+Read = Callable[[], Awaitable[bytes]]
+"""The next chunk of input; empty at end of input."""
+
+CHUNK_BYTES = 65536
+
+
+async def _lines(read: Read) -> AsyncIterator[bytes]:
+    """Complete lines; an over-long line is skipped and reported as unparsable.
+
+    Each byte is searched for a newline once and copied out once, however the input is
+    cut into chunks and lines."""
+    buffer = bytearray()
+    scanned = 0
     skipping = False
-    while chunk := await reader.read(65536):
+    while chunk := await read():
         buffer += chunk
-        while (end := buffer.find(b"\n")) >= 0:
-            line, buffer = buffer[:end], buffer[end + 1 :]
+        start = 0
+        while (end := buffer.find(b"\n", scanned)) >= 0:
+            line = bytes(buffer[start:end])
+            start = scanned = end + 1
             if skipping or len(line) > MAX_LINE_BYTES:
                 skipping = False
                 yield OVERSIZED
             elif line.strip():
                 yield line
+        del buffer[:start]
+        scanned = len(buffer)
         if len(buffer) > MAX_LINE_BYTES:
-            buffer, skipping = b"", True
+            buffer.clear()
+            scanned, skipping = 0, True
     if skipping:
         yield OVERSIZED
     elif buffer.strip():
-        yield buffer
+        yield bytes(buffer)
+
+
+async def _reader(stream: BinaryIO) -> Read:
+    """How to read ``stream`` without blocking the event loop.
+
+    Pipes, sockets and terminals are watched by the loop. A regular file or /dev/null
+    (``snodo run ... < requests.jsonl``) cannot be: the loop refuses files, and a
+    readiness poll on /dev/null never fires. Those never block for long, so they are
+    read in a worker thread instead.
+    """
+    mode = os.fstat(stream.fileno()).st_mode
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or (stat.S_ISCHR(mode) and stream.isatty()):
+        reader = asyncio.StreamReader()
+        await asyncio.get_running_loop().connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), stream
+        )
+        return lambda: reader.read(CHUNK_BYTES)
+    fd = stream.fileno()
+    return lambda: asyncio.to_thread(os.read, fd, CHUNK_BYTES)
 
 
 async def serve_stdio(
     server: Server, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
 ) -> None:
-    """Serve until stdin reaches end of file."""
-    loop = asyncio.get_running_loop()
-    reader = asyncio.StreamReader()
-    await loop.connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), stdin or sys.stdin.buffer
-    )
+    """Serve until stdin reaches end of file, then answer what is in flight and return."""
+    read = await _reader(stdin or sys.stdin.buffer)
     session = _Session(server, stdout or sys.stdout.buffer)
     # Only protocol messages may reach stdout: a stray print() in a handler goes to stderr.
     original, sys.stdout = sys.stdout, sys.stderr
     try:
-        async for line in _lines(reader):
+        async for line in _lines(read):
             session.receive(line)
         await session.close()
     finally:
