@@ -55,3 +55,12 @@ def authenticated_app() -> HttpApp:
 
 if os.environ.get("HARDENING_AUTH"):
     app = authenticated_app()
+
+
+few_streams = Server("few-streams", "1", max_listen_streams=2)
+"""Holds at most two subscriptions/listen streams open, to show the cap."""
+
+
+@few_streams.tool
+def ping_tool() -> str:
+    return "pong"
