@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +96,12 @@ def test_stdin_from_a_regular_file_is_answered_line_by_line(tmp_path: Path) -> N
     )
     with requests.open("rb") as stdin:
         done = subprocess.run(
-            snodo_command("stdio"), cwd=ROOT, stdin=stdin, capture_output=True, timeout=60
+            snodo_command("stdio"),
+            cwd=ROOT,
+            stdin=stdin,
+            capture_output=True,
+            timeout=60,
+            check=False,
         )
     assert done.returncode == 0, done.stderr.decode()
     answers = [json.loads(raw) for raw in done.stdout.splitlines()]
@@ -106,16 +110,16 @@ def test_stdin_from_a_regular_file_is_answered_line_by_line(tmp_path: Path) -> N
 
 
 def test_stdin_from_dev_null_ends_at_once() -> None:
-    started = time.monotonic()
+    """It used to wait forever: the loop's readiness poll on /dev/null never fires."""
     done = subprocess.run(
         snodo_command("stdio"),
         cwd=ROOT,
         stdin=subprocess.DEVNULL,
         capture_output=True,
         timeout=60,
+        check=False,
     )
     assert (done.returncode, done.stdout) == (0, b""), done.stderr.decode()
-    assert time.monotonic() - started < 60
 
 
 def test_listen_streams_are_capped_per_process() -> None:
