@@ -35,6 +35,16 @@ PATH_ENV = "SNODO_HTTP_PATH"
 HOSTS_ENV = "SNODO_ALLOWED_HOSTS"
 ORIGINS_ENV = "SNODO_ALLOWED_ORIGINS"
 
+# What `snodo run --transport http` asks of uvicorn. Neither of its parsers bounds how
+# long a client may take to send a request head, and httptools no header size: in
+# production a reverse proxy bounds both (docs/deploy.md).
+KEEP_ALIVE_SECONDS = 5.0
+"""Idle keep-alive connections close after this (uvicorn's own default, stated)."""
+MAX_CONNECTIONS = 1000
+"""Per worker; beyond it uvicorn answers 503 instead of queueing without bound."""
+H11_MAX_INCOMPLETE_EVENT_BYTES = 16 * 1024
+"""h11's own default: a request head larger than this is refused with 431."""
+
 
 def load(target: str) -> Any:
     """Import ``module:name`` or ``file.py:name`` and return the object it names.
@@ -267,6 +277,30 @@ def main(argv: list[str] | None = None) -> int:
         help="a browser Origin allowed (repeat); default: the allowed hosts' own origins",
     )
     run.add_argument("--log-level", default="warning")
+    run.add_argument(
+        "--timeout-keep-alive",
+        type=float,
+        default=KEEP_ALIVE_SECONDS,
+        help="seconds an idle HTTP connection stays open (default: %(default)s)",
+    )
+    run.add_argument(
+        "--limit-concurrency",
+        type=int,
+        default=MAX_CONNECTIONS,
+        help="connections and tasks per worker before new ones get 503 (default: %(default)s)",
+    )
+    run.add_argument(
+        "--http",
+        choices=["auto", "h11", "httptools"],
+        default="auto",
+        help="uvicorn's HTTP/1.1 parser (default: %(default)s; h11 bounds header size)",
+    )
+    run.add_argument(
+        "--h11-max-incomplete-event-size",
+        type=int,
+        default=H11_MAX_INCOMPLETE_EVENT_BYTES,
+        help="with --http h11: most bytes of a request head (default: %(default)s)",
+    )
     state_command = commands.add_parser("state", help="request state tools for operators")
     state_commands = state_command.add_subparsers(dest="state_command", required=True)
     inspect = state_commands.add_parser(
@@ -299,6 +333,10 @@ def main(argv: list[str] | None = None) -> int:
         "port": args.port,
         "log_level": args.log_level,
         "access_log": False,
+        "timeout_keep_alive": args.timeout_keep_alive,
+        "limit_concurrency": args.limit_concurrency,
+        "http": args.http,
+        "h11_max_incomplete_event_size": args.h11_max_incomplete_event_size,
     }
     if args.workers == 1:
         app = _app(args.target, args.path, ",".join(args.allow_host), ",".join(args.allow_origin))
