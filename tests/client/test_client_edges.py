@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from snodo.client import Client, Flow, RequestError
-from snodo.transports.client import HttpTransport
+from snodo.transports.client import HttpTransport, TransportError
 
 
 class Scripted:
@@ -72,3 +72,18 @@ def test_an_error_without_an_id_reaches_the_caller() -> None:
     with pytest.raises(RequestError) as info:
         asyncio.run(client.discover())
     assert info.value.code == -32700
+
+
+@pytest.mark.parametrize("kind", ["application/json", "text/event-stream"])
+def test_an_answer_with_a_number_beyond_a_double_is_not_read(kind: str) -> None:
+    """1e400 would read as infinity; the client refuses it as it refuses NaN."""
+    text = '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","n":1e400}}'
+    content = text if kind == "application/json" else f"event: message\ndata: {text}\n\n"
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=content, headers={"content-type": kind})
+
+    http = httpx.AsyncClient(transport=httpx.MockTransport(answer))
+    client = Client(HttpTransport("http://127.0.0.1:9/mcp", client=http))
+    with pytest.raises(TransportError):
+        asyncio.run(client.discover())
