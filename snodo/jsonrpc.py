@@ -42,6 +42,7 @@ TOO_MANY_VALUES = "Parse error: JSON holds too many values"
 TOO_DEEP = "Parse error: JSON nested too deeply"
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _ONE_KIND = str.maketrans("{}", "[]")
+_NO_SPACE = str.maketrans("", "", " \t\n\r")
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,9 +84,9 @@ def _shape_error(text: str) -> str | None:
     Counts over the raw text are upper bounds (strings may hold brackets and commas),
     so most messages stop at the first test. Past it, string literals are cut out: with
     escapes removed, text outside strings is every other piece between quotes. Then the
-    values are at most one more than the commas plus the opening brackets, and the depth
-    is how many rounds of deleting empty pairs it takes to empty the brackets. Text that
-    is not JSON may pass; the decoder refuses it.
+    values are counted exactly from commas and brackets, and the depth is how many
+    rounds of deleting empty pairs it takes to empty the brackets. Text that is not
+    JSON may pass; the decoder refuses it.
     """
     containers = text.count("[") + text.count("{")
     if containers <= MAX_DEPTH and containers + text.count(",") < MAX_VALUES:
@@ -93,9 +94,12 @@ def _shape_error(text: str) -> str | None:
     unescaped = text.replace("\\\\", "").replace('\\"', "") if "\\" in text else text
     if unescaped.count('"') > 4 * MAX_VALUES:  # strings are values, or keys of values
         return TOO_MANY_VALUES
-    skeleton = "".join(unescaped.split('"')[::2])
+    skeleton = "".join(unescaped.split('"')[::2]).translate(_NO_SPACE)
     containers = skeleton.count("[") + skeleton.count("{")
-    if containers + skeleton.count(",") >= MAX_VALUES:
+    empty = skeleton.count("[]") + skeleton.count("{}")
+    # Each comma separates two values of a container; a container's first value has
+    # none, and an empty container has no first value: one more, for the outermost.
+    if skeleton.count(",") + containers - empty + 1 > MAX_VALUES:
         return TOO_MANY_VALUES
     if containers <= MAX_DEPTH:
         return None
