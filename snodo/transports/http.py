@@ -6,9 +6,10 @@ POST only, no sessions. Each POST carries one JSON-RPC message and gets one answ
 The answer is JSON unless a notification actually happens, so a plain call costs no
 SSE framing.
 
-The header layer checks what only HTTP carries (Host and Origin against DNS rebinding,
-method, content type, Accept, body size, authentication, the mirrored headers) before
-the core sees the body, in the order docs/request-checks.md gives.
+The header layer checks what only HTTP carries (the number of header lines, Host and
+Origin against DNS rebinding, method, content type, Accept, body size, authentication,
+the mirrored headers) before the core sees the body, in the order
+docs/request-checks.md gives.
 """
 
 from __future__ import annotations
