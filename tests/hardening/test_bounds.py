@@ -3,14 +3,19 @@ cost seconds of CPU or was let through, sent to a real ``snodo run`` process."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
+import time
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+import pytest
 
 from snodo.http_headers import request_headers
+from tests.hardening.conftest import TARGET, http_command, serving
+from tests.processes import free_port
 
 VERSION = "2026-07-28"
 META = {
@@ -185,3 +190,59 @@ def test_three_hundred_thousand_resource_subscriptions_cost_a_scan(http_url: str
         "message": "Parse error: JSON holds too many values",
     }
     still_serving(http_url)
+
+
+LISTEN_PARAMS = {"_meta": META, "notifications": {"toolsListChanged": True}}
+
+
+def listen_message(request_id: int) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "subscriptions/listen",
+        "params": LISTEN_PARAMS,
+    }
+
+
+def listen_head(request_id: int) -> bytes:
+    body = json.dumps(listen_message(request_id)).encode()
+    headers = mirrored("subscriptions/listen", LISTEN_PARAMS)
+    lines = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
+    return (
+        f"POST /mcp HTTP/1.1\r\nhost: localhost\r\ncontent-length: {len(body)}\r\n{lines}\r\n"
+    ).encode() + body
+
+
+def test_open_listen_streams_are_capped_per_process() -> None:
+    port = free_port()
+    command = [*http_command(port)]
+    command[command.index(TARGET)] = "tests/hardening/server.py:few_streams"
+    with serving(command, port), contextlib.ExitStack() as streams:
+        held = []
+        for request_id in (1, 2):
+            sock = streams.enter_context(socket.create_connection(("127.0.0.1", port), timeout=10))
+            sock.sendall(listen_head(request_id))
+            first = sock.recv(65536)
+            while b"acknowledged" not in first:
+                first += sock.recv(65536)
+            held.append(sock)
+        url = f"http://127.0.0.1:{port}/mcp"
+        refused = listen(url, {"toolsListChanged": True})
+        assert refused.json()["error"] == {
+            "code": -32603,
+            "message": "Too many open subscriptions/listen streams; try again later",
+        }
+        held.pop().close()  # one stream ends: its place is free again
+        for _ in range(50):
+            with httpx.stream(
+                "POST",
+                url,
+                json=listen_message(9),
+                headers=mirrored("subscriptions/listen", LISTEN_PARAMS),
+                timeout=10,
+            ) as again:
+                if again.headers["content-type"] == "text/event-stream":
+                    break
+            time.sleep(0.1)
+        else:
+            pytest.fail("the cap stayed full after a stream closed")
