@@ -14,8 +14,9 @@ import httpx
 import pytest
 
 from snodo.http_headers import request_headers
-from tests.hardening.conftest import TARGET, http_command, serving
-from tests.processes import free_port
+from tests.support.processes import serving, snodo_run
+
+FEW_STREAMS = "tests/hardening/server.py:few_streams"
 
 VERSION = "2026-07-28"
 META = {
@@ -214,10 +215,11 @@ def listen_head(request_id: int) -> bytes:
 
 
 def test_open_listen_streams_are_capped_per_process() -> None:
-    port = free_port()
-    command = [*http_command(port)]
-    command[command.index(TARGET)] = "tests/hardening/server.py:few_streams"
-    with serving(command, port), contextlib.ExitStack() as streams:
+    with (
+        serving(lambda port: snodo_run(FEW_STREAMS, "http", "--port", str(port))) as server,
+        contextlib.ExitStack() as streams,
+    ):
+        port = server.port
         held = []
         for request_id in (1, 2):
             sock = streams.enter_context(socket.create_connection(("127.0.0.1", port), timeout=10))

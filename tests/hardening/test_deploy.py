@@ -16,8 +16,8 @@ import httpx
 import pytest
 
 from snodo.http_headers import request_headers
-from tests.hardening.conftest import ROOT, http_command, serving
-from tests.processes import accepting, free_port, stop
+from tests.support.paths import ROOT
+from tests.support.processes import accepting, free_port, serving, snodo_run, stop
 
 VERSION = "2026-07-28"
 META = {
@@ -64,11 +64,14 @@ def exchange(port: int, data: bytes) -> bytes:
     return received
 
 
+TARGET = "tests/hardening/server.py:server"
+
+
 @contextlib.contextmanager
 def snodo(*extra: str) -> Iterator[int]:
-    port = free_port()
-    with serving([*http_command(port), *extra], port):
-        yield port
+    """``snodo run`` serving the hardening target over HTTP with ``extra`` options."""
+    with serving(lambda port: snodo_run(TARGET, "http", "--port", str(port), *extra)) as server:
+        yield server.port
 
 
 def test_h11_refuses_a_request_head_over_its_limit() -> None:

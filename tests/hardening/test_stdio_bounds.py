@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-from tests.core.wire import request
-from tests.transports.conftest import ROOT, StdioServer, snodo_command
+from tests.support.paths import ROOT
+from tests.support.processes import snodo_run
+from tests.support.transport_server import StdioServer
+from tests.support.transport_server import command as snodo_command
+from tests.support.wire import request
 
 NOTIFICATIONS = 100_000
 
@@ -127,7 +129,7 @@ def test_listen_streams_are_capped_per_process() -> None:
     lines = b"".join(line(request("subscriptions/listen", listen, id=i)) for i in (1, 2, 3))
     cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
     process = subprocess.Popen(
-        [sys.executable, "-m", "snodo", "run", "tests/hardening/server.py:few_streams"],
+        snodo_run("tests/hardening/server.py:few_streams", "stdio"),
         cwd=ROOT,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
