@@ -279,12 +279,14 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--log-level", default="warning")
     run.add_argument(
         "--timeout-keep-alive",
+        metavar="SECONDS",
         type=float,
         default=KEEP_ALIVE_SECONDS,
         help="seconds an idle HTTP connection stays open (default: %(default)s)",
     )
     run.add_argument(
         "--limit-concurrency",
+        metavar="N",
         type=int,
         default=MAX_CONNECTIONS,
         help="connections and tasks per worker before new ones get 503 (default: %(default)s)",
@@ -297,6 +299,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     run.add_argument(
         "--h11-max-incomplete-event-size",
+        metavar="BYTES",
         type=int,
         default=H11_MAX_INCOMPLETE_EVENT_BYTES,
         help="with --http h11: most bytes of a request head (default: %(default)s)",
