@@ -82,7 +82,7 @@ def _shape_error(text: str) -> str | None:
     text: the cost is linear in its size, never in the number of containers.
 
     Counts over the raw text are upper bounds (strings may hold brackets and commas),
-    so most messages stop at the first test. Past it, string literals are cut out: with
+    so most messages stop at the first test. Past it, string literals are replaced: with
     escapes removed, text outside strings is every other piece between quotes. Then the
     values are counted exactly from commas and brackets, and the depth is how many
     rounds of deleting empty pairs it takes to empty the brackets. Text that is not
@@ -94,7 +94,8 @@ def _shape_error(text: str) -> str | None:
     unescaped = text.replace("\\\\", "").replace('\\"', "") if "\\" in text else text
     if unescaped.count('"') > 4 * MAX_VALUES:  # strings are values, or keys of values
         return TOO_MANY_VALUES
-    skeleton = "".join(unescaped.split('"')[::2]).translate(_NO_SPACE)
+    # A 0 stands in for each string: ``[""]`` must not look like an empty array.
+    skeleton = "0".join(unescaped.split('"')[::2]).translate(_NO_SPACE)
     containers = skeleton.count("[") + skeleton.count("{")
     empty = skeleton.count("[]") + skeleton.count("{}")
     # Each comma separates two values of a container; a container's first value has

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from snodo import jsonrpc
@@ -58,8 +58,9 @@ def test_nesting_is_refused_exactly_past_the_limit(
         assert jsonrpc.decode(text) == wrapped
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(values, st.integers(min_value=1, max_value=40), st.sampled_from([None, 0, 2]))
+@example([""], 3, None)  # a string must not make its array look empty
 def test_values_are_counted_exactly(value: Any, limit: int, indent: int | None) -> None:
     """Refused exactly past the limit, whatever the strings hold."""
     text = json.dumps([value, 0], indent=indent)
