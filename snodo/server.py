@@ -33,6 +33,7 @@ from snodo.errors import (
 )
 from snodo.invoke import Handler
 from snodo.keyring import Keyring
+from snodo.legacy.limits import LegacyLimits
 from snodo.registry import CompletionRef, Registry
 from snodo.replay import MemoryGuard, ReplayGuard
 from snodo.result import InputRequired
@@ -65,6 +66,8 @@ fields of the original request whatever context is passed on.
 """
 
 F = TypeVar("F", bound=Handler)
+
+DEFAULT_LEGACY_LIMITS = LegacyLimits()
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +181,7 @@ class Server:
         state_encrypted: bool = False,
         keyring: Keyring | None = None,
         max_listen_streams: int = MAX_OPEN_STREAMS,
+        legacy: LegacyLimits | None = DEFAULT_LEGACY_LIMITS,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -198,6 +202,9 @@ class Server:
             keyring, state_secret, state_keys, state_ttl, state_guard, state_encrypted, clock
         )
         """Seals and verifies request state; None: the server keeps no state."""
+        self.legacy = legacy
+        """Bounds of the legacy (initialize-based) era the transports also serve, by
+        default (snodo.legacy); None makes the server modern-only."""
         self.middlewares: list[Middleware] = []
         self.subscriptions = Subscriptions(max_open=max_listen_streams)
         self.registry = Registry(self.subscriptions.list_changed)
@@ -357,6 +364,13 @@ class Server:
         headers: Mapping[str, str],
         emit: Emit,
     ) -> dict[str, Any] | Subscription:
+        if request.method == "initialize":
+            # basic/versioning.mdx: to an initialize, name the versions this core speaks.
+            # (Dual-era transports take initialize before it reaches the core.)
+            requested = request.params.get("protocolVersion")
+            raise UnsupportedProtocolVersion(
+                requested if isinstance(requested, str) else "", list(self.supported_versions)
+            )
         spec = METHODS.get(request.method)
         handler = HANDLERS.get(request.method)
         if spec is None or handler is None or not self.registry.offers(request.method):

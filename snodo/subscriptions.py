@@ -81,6 +81,7 @@ class Subscriptions:
 
     max_open: int = MAX_OPEN_STREAMS
     _open: list[Subscription] = field(default_factory=list)
+    _joined: list[Subscription] = field(default_factory=list)
 
     def open(
         self,
@@ -95,12 +96,22 @@ class Subscriptions:
         self._open.append(subscription)
         return subscription
 
+    def join(
+        self, key: str, honoured: dict[str, Any], send: Callable[[dict[str, Any]], None]
+    ) -> Subscription:
+        """Put a legacy session on the bus: no listen request, so no acknowledgement, and
+        not counted against ``max_open`` (legacy sessions have their own bound)."""
+        subscription = Subscription(key, honoured, send)
+        self._joined.append(subscription)
+        return subscription
+
     def close(self, subscription: Subscription) -> None:
-        if subscription in self._open:
-            self._open.remove(subscription)
+        for group in (self._open, self._joined):
+            if subscription in group:
+                group.remove(subscription)
 
     def __iter__(self) -> Iterator[Subscription]:
-        return iter(list(self._open))
+        return iter([*self._open, *self._joined])
 
     def list_changed(self, key: str) -> int:
         """Notify every stream that opted in to ``key``; returns how many were told."""

@@ -29,8 +29,11 @@ from snodo.errors import (
     HeaderMismatch,
     McpError,
     ParseError,
+    UnsupportedProtocolVersion,
 )
 from snodo.http_headers import check_headers
+from snodo.legacy.http import LegacyHttp, no_session_error
+from snodo.legacy.kernel import is_initialize
 from snodo.server import Server, required_meta
 
 __all__ = ["HttpApp", "Unauthorized"]
@@ -143,6 +146,9 @@ class HttpApp:
         self.max_body_bytes = max_body_bytes
         self.max_header_lines = max_header_lines
         self.authenticate = authenticate
+        # Dual-era unless the server is modern-only: initialize-based sessions beside
+        # the stateless path (snodo.legacy.http).
+        self.legacy = None if server.legacy is None else LegacyHttp(server, server.legacy)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -158,7 +164,7 @@ class HttpApp:
         if refusal is not None:
             await _send_plain(send, refusal)
             return
-        body = await self._body(receive, headers)
+        body = b"" if scope["method"] != "POST" else await self._body(receive, headers)
         if isinstance(body, _Plain):
             await _send_plain(send, body)
             return
@@ -177,7 +183,12 @@ class HttpApp:
                     ),
                 )
                 return
-        await self._exchange(body, headers, principal, receive, send)
+        if self.legacy is not None and scope["method"] == "GET":
+            await self.legacy.get(headers, principal, receive, send)
+        elif self.legacy is not None and scope["method"] == "DELETE":
+            await self.legacy.delete(headers, principal, send)
+        else:
+            await self._exchange(body, headers, principal, receive, send)
 
     def _refuse(self, scope: Scope, headers: Mapping[str, str]) -> _Plain | None:
         if self.path is not None and scope["path"].rstrip("/") != self.path.rstrip("/"):
@@ -188,6 +199,8 @@ class HttpApp:
         origin = headers.get("origin")
         if origin is not None and not self._origin_allowed(origin):
             return _Plain(403, b"forbidden: origin not allowed")
+        if scope["method"] in ("GET", "DELETE") and self.legacy is not None:
+            return None  # a legacy session's stream or its end
         if scope["method"] != "POST":
             return _Plain(405, b"method not allowed", extra=((b"allow", b"POST"),))
         if headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
@@ -258,6 +271,29 @@ class HttpApp:
             message = jsonrpc.decode(body)
         except ParseError as exc:
             await _send_json(send, 400, jsonrpc.error_response(None, exc))
+            return
+        if self.legacy is not None and self.legacy.claims(message, headers):
+            await self.legacy.post(message, headers, principal, send)
+            return
+        if is_initialize(message) or LegacyHttp.sessionless(message, headers):
+            # An initialize-based client, which a header cannot help (basic/versioning.mdx):
+            # a modern-only server names its versions, a dual-era one asks for a session.
+            raw_id = message.get("id")
+            if self.legacy is not None:
+                response = no_session_error()
+            else:
+                params = message.get("params")
+                asked = params.get("protocolVersion") if isinstance(params, dict) else None
+                # 2025-11-25: without a version header, assume 2025-03-26.
+                refusal = UnsupportedProtocolVersion(
+                    asked
+                    if isinstance(asked, str)
+                    else headers.get("mcp-protocol-version", "2025-03-26"),
+                    list(self.server.supported_versions),
+                )
+                readable = isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool)
+                response = jsonrpc.error_response(raw_id if readable else None, refusal)
+            await _send_json(send, 400, response)
             return
         try:
             self._preflight(message, headers)

@@ -19,6 +19,7 @@ from typing import Any, BinaryIO
 
 from snodo import jsonrpc
 from snodo.errors import ParseError
+from snodo.legacy.stdio import StdioEra
 from snodo.server import Server
 from snodo.subscriptions import Subscription
 
@@ -46,13 +47,14 @@ class _Session:
         self.running: set[asyncio.Task[None]] = set()
         self.by_id: dict[str | int, set[asyncio.Task[None]]] = {}
         self.listening: dict[Any, Subscription] = {}
+        self.era = StdioEra(server, self.write)
 
     def write(self, message: dict[str, Any]) -> None:
         self.output.write(jsonrpc.encode(message) + b"\n")
         self.output.flush()
 
     async def answer(self, request_id: Any, message: Any) -> None:
-        reply = await self.server.handle(message, transport="stdio", emit=self.write)
+        reply = await self.era.handle(message, self.write)
         if reply.subscription is not None:
             self.listening[request_id] = reply.subscription
         elif reply.response is not None:
@@ -88,6 +90,8 @@ class _Session:
         except ParseError as exc:
             self.write(jsonrpc.error_response(None, exc))
             return
+        if self.era.take(message):
+            return
         if isinstance(message, dict) and message.get("method") == "notifications/cancelled":
             self.cancel(message.get("params"))
             return
@@ -96,6 +100,7 @@ class _Session:
         self._start(raw_id if usable else None, message)
 
     async def close(self) -> None:
+        self.era.close()  # end of input: nothing the client was asked can be answered now
         while self.running:
             await asyncio.gather(*self.running, return_exceptions=True)
         for subscription in self.listening.values():

@@ -1,0 +1,169 @@
+"""The bridge: one MRTR handler serving a legacy client, unchanged.
+
+Theory of operation. A legacy request the modern core knows (``tools/call``,
+``resources/read``, ...) is rewritten as the modern request it means: the session's
+negotiated facts go into the per-request ``_meta`` a 2026-07-28 client would have sent
+(client capabilities and info from ``initialize``, the log level from
+``logging/setLevel``), and it goes through ``Server.handle`` like any modern request,
+so every check, middleware, sealed-state rule and admission applies as it does there.
+
+When the core answers input-required, the bridge does what a modern client would:
+it sends each input request to the client, here as a real server-to-client request in
+the legacy session (``elicitation/create`` with an ``elicitationId`` minted for URL
+mode, as 2025-11-25 requires; ``sampling/createMessage``; ``roots/list``), collects the
+answers, and sends the same request again with ``inputResponses`` and the exact
+``requestState`` it was given. The core then checks the answers and opens the state
+exactly as on a modern retry. Rounds are bounded (``max_rounds``), so is the wait for
+each round's answers (``round_timeout``); cancelling the legacy request cancels the
+flow and tells the client which of its requests no longer matter.
+
+Capabilities were declared once, at ``initialize``, and admission checks them on each
+round as it would on a modern request; a missing one ends a tool call with ``isError``
+(a model can read it) and a resource read or prompt with the JSON-RPC error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+from snodo import jsonrpc
+from snodo.context import Emit
+from snodo.errors import ErrorCode, InternalError, MissingClientCapability
+from snodo.legacy.session import ClientAnswerError, LegacySession
+from snodo.legacy.wire import legacy_result
+from snodo.server import Server
+from snodo_wire.protocol import (
+    LATEST_PROTOCOL_VERSION,
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+)
+
+__all__ = ["forward"]
+
+RETRY_FIELDS = ("inputResponses", "requestState")
+STATE_ONLY_BACKOFF = (0.0, 0.05, 0.1, 0.2, 0.4, 0.8)
+"""Seconds before retrying a state-only round (no input requests), by round."""
+
+
+def _modern_params(session: LegacySession, params: Mapping[str, Any]) -> dict[str, Any]:
+    """The legacy params with the session's facts in a modern ``_meta``.
+
+    Retry fields a legacy client sent are dropped: in this era only the bridge answers
+    input requests.
+    """
+    out = {key: value for key, value in params.items() if key not in RETRY_FIELDS}
+    meta = params.get("_meta")
+    facts: dict[str, Any] = {
+        META_PROTOCOL_VERSION: LATEST_PROTOCOL_VERSION,
+        META_CLIENT_CAPABILITIES: dict(session.client_capabilities),
+    }
+    if session.client_info is not None:
+        facts[META_CLIENT_INFO] = dict(session.client_info)
+    if session.log_level is not None:
+        facts[META_LOG_LEVEL] = session.log_level
+    out["_meta"] = {**meta, **facts} if isinstance(meta, dict) else facts
+    return out
+
+
+def _refusal(method: str, request_id: Any, message: str, data: Any = None) -> dict[str, Any]:
+    """A flow that cannot go on: isError for a tool, a JSON-RPC error otherwise."""
+    if method == "tools/call":
+        text = message if data is None else f"{message}: {json.dumps(data, sort_keys=True)}"
+        result = {"content": [{"type": "text", "text": text}], "isError": True}
+        return jsonrpc.result_response(request_id, result)
+    error = MissingClientCapability(data, message) if data is not None else InternalError(message)
+    return jsonrpc.error_response(request_id, error)
+
+
+def _outgoing(request: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+    method = str(request["method"])
+    params = dict(request.get("params") or {})
+    if method == "elicitation/create" and params.get("mode") == "url":
+        # 2025-11-25 client/elicitation.mdx: URL mode carries an id unique to the server.
+        params.setdefault("elicitationId", secrets.token_urlsafe(16))
+    return method, params
+
+
+async def _ask(
+    session: LegacySession, requests: Mapping[str, Mapping[str, Any]], send: Emit
+) -> dict[str, Any]:
+    """Send one round's input requests at once; every answer, or the first failure."""
+    answers: dict[str, Any] = {}
+    timeout = session.limits.round_timeout
+
+    async def one(key: str, request: Mapping[str, Any]) -> None:
+        method, params = _outgoing(request)
+        answers[key] = await session.request(method, params, send, timeout)
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            for key, request in requests.items():
+                group.create_task(one(key, request))
+    except BaseExceptionGroup as group_error:
+        failure = group_error.subgroup(ClientAnswerError)
+        if failure is not None:
+            raise failure.exceptions[0] from None
+        raise
+    return answers
+
+
+async def forward(
+    server: Server,
+    session: LegacySession,
+    request: jsonrpc.Request,
+    *,
+    principal: str | None,
+    transport: str,
+    emit: Emit,
+) -> dict[str, Any]:
+    """Answer one forwarded legacy request: a legacy-shaped JSON-RPC response."""
+    params = _modern_params(session, request.params)
+    retry: dict[str, Any] = {}
+    for round_number in range(session.limits.max_rounds + 1):
+        message = {
+            "jsonrpc": "2.0",
+            "id": request.id,
+            "method": request.method,
+            "params": {**params, **retry},
+        }
+        reply = await server.handle(message, principal=principal, transport=transport, emit=emit)
+        response = reply.response
+        if response is None:  # the core never leaves a request unanswered
+            raise InternalError()
+        for note in reply.notifications:
+            emit(note)
+        error = response.get("error")
+        if isinstance(error, dict):
+            if error.get("code") == ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY:
+                return _refusal(
+                    request.method,
+                    request.id,
+                    "The client did not declare, at initialize, a capability this needs",
+                    (error.get("data") or {}).get("requiredCapabilities"),
+                )
+            return response
+        result = response["result"]
+        if result.get("resultType") != "input_required":
+            return jsonrpc.result_response(request.id, legacy_result(result))
+        if round_number == session.limits.max_rounds:
+            break
+        requests = result.get("inputRequests") or {}
+        if requests:
+            try:
+                answers = await _ask(session, requests, emit)
+            except ClientAnswerError as exc:
+                return _refusal(request.method, request.id, f"Input was not given: {exc}")
+        else:
+            answers = {}
+            delay = STATE_ONLY_BACKOFF[min(round_number, len(STATE_ONLY_BACKOFF) - 1)]
+            await asyncio.sleep(delay)
+        retry = {"inputResponses": answers} if answers else {}
+        if "requestState" in result:
+            retry["requestState"] = result["requestState"]
+    return _refusal(request.method, request.id, "Input was asked for too many rounds")

@@ -1,0 +1,162 @@
+"""The legacy kernel: the methods of an initialize-based session, over the modern core.
+
+``LegacyKernel.handle`` takes one message of a legacy session and answers it like
+``Server.handle`` does (a ``Reply``), so transports treat both alike:
+
+- ``initialize`` negotiates the version (the client's when it is one of
+  ``wire.VERSIONS``, else the latest) and records the client's capabilities and info;
+  capabilities, instructions and server info come from the core's own
+  ``server/discover`` answer, so both eras describe the server identically;
+- ``ping``; ``logging/setLevel`` (the level then rides on every forwarded request, so
+  the one log gate of ``Context.log`` applies); ``resources/subscribe`` and
+  ``unsubscribe`` (the session's URIs on the server's one subscription bus);
+- the methods the core already knows go through the bridge (``bridge.forward``);
+- a response from the client completes the session's request it answers;
+  ``notifications/initialized`` and other notifications need no answer (cancellation
+  is the transport's: it owns the tasks).
+
+Anything else, ``server/discover`` and ``subscriptions/listen`` included, is -32601:
+those belong to the other era.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from snodo import jsonrpc
+from snodo.context import LOG_RANK, Emit
+from snodo.errors import InternalError, InvalidParams, InvalidRequest, McpError, MethodNotFound
+from snodo.legacy.bridge import forward
+from snodo.legacy.session import LegacySession
+from snodo.legacy.wire import FORWARDED, legacy_result, negotiate
+from snodo.server import Reply, Server
+from snodo_wire.protocol import (
+    LATEST_PROTOCOL_VERSION,
+    META_CLIENT_CAPABILITIES,
+    META_PROTOCOL_VERSION,
+    META_SERVER_INFO,
+)
+
+__all__ = ["LegacyKernel", "is_initialize"]
+
+log = logging.getLogger("snodo.legacy")
+
+
+def is_initialize(message: Any) -> bool:
+    return isinstance(message, dict) and message.get("method") == "initialize" and "id" in message
+
+
+class LegacyKernel:
+    """Answers legacy messages for one server; the session is the caller's."""
+
+    def __init__(self, server: Server) -> None:
+        self.server = server
+
+    async def handle(
+        self,
+        session: LegacySession,
+        message: Any,
+        *,
+        principal: str | None = None,
+        transport: str = "memory",
+        emit: Emit,
+    ) -> Reply:
+        """Answer one message of ``session``. Never raises for anything the peer sent."""
+        try:
+            incoming = jsonrpc.parse(message)
+        except McpError as exc:
+            return Reply(jsonrpc.error_response(jsonrpc.error_id(exc), exc))
+        if isinstance(incoming, jsonrpc.Response):
+            session.resolve(incoming.id, incoming.result, incoming.error)
+            return Reply(None)
+        if isinstance(incoming, jsonrpc.Notification):
+            return Reply(None)
+        try:
+            if incoming.method in FORWARDED:
+                return Reply(
+                    await forward(
+                        self.server,
+                        session,
+                        incoming,
+                        principal=principal,
+                        transport=transport,
+                        emit=emit,
+                    )
+                )
+            result = await self._own(session, incoming)
+        except McpError as exc:
+            return Reply(jsonrpc.error_response(incoming.id, exc))
+        except Exception:
+            log.exception("unexpected failure answering legacy %s", incoming.method)
+            return Reply(jsonrpc.error_response(incoming.id, InternalError()))
+        return Reply(jsonrpc.result_response(incoming.id, result))
+
+    async def _own(self, session: LegacySession, request: jsonrpc.Request) -> dict[str, Any]:
+        params = request.params
+        if request.method == "initialize":
+            return await self._initialize(session, params)
+        if session.version is None:
+            raise InvalidRequest("Invalid request: the session is not initialized")
+        if request.method == "ping":
+            return {}
+        if request.method == "logging/setLevel":
+            level = params.get("level")
+            if not isinstance(level, str) or level not in LOG_RANK:
+                raise InvalidParams("Invalid params: level must be a logging level")
+            session.log_level = level
+            return {}
+        if request.method in ("resources/subscribe", "resources/unsubscribe"):
+            uri = params.get("uri")
+            if not isinstance(uri, str):
+                raise InvalidParams("Invalid params: uri must be a string")
+            if request.method == "resources/unsubscribe":
+                session.unsubscribe(uri)
+            elif not session.subscribe(uri):
+                raise InvalidParams("Invalid params: too many resource subscriptions")
+            return {}
+        raise MethodNotFound(f"Method not found: {request.method}")
+
+    async def _initialize(
+        self, session: LegacySession, params: Mapping[str, Any]
+    ) -> dict[str, Any]:
+        if session.version is not None:
+            raise InvalidRequest("Invalid request: the session is already initialized")
+        capabilities = params.get("capabilities")
+        client_info = params.get("clientInfo")
+        if not isinstance(params.get("protocolVersion"), str):
+            raise InvalidParams("Invalid params: protocolVersion must be a string")
+        if not isinstance(capabilities, dict):
+            raise InvalidParams("Invalid params: capabilities must be an object")
+        if not isinstance(client_info, dict):
+            raise InvalidParams("Invalid params: clientInfo must be an object")
+        described = await self._describe()
+        version = negotiate(params["protocolVersion"])
+        session.start(version, capabilities, client_info, self.server.subscriptions)
+        result: dict[str, Any] = {
+            "protocolVersion": version,
+            "capabilities": described["capabilities"],
+            "serverInfo": described["_meta"][META_SERVER_INFO],
+        }
+        if "instructions" in described:
+            result["instructions"] = described["instructions"]
+        return result
+
+    async def _describe(self) -> dict[str, Any]:
+        """The core's server/discover result: capabilities, instructions, server info."""
+        meta = {META_PROTOCOL_VERSION: LATEST_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES: {}}
+        discover = {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "server/discover",
+            "params": {"_meta": meta},
+        }
+        reply = await self.server.handle(discover, transport="legacy")
+        result = (reply.response or {}).get("result")
+        if not isinstance(result, dict):
+            log.error("server/discover failed while answering initialize: %s", reply.response)
+            raise InternalError()
+        described: dict[str, Any] = legacy_result(result)
+        described["_meta"] = result["_meta"]
+        return described

@@ -1,0 +1,34 @@
+"""The bounds of the legacy era: what one initialize-based client may make a server keep.
+
+A modern (2026-07-28) request leaves nothing behind on the server. A legacy session
+does: its negotiated version, its capabilities, its subscriptions and the requests the
+server has sent it and still waits on. Each of those is bounded here, and a ``Server``
+carries one ``LegacyLimits`` (or None, which makes it modern-only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["LegacyLimits"]
+
+
+@dataclass(frozen=True, slots=True)
+class LegacyLimits:
+    max_sessions: int = 1024
+    """Legacy HTTP sessions one process keeps at once; an initialize beyond it gets 503."""
+    idle_timeout: float = 1800.0
+    """Seconds a legacy HTTP session may go unused before it is forgotten (then 404)."""
+    max_pending_requests: int = 16
+    """Server-to-client requests one session may have waiting for an answer."""
+    max_rounds: int = 10
+    """Input-required rounds the bridge runs for one legacy request before giving up."""
+    round_timeout: float = 300.0
+    """Seconds the bridge waits for the client's answers to one round's requests."""
+    max_subscriptions: int = 1024
+    """Resource URIs one legacy session may subscribe to."""
+
+    def __post_init__(self) -> None:
+        for name in self.__slots__:
+            if getattr(self, name) <= 0:
+                raise ValueError(f"LegacyLimits.{name} must be positive")

@@ -1,0 +1,180 @@
+"""One legacy client's session: what its initialize settled, and its requests in flight.
+
+A session is transport-free. It learns the negotiated version and the client's
+capabilities at ``initialize``, keeps the log level ``logging/setLevel`` chose and the
+resource URIs the client subscribed to (through a ``Subscription`` on the server's one
+subscription bus), and tracks the requests the server sends the client: each gets an
+id from this session, a future that ``resolve`` completes when the client's response
+comes in, and a place among at most ``max_pending_requests``. Where messages go is the
+caller's: ``request`` takes the function that delivers this one message, and
+``notify`` is where messages unrelated to any request go (stdout on stdio, the GET
+stream on HTTP; dropped while there is none).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+from snodo.context import Emit
+from snodo.legacy.limits import LegacyLimits
+from snodo.subscriptions import Subscription, Subscriptions
+
+__all__ = ["ClientAnswerError", "LegacySession", "TooManyPending"]
+
+
+class ClientAnswerError(Exception):
+    """The client answered a server-to-client request with an error, or not in time."""
+
+
+class TooManyPending(ClientAnswerError):
+    """The session already waits on ``max_pending_requests`` answers."""
+
+
+def _drop(_: dict[str, Any]) -> None:
+    return None
+
+
+class LegacySession:
+    def __init__(self, limits: LegacyLimits, *, principal: str | None = None) -> None:
+        self.id = secrets.token_urlsafe(24)
+        """Visible ASCII only (2025-11-25 basic/transports: Session Management)."""
+        self.limits = limits
+        self.principal = principal
+        self.version: str | None = None
+        self.client_capabilities: Mapping[str, Any] = {}
+        self.client_info: Mapping[str, Any] | None = None
+        self.log_level: str | None = None
+        self.notify: Emit = _drop
+        self.subscription: Subscription | None = None
+        self._bus: Subscriptions | None = None
+        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._next_id = 0
+        self.closed = False
+
+    # -- initialize --------------------------------------------------------------------
+
+    def start(
+        self,
+        version: str,
+        capabilities: Mapping[str, Any],
+        client_info: Mapping[str, Any] | None,
+        bus: Subscriptions,
+    ) -> None:
+        """Record what initialize settled and join the server's subscription bus.
+
+        Legacy list-changed notifications need no opt-in beyond the server's declared
+        capability, so the session listens to all three; resource updates only for the
+        URIs it subscribes to.
+        """
+        self.version = version
+        self.client_capabilities = capabilities
+        self.client_info = client_info
+        if self.subscription is None:
+            honoured: dict[str, Any] = {
+                "toolsListChanged": True,
+                "promptsListChanged": True,
+                "resourcesListChanged": True,
+                "resourceSubscriptions": [],
+            }
+            self._bus = bus
+            self.subscription = bus.join(self.id, honoured, self._unsolicited)
+
+    def _unsolicited(self, note: dict[str, Any]) -> None:
+        """A notification from the bus, without the modern subscription id."""
+        params = note.get("params")
+        if isinstance(params, dict) and "_meta" in params:
+            params = {key: value for key, value in params.items() if key != "_meta"}
+            note = (
+                {**note, "params": params}
+                if params
+                else {k: v for k, v in note.items() if k != "params"}
+            )
+        self.notify(note)
+
+    def subscribe(self, uri: str) -> bool:
+        """Watch ``uri``; False when the session already watches as many as it may."""
+        assert self.subscription is not None
+        uris: list[str] = self.subscription.honoured["resourceSubscriptions"]
+        if uri in uris:
+            return True
+        if len(uris) >= self.limits.max_subscriptions:
+            return False
+        uris.append(uri)
+        return True
+
+    def unsubscribe(self, uri: str) -> None:
+        if self.subscription is not None:
+            uris: list[str] = self.subscription.honoured["resourceSubscriptions"]
+            if uri in uris:
+                uris.remove(uri)
+
+    # -- server-to-client requests ------------------------------------------------------
+
+    async def request(
+        self, method: str, params: Mapping[str, Any], send: Emit, timeout: float
+    ) -> dict[str, Any]:
+        """Send one request to the client and wait for its result.
+
+        Raises ``ClientAnswerError`` for an error answer, a timeout, a closed session or
+        a full pending table. Cancelled (the flow ended), it tells the client so.
+        """
+        if self.closed:
+            raise ClientAnswerError("the session is closed")
+        if len(self._pending) >= self.limits.max_pending_requests:
+            raise TooManyPending("too many requests are waiting for the client")
+        self._next_id += 1
+        request_id = self._next_id
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        try:
+            send({"jsonrpc": "2.0", "id": request_id, "method": method, "params": dict(params)})
+            return await asyncio.wait_for(future, timeout)
+        except TimeoutError as exc:
+            self._cancelled(request_id, send, "timed out")
+            raise ClientAnswerError(f"no answer to {method} in time") from exc
+        except asyncio.CancelledError:
+            self._cancelled(request_id, send, "the request was cancelled")
+            raise
+        finally:
+            self._pending.pop(request_id, None)
+
+    def _cancelled(self, request_id: int, send: Emit, reason: str) -> None:
+        note = {
+            "jsonrpc": "2.0",
+            "method": "notifications/cancelled",
+            "params": {"requestId": request_id, "reason": reason},
+        }
+        with contextlib.suppress(Exception):
+            send(note)
+
+    def resolve(self, response_id: object, result: Any, error: Any) -> bool:
+        """Complete the request the client answered; False for an id nobody waits on."""
+        future = self._pending.get(response_id) if isinstance(response_id, int) else None
+        if future is None or future.done():
+            return False
+        if isinstance(result, dict):
+            future.set_result(result)
+        else:
+            message = error.get("message") if isinstance(error, dict) else None
+            future.set_exception(ClientAnswerError(str(message or "the client refused")))
+        return True
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    def close(self) -> None:
+        """End the session: fail what waits on the client, leave the subscription bus."""
+        self.closed = True
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(ClientAnswerError("the session ended"))
+        self._pending.clear()
+        if self.subscription is not None and self._bus is not None:
+            self._bus.close(self.subscription)
+        self.subscription = None
+        self.notify = _drop

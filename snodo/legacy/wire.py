@@ -1,0 +1,59 @@
+"""The legacy wire: which revisions count as legacy, and results in their shape.
+
+2025-11-25 (and 2025-06-18, 2025-03-26, served with the same models, as the official
+SDKs do) negotiate a version once with ``initialize`` and carry no per-request
+``_meta`` envelope. Results there have no ``resultType``, no caching hints and no
+``serverInfo`` stamp: ``legacy_result`` takes those off what the modern core built.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from snodo_wire.protocol import META_SERVER_INFO as SERVER_INFO
+
+__all__ = [
+    "FORWARDED",
+    "LATEST",
+    "VERSIONS",
+    "legacy_result",
+    "negotiate",
+]
+
+VERSIONS: Final[tuple[str, ...]] = ("2025-11-25", "2025-06-18", "2025-03-26")
+"""Legacy revisions served, newest first (basic/lifecycle.mdx of 2025-11-25)."""
+LATEST: Final = VERSIONS[0]
+
+FORWARDED: Final = frozenset(
+    {
+        "tools/list",
+        "tools/call",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "prompts/list",
+        "prompts/get",
+        "completion/complete",
+    }
+)
+"""Legacy methods whose meaning the modern core already has: they are answered by it."""
+
+_MODERN_ONLY_KEYS: Final = ("resultType", "ttlMs", "cacheScope")
+
+
+def negotiate(requested: object) -> str:
+    """The version to answer an initialize with: the client's if served, else the latest."""
+    return requested if isinstance(requested, str) and requested in VERSIONS else LATEST
+
+
+def legacy_result(result: dict[str, Any]) -> dict[str, Any]:
+    """A complete modern result as the legacy revisions shape it."""
+    out = {key: value for key, value in result.items() if key not in _MODERN_ONLY_KEYS}
+    meta = out.get("_meta")
+    if isinstance(meta, dict) and SERVER_INFO in meta:
+        rest = {key: value for key, value in meta.items() if key != SERVER_INFO}
+        if rest:
+            out["_meta"] = rest
+        else:
+            del out["_meta"]
+    return out
