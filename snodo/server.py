@@ -34,6 +34,7 @@ from snodo.errors import (
 from snodo.invoke import Handler
 from snodo.keyring import Keyring
 from snodo.legacy.limits import LegacyLimits
+from snodo.legacy.wire import is_initialize
 from snodo.registry import CompletionRef, Registry
 from snodo.replay import MemoryGuard, ReplayGuard
 from snodo.result import InputRequired
@@ -364,9 +365,12 @@ class Server:
         headers: Mapping[str, str],
         emit: Emit,
     ) -> dict[str, Any] | Subscription:
-        if request.method == "initialize":
-            # basic/versioning.mdx: to an initialize, name the versions this core speaks.
-            # (Dual-era transports take initialize before it reaches the core.)
+        if request.method == "initialize" and is_initialize(
+            {"method": request.method, "id": request.id, "params": request.params}
+        ):
+            # basic/versioning.mdx: to a legacy initialize, name the versions this core
+            # speaks. (Dual-era transports take it before it reaches the core; one with
+            # modern _meta is a removed method, -32601 below.)
             requested = request.params.get("protocolVersion")
             raise UnsupportedProtocolVersion(
                 requested if isinstance(requested, str) else "", list(self.supported_versions)

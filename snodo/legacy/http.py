@@ -30,12 +30,11 @@ from typing import Any
 
 from snodo import jsonrpc
 from snodo.errors import InvalidRequest, McpError
-from snodo.legacy.kernel import LegacyKernel, is_initialize
+from snodo.legacy.kernel import LegacyKernel
 from snodo.legacy.limits import LegacyLimits
 from snodo.legacy.session import LegacySession
-from snodo.legacy.wire import VERSIONS
+from snodo.legacy.wire import VERSIONS, is_initialize, is_modern
 from snodo.server import Server
-from snodo_wire.protocol import META_PROTOCOL_VERSION
 
 __all__ = ["SESSION_HEADER", "LegacyHttp"]
 
@@ -47,13 +46,6 @@ SESSION_HEADER = "mcp-session-id"
 KEEPALIVE_SECONDS = 15.0
 SESSION_NOT_FOUND = -32001
 """The code the official SDKs use in the body of a 404 for an unknown session."""
-
-
-def is_modern(message: Any) -> bool:
-    """A request carrying the per-request ``_meta`` of 2026-07-28 and later."""
-    params = message.get("params") if isinstance(message, dict) else None
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    return isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
 
 
 @dataclass(eq=False, slots=True)

@@ -39,13 +39,9 @@ from snodo_wire.protocol import (
     META_SERVER_INFO,
 )
 
-__all__ = ["LegacyKernel", "is_initialize"]
+__all__ = ["LegacyKernel"]
 
 log = logging.getLogger("snodo.legacy")
-
-
-def is_initialize(message: Any) -> bool:
-    return isinstance(message, dict) and message.get("method") == "initialize" and "id" in message
 
 
 class LegacyKernel:

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from snodo_wire.protocol import META_PROTOCOL_VERSION
 from snodo_wire.protocol import META_SERVER_INFO as SERVER_INFO
 
 __all__ = [
     "FORWARDED",
     "LATEST",
     "VERSIONS",
+    "is_initialize",
+    "is_modern",
     "legacy_result",
     "negotiate",
 ]
@@ -39,6 +42,24 @@ FORWARDED: Final = frozenset(
 """Legacy methods whose meaning the modern core already has: they are answered by it."""
 
 _MODERN_ONLY_KEYS: Final = ("resultType", "ttlMs", "cacheScope")
+
+
+def is_modern(message: Any) -> bool:
+    """A message carrying the per-request ``_meta`` of 2026-07-28 and later."""
+    params = message.get("params") if isinstance(message, dict) else None
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
+
+
+def is_initialize(message: Any) -> bool:
+    """A legacy initialize request. One with modern ``_meta`` is a modern client asking
+    for a method its revision removed: the core answers that one (-32601)."""
+    return (
+        isinstance(message, dict)
+        and message.get("method") == "initialize"
+        and "id" in message
+        and not is_modern(message)
+    )
 
 
 def negotiate(requested: object) -> str:

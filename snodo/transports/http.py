@@ -32,8 +32,8 @@ from snodo.errors import (
     UnsupportedProtocolVersion,
 )
 from snodo.http_headers import check_headers
-from snodo.legacy.http import LegacyHttp, no_session_error
-from snodo.legacy.kernel import is_initialize
+from snodo.legacy.http import SESSION_HEADER, LegacyHttp, no_session_error
+from snodo.legacy.wire import is_initialize
 from snodo.server import Server, required_meta
 
 __all__ = ["HttpApp", "Unauthorized"]
@@ -183,7 +183,7 @@ class HttpApp:
                     ),
                 )
                 return
-        if self.legacy is not None and scope["method"] == "GET":
+        if self.legacy is not None and scope["method"] == "GET":  # with a session id
             await self.legacy.get(headers, principal, receive, send)
         elif self.legacy is not None and scope["method"] == "DELETE":
             await self.legacy.delete(headers, principal, send)
@@ -199,8 +199,9 @@ class HttpApp:
         origin = headers.get("origin")
         if origin is not None and not self._origin_allowed(origin):
             return _Plain(403, b"forbidden: origin not allowed")
-        if scope["method"] in ("GET", "DELETE") and self.legacy is not None:
-            return None  # a legacy session's stream or its end
+        legacy = self.legacy is not None and SESSION_HEADER in headers
+        if legacy and scope["method"] in ("GET", "DELETE"):
+            return None  # a legacy session's stream, or its end
         if scope["method"] != "POST":
             return _Plain(405, b"method not allowed", extra=((b"allow", b"POST"),))
         if headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":

@@ -333,6 +333,132 @@ def test_missing_capability(ctx: Context) -> Result:
     return f"Sampling works: {_sampled_text(answer)}"
 
 
+# --- the 2025-11-25 scenarios ---------------------------------------------------------------
+# Written once, as MRTR handlers: a modern client answers input_required itself, and a
+# legacy (initialize-based) session gets each input request as a real server-to-client
+# request from the bridge (snodo.legacy.bridge).
+
+
+@server.tool
+async def test_tool_with_logging(ctx: Context) -> str:
+    """Log three messages about 50 ms apart, at info level."""
+    for text in ("Tool execution started", "Tool processing data", "Tool execution completed"):
+        ctx.log("info", text)
+        await asyncio.sleep(0.05)
+    return "Logged three messages."
+
+
+@server.tool
+def test_sampling(ctx: Context, prompt: str) -> Result:
+    """Ask the client's model to answer the prompt."""
+    request = _ask_model(prompt, 100)
+    answer = sampling.response(ctx, "completion", request)
+    if answer is MISSING:
+        return input_required({"completion": request})
+    return f"LLM response: {_sampled_text(answer)}"
+
+
+def _elicited(answer: Any) -> str:
+    if isinstance(answer, Accepted):
+        return f"action=accept, content={json.dumps(dict(answer.content), sort_keys=True)}"
+    return "action=decline" if isinstance(answer, elicitation.Declined) else "action=cancel"
+
+
+ACCOUNT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "username": {"type": "string", "description": "User's response"},
+        "email": {"type": "string", "description": "User's email address"},
+    },
+    "required": ["username", "email"],
+}
+
+
+@server.tool
+def test_elicitation(ctx: Context, message: str) -> Result:
+    """Ask the user for a username and an email address, with the given message."""
+    request = elicitation.form(message, ACCOUNT_SCHEMA)
+    answer = elicitation.response(ctx, "account", request)
+    if answer is MISSING:
+        return input_required({"account": request})
+    return f"User response: {_elicited(answer)}"
+
+
+DEFAULTS = elicitation.form(
+    "Please review these values",
+    {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "default": "John Doe"},
+            "age": {"type": "integer", "default": 30},
+            "score": {"type": "number", "default": 95.5},
+            "status": {
+                "type": "string",
+                "enum": ["active", "inactive", "pending"],
+                "default": "active",
+            },
+            "verified": {"type": "boolean", "default": True},
+        },
+    },
+)
+
+
+@server.tool
+def test_elicitation_sep1034_defaults(ctx: Context) -> Result:
+    """Ask with a form whose every field has a default (SEP-1034)."""
+    answer = elicitation.response(ctx, "values", DEFAULTS)
+    if answer is MISSING:
+        return input_required({"values": DEFAULTS})
+    return f"Elicitation completed: {_elicited(answer)}"
+
+
+def _titled(*pairs: tuple[str, str]) -> list[dict[str, str]]:
+    return [{"const": value, "title": title} for value, title in pairs]
+
+
+ENUMS = elicitation.form(
+    "Please choose",
+    {
+        "type": "object",
+        "properties": {
+            "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+            "titledSingle": {
+                "type": "string",
+                "oneOf": _titled(
+                    ("value1", "First Option"), ("value2", "Second Option"), ("value3", "Third")
+                ),
+            },
+            "legacyEnum": {
+                "type": "string",
+                "enum": ["opt1", "opt2", "opt3"],
+                "enumNames": ["Option One", "Option Two", "Option Three"],
+            },
+            "untitledMulti": {
+                "type": "array",
+                "items": {"type": "string", "enum": ["option1", "option2", "option3"]},
+            },
+            "titledMulti": {
+                "type": "array",
+                "items": {
+                    "anyOf": _titled(
+                        ("value1", "First Choice"), ("value2", "Second"), ("value3", "Third")
+                    )
+                },
+            },
+        },
+    },
+)
+
+
+@server.tool
+def test_elicitation_sep1330_enums(ctx: Context) -> Result:
+    """Ask with all five enum shapes of SEP-1330."""
+    answer = elicitation.response(ctx, "choices", ENUMS)
+    if answer is MISSING:
+        return input_required({"choices": ENUMS})
+    return f"Elicitation completed: {_elicited(answer)}"
+
+
 # --- schemas and headers ----------------------------------------------------------------
 
 JSON_SCHEMA_2020_12: dict[str, Any] = {
@@ -397,6 +523,12 @@ def static_text() -> str:
 def static_binary() -> bytes:
     """A static binary resource (a PNG image)."""
     return base64.b64decode(PNG)
+
+
+@server.resource("test://watched-resource", name="watched-resource", mime_type="text/plain")
+def watched_resource() -> str:
+    """A resource clients subscribe to."""
+    return "Watched resource content."
 
 
 @server.resource_template(

@@ -60,14 +60,18 @@ async def main(argv: list[str]) -> None:
         parameters = StdioServerParameters(
             command=argv[1], args=["-m", "snodo", "run", argv[2], "--transport", "stdio"]
         )
-        async with stdio_client(parameters) as (read, write):
-            async with ClientSession(read, write, elicitation_callback=callback(asked)) as session:
-                report = await run(session, asked)
+        async with (
+            stdio_client(parameters) as (read, write),
+            ClientSession(read, write, elicitation_callback=callback(asked)) as session,
+        ):
+            report = await run(session, asked)
     else:
-        async with streamablehttp_client(argv[1]) as (read, write, session_id):
-            async with ClientSession(read, write, elicitation_callback=callback(asked)) as session:
-                report = await run(session, asked)
-                report["session"] = bool(session_id())
+        async with (
+            streamablehttp_client(argv[1]) as (read, write, session_id),
+            ClientSession(read, write, elicitation_callback=callback(asked)) as session,
+        ):
+            report = await run(session, asked)
+            report["session"] = bool(session_id())
     print(json.dumps(report, sort_keys=True))
 
 
