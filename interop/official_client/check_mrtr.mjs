@@ -43,10 +43,12 @@
 //   Servers should omit the key when there are no requests and always send at least one
 //   request or a state. (Not exercised: this server never sends that.) A state-only
 //   result is fine; the auto driver then waits 250 ms before retrying.
-// * Its default `versionNegotiation` is 'legacy' (an `initialize` handshake, which a
-//   2026-07-28-only server answers with -32601); it speaks MRTR only when pinned to
-//   2026-07-28 (done here) or in mode 'auto'. Pinned on stdio, it probes
-//   `server/discover` on a short-lived sibling server process before starting the real one.
+// * Its default `versionNegotiation` is 'legacy' (an `initialize` handshake at
+//   2025-11-25); it speaks MRTR only when pinned to 2026-07-28 or in mode 'auto'. Both
+//   are run here: pinned (the workflows above), and default (legacyFlows: the server
+//   is dual-era, and its bridge turns each round into real elicitation requests).
+//   Pinned on stdio, it probes `server/discover` on a short-lived sibling server
+//   process before starting the real one.
 // * Elicitation answers are validated as ElicitResult shapes only, not against the
 //   requestedSchema: an accept with empty content goes to the server unchanged.
 // * The auto driver answers every key of a round (a handler that throws aborts the
@@ -242,7 +244,7 @@ function stopServers() {
 
 // ---------------------------------------------------------------------------- client
 
-async function connect(kind, url) {
+async function connect(kind, url, negotiation = { versionNegotiation: { mode: { pin: PROTOCOL } } }) {
   let transport;
   const stderr = [];
   if (kind === 'stdio') {
@@ -261,7 +263,7 @@ async function connect(kind, url) {
     { name: 'snodo-official-client-check', version: '1.0.0' },
     {
       capabilities: { elicitation: { form: {}, url: {} } },
-      versionNegotiation: { mode: { pin: PROTOCOL } },
+      ...negotiation,
     },
   );
   // The official client's MRTR hook: embedded elicitation/create requests of an
@@ -557,6 +559,90 @@ async function declineCancel(session, label) {
   }
 }
 
+// ---------------------------------------------------------------------------- legacy era
+
+/**
+ * The same flows with the client's default negotiation: an `initialize` handshake at
+ * 2025-11-25, no MRTR on the wire. The server's bridge must send each question as a
+ * real elicitation/create request in the session, and answer each call once, complete.
+ */
+async function legacyFlows(session, label) {
+  const asked = from => session.wire.received.slice(from).filter(m => m.method === 'elicitation/create');
+  const calls = from => session.wire.sent.slice(from).filter(m => 'id' in m && MRTR_METHODS.has(m.method));
+  for (const featureName of ['tool', 'resource', 'prompt']) {
+    const feature = FEATURES[featureName];
+    const name = `[${label}] legacy ${featureName} flow`;
+    const from = session.wire.received.length;
+    const sentFrom = session.wire.sent.length;
+    user = answering({ theme: 'dark', language: 'de', confirm: true });
+    let result;
+    try {
+      result = await feature.auto(session.client);
+    } catch (e) {
+      check(`${name}: completes`, false, errorText(e));
+      continue;
+    }
+    const text = feature.text(result);
+    check(`${name}: completes with "${feature.expect(SAVED)}"`, text === feature.expect(SAVED), show(text));
+    const questions = asked(from).map(m => fieldOf(m.params)).sort();
+    check(
+      `${name}: theme, language and confirm arrive as server requests; one call, no retry`,
+      sameJson(questions, ['confirm', 'language', 'theme']) && calls(sentFrom).length === 1,
+      `asked ${show(questions)}, ${calls(sentFrom).length} call(s)`,
+    );
+    const response = session.wire.received.slice(from).find(m => m.id === calls(sentFrom)[0]?.id && !('method' in m));
+    check(`${name}: the result has the legacy shape (no resultType)`, response?.result && !('resultType' in response.result));
+  }
+  {
+    const name = `[${label}] legacy decline`;
+    user = answering({ theme: 'decline', language: 'de' });
+    const text = FEATURES.tool.text(await FEATURES.tool.auto(session.client).catch(e => ({ error: e })));
+    check(`${name}: ends with "${NOT_ANSWERED}"`, text === NOT_ANSWERED, show(text));
+  }
+  {
+    const name = `[${label}] legacy url consent`;
+    const from = session.wire.received.length;
+    user = () => ({ action: 'accept' });
+    let text;
+    try {
+      const answer = await session.client.callTool({ name: 'privacy_notice', arguments: {} }, { timeout: LEG_TIMEOUT_MS });
+      text = answer?.content?.[0]?.text;
+    } catch (e) {
+      text = errorText(e);
+    }
+    const request = asked(from)[0]?.params ?? {};
+    check(
+      `${name}: url mode with an elicitationId, accept means consent`,
+      request.mode === 'url' && request.url === 'https://example.com/privacy' && typeof request.elicitationId === 'string'
+        && text === 'You agreed to open the privacy notice; whether you read it is not known.',
+      `${show(text)} ${show(request)}`,
+    );
+  }
+}
+
+async function runLegacy(kind, url) {
+  let session;
+  try {
+    session = await connect(kind, url, {});
+  } catch (e) {
+    check(`[${kind}] connect (default negotiation)`, false, errorText(e));
+    return;
+  }
+  check(
+    `[${kind}] connect with the default negotiation: legacy era, 2025-11-25`,
+    session.client.getProtocolEra() === 'legacy' && session.client.getNegotiatedProtocolVersion() === '2025-11-25',
+    `${session.client.getProtocolEra()} ${session.client.getNegotiatedProtocolVersion()}`,
+  );
+  try {
+    await legacyFlows(session, kind);
+  } catch (e) {
+    check(`[${kind}] legacy workflows ran to the end`, false, errorText(e));
+  } finally {
+    await session.client.close().catch(() => {});
+    if (failed && session.stderr.length) console.error(`[${kind}] server stderr:\n${session.stderr.join('')}`);
+  }
+}
+
 // ---------------------------------------------------------------------------- main
 
 async function runTransport(kind, url) {
@@ -594,8 +680,10 @@ async function main() {
   }, WHOLE_RUN_MS);
   try {
     for (const kind of TRANSPORTS) {
-      if (kind === 'stdio') await runTransport('stdio');
-      else if (kind === 'http') {
+      if (kind === 'stdio') {
+        await runTransport('stdio');
+        await runLegacy('stdio');
+      } else if (kind === 'http') {
         let url = process.env.SNODO_HTTP_URL;
         if (!url) {
           try {
@@ -606,6 +694,7 @@ async function main() {
           }
         }
         await runTransport('http', url);
+        await runLegacy('http', url);
       } else check(`transport "${kind}" known`, false, 'use stdio and/or http');
     }
   } finally {

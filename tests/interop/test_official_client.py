@@ -1,6 +1,7 @@
 """The pinned official TypeScript MCP client drives examples/preferences.py through MRTR.
 
-Runs scripts/interop (npm ci when needed, then five workflows over stdio and HTTP; see
+Runs scripts/interop (npm ci when needed, then five workflows over stdio and HTTP pinned
+to 2026-07-28, and the legacy flows with the client's default negotiation; see
 interop/official_client/check_mrtr.mjs) and requires every check to pass. The script
 prints one PASS/FAIL/SKIP line per check and a summary; the number of checks is pinned
 here and in the README, so a workflow that quietly stops early fails the test. Skipped
@@ -20,7 +21,7 @@ from tests.support.paths import ROOT
 SCRIPT = ROOT / "scripts" / "interop"
 SUMMARY = re.compile(r"^official client: (\d+) passed, (\d+) failed$", re.MULTILINE)
 VERDICT = re.compile(r"^(PASS|FAIL|SKIP) ", re.MULTILINE)
-EXPECTED_CHECKS = 104
+EXPECTED_CHECKS = 128
 """Every check of the five workflows over stdio and HTTP; the README states the same."""
 
 
@@ -51,3 +52,6 @@ def test_official_client_mrtr_workflows() -> None:
     assert passed == total == EXPECTED_CHECKS, output
     for transport in ("stdio", "http"):
         assert f"PASS [{transport}] connect" in run.stdout, output
+        # Its default negotiation too: the legacy era, served through the bridge.
+        assert f"PASS [{transport}] connect with the default negotiation" in run.stdout, output
+        assert f"PASS [{transport}] legacy tool flow: completes" in run.stdout, output
