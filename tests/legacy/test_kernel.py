@@ -16,6 +16,7 @@ import pytest
 from snodo.legacy.kernel import LegacyKernel
 from snodo.legacy.limits import LegacyLimits
 from snodo.legacy.session import LegacySession
+from tests.legacy.oracle import RESULTS, check_response, check_sent, problems
 from tests.legacy.servers import server
 
 Answer = Callable[[dict[str, Any]], dict[str, Any] | None]
@@ -42,10 +43,15 @@ class Peer:
         self.session = LegacySession(limits or LegacyLimits())
         self.sent: list[dict[str, Any]] = []
         self.unsolicited: list[dict[str, Any]] = []
-        self.session.notify = self.unsolicited.append
+        self.session.notify = self.record
         self.answer = answer
 
+    def record(self, message: dict[str, Any]) -> None:
+        check_sent(message)
+        self.unsolicited.append(message)
+
     def emit(self, message: dict[str, Any]) -> None:
+        check_sent(message)
         self.sent.append(message)
         if "id" in message and "method" in message and self.answer is not None:
             reply = self.answer(message)
@@ -60,6 +66,8 @@ class Peer:
             message["params"] = params
         reply = await self.kernel.handle(self.session, message, transport="test", emit=self.emit)
         assert reply.response is not None
+        if method in RESULTS:
+            check_response(method, reply.response)
         return reply.response
 
     async def initialize(
@@ -322,3 +330,24 @@ async def test_subscriptions_per_session_are_bounded() -> None:
     refused = await peer.call(9, "resources/subscribe", {"uri": "test://r9"})
     assert refused["error"]["code"] == -32602
     peer.session.close()
+
+
+@synchronous
+async def test_listings_validate_against_the_legacy_schema() -> None:
+    peer = Peer()
+    await peer.initialize()
+    tools = await peer.call(1, "tools/list", {})
+    assert [tool["name"] for tool in tools["result"]["tools"]][:2] == ["greet", "sign_in"]
+    resources = await peer.call(2, "resources/list")
+    assert resources["result"]["resources"][0]["uri"] == "test://profile"
+    await peer.call(3, "resources/templates/list", {})
+    await peer.call(4, "prompts/list", {})  # no prompts: not offered, -32601
+    with_cursor = await peer.call(5, "tools/list", {"cursor": "not-a-cursor"})
+    assert with_cursor["error"]["code"] == -32602
+
+
+def test_the_oracle_refuses_malformed_messages() -> None:
+    assert problems("CallToolResult", {"content": "text"}) != []
+    url_without_id = {"mode": "url", "message": "m", "url": "https://example.com/"}
+    request = {"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": url_without_id}
+    assert problems("ServerRequest", request) != []
