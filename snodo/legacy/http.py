@@ -44,8 +44,13 @@ Send = Callable[[Message], Awaitable[None]]
 
 SESSION_HEADER = "mcp-session-id"
 KEEPALIVE_SECONDS = 15.0
-SESSION_NOT_FOUND = -32001
-"""The code the official SDKs use in the body of a 404 for an unknown session."""
+
+
+class SessionNotFound(McpError):
+    """The body of a 404 for a session this process does not know."""
+
+    code = -32001  # what the official SDKs send there
+    default_message = "Session not found: send initialize to start a new session"
 
 
 @dataclass(eq=False, slots=True)
@@ -352,9 +357,7 @@ async def _empty(send: Send, status: int) -> None:
 
 
 async def _not_found(send: Send) -> None:
-    error = McpError("Session not found: send initialize to start a new session")
-    error.code = SESSION_NOT_FOUND
-    await _json(send, 404, jsonrpc.error_response(None, error))
+    await _json(send, 404, jsonrpc.error_response(None, SessionNotFound()))
 
 
 def no_session_error() -> dict[str, Any]:

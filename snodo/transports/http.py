@@ -153,6 +153,8 @@ class HttpApp:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
             await _lifespan(receive, send)
+            if self.legacy is not None:
+                self.legacy.close()
             return
         if scope["type"] != "http":
             return
