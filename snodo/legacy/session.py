@@ -153,7 +153,9 @@ class LegacySession:
 
     def resolve(self, response_id: object, result: Any, error: Any) -> bool:
         """Complete the request the client answered; False for an id nobody waits on."""
-        future = self._pending.get(response_id) if isinstance(response_id, int) else None
+        if not isinstance(response_id, int) or isinstance(response_id, bool):
+            return False
+        future = self._pending.get(response_id)
         if future is None or future.done():
             return False
         if isinstance(result, dict):

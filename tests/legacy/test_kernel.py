@@ -351,3 +351,21 @@ def test_the_oracle_refuses_malformed_messages() -> None:
     url_without_id = {"mode": "url", "message": "m", "url": "https://example.com/"}
     request = {"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": url_without_id}
     assert problems("ServerRequest", request) != []
+
+
+@synchronous
+async def test_only_the_exact_id_completes_a_request() -> None:
+    peer = Peer()
+    await peer.initialize()
+    task = asyncio.ensure_future(peer.call(1, "tools/call", {"name": "greet"}))
+    for _ in range(100):
+        await asyncio.sleep(0.01)
+        if peer.session.pending:
+            break
+    answer = {"action": "accept", "content": {"name": "Ada"}}
+    assert not peer.session.resolve(True, answer, None)  # JSON true is not the id 1
+    assert not peer.session.resolve("1", answer, None)
+    assert not peer.session.resolve(2, answer, None)
+    assert peer.session.resolve(1, answer, None)
+    assert not peer.session.resolve(1, answer, None)  # answered once only
+    assert (await task)["result"]["content"][0]["text"] == "Hello, Ada (round 2)"
