@@ -34,7 +34,7 @@ from snodo import jsonrpc
 from snodo.context import Emit
 from snodo.errors import ErrorCode, InternalError, MissingClientCapability
 from snodo.legacy.session import ClientAnswerError, LegacySession
-from snodo.legacy.wire import legacy_result
+from snodo.legacy.wire import check_params, check_request, check_result, legacy_result
 from snodo.server import Server
 from snodo_wire.protocol import (
     LATEST_PROTOCOL_VERSION,
@@ -87,6 +87,7 @@ def _outgoing(request: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     if method == "elicitation/create" and params.get("mode") == "url":
         # 2025-11-25 client/elicitation.mdx: URL mode carries an id unique to the server.
         params.setdefault("elicitationId", secrets.token_urlsafe(16))
+    check_request(method, params)
     return method, params
 
 
@@ -123,6 +124,7 @@ async def forward(
     emit: Emit,
 ) -> dict[str, Any]:
     """Answer one forwarded legacy request: a legacy-shaped JSON-RPC response."""
+    check_params(request.method, request.params)
     params = _modern_params(session, request.params)
     retry: dict[str, Any] = {}
     for round_number in range(session.limits.max_rounds + 1):
@@ -150,7 +152,9 @@ async def forward(
             return response
         result = response["result"]
         if result.get("resultType") != "input_required":
-            return jsonrpc.result_response(request.id, legacy_result(result))
+            return jsonrpc.result_response(
+                request.id, check_result(request.method, legacy_result(result))
+            )
         if round_number == session.limits.max_rounds:
             break
         requests = result.get("inputRequests") or {}

@@ -26,11 +26,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from snodo import jsonrpc
-from snodo.context import LOG_RANK, Emit
+from snodo.context import Emit
 from snodo.errors import InternalError, InvalidParams, InvalidRequest, McpError, MethodNotFound
 from snodo.legacy.bridge import forward
 from snodo.legacy.session import LegacySession
-from snodo.legacy.wire import FORWARDED, legacy_result, negotiate
+from snodo.legacy.wire import FORWARDED, check_params, check_result, legacy_result, negotiate
 from snodo.server import Reply, Server
 from snodo_wire.protocol import (
     LATEST_PROTOCOL_VERSION,
@@ -39,7 +39,12 @@ from snodo_wire.protocol import (
     META_SERVER_INFO,
 )
 
-__all__ = ["LegacyKernel"]
+__all__ = ["OWN", "LegacyKernel"]
+
+OWN = frozenset(
+    {"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"}
+)
+"""The legacy methods the kernel answers itself; the rest of its table is ``FORWARDED``."""
 
 log = logging.getLogger("snodo.legacy")
 
@@ -90,46 +95,32 @@ class LegacyKernel:
         return Reply(jsonrpc.result_response(incoming.id, result))
 
     async def _own(self, session: LegacySession, request: jsonrpc.Request) -> dict[str, Any]:
-        params = request.params
-        if request.method == "initialize":
-            return await self._initialize(session, params)
-        if session.version is None:
+        method, params = request.method, request.params
+        if method not in OWN:
+            raise MethodNotFound(f"Method not found: {method}")
+        if method != "initialize" and session.version is None:
             raise InvalidRequest("Invalid request: the session is not initialized")
-        if request.method == "ping":
-            return {}
-        if request.method == "logging/setLevel":
-            level = params.get("level")
-            if not isinstance(level, str) or level not in LOG_RANK:
-                raise InvalidParams("Invalid params: level must be a logging level")
-            session.log_level = level
-            return {}
-        if request.method in ("resources/subscribe", "resources/unsubscribe"):
-            uri = params.get("uri")
-            if not isinstance(uri, str):
-                raise InvalidParams("Invalid params: uri must be a string")
-            if request.method == "resources/unsubscribe":
-                session.unsubscribe(uri)
-            elif not session.subscribe(uri):
-                raise InvalidParams("Invalid params: too many resource subscriptions")
-            return {}
-        raise MethodNotFound(f"Method not found: {request.method}")
+        check_params(method, params)
+        result: dict[str, Any] = {}
+        if method == "initialize":
+            result = await self._initialize(session, params)
+        elif method == "logging/setLevel":
+            session.log_level = params["level"]
+        elif method == "resources/subscribe" and not session.subscribe(params["uri"]):
+            raise InvalidParams("Invalid params: too many resource subscriptions")
+        elif method == "resources/unsubscribe":
+            session.unsubscribe(params["uri"])
+        return check_result(method, result)
 
     async def _initialize(
         self, session: LegacySession, params: Mapping[str, Any]
     ) -> dict[str, Any]:
         if session.version is not None:
             raise InvalidRequest("Invalid request: the session is already initialized")
-        capabilities = params.get("capabilities")
-        client_info = params.get("clientInfo")
-        if not isinstance(params.get("protocolVersion"), str):
-            raise InvalidParams("Invalid params: protocolVersion must be a string")
-        if not isinstance(capabilities, dict):
-            raise InvalidParams("Invalid params: capabilities must be an object")
-        if not isinstance(client_info, dict):
-            raise InvalidParams("Invalid params: clientInfo must be an object")
         described = await self._describe()
         version = negotiate(params["protocolVersion"])
-        session.start(version, capabilities, client_info, self.server.subscriptions)
+        bus = self.server.subscriptions
+        session.start(version, params["capabilities"], params["clientInfo"], bus)
         result: dict[str, Any] = {
             "protocolVersion": version,
             "capabilities": described["capabilities"],

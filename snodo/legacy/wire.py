@@ -1,45 +1,56 @@
-"""The legacy wire: which revisions count as legacy, and results in their shape.
+"""The legacy wire: its revisions, its methods, and messages checked against its models.
 
 2025-11-25 (and 2025-06-18, 2025-03-26, served with the same models, as the official
 SDKs do) negotiate a version once with ``initialize`` and carry no per-request
-``_meta`` envelope. Results there have no ``resultType``, no caching hints and no
-``serverInfo`` stamp: ``legacy_result`` takes those off what the modern core built.
+``_meta`` envelope. The generated ``snodo_wire_2025_11_25`` package holds the models
+and method tables of that revision; this module is where the legacy era reads them:
+
+- incoming params are checked against the legacy params model of their method
+  (-32602), before the kernel or the modern core sees them;
+- results go out in the legacy shape (no ``resultType``, caching hints or
+  ``serverInfo`` stamp: ``legacy_result``) and are checked against the legacy result
+  model; a result that fails is the server's fault (-32603, detail to the log);
+- every server-to-client request the bridge sends is checked against its legacy
+  request model the same way.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Final
 
+from pydantic import ValidationError
+
+from snodo.errors import InternalError, InvalidParams
 from snodo_wire.protocol import META_PROTOCOL_VERSION
 from snodo_wire.protocol import META_SERVER_INFO as SERVER_INFO
+from snodo_wire.tables import METHODS as MODERN_METHODS
+from snodo_wire_2025_11_25.protocol import LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS
+from snodo_wire_2025_11_25.tables import METHODS, SERVER_REQUESTS
 
 __all__ = [
     "FORWARDED",
     "LATEST",
     "VERSIONS",
+    "check_params",
+    "check_request",
+    "check_result",
     "is_initialize",
     "is_modern",
     "legacy_result",
     "negotiate",
 ]
 
-VERSIONS: Final[tuple[str, ...]] = ("2025-11-25", "2025-06-18", "2025-03-26")
-"""Legacy revisions served, newest first (basic/lifecycle.mdx of 2025-11-25)."""
-LATEST: Final = VERSIONS[0]
+log = logging.getLogger("snodo.legacy")
 
-FORWARDED: Final = frozenset(
-    {
-        "tools/list",
-        "tools/call",
-        "resources/list",
-        "resources/templates/list",
-        "resources/read",
-        "prompts/list",
-        "prompts/get",
-        "completion/complete",
-    }
-)
-"""Legacy methods whose meaning the modern core already has: they are answered by it."""
+VERSIONS: Final = SUPPORTED_PROTOCOL_VERSIONS
+"""Legacy revisions served, newest first."""
+LATEST: Final = LATEST_PROTOCOL_VERSION
+
+FORWARDED: Final = frozenset(METHODS) & frozenset(MODERN_METHODS)
+"""Legacy methods whose meaning the modern core already has: it answers them. The rest
+of the legacy table (initialize, ping, logging/setLevel, resources/subscribe and
+unsubscribe) is the kernel's own."""
 
 _MODERN_ONLY_KEYS: Final = ("resultType", "ttlMs", "cacheScope")
 
@@ -67,6 +78,16 @@ def negotiate(requested: object) -> str:
     return requested if isinstance(requested, str) and requested in VERSIONS else LATEST
 
 
+def check_params(method: str, params: dict[str, Any]) -> None:
+    """-32602 when params fail the legacy model of ``method`` (never echoing values)."""
+    try:
+        METHODS[method].params.model_validate(params)
+    except ValidationError as exc:
+        first = exc.errors(include_input=False, include_url=False)[0]
+        where = ".".join(str(step) for step in first["loc"])
+        raise InvalidParams(f"Invalid params: {where}: {first['msg']}") from exc
+
+
 def legacy_result(result: dict[str, Any]) -> dict[str, Any]:
     """A complete modern result as the legacy revisions shape it."""
     out = {key: value for key, value in result.items() if key not in _MODERN_ONLY_KEYS}
@@ -78,3 +99,26 @@ def legacy_result(result: dict[str, Any]) -> dict[str, Any]:
         else:
             del out["_meta"]
     return out
+
+
+def check_result(method: str, result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` when the legacy result model of ``method`` accepts it, else -32603."""
+    try:
+        METHODS[method].result.model_validate(result)
+    except ValidationError as exc:
+        log.error("%s result does not fit the legacy wire: %s", method, exc)
+        raise InternalError() from exc
+    return result
+
+
+def check_request(method: str, params: dict[str, Any]) -> None:
+    """-32603 when a server-to-client request does not fit the legacy wire."""
+    spec = SERVER_REQUESTS.get(method)
+    message = {"jsonrpc": "2.0", "id": 0, "method": method, "params": params}
+    try:
+        if spec is None:
+            raise ValueError(f"no legacy request {method}")
+        spec.request.model_validate(message)
+    except (ValidationError, ValueError) as exc:
+        log.error("input request %s does not fit the legacy wire: %s", method, exc)
+        raise InternalError() from exc

@@ -369,3 +369,13 @@ async def test_only_the_exact_id_completes_a_request() -> None:
     assert peer.session.resolve(1, answer, None)
     assert not peer.session.resolve(1, answer, None)  # answered once only
     assert (await task)["result"]["content"][0]["text"] == "Hello, Ada (round 2)"
+
+
+def test_every_legacy_method_is_answered_by_the_kernel_or_the_core() -> None:
+    from snodo.legacy.kernel import OWN
+    from snodo.legacy.wire import FORWARDED
+    from snodo_wire_2025_11_25.tables import METHODS
+
+    assert frozenset(METHODS) == OWN | FORWARDED
+    assert not OWN & FORWARDED
+    assert "tools/call" in FORWARDED and "initialize" in OWN
