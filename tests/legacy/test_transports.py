@@ -11,7 +11,7 @@ import asyncio
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import httpx
@@ -316,5 +316,28 @@ def test_sessions_per_process_are_capped_and_idle_ones_expire() -> None:
             assert expired.status_code == 404
             alive = await client.post("/mcp", json=ping, headers=_session_headers(opened[0]))
             assert alive.status_code == 200
+
+    asyncio.run(run())
+
+
+def test_a_session_answers_only_the_principal_that_opened_it() -> None:
+    def authenticate(headers: Mapping[str, str]) -> str | None:
+        return headers.get("authorization", "").removeprefix("Bearer ") or None
+
+    app = HttpApp(Server("bound", "1.0.0"), authenticate=authenticate)
+
+    async def run() -> None:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
+            alice = {"Accept": BOTH, "Authorization": "Bearer alice"}
+            opened = await client.post("/mcp", json=INIT, headers=alice)
+            session = opened.headers["mcp-session-id"]
+            ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+            as_alice = {**_session_headers(session), "Authorization": "Bearer alice"}
+            as_bob = {**_session_headers(session), "Authorization": "Bearer bob"}
+            assert (await client.post("/mcp", json=ping, headers=as_alice)).status_code == 200
+            assert (await client.post("/mcp", json=ping, headers=as_bob)).status_code == 404
+            assert (await client.delete("/mcp", headers=as_bob)).status_code == 404
+            assert (await client.delete("/mcp", headers=as_alice)).status_code == 200
 
     asyncio.run(run())
