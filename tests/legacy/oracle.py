@@ -14,7 +14,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from tests.conftest import schema_dir
+from tests.support.paths import schema_dir
 
 LEGACY_REVISION = "2025-11-25"
 

@@ -1,6 +1,6 @@
 """Drives examples/preferences.py with the official SDK's legacy-only release (mcp 1.30.0).
 
-Run with that release's interpreter (tests/legacy_sdk.py), never imported by pytest:
+Run with that release's interpreter (tests/support/legacy_sdk.py), never imported by pytest:
 
     .venv-mcp1/bin/python tests/legacy/sdk_client.py stdio PYTHON TARGET
     .venv-mcp1/bin/python tests/legacy/sdk_client.py http URL

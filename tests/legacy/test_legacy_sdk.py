@@ -13,11 +13,9 @@ import subprocess
 import sys
 from typing import Any
 
-import pytest
-
-from tests.conftest import ROOT
-from tests.legacy_sdk import legacy_sdk_python
-from tests.processes import accepting, free_port, stop
+from tests.support.legacy_sdk import legacy_sdk_python
+from tests.support.paths import ROOT
+from tests.support.processes import serving, snodo_run
 
 TARGET = "examples/preferences.py:server"
 CLIENT = str(ROOT / "tests" / "legacy" / "sdk_client.py")
@@ -62,19 +60,7 @@ def test_legacy_sdk_over_stdio() -> None:
 
 
 def test_legacy_sdk_over_http() -> None:
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "snodo", "run", TARGET, "--transport", "http", "--port", str(port)],
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        if not accepting(process, port):
-            pytest.fail("the example server did not start")
-        report = _drive("http", f"http://127.0.0.1:{port}/mcp")
-    finally:
-        stop(process)
+    with serving(lambda port: snodo_run(TARGET, "http", "--port", str(port))) as server:
+        report = _drive("http", f"{server.base}/mcp")
     assert report["session"] is True
     _check(report)

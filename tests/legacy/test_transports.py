@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-import sys
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -20,8 +19,8 @@ import pytest
 from snodo.legacy.limits import LegacyLimits
 from snodo.server import Server
 from snodo.transports.http import HttpApp
-from tests.conftest import ROOT
-from tests.processes import accepting, free_port, stop
+from tests.support.paths import ROOT
+from tests.support.processes import serving, snodo_run, stop
 
 TARGET = "tests/legacy/servers.py:server"
 MODERN_ONLY = "tests/legacy/servers.py:modern_only"
@@ -50,7 +49,7 @@ REFUSAL = {
 def _stdio(target: str, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Send each line; read one message back for each request among them."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "snodo", "run", target, "--transport", "stdio"],
+        snodo_run(target, "stdio"),
         cwd=ROOT,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -86,7 +85,7 @@ def test_stdio_legacy_flow_round_trips() -> None:
     process_lines = [INIT, {"jsonrpc": "2.0", "method": "notifications/initialized"}]
     greet = {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "greet"}}
     process = subprocess.Popen(
-        [sys.executable, "-m", "snodo", "run", TARGET, "--transport", "stdio"],
+        snodo_run(TARGET, "stdio"),
         cwd=ROOT,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -133,20 +132,8 @@ def test_stdio_after_a_modern_request_initialize_is_refused_the_same_way() -> No
 
 @pytest.fixture(scope="module")
 def base() -> Iterator[str]:
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "snodo", "run", TARGET, "--transport", "http", "--port", str(port)],
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        if not accepting(process, port):
-            pytest.fail("the legacy test server did not start")
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        stop(process)
+    with serving(lambda port: snodo_run(TARGET, "http", "--port", str(port))) as server:
+        yield f"{server.base}/mcp"
 
 
 def _open(url: str) -> str:
@@ -248,17 +235,8 @@ def test_http_a_flow_streams_its_request_and_takes_the_answer_by_post(base: str)
 
 
 def test_http_modern_only_refuses_initialize_with_its_versions() -> None:
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "snodo", "run", MODERN_ONLY, f"--port={port}", "--transport=http"],
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        assert accepting(process, port)
-        url = f"http://127.0.0.1:{port}/mcp"
+    with serving(lambda port: snodo_run(MODERN_ONLY, "http", "--port", str(port))) as server:
+        url = f"{server.base}/mcp"
         response = httpx.post(url, json=INIT, headers={"Accept": BOTH})
         assert response.status_code == 400
         assert response.json() == REFUSAL
@@ -273,8 +251,6 @@ def test_http_modern_only_refuses_initialize_with_its_versions() -> None:
         }
         get = httpx.get(url, headers={"Accept": "text/event-stream", "Mcp-Session-Id": "x"})
         assert get.status_code == 405
-    finally:
-        stop(process)
 
 
 class Clock:
