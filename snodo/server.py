@@ -34,7 +34,7 @@ from snodo.errors import (
 from snodo.invoke import Handler
 from snodo.keyring import Keyring
 from snodo.legacy.limits import LegacyLimits
-from snodo.legacy.wire import is_initialize
+from snodo.legacy.wire import refuse_initialize
 from snodo.registry import CompletionRef, Registry
 from snodo.replay import MemoryGuard, ReplayGuard
 from snodo.result import InputRequired
@@ -365,16 +365,8 @@ class Server:
         headers: Mapping[str, str],
         emit: Emit,
     ) -> dict[str, Any] | Subscription:
-        if request.method == "initialize" and is_initialize(
-            {"method": request.method, "id": request.id, "params": request.params}
-        ):
-            # basic/versioning.mdx: to a legacy initialize, name the versions this core
-            # speaks. (Dual-era transports take it before it reaches the core; one with
-            # modern _meta is a removed method, -32601 below.)
-            requested = request.params.get("protocolVersion")
-            raise UnsupportedProtocolVersion(
-                requested if isinstance(requested, str) else "", list(self.supported_versions)
-            )
+        if request.method == "initialize":  # basic/versioning.mdx: name this core's versions
+            refuse_initialize(request.params, self.supported_versions)
         spec = METHODS.get(request.method)
         handler = HANDLERS.get(request.method)
         if spec is None or handler is None or not self.registry.offers(request.method):

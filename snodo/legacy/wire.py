@@ -17,11 +17,12 @@ and method tables of that revision; this module is where the legacy era reads th
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any, Final
 
 from pydantic import ValidationError
 
-from snodo.errors import InternalError, InvalidParams
+from snodo.errors import InternalError, InvalidParams, UnsupportedProtocolVersion
 from snodo_wire.protocol import META_PROTOCOL_VERSION
 from snodo_wire.protocol import META_SERVER_INFO as SERVER_INFO
 from snodo_wire.tables import METHODS as MODERN_METHODS
@@ -39,6 +40,7 @@ __all__ = [
     "is_modern",
     "legacy_result",
     "negotiate",
+    "refuse_initialize",
 ]
 
 log = logging.getLogger("snodo.legacy")
@@ -71,6 +73,16 @@ def is_initialize(message: Any) -> bool:
         and "id" in message
         and not is_modern(message)
     )
+
+
+def refuse_initialize(params: dict[str, Any], supported: Sequence[str]) -> None:
+    """-32022 naming ``supported`` for a legacy initialize that reached the modern core
+    (a modern-only server, or a stdio process already modern). One carrying modern
+    ``_meta`` is left alone: to a modern client it is a removed method (-32601)."""
+    if not is_modern({"params": params}):
+        requested = params.get("protocolVersion")
+        asked = requested if isinstance(requested, str) else ""
+        raise UnsupportedProtocolVersion(asked, list(supported))
 
 
 def negotiate(requested: object) -> str:
