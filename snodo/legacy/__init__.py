@@ -1,4 +1,4 @@
-"""Serving initialize-based (2025-11-25 and earlier) clients beside 2026-07-28 ones.
+"""Serving initialize-based (legacy) clients beside modern ones, from one server.
 
 ``limits`` (bounds, carried by ``Server(legacy=...)``), ``wire`` (versions, result
 shape), ``session`` (one client's negotiated facts and requests in flight), ``bridge``

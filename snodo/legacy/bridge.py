@@ -2,7 +2,7 @@
 
 Theory of operation. A legacy request the modern core knows (``tools/call``,
 ``resources/read``, ...) is rewritten as the modern request it means: the session's
-negotiated facts go into the per-request ``_meta`` a 2026-07-28 client would have sent
+negotiated facts go into the per-request ``_meta`` a modern client would have sent
 (client capabilities and info from ``initialize``, the log level from
 ``logging/setLevel``), and it goes through ``Server.handle`` like any modern request,
 so every check, middleware, sealed-state rule and admission applies as it does there.
@@ -10,7 +10,7 @@ so every check, middleware, sealed-state rule and admission applies as it does t
 When the core answers input-required, the bridge does what a modern client would:
 it sends each input request to the client, here as a real server-to-client request in
 the legacy session (``elicitation/create`` with an ``elicitationId`` minted for URL
-mode, as 2025-11-25 requires; ``sampling/createMessage``; ``roots/list``), collects the
+mode, as the legacy revision requires; ``sampling/createMessage``; ``roots/list``), collects the
 answers, and sends the same request again with ``inputResponses`` and the exact
 ``requestState`` it was given. The core then checks the answers and opens the state
 exactly as on a modern retry. Rounds are bounded (``max_rounds``), so is the wait for
@@ -85,7 +85,7 @@ def _outgoing(request: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     method = str(request["method"])
     params = dict(request.get("params") or {})
     if method == "elicitation/create" and params.get("mode") == "url":
-        # 2025-11-25 client/elicitation.mdx: URL mode carries an id unique to the server.
+        # The legacy client/elicitation.mdx: URL mode carries an id unique to the server.
         params.setdefault("elicitationId", secrets.token_urlsafe(16))
     check_request(method, params)
     return method, params

@@ -1,4 +1,4 @@
-"""Legacy Streamable HTTP (2025-11-25 basic/transports.mdx): sessions on one endpoint.
+"""Legacy Streamable HTTP (the legacy basic/transports.mdx): sessions on one endpoint.
 
 ``initialize`` opens a session: the answer carries ``Mcp-Session-Id``, and every later
 request of that client names it. A request naming a session this process does not
@@ -11,7 +11,7 @@ Per POST: a request is answered with JSON, or with an SSE stream as soon as anyt
 must go to the client before the answer (progress, log messages, the bridge's
 requests); notifications and the client's responses get 202. GET opens the session's
 one stream for messages unrelated to a request (list changes, resource updates);
-DELETE ends the session. A disconnect is not a cancellation (2025-11-25: clients send
+DELETE ends the session. A disconnect is not a cancellation (legacy clients send
 ``notifications/cancelled``), which cancels the named request of that session.
 
 Sessions live in this process only: behind a load balancer, route by
@@ -135,7 +135,7 @@ class LegacyHttp:
             return
         version = headers.get("mcp-protocol-version")
         if version is not None and version.strip() not in VERSIONS:
-            # 2025-11-25 basic/transports.mdx: an invalid or unsupported version is 400.
+            # The legacy basic/transports.mdx: an invalid or unsupported version is 400.
             error = InvalidRequest(f"Bad Request: unsupported MCP-Protocol-Version {version!r}")
             await _json(send, 400, jsonrpc.error_response(None, error))
             return

@@ -1,6 +1,6 @@
 """The bounds of the legacy era: what one initialize-based client may make a server keep.
 
-A modern (2026-07-28) request leaves nothing behind on the server. A legacy session
+A modern request leaves nothing behind on the server. A legacy session
 does: its negotiated version, its capabilities, its subscriptions and the requests the
 server has sent it and still waits on. Each of those is bounded here, and a ``Server``
 carries one ``LegacyLimits`` (or None, which makes it modern-only).

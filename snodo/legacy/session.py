@@ -41,7 +41,7 @@ def _drop(_: dict[str, Any]) -> None:
 class LegacySession:
     def __init__(self, limits: LegacyLimits, *, principal: str | None = None) -> None:
         self.id = secrets.token_urlsafe(24)
-        """Visible ASCII only (2025-11-25 basic/transports: Session Management)."""
+        """Visible ASCII only (the legacy basic/transports.mdx, "Session Management")."""
         self.limits = limits
         self.principal = principal
         self.version: str | None = None

@@ -1,9 +1,10 @@
 """The legacy wire: its revisions, its methods, and messages checked against its models.
 
-2025-11-25 (and 2025-06-18, 2025-03-26, served with the same models, as the official
-SDKs do) negotiate a version once with ``initialize`` and carry no per-request
-``_meta`` envelope. The generated ``snodo_wire_2025_11_25`` package holds the models
-and method tables of that revision; this module is where the legacy era reads them:
+The legacy revisions (``VERSIONS``: the newest initialize-based revision and the two
+before it, all served with its models, as the official SDKs do) negotiate a version
+once with ``initialize`` and carry no per-request ``_meta`` envelope. The generated
+``snodo_wire_2025_11_25`` package holds the models and method tables of that revision;
+this module is where the legacy era reads them:
 
 - incoming params are checked against the legacy params model of their method
   (-32602), before the kernel or the modern core sees them;
@@ -30,6 +31,7 @@ from snodo_wire_2025_11_25.protocol import LATEST_PROTOCOL_VERSION, SUPPORTED_PR
 from snodo_wire_2025_11_25.tables import METHODS, SERVER_REQUESTS
 
 __all__ = [
+    "ASSUMED_VERSION",
     "FORWARDED",
     "LATEST",
     "VERSIONS",
@@ -48,6 +50,9 @@ log = logging.getLogger("snodo.legacy")
 VERSIONS: Final = SUPPORTED_PROTOCOL_VERSIONS
 """Legacy revisions served, newest first."""
 LATEST: Final = LATEST_PROTOCOL_VERSION
+ASSUMED_VERSION: Final = VERSIONS[-1]
+"""What the legacy transport page says to assume of a request with no version header
+and no other way to tell: the oldest revision of this transport, the last served."""
 
 FORWARDED: Final = frozenset(METHODS) & frozenset(MODERN_METHODS)
 """Legacy methods whose meaning the modern core already has: it answers them. The rest
@@ -58,7 +63,7 @@ _MODERN_ONLY_KEYS: Final = ("resultType", "ttlMs", "cacheScope")
 
 
 def is_modern(message: Any) -> bool:
-    """A message carrying the per-request ``_meta`` of 2026-07-28 and later."""
+    """A message carrying the per-request ``_meta`` of the modern revisions."""
     params = message.get("params") if isinstance(message, dict) else None
     meta = params.get("_meta") if isinstance(params, dict) else None
     return isinstance(meta, dict) and META_PROTOCOL_VERSION in meta

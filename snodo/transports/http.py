@@ -33,7 +33,7 @@ from snodo.errors import (
 )
 from snodo.http_headers import check_headers
 from snodo.legacy.http import SESSION_HEADER, LegacyHttp, no_session_error
-from snodo.legacy.wire import is_initialize
+from snodo.legacy.wire import ASSUMED_VERSION, is_initialize
 from snodo.server import Server, required_meta
 
 __all__ = ["HttpApp", "Unauthorized"]
@@ -287,11 +287,11 @@ class HttpApp:
             else:
                 params = message.get("params")
                 asked = params.get("protocolVersion") if isinstance(params, dict) else None
-                # 2025-11-25: without a version header, assume 2025-03-26.
+                # The legacy transport: no version header and no session, assume the oldest.
                 refusal = UnsupportedProtocolVersion(
                     asked
                     if isinstance(asked, str)
-                    else headers.get("mcp-protocol-version", "2025-03-26"),
+                    else headers.get("mcp-protocol-version", ASSUMED_VERSION),
                     list(self.server.supported_versions),
                 )
                 readable = isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool)
