@@ -21,6 +21,7 @@ from tests.legacy.servers import server
 
 Answer = Callable[[dict[str, Any]], dict[str, Any] | None]
 FORM_CLIENT = {"elicitation": {}}
+FORM_INFO = {"name": "test-client", "version": "1.0"}
 
 
 def synchronous(test: Callable[..., Coroutine[Any, Any, None]]) -> Callable[..., None]:
@@ -379,3 +380,23 @@ def test_every_legacy_method_is_answered_by_the_kernel_or_the_core() -> None:
     assert frozenset(METHODS) == OWN | FORWARDED
     assert not OWN & FORWARDED
     assert "tools/call" in FORWARDED and "initialize" in OWN
+
+
+@synchronous
+async def test_legacy_sessions_do_not_take_listen_stream_slots() -> None:
+    from snodo.server import Server
+
+    small = Server("small", "1.0.0", max_listen_streams=1)
+    kernel = LegacyKernel(small)
+    sessions = [LegacySession(LegacyLimits()) for _ in range(3)]
+    for session in sessions:
+        init = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": FORM_INFO}
+        message = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": init}
+        reply = await kernel.handle(session, message, emit=lambda note: None)
+        assert reply.response is not None and "result" in reply.response
+    stream = small.subscriptions.open(1, {"toolsListChanged": True}, lambda note: None)
+    assert small.notify_list_changed("tools") == 4  # three sessions and the one stream
+    for session in sessions:
+        session.close()
+    small.subscriptions.close(stream)
+    assert small.notify_list_changed("tools") == 0
