@@ -1,10 +1,7 @@
-"""A client that answers input requests and retries (MRTR), at the current revision.
+"""A dual-era MCP client: 2026-07-28 with MRTR, and 2025-11-25 sessions as a fallback.
 
-Every request carries ``_meta`` with the protocol version, the client's info and its
-capabilities; over HTTP also the mirrored headers. Capabilities are declared only for
-what a handler is installed for: elicitation form/url, sampling (and its tools and
-context parts), roots.
-
+Every modern request carries ``_meta`` (version, client info, the capabilities of the
+installed handlers: ``snodo.client_handlers``); over HTTP also the mirrored headers.
 ``call_tool``, ``read_resource`` and ``get_prompt`` run the MRTR loop: when the server
 answers ``input_required``, each input request goes to its handler, every answer is
 validated (ElicitResult, CreateMessageResult, ListRootsResult) before it is sent, and
@@ -12,7 +9,9 @@ the same request is sent again with a fresh id, the answers under the same keys,
 the exact ``requestState`` (none when none was given). Rounds are bounded; state-only
 rounds back off exponentially; an optional deadline bounds the whole flow. With
 ``manual=True`` the InputRequiredResult itself is returned, so a distributed client can
-persist it and ``resume`` elsewhere.
+persist it and ``resume`` elsewhere. Whether a server is modern or legacy is decided
+once (``snodo.era``); with a legacy server the same methods run over a
+``LegacySession`` and return the same types (``snodo.client_results``).
 """
 
 from __future__ import annotations
@@ -20,23 +19,51 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
-
+from snodo.client_handlers import InputHandlers
+from snodo.client_results import (
+    RESULT_MODELS,
+    Flow,
+    Handler,
+    ProtocolViolation,
+    RequestError,
+    TooManyRounds,
+    complete_result,
+    result_of,
+)
+from snodo.era import (
+    VERDICTS,
+    Era,
+    EraChoice,
+    ModernOnly,
+    NotModern,
+    UnsupportedServer,
+    error_message,
+    is_error_response,
+    is_modern_error,
+    named_versions,
+    probe,
+)
 from snodo.errors import ErrorCode
 from snodo.http_headers import request_headers, valid_header_params
-from snodo.transports.client import ClientTransport, HttpTransport
+from snodo.legacy_session import LegacySession
+from snodo.transports.client import (
+    ClientTransport,
+    HttpRefused,
+    HttpTransport,
+    SessionTransport,
+    StdioTransport,
+)
 from snodo_wire import (
-    CallToolResult,
-    CreateMessageResult,
-    ElicitResult,
-    GetPromptResult,
+    CompleteResult,
+    DiscoverResult,
     InputRequiredResult,
-    ListRootsResult,
-    ReadResourceResult,
+    Prompt,
+    Resource,
+    ResourceTemplate,
+    Tool,
 )
 from snodo_wire.protocol import (
     LATEST_PROTOCOL_VERSION,
@@ -46,72 +73,25 @@ from snodo_wire.protocol import (
     SUPPORTED_PROTOCOL_VERSIONS,
 )
 
-__all__ = ["Client", "Flow", "ProtocolViolation", "RequestError", "TooManyRounds"]
-
-Handler = Callable[[dict[str, Any]], Awaitable[Any] | Any]
-"""Gets the input request's params; returns the result (a dict or the generated model)."""
-
-
-class RequestError(Exception):
-    """The server answered with a JSON-RPC error."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-        self.data = data
-
-    @property
-    def required_capabilities(self) -> dict[str, Any] | None:
-        """For -32021: the client capabilities the server needed."""
-        if self.code == ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY and isinstance(
-            self.data, dict
-        ):
-            required = self.data.get("requiredCapabilities")
-            return required if isinstance(required, dict) else None
-        return None
-
-
-class TooManyRounds(Exception):
-    """The server kept asking for input past ``max_rounds``, or past the deadline."""
-
-
-class ProtocolViolation(Exception):
-    """The server answered in a way the protocol does not allow."""
-
-
-@dataclass(frozen=True, slots=True)
-class Flow:
-    """A paused MRTR flow (manual mode): everything needed to resume it anywhere."""
-
-    method: str
-    params: dict[str, Any]
-    result: InputRequiredResult
-
-
-RESULT_MODELS: dict[str, type[BaseModel]] = {
-    "tools/call": CallToolResult,
-    "resources/read": ReadResourceResult,
-    "prompts/get": GetPromptResult,
-}
-
-INPUT_RESULTS: dict[str, type[BaseModel]] = {
-    "elicitation/create": ElicitResult,
-    "sampling/createMessage": CreateMessageResult,
-    "roots/list": ListRootsResult,
-}
+__all__ = [
+    "Client",
+    "Flow",
+    "ModernOnly",
+    "ProtocolViolation",
+    "RequestError",
+    "TooManyRounds",
+    "UnsupportedServer",
+    "complete_result",
+]
 
 
 class Client:
-    """An MCP client that runs every round of a multi round-trip request for the caller.
+    """An MCP client for servers of either era, with one API.
 
-    It speaks through a ``ClientTransport`` (``Client.http(url)``, ``StdioTransport``,
-    ``MemoryTransport``) and sends the per-request ``_meta`` on every request. A handler
-    given for elicitation (form, URL), sampling or roots both answers those input
-    requests and declares the matching capability; nothing else is declared. Each
-    answer is validated before it is sent, and the retry carries the answers and the
-    exact ``requestState``. ``max_rounds``, ``backoff`` and ``deadline`` bound a flow.
-    Use it as an async context manager so the transport closes.
+    Install handlers for what the user can do (``elicitation``, ``url_elicitation``,
+    ``sampling``, ``roots``); capabilities are declared from them. ``era`` is
+    ``"auto"`` (probe once, then remember), ``"modern"`` or ``"legacy"``.
+    ``probe_timeout`` bounds the stdio probe: a server silent that long is legacy.
     """
 
     def __init__(
@@ -121,6 +101,8 @@ class Client:
         name: str = "snodo-client",
         version: str = "0.1.0",
         protocol_version: str = LATEST_PROTOCOL_VERSION,
+        era: EraChoice = "auto",
+        probe_timeout: float = 5.0,
         elicitation: Handler | None = None,
         url_elicitation: Handler | None = None,
         sampling: Handler | None = None,
@@ -132,20 +114,31 @@ class Client:
         deadline: float | None = None,
         on_notification: Callable[[dict[str, Any]], None] | None = None,
     ) -> None:
+        if era not in ("auto", "modern", "legacy"):
+            raise ValueError(f"era must be 'auto', 'modern' or 'legacy', not {era!r}")
         self.transport = transport
         self.info = {"name": name, "version": version}
         self.protocol_version = protocol_version
-        self.handlers: dict[str, Handler] = {}
-        self.url_elicitation = url_elicitation
-        if elicitation is not None or url_elicitation is not None:
-            self.handlers["elicitation/create"] = self._elicit
-        self.form_elicitation = elicitation
-        if sampling is not None:
-            self.handlers["sampling/createMessage"] = sampling
-        if roots is not None:
-            self.handlers["roots/list"] = roots
-        self.sampling_tools = sampling_tools and sampling is not None
-        self.sampling_context = sampling_context and sampling is not None
+        self.era_choice: EraChoice = era
+        self.probe_timeout = probe_timeout
+        self.session_transport = transport if isinstance(transport, SessionTransport) else None
+        if era == "legacy" and self.session_transport is None:
+            raise ValueError(f"{type(transport).__name__} cannot hold a legacy session")
+        # The verdict, None until known; in process, the transport reaches snodo's own
+        # (modern) core.
+        self.era: Era | None = (
+            "modern" if era == "modern" or self.session_transport is None else None
+        )
+        self.legacy: LegacySession | None = None
+        self.settling = asyncio.Lock()
+        self.inputs = InputHandlers(
+            elicitation=elicitation,
+            url_elicitation=url_elicitation,
+            sampling=sampling,
+            sampling_tools=sampling_tools,
+            sampling_context=sampling_context,
+            roots=roots,
+        )
         self.max_rounds = max_rounds
         self.backoff = backoff
         self.deadline = deadline
@@ -155,45 +148,42 @@ class Client:
 
     @classmethod
     def http(cls, url: str, **options: Any) -> Client:
+        """A client for the Streamable HTTP endpoint at ``url``."""
         return cls(HttpTransport(url), **options)
+
+    @classmethod
+    def stdio(
+        cls, argv: Sequence[str], *, env: Mapping[str, str] | None = None, **options: Any
+    ) -> Client:
+        """A client for a server it starts as a subprocess (``argv``), over stdio."""
+        return cls(StdioTransport(argv, env=env), **options)
 
     async def __aenter__(self) -> Client:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """End the legacy session if one is open, then the transport."""
+        if self.legacy is not None:
+            await self.legacy.close()
+            self.legacy = None
         await self.transport.close()
 
     # -- the wire ------------------------------------------------------------------------
 
     def capabilities(self) -> dict[str, Any]:
-        caps: dict[str, Any] = {}
-        elicitation: dict[str, Any] = {}
-        if self.form_elicitation is not None:
-            elicitation["form"] = {}
-        if self.url_elicitation is not None:
-            elicitation["url"] = {}
-        if elicitation:
-            caps["elicitation"] = elicitation
-        if "sampling/createMessage" in self.handlers:
-            sampling: dict[str, Any] = {}
-            if self.sampling_tools:
-                sampling["tools"] = {}
-            if self.sampling_context:
-                sampling["context"] = {}
-            caps["sampling"] = sampling
-        if "roots/list" in self.handlers:
-            caps["roots"] = {}
-        return caps
+        """What the installed handlers let this client declare."""
+        return self.inputs.capabilities()
 
-    def _meta(self) -> dict[str, Any]:
-        return {
+    def _message(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        meta = {
             META_PROTOCOL_VERSION: self.protocol_version,
             META_CLIENT_CAPABILITIES: self.capabilities(),
             META_CLIENT_INFO: self.info,
+            **dict(params.get("_meta") or {}),
         }
-
-    def _message(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
-        meta = {**self._meta(), **dict(params.get("_meta") or {})}
         return {
             "jsonrpc": "2.0",
             "id": next(self.ids),
@@ -206,53 +196,127 @@ class Client:
         return request_headers(method, params, self.protocol_version, schema)
 
     async def request(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Send one request and return its raw result; retry once on -32022."""
-        params = dict(params or {})
+        """Send one request and return its raw result, in whichever era the server
+        speaks; over 2026-07-28, retry once on -32022 with a version both speak."""
+        return await self._send(method, dict(params or {}))
+
+    async def _send(
+        self,
+        method: str,
+        params: dict[str, Any],
+        modern_only: bool = False,
+        deadline: float | None = None,
+    ) -> dict[str, Any]:
+        if self.era != "modern" and await self._settle() == "legacy":
+            return await self._legacy_call(method, params, modern_only, deadline)
+        try:
+            return await self._modern_request(method, params)
+        except NotModern as refused:
+            # A refusal no modern server sends: the server is legacy (or has become so).
+            if self.era_choice == "modern" or self.session_transport is None:
+                raise UnsupportedServer(
+                    f"the server refused a {self.protocol_version} request "
+                    f"(HTTP {refused.status}: {refused.detail}); "
+                    "it may speak an earlier revision (era='auto' or 'legacy')"
+                ) from None
+            async with self.settling:
+                if self.legacy is None:
+                    await self._open_legacy()
+            return await self._legacy_call(method, params, modern_only, deadline)
+
+    async def _modern_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         for attempt in range(2):
             message = self._message(method, params)
-            response = await self.transport.request(
-                message, self._headers(method, params), self.on_notification
-            )
-            error = response.get("error")
-            if error is None:
-                result = response.get("result")
-                if not isinstance(result, dict):
-                    raise ProtocolViolation("a response without a result object")
-                return result
-            code, data = error.get("code"), error.get("data")
-            supported = data.get("supported") if isinstance(data, dict) else None
-            if code == ErrorCode.UNSUPPORTED_PROTOCOL_VERSION and attempt == 0 and supported:
-                # basic/versioning.mdx: pick a version both sides speak and retry.
-                usable = [v for v in SUPPORTED_PROTOCOL_VERSIONS if v in supported]
-                if usable:
-                    self.protocol_version = usable[0]
-                    continue
-            raise RequestError(int(code), str(error.get("message", "")), data)
+            try:
+                response = await self.transport.request(
+                    message, self._headers(method, params), self.on_notification
+                )
+            except HttpRefused as refused:
+                modern = is_modern_error(refused.body)
+                if not (modern or (self.era == "modern" and is_error_response(refused.body))):
+                    raise NotModern(refused.status, error_message(refused.body)) from None
+                response = refused.body
+            if self.era != "modern":
+                self._verdict("modern")
+            # basic/versioning.mdx: on -32022 pick a version both sides speak and retry.
+            usable = [v for v in SUPPORTED_PROTOCOL_VERSIONS if v in named_versions(response)]
+            error = response.get("error") or {}
+            if (
+                attempt == 0
+                and usable
+                and error.get("code") == ErrorCode.UNSUPPORTED_PROTOCOL_VERSION
+            ):
+                self.protocol_version = usable[0]
+                continue
+            return result_of(response)
         raise AssertionError("unreachable")
 
-    # -- MRTR ----------------------------------------------------------------------------
+    # -- era -------------------------------------------------------------------------------
 
-    async def _elicit(self, params: dict[str, Any]) -> Any:
-        handler = self.url_elicitation if params.get("mode") == "url" else self.form_elicitation
-        if handler is None:
-            raise ProtocolViolation("the server asked for an elicitation mode not declared")
-        return await _maybe(handler(params))
+    def _verdict(self, era: Era) -> None:
+        self.era = era
+        origin = self.session_transport.origin if self.session_transport else None
+        if origin is not None:
+            VERDICTS[origin] = era
 
-    async def _answer(self, request: Mapping[str, Any]) -> dict[str, Any]:
-        method = str(request.get("method"))
-        handler = self.handlers.get(method)
-        if handler is None:
-            raise ProtocolViolation(
-                f"the server asked for {method}, which this client did not declare"
+    async def _settle(self) -> Era | None:
+        """The era, probing or opening the legacy session first when needed; None when
+        the first request itself is the probe (HTTP)."""
+        async with self.settling:
+            transport = self.session_transport
+            if self.era is not None or transport is None:
+                return self.era
+            if self.era_choice == "legacy":
+                await self._open_legacy()
+                return "legacy"
+            cached = VERDICTS.get(transport.origin) if transport.origin else None
+            if cached == "legacy":
+                try:
+                    await self._open_legacy()
+                    return "legacy"
+                except (UnsupportedServer, HttpRefused):
+                    # The cached assumption failed: forget it and probe afresh.
+                    del VERDICTS[transport.origin or ""]
+            if transport.probe_with_discover:
+                era, self.protocol_version = await probe(
+                    transport,
+                    self._message("server/discover", {}),
+                    self.on_notification,
+                    self.probe_timeout,
+                    self.protocol_version,
+                    self.era_choice,
+                )
+                if era == "legacy":
+                    await self._open_legacy()
+                self.era = era
+            return self.era
+
+    async def _open_legacy(self) -> None:
+        transport = self.session_transport
+        assert transport is not None
+        session = LegacySession(
+            transport,
+            info=self.info,
+            inputs=self.inputs,
+            on_notification=self.on_notification,
+            ids=self.ids,
+        )
+        await session.open()
+        self.legacy = session
+        self._verdict("legacy")
+
+    async def _legacy_call(
+        self, method: str, params: dict[str, Any], modern_only: bool, deadline: float | None
+    ) -> dict[str, Any]:
+        assert self.legacy is not None
+        if modern_only:
+            raise ModernOnly(
+                f"manual=True and resume need a {LATEST_PROTOCOL_VERSION} server; "
+                f"this one speaks {self.legacy.version}"
             )
-        answer = await _maybe(handler(dict(request.get("params") or {})))
-        if isinstance(answer, BaseModel):
-            answer = answer.model_dump(mode="json", by_alias=True)
-        try:
-            INPUT_RESULTS[method].model_validate(answer)
-        except ValidationError as exc:
-            raise ValueError(f"the {method} handler returned an invalid result: {exc}") from exc
-        return dict(answer)
+        return await self.legacy.call(method, params, self.on_notification, deadline)
+
+    # -- MRTR ----------------------------------------------------------------------------
 
     async def run(self, method: str, params: Mapping[str, Any], manual: bool = False) -> Any:
         """Send the request, answering input requests and retrying until complete."""
@@ -269,7 +333,7 @@ class Client:
         if responses is not None:
             answers: dict[str, Any] | None = dict(responses)
         else:
-            answers = {key: await self._answer(request) for key, request in requests.items()}
+            answers = {key: await self.inputs.answer(request) for key, request in requests.items()}
         state = raw.get("requestState")
         return await self._rounds(
             flow.method,
@@ -277,6 +341,7 @@ class Client:
             answers if (answers or responses is not None) else None,
             state if isinstance(state, str) else None,
             manual,
+            resuming=True,
         )
 
     async def _rounds(
@@ -286,6 +351,7 @@ class Client:
         responses: dict[str, Any] | None,
         state: str | None,
         manual: bool,
+        resuming: bool = False,
     ) -> Any:
         started = time.monotonic()
         delay = self.backoff[0]
@@ -295,10 +361,10 @@ class Client:
                 sent["inputResponses"] = responses
             if state is not None:
                 sent["requestState"] = state
-            result = await self.request(method, sent)
+            result = await self._send(method, sent, manual or resuming, self.deadline)
             kind = result.get("resultType", "complete")  # absent: an older server's result
             if kind == "complete":
-                return RESULT_MODELS[method].model_validate({**result, "resultType": kind})
+                return complete_result(RESULT_MODELS[method], result)
             if kind != "input_required":
                 raise ProtocolViolation(f"unknown resultType {kind!r}")
             interim = InputRequiredResult.model_validate(result)
@@ -313,7 +379,9 @@ class Client:
                 delay = min(delay * 2, self.backoff[1])
             else:
                 delay = self.backoff[0]
-            responses = {key: await self._answer(req) for key, req in requests.items()} or None
+            responses = {
+                key: await self.inputs.answer(req) for key, req in requests.items()
+            } or None
             if self.deadline is not None and time.monotonic() - started > self.deadline:
                 raise TooManyRounds(f"{method} did not complete within {self.deadline} s")
         raise TooManyRounds(f"{method} still needed input after {self.max_rounds} rounds")
@@ -328,6 +396,7 @@ class Client:
         manual: bool = False,
         meta: Mapping[str, Any] | None = None,
     ) -> Any:
+        """The tool's CallToolResult (a Flow with ``manual=True`` when input is needed)."""
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = dict(arguments)
@@ -336,18 +405,26 @@ class Client:
         return await self.run("tools/call", params, manual)
 
     async def read_resource(self, uri: str, *, manual: bool = False) -> Any:
+        """The ReadResourceResult (a Flow with ``manual=True`` when input is needed)."""
         return await self.run("resources/read", {"uri": uri}, manual)
 
     async def get_prompt(
         self, name: str, arguments: Mapping[str, str] | None = None, *, manual: bool = False
     ) -> Any:
+        """The GetPromptResult (a Flow with ``manual=True`` when input is needed)."""
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = dict(arguments)
         return await self.run("prompts/get", params, manual)
 
-    async def discover(self) -> dict[str, Any]:
-        return await self.request("server/discover")
+    async def discover(self) -> DiscoverResult:
+        """server/discover; from a legacy server, the same facts from its
+        InitializeResult (its one negotiated version as ``supportedVersions``)."""
+        return complete_result(DiscoverResult, await self.request("server/discover"))
+
+    async def ping(self) -> None:
+        """ping: an empty result, or an error."""
+        await self.request("ping")
 
     async def _all(self, method: str, key: str) -> list[dict[str, Any]]:
         items: list[dict[str, Any]] = []
@@ -360,7 +437,7 @@ class Client:
                 return items
         raise ProtocolViolation(f"{method} kept returning cursors")
 
-    async def list_tools(self) -> list[dict[str, Any]]:
+    async def list_tools(self) -> list[Tool]:
         """Every tool, following cursors. Tools whose x-mcp-header use is invalid are
         dropped (basic/transports/streamable-http.mdx), and the rest remembered so that
         calls carry their Mcp-Param headers."""
@@ -370,16 +447,17 @@ class Client:
             if valid_header_params(t.get("inputSchema") or {})
         ]
         self.tool_schemas = {t["name"]: t.get("inputSchema") or {} for t in tools}
-        return tools
+        return [Tool.model_validate(t) for t in tools]
 
-    async def list_resources(self) -> list[dict[str, Any]]:
-        return await self._all("resources/list", "resources")
+    async def list_resources(self) -> list[Resource]:
+        return [Resource.model_validate(r) for r in await self._all("resources/list", "resources")]
 
-    async def list_resource_templates(self) -> list[dict[str, Any]]:
-        return await self._all("resources/templates/list", "resourceTemplates")
+    async def list_resource_templates(self) -> list[ResourceTemplate]:
+        found = await self._all("resources/templates/list", "resourceTemplates")
+        return [ResourceTemplate.model_validate(t) for t in found]
 
-    async def list_prompts(self) -> list[dict[str, Any]]:
-        return await self._all("prompts/list", "prompts")
+    async def list_prompts(self) -> list[Prompt]:
+        return [Prompt.model_validate(p) for p in await self._all("prompts/list", "prompts")]
 
     async def complete(
         self,
@@ -387,16 +465,18 @@ class Client:
         argument: str,
         value: str,
         context: Mapping[str, str] | None = None,
-    ) -> dict[str, Any]:
+    ) -> CompleteResult:
+        """completion/complete; the values are ``result.completion.values``."""
         params: dict[str, Any] = {"ref": dict(ref), "argument": {"name": argument, "value": value}}
         if context:
             params["context"] = {"arguments": dict(context)}
-        result = await self.request("completion/complete", params)
-        completion: dict[str, Any] = result["completion"]
-        return completion
+        return complete_result(CompleteResult, await self.request("completion/complete", params))
 
     async def listen(self, **notifications: Any) -> AsyncIterator[dict[str, Any]]:
-        """subscriptions/listen: yield notifications until the caller stops iterating."""
+        """subscriptions/listen: yield notifications until the caller stops iterating.
+        A 2026-07-28 feature; on a legacy server ``ModernOnly`` is raised."""
+        if self.era != "modern" and await self._settle() == "legacy":
+            raise ModernOnly("subscriptions/listen needs a 2026-07-28 server")
         params = {"notifications": notifications}
         message = self._message("subscriptions/listen", params)
         stream = self.transport.stream(message, self._headers("subscriptions/listen", params))
@@ -413,7 +493,3 @@ class Client:
         finally:
             # Closing the iterator ends the stream now, and with it the subscription.
             await stream.aclose()
-
-
-async def _maybe(value: Any) -> Any:
-    return await value if isinstance(value, Awaitable) else value

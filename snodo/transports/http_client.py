@@ -1,0 +1,239 @@
+"""The client side of Streamable HTTP, for both eras."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from snodo import jsonrpc
+from snodo.transports.client_types import (
+    HttpRefused,
+    OnNotification,
+    OnRequest,
+    TransportError,
+    ignore,
+    json_or_none,
+    unanswerable,
+)
+
+__all__ = ["HttpTransport", "SseCursor"]
+
+
+def _sse_messages(lines: Sequence[str]) -> list[dict[str, Any]]:
+    found = []
+    for line in lines:
+        text = line[5:].strip() if line.startswith("data:") else line.strip()
+        if not text or text.startswith(":") or line.startswith(("event:", "id:", "retry:")):
+            continue
+        with contextlib.suppress(ValueError):
+            value = json.loads(text)
+            if isinstance(value, dict):
+                found.append(value)
+    return found
+
+
+@dataclass(slots=True)
+class SseCursor:
+    """Where an SSE stream got to: the last event id and the server's retry delay,
+    which a reconnect (GET with Last-Event-ID) needs."""
+
+    last_id: str | None = None
+    retry: float | None = None
+    """Seconds, from the last ``retry:`` field."""
+
+    def feed(self, line: str) -> dict[str, Any] | None:
+        """Take one line; return the JSON-RPC message its ``data:`` carries, if any."""
+        if line.startswith("id:"):
+            self.last_id = line[3:].strip()
+            return None
+        if line.startswith("retry:"):
+            with contextlib.suppress(ValueError):
+                self.retry = int(line[6:].strip()) / 1000
+            return None
+        found = _sse_messages([line])
+        return found[0] if found else None
+
+
+class HttpTransport:
+    """Streamable HTTP: one POST a request; JSON or SSE answers.
+
+    For a legacy (2025-11-25) session it also keeps the ``Mcp-Session-Id`` the server
+    assigns and sends it back, answers server-to-client requests that arrive on a
+    response stream, resumes a stream the server closed early (GET with
+    ``Last-Event-ID`` after the ``retry`` delay), holds the standalone GET stream and
+    ends the session with DELETE."""
+
+    probe_with_discover = False
+    RESUME_ATTEMPTS = 5
+    DEFAULT_RETRY = 1.0
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        timeout: float = 30.0,
+        client: Any = None,
+    ) -> None:
+        import httpx  # noqa: PLC0415 - optional dependency (snodo[http])
+
+        self.url = url
+        self.headers = dict(headers or {})
+        self.client = client or httpx.AsyncClient(timeout=timeout)
+        parts = httpx.URL(url)
+        self.origin: str | None = f"{parts.scheme}://{parts.host}:{parts.port or ''}"
+        self.session_id: str | None = None
+        self.on_request: OnRequest | None = None
+        self.on_unsolicited: OnNotification = ignore
+        self.listener: asyncio.Task[None] | None = None
+
+    def _headers(self, headers: Mapping[str, str]) -> dict[str, str]:
+        session = {"mcp-session-id": self.session_id} if self.session_id else {}
+        return {
+            "content-type": "application/json",
+            "accept": "application/json, text/event-stream",
+            **self.headers,
+            **session,
+            **headers,
+        }
+
+    def serve(self, on_request: OnRequest, on_notification: OnNotification) -> None:
+        self.on_request = on_request
+        self.on_unsolicited = on_notification
+
+    async def request(
+        self, message: dict[str, Any], headers: Mapping[str, str], on_notification: OnNotification
+    ) -> dict[str, Any]:
+        cursor = SseCursor()
+        stream = self._post(message, headers, cursor)
+        for attempt in range(self.RESUME_ATTEMPTS + 1):
+            async for item in stream:
+                if "method" not in item and item.get("id") == message.get("id"):
+                    return item
+                if "error" in item and item.get("id") is None:
+                    return item  # refused before its id could be read (a -32700, say)
+                if "method" in item and "id" in item:
+                    await self._answer(item, headers)
+                elif "method" in item:
+                    on_notification(item)
+            if cursor.last_id is None or attempt == self.RESUME_ATTEMPTS:
+                break
+            # The server closed the stream before the answer and left a place to resume.
+            await asyncio.sleep(self.DEFAULT_RETRY if cursor.retry is None else cursor.retry)
+            stream = self._get(headers, cursor)
+        raise TransportError("the response stream ended without an answer")
+
+    async def _answer(self, request: dict[str, Any], headers: Mapping[str, str]) -> None:
+        """A server-to-client request on a response stream: answer it with a POST."""
+        if self.on_request is None:
+            reply = unanswerable(request)
+        else:
+            reply = await self.on_request(request)
+        await self.notify(reply, headers)
+
+    async def stream(
+        self, message: dict[str, Any], headers: Mapping[str, str]
+    ) -> AsyncGenerator[dict[str, Any], None]:
+        try:
+            async for item in self._post(message, headers, SseCursor()):
+                yield item
+        except HttpRefused as refused:
+            if not (isinstance(refused.body, dict) and "error" in refused.body):
+                raise
+            yield refused.body
+
+    async def notify(self, message: dict[str, Any], headers: Mapping[str, str]) -> None:
+        """POST a notification or a response: the server acknowledges with 202."""
+        response = await self.client.post(
+            self.url, content=jsonrpc.encode(message), headers=self._headers(headers)
+        )
+        if response.status_code >= 400:
+            raise HttpRefused(response.status_code, json_or_none(response.content))
+
+    async def _post(
+        self, message: dict[str, Any], headers: Mapping[str, str], cursor: SseCursor
+    ) -> AsyncGenerator[dict[str, Any], None]:
+        body = jsonrpc.encode(message)
+        if message.get("method") == "initialize":
+            self.session_id = None  # a new session never carries an old one's id
+        async with self.client.stream(
+            "POST", self.url, content=body, headers=self._headers(headers)
+        ) as response:
+            session = response.headers.get("mcp-session-id")
+            if session and response.status_code < 400:
+                self.session_id = session
+            kind = response.headers.get("content-type", "")
+            if response.status_code < 400 and "text/event-stream" in kind:
+                async for line in response.aiter_lines():
+                    if (item := cursor.feed(line)) is not None:
+                        yield item
+                return
+            raw = await response.aread()
+            if response.status_code >= 400:
+                raise HttpRefused(response.status_code, json_or_none(raw))
+            if not raw:
+                return
+            try:
+                value = json.loads(raw)
+            except ValueError as exc:
+                raise TransportError(f"HTTP {response.status_code}: not JSON") from exc
+            if not isinstance(value, dict):
+                raise TransportError("the server answered with something other than an object")
+            yield value
+
+    async def _get(
+        self, headers: Mapping[str, str], cursor: SseCursor
+    ) -> AsyncGenerator[dict[str, Any], None]:
+        """GET the session's stream (resuming after ``cursor.last_id`` when set)."""
+        sent = {k: v for k, v in self._headers(headers).items() if k != "content-type"}
+        sent["accept"] = "text/event-stream"
+        if cursor.last_id is not None:
+            sent["last-event-id"] = cursor.last_id
+        async with self.client.stream("GET", self.url, headers=sent) as response:
+            if response.status_code >= 400:
+                await response.aread()
+                return  # 405: the server offers no stream here
+            if "text/event-stream" not in response.headers.get("content-type", ""):
+                return
+            async for line in response.aiter_lines():
+                if (item := cursor.feed(line)) is not None:
+                    yield item
+
+    async def begin_session(self, headers: Mapping[str, str]) -> None:
+        """Open the standalone GET stream (where the server offers one) for the
+        session's notifications and server-to-client requests."""
+        self.listener = asyncio.ensure_future(self._listen(dict(headers)))
+
+    async def _listen(self, headers: dict[str, str]) -> None:
+        with contextlib.suppress(Exception):
+            async for item in self._get(headers, SseCursor()):
+                if "method" in item and "id" in item:
+                    await self._answer(item, headers)
+                elif "method" in item:
+                    self.on_unsolicited(item)
+
+    async def end_session(self, headers: Mapping[str, str]) -> None:
+        """Stop listening and DELETE the session (a 405 means the server keeps it)."""
+        if self.listener is not None:
+            self.listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.listener
+            self.listener = None
+        if self.session_id is not None:
+            with contextlib.suppress(Exception):
+                await self.client.delete(self.url, headers=self._headers(headers))
+            self.session_id = None
+
+    async def restart(self) -> None:
+        """Nothing to restart over HTTP: every request is its own exchange."""
+
+    async def close(self) -> None:
+        if self.listener is not None:
+            self.listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.listener
+        await self.client.aclose()

@@ -1,0 +1,111 @@
+"""A legacy-only server (2025-11-25 and earlier) built on the official SDK's mcp 1.30.0.
+
+    .venv-mcp1/bin/python tests/client/legacy_server.py stdio
+    .venv-mcp1/bin/python tests/client/legacy_server.py http PORT
+
+It knows nothing of 2026-07-28: a snodo Client must find that out and open a session.
+Its tools, resource and prompt ask the client things mid-call (elicitation, sampling,
+roots, ping) and send notifications (log, progress), so every server-to-client path of
+a legacy session is exercised. Runs only under the interpreter of tests/legacy_sdk.py.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from mcp.server.fastmcp import Context, FastMCP
+from mcp.types import (
+    Completion,
+    CompletionArgument,
+    PromptReference,
+    ResourceTemplateReference,
+    SamplingMessage,
+    TextContent,
+)
+from pydantic import BaseModel
+
+mcp = FastMCP("legacy-fixture", instructions="A server of the initialize era.")
+
+
+class City(BaseModel):
+    city: str
+
+
+class Consent(BaseModel):
+    confirmed: bool
+
+
+@mcp.tool()
+async def forecast(days: int, ctx: Context) -> str:
+    """Asks which city (form elicitation), then answers."""
+    answer = await ctx.elicit("Which city?", City)
+    if answer.action != "accept":
+        return f"no forecast ({answer.action})"
+    return f"{answer.data.city}: sunny for {days} days"
+
+
+@mcp.tool()
+async def summarize(text: str, ctx: Context) -> str:
+    """Asks the client's model (sampling)."""
+    result = await ctx.session.create_message(
+        messages=[SamplingMessage(role="user", content=TextContent(type="text", text=text))],
+        max_tokens=20,
+    )
+    content = result.content
+    return f"model said: {content.text}" if isinstance(content, TextContent) else "?"
+
+
+@mcp.tool()
+async def count_roots(ctx: Context) -> str:
+    """Asks the client for its roots."""
+    roots = await ctx.session.list_roots()
+    return ",".join(str(root.uri) for root in roots.roots)
+
+
+@mcp.tool()
+async def chatty(ctx: Context) -> str:
+    """Logs, reports progress and pings the client before answering."""
+    await ctx.info("working on it")
+    await ctx.report_progress(1, 2)
+    await ctx.session.send_ping()
+    return "done"
+
+
+@mcp.resource("note://{name}")
+async def note(name: str, ctx: Context) -> str:
+    """A resource that asks for consent before it shows itself."""
+    answer = await ctx.elicit(f"Show note {name}?", Consent)
+    if answer.action == "accept" and answer.data.confirmed:
+        return f"note {name}: the key is under the mat"
+    return "hidden"
+
+
+@mcp.resource("static://hello")
+def hello() -> str:
+    return "hello from the past"
+
+
+@mcp.prompt()
+def greet(name: str) -> str:
+    """A greeting."""
+    return f"Say hello to {name}."
+
+
+@mcp.completion()
+async def complete(
+    ref: PromptReference | ResourceTemplateReference,
+    argument: CompletionArgument,
+    context: object,
+) -> Completion | None:
+    names = ["alice", "alfred", "bob"]
+    return Completion(values=[n for n in names if n.startswith(argument.value)])
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "http":
+        mcp.settings.host = "127.0.0.1"
+        mcp.settings.port = int(sys.argv[2])
+        mcp.settings.log_level = "WARNING"
+        mcp.run("streamable-http")
+    else:
+        mcp.run("stdio")
