@@ -70,6 +70,9 @@ class HttpTransport:
     probe_with_discover = False
     RESUME_ATTEMPTS = 5
     DEFAULT_RETRY = 1.0
+    """Seconds before resuming a stream whose server gave no ``retry``."""
+    OPEN_STREAM_WAIT = 5.0
+    """Seconds to wait for the standalone GET stream's response headers."""
 
     def __init__(
         self,
@@ -84,6 +87,8 @@ class HttpTransport:
         self.url = url
         self.headers = dict(headers or {})
         self.client = client or httpx.AsyncClient(timeout=timeout)
+        self.listen_timeout = httpx.Timeout(timeout, read=None)
+        """The standalone GET stream may stay quiet for as long as the session lasts."""
         parts = httpx.URL(url)
         self.origin: str | None = f"{parts.scheme}://{parts.host}:{parts.port or ''}"
         self.session_id: str | None = None
@@ -186,14 +191,18 @@ class HttpTransport:
             yield value
 
     async def _get(
-        self, headers: Mapping[str, str], cursor: SseCursor
+        self, headers: Mapping[str, str], cursor: SseCursor, opened: asyncio.Event | None = None
     ) -> AsyncGenerator[dict[str, Any], None]:
+        """``opened``: the standalone stream, set once the server has answered the GET."""
         """GET the session's stream (resuming after ``cursor.last_id`` when set)."""
         sent = {k: v for k, v in self._headers(headers).items() if k != "content-type"}
         sent["accept"] = "text/event-stream"
         if cursor.last_id is not None:
             sent["last-event-id"] = cursor.last_id
-        async with self.client.stream("GET", self.url, headers=sent) as response:
+        timeout = self.client.timeout if opened is None else self.listen_timeout
+        async with self.client.stream("GET", self.url, headers=sent, timeout=timeout) as response:
+            if opened is not None:
+                opened.set()
             if response.status_code >= 400:
                 await response.aread()
                 return  # 405: the server offers no stream here
@@ -206,15 +215,24 @@ class HttpTransport:
     async def begin_session(self, headers: Mapping[str, str]) -> None:
         """Open the standalone GET stream (where the server offers one) for the
         session's notifications and server-to-client requests."""
-        self.listener = asyncio.ensure_future(self._listen(dict(headers)))
+        opened = asyncio.Event()
+        self.listener = asyncio.ensure_future(self._listen(dict(headers), opened))
+        # Wait for the stream to be there (or refused), so nothing sent from now on can
+        # miss it; a server slow to answer the GET does not hold the session up long.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(opened.wait(), self.OPEN_STREAM_WAIT)
 
-    async def _listen(self, headers: dict[str, str]) -> None:
-        with contextlib.suppress(Exception):
-            async for item in self._get(headers, SseCursor()):
+    async def _listen(self, headers: dict[str, str], opened: asyncio.Event) -> None:
+        try:
+            async for item in self._get(headers, SseCursor(), opened):
                 if "method" in item and "id" in item:
                     await self._answer(item, headers)
                 elif "method" in item:
                     self.on_unsolicited(item)
+        except Exception:  # the session goes on without its GET stream
+            return
+        finally:
+            opened.set()
 
     async def end_session(self, headers: Mapping[str, str]) -> None:
         """Stop listening and DELETE the session (a 405 means the server keeps it)."""

@@ -68,7 +68,7 @@ def test_an_error_without_an_id_reaches_the_caller() -> None:
         )
 
     http = httpx.AsyncClient(transport=httpx.MockTransport(answer))
-    client = Client(HttpTransport("http://127.0.0.1:9/mcp", client=http))
+    client = Client(HttpTransport("http://127.0.0.1:9/mcp", client=http), era="modern")
     with pytest.raises(RequestError) as info:
         asyncio.run(client.discover())
     assert info.value.code == -32700

@@ -5,9 +5,10 @@
 The runner (``conformance client --command ... --scenario NAME``) starts a mock server,
 then this program with the mock's URL as the last argument and the scenario in the
 environment: ``MCP_CONFORMANCE_SCENARIO`` (which flow to run),
-``MCP_CONFORMANCE_PROTOCOL_VERSION`` (the wire revision; only the stateless
-2026-07-28 wire is spoken here) and, for some scenarios, ``MCP_CONFORMANCE_CONTEXT``
-(JSON, e.g. the tool calls http-custom-headers wants made). The program exits 0 when
+``MCP_CONFORMANCE_PROTOCOL_VERSION`` (the wire revision: 2026-07-28 is spoken
+statelessly, 2025-11-25 and the other initialize-based revisions through a legacy
+session, chosen up front since the runner names the revision) and, for some
+scenarios, ``MCP_CONFORMANCE_CONTEXT`` (JSON, e.g. the tool calls http-custom-headers wants made). The program exits 0 when
 its flow completed as the scenario expects, 1 otherwise; the runner's own checks on
 what it saw on the wire are what decide the scenario.
 """
@@ -23,6 +24,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from snodo.client import Client, Flow
+from snodo.era import LEGACY_PROTOCOL_VERSIONS
 from snodo.transports.client import ClientTransport, HttpTransport
 from snodo_wire.protocol import SUPPORTED_PROTOCOL_VERSIONS
 
@@ -44,18 +46,22 @@ def _expect(condition: bool, message: str) -> None:
 
 
 def answer_elicitation(params: dict[str, Any]) -> dict[str, Any]:
-    """Accept a form elicitation, confirming every boolean field it asks for.
+    """Accept a form elicitation as a user who changes nothing would: every field
+    with a default takes it (SEP-1034), every other boolean field is confirmed.
 
-    The runner's MRTR mock asks ``{confirmed: boolean}``; other field types are left
-    out, which a form may do for optional fields.
+    The runner's MRTR mock asks ``{confirmed: boolean}``; other fields without a
+    default are left out, which a form may do for optional fields.
     """
     schema = params.get("requestedSchema")
     properties = schema.get("properties") if isinstance(schema, Mapping) else None
-    content = {
-        name: True
-        for name, prop in (properties or {}).items()
-        if isinstance(prop, Mapping) and prop.get("type") == "boolean"
-    }
+    content: dict[str, Any] = {}
+    for name, prop in (properties or {}).items():
+        if not isinstance(prop, Mapping):
+            continue
+        if "default" in prop:
+            content[name] = prop["default"]
+        elif prop.get("type") == "boolean":
+            content[name] = True
     return {"action": "accept", "content": content}
 
 
@@ -93,7 +99,7 @@ def _failed(result: Any) -> bool:
 
 
 async def _list_tool_names(client: Client) -> list[str]:
-    return [str(tool["name"]) for tool in await client.list_tools()]
+    return [tool.name for tool in await client.list_tools()]
 
 
 async def tools_call(client: Client, _context: Mapping[str, Any]) -> None:
@@ -108,7 +114,7 @@ async def request_metadata(client: Client, _context: Mapping[str, Any]) -> None:
     """server/discover (the mock rejects the first POST with -32022 and the client
     retries with a version from ``supported``), then tools/list."""
     discovered = await client.discover()
-    versions = discovered.get("supportedVersions") or []
+    versions = discovered.supported_versions
     _expect(client.protocol_version in versions, f"{client.protocol_version} not in {versions}")
     await client.list_tools()
 
@@ -150,9 +156,9 @@ async def standard_headers(client: Client, _context: Mapping[str, Any]) -> None:
     for name in await _list_tool_names(client):
         await client.call_tool(name, {})
     for resource in await client.list_resources():
-        await client.read_resource(str(resource["uri"]))
+        await client.read_resource(resource.uri)
     for prompt in await client.list_prompts():
-        await client.get_prompt(str(prompt["name"]))
+        await client.get_prompt(prompt.name)
 
 
 async def custom_headers(client: Client, context: Mapping[str, Any]) -> None:
@@ -185,15 +191,38 @@ def sample_arguments(schema: Mapping[str, Any]) -> dict[str, Any]:
 async def invalid_tool_headers(client: Client, _context: Mapping[str, Any]) -> None:
     """tools/list drops the tools whose x-mcp-header use is invalid; call the rest."""
     tools = await client.list_tools()
-    names = [str(tool["name"]) for tool in tools]
+    names = [tool.name for tool in tools]
     _expect("valid_tool" in names, f"valid_tool was dropped: kept {names}")
     for tool in tools:
-        await client.call_tool(tool["name"], sample_arguments(tool.get("inputSchema") or {}))
+        await client.call_tool(tool.name, sample_arguments(_dump(tool)["inputSchema"]))
 
 
 async def ref_no_deref(client: Client, _context: Mapping[str, Any]) -> None:
     """tools/list only; the $refs in the schema stay as they are (never fetched)."""
     _expect("lookup_user" in await _list_tool_names(client), "lookup_user is not listed")
+
+
+async def initialize(client: Client, _context: Mapping[str, Any]) -> None:
+    """2025-11-25: the handshake (initialize, initialized), then tools/list."""
+    await client.list_tools()
+    _expect(client.era == "legacy", f"the session is {client.era}, not legacy")
+
+
+async def elicitation_defaults(client: Client, _context: Mapping[str, Any]) -> None:
+    """2025-11-25: a tool whose server asks an elicitation with defaults mid-call; the
+    answer carries every default (SEP-1034)."""
+    name = "test_client_elicitation_defaults"
+    _expect(name in await _list_tool_names(client), f"{name} is not listed")
+    result = await client.call_tool(name, {})
+    _expect("Elicitation completed" in _text(result), f"{name}: {_text(result)}")
+
+
+async def sse_retry(client: Client, _context: Mapping[str, Any]) -> None:
+    """2025-11-25: the server closes the call's stream before answering; the client
+    waits the stream's retry delay and resumes with GET and Last-Event-ID."""
+    _expect("test_reconnection" in await _list_tool_names(client), "test_reconnection?")
+    result = await client.call_tool("test_reconnection", {})
+    _expect("completed" in _text(result), f"test_reconnection: {_text(result)}")
 
 
 SCENARIOS: dict[str, Scenario] = {
@@ -204,6 +233,9 @@ SCENARIOS: dict[str, Scenario] = {
     "http-custom-headers": custom_headers,
     "http-invalid-tool-headers": invalid_tool_headers,
     "json-schema-ref-no-deref": ref_no_deref,
+    "initialize": initialize,
+    "elicitation-sep1034-client-defaults": elicitation_defaults,
+    "sse-retry": sse_retry,
 }
 
 
@@ -212,10 +244,14 @@ SCENARIOS: dict[str, Scenario] = {
 
 def make_client(transport: ClientTransport, protocol_version: str | None = None) -> Client:
     """The client every scenario uses: form elicitation (accepting) and roots (none)
-    declared, so the capability checks see plain objects."""
+    declared, so the capability checks see plain objects. A legacy revision opens a
+    legacy session; a modern one is spoken without probing."""
     options: dict[str, Any] = {}
-    if protocol_version is not None:
+    if protocol_version in LEGACY_PROTOCOL_VERSIONS:
+        options["era"] = "legacy"
+    elif protocol_version is not None:
         options["protocol_version"] = protocol_version
+        options["era"] = "modern"
     return Client(
         transport,
         name="snodo-conformance-client",
@@ -241,8 +277,8 @@ def main(argv: list[str], environ: Mapping[str, str]) -> int:
     url = argv[-1]
     scenario = environ.get("MCP_CONFORMANCE_SCENARIO", "")
     version = environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION") or None
-    if version is not None and version not in SUPPORTED_PROTOCOL_VERSIONS:
-        # Dated revisions up to 2025-11-25 need the initialize lifecycle, not spoken here.
+    known = (*SUPPORTED_PROTOCOL_VERSIONS, *LEGACY_PROTOCOL_VERSIONS)
+    if version is not None and version not in known:
         print(f"protocol version {version} is not supported by snodo", file=sys.stderr)
         return 1
     try:

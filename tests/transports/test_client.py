@@ -17,10 +17,12 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, M
 from typing import Any
 
 import pytest
+from pydantic import MISSING
 
 from snodo.client import Client, Flow, RequestError, TooManyRounds
 from snodo.transports.client import (
     ClientTransport,
+    HttpRefused,
     HttpTransport,
     MemoryTransport,
     OnNotification,
@@ -55,7 +57,11 @@ class Recording:
         self.sent.append(copy.deepcopy(message))
         self.headers.append(dict(headers))
         self.times.append(time.monotonic())
-        response = await self.inner.request(message, headers, on_notification)
+        try:
+            response = await self.inner.request(message, headers, on_notification)
+        except HttpRefused as refused:  # an HTTP 4xx: its body is what came back
+            self.received.append(refused.body)
+            raise
         self.received.append(response)
         return response
 
@@ -167,8 +173,8 @@ def test_discover_and_a_plain_call(loop: Loop, connect: Connect, kind: str) -> N
     async def main() -> None:
         async with Client(transport, name="tester", version="9.9") as client:
             discovered = await client.discover()
-            assert discovered["supportedVersions"] == [VERSION]
-            assert "tools" in discovered["capabilities"]
+            assert discovered.supported_versions == [VERSION]
+            assert discovered.capabilities.tools is not MISSING
             result = await client.call_tool("add", {"a": 2, "b": 3})
             assert result.content[0].text == "5"
             assert result.is_error is not True
@@ -655,7 +661,7 @@ def test_resume_is_bounded_by_max_rounds_too(loop: Loop, connect: Connect) -> No
 def test_lists_follow_cursors(loop: Loop, connect: Connect) -> None:
     transport = connect()
 
-    async def main() -> dict[str, list[dict[str, Any]]]:
+    async def main() -> dict[str, list[Any]]:
         async with Client(transport) as client:
             return {
                 "tools": await client.list_tools(),
@@ -665,10 +671,10 @@ def test_lists_follow_cursors(loop: Loop, connect: Connect) -> None:
             }
 
     found = run(loop, main())
-    names = [tool["name"] for tool in found["tools"]]
+    names = [tool.name for tool in found["tools"]]
     assert names == list(servers.server.registry.tools), "every page, in order"
-    assert [p["name"] for p in found["prompts"]] == ["profile", "greet"]
-    uris = [r["uri"] for r in found["resources"]]
+    assert [p.name for p in found["prompts"]] == ["profile", "greet"]
+    uris = [r.uri for r in found["resources"]]
     assert uris == ["profile://me", "data://greeting", "note://café/menu"]
     assert found["templates"] == []
     listed = transport.params("tools/list")
@@ -728,9 +734,13 @@ def test_complete(loop: Loop, connect: Connect) -> None:
     async def main() -> None:
         async with Client(connect()) as client:
             ref = {"type": "ref/prompt", "name": "greet"}
-            completion = await client.complete(ref, "name", "al")
-            assert completion == {"values": ["alice", "albert"], "total": 2, "hasMore": False}
-            assert (await client.complete(ref, "name", "z"))["values"] == []
+            completed = await client.complete(ref, "name", "al")
+            assert completed.model_dump(mode="json", by_alias=True)["completion"] == {
+                "values": ["alice", "albert"],
+                "total": 2,
+                "hasMore": False,
+            }
+            assert (await client.complete(ref, "name", "z")).completion.values == []
             with pytest.raises(RequestError):
                 await client.complete({"type": "ref/prompt", "name": "nope"}, "name", "a")
 
