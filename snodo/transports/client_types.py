@@ -32,8 +32,8 @@ class TransportError(Exception):
 
 
 class HttpRefused(TransportError):
-    """The server answered a POST with a 4xx or 5xx: its status and parsed body (None
-    when empty or not JSON). The client reads the body to tell the server's era."""
+    """The server answered a POST with a 4xx or 5xx: its status and body (JSON, else
+    text; None when empty). The client reads the body to tell the server's era."""
 
     def __init__(self, status: int, body: Any) -> None:
         super().__init__(f"HTTP {status}")
@@ -89,8 +89,9 @@ def unanswerable(request: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def json_or_none(raw: bytes) -> Any:
+def parsed_body(raw: bytes) -> Any:
+    """A refusal's body: its JSON, else its text (None when empty)."""
     try:
         return json.loads(raw) if raw else None
     except ValueError:
-        return None
+        return raw.decode("utf-8", "replace")

@@ -16,7 +16,7 @@ from snodo.transports.client_types import (
     OnRequest,
     TransportError,
     ignore,
-    json_or_none,
+    parsed_body,
     unanswerable,
 )
 
@@ -157,7 +157,7 @@ class HttpTransport:
             self.url, content=jsonrpc.encode(message), headers=self._headers(headers)
         )
         if response.status_code >= 400:
-            raise HttpRefused(response.status_code, json_or_none(response.content))
+            raise HttpRefused(response.status_code, parsed_body(response.content))
 
     async def _post(
         self, message: dict[str, Any], headers: Mapping[str, str], cursor: SseCursor
@@ -179,7 +179,7 @@ class HttpTransport:
                 return
             raw = await response.aread()
             if response.status_code >= 400:
-                raise HttpRefused(response.status_code, json_or_none(raw))
+                raise HttpRefused(response.status_code, parsed_body(raw))
             if not raw:
                 return
             try:
