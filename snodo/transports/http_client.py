@@ -205,7 +205,9 @@ class HttpTransport:
                 opened.set()
             if response.status_code >= 400:
                 await response.aread()
-                return  # 405: the server offers no stream here
+                if opened is None:  # a resumption refused: the answer is lost
+                    raise TransportError(f"resuming the stream failed: HTTP {response.status_code}")
+                return  # 405: the server offers no standalone stream
             if "text/event-stream" not in response.headers.get("content-type", ""):
                 return
             async for line in response.aiter_lines():

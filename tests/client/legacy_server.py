@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 
+import anyio
 from mcp.server.fastmcp import Context, FastMCP
 from mcp.types import (
     Completion,
@@ -69,6 +70,13 @@ async def chatty(ctx: Context) -> str:
     await ctx.report_progress(1, 2)
     await ctx.session.send_ping()
     return "done"
+
+
+@mcp.tool()
+async def slow(seconds: float) -> str:
+    """Takes its time (for deadlines and cancellation)."""
+    await anyio.sleep(seconds)
+    return "finally"
 
 
 @mcp.resource("note://{name}")

@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
-from snodo.client import Client, ModernOnly, RequestError, UnsupportedServer
+from snodo.client import Client, ModernOnly, RequestError, TooManyRounds, UnsupportedServer
 from snodo.era import VERDICTS
 from snodo.transports.client import HttpTransport
 from snodo_wire import CallToolResult, DiscoverResult, GetPromptResult, ReadResourceResult
@@ -112,7 +112,13 @@ def test_every_flow_completes_against_a_legacy_server(
         async with client:
             tools = await client.list_tools()
             assert client.era == "legacy"
-            assert [t.name for t in tools] == ["forecast", "summarize", "count_roots", "chatty"]
+            assert [t.name for t in tools] == [
+                "forecast",
+                "summarize",
+                "count_roots",
+                "chatty",
+                "slow",
+            ]
 
             forecast = await client.call_tool("forecast", {"days": 2})
             assert isinstance(forecast, CallToolResult)
@@ -184,6 +190,21 @@ def test_manual_flows_are_refused_on_a_legacy_server(
 
     asyncio.run(main())
     assert handlers.asked == [], "nothing was sent for the refused manual call"
+
+
+def test_a_deadline_bounds_a_legacy_call_and_the_session_goes_on(
+    legacy_client: tuple[Client, Handlers],
+) -> None:
+    client, _handlers = legacy_client
+    client.deadline = 0.5
+
+    async def main() -> str:
+        async with client:
+            with pytest.raises(TooManyRounds, match=r"within 0\.5 s"):
+                await client.call_tool("slow", {"seconds": 30})
+            return text(await client.call_tool("slow", {"seconds": 0}))
+
+    assert asyncio.run(main()) == "finally"
 
 
 def test_a_handler_that_fails_answers_the_server_with_an_error(legacy_url: str) -> None:
