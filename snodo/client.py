@@ -287,23 +287,32 @@ class Client:
                     self.era_choice,
                 )
                 if era == "legacy":
-                    await self._open_legacy()
+                    era = await self._open_legacy(probed=True)
                 self.era = era
             return self.era
 
-    async def _open_legacy(self) -> None:
-        transport = self.session_transport
-        assert transport is not None
+    async def _open_legacy(self, probed: bool = False) -> Era:
+        """Open the legacy session. After a probe, a server that refuses ``initialize``
+        naming a modern version we speak was modern after all (its answer came late)."""
+        assert self.session_transport is not None
         session = LegacySession(
-            transport,
+            self.session_transport,
             info=self.info,
             inputs=self.inputs,
             on_notification=self.on_notification,
             ids=self.ids,
         )
-        await session.open()
+        try:
+            await session.open()
+        except UnsupportedServer as refused:
+            usable = [v for v in SUPPORTED_PROTOCOL_VERSIONS if v in refused.supported]
+            if not (probed and usable):
+                raise
+            self.protocol_version = usable[0]
+            return "modern"
         self.legacy = session
         self._verdict("legacy")
+        return "legacy"
 
     async def _legacy_call(
         self, method: str, params: dict[str, Any], modern_only: bool, deadline: float | None
@@ -418,8 +427,7 @@ class Client:
         return await self.run("prompts/get", params, manual)
 
     async def discover(self) -> DiscoverResult:
-        """server/discover; from a legacy server, the same facts from its
-        InitializeResult (its one negotiated version as ``supportedVersions``)."""
+        """server/discover; from a legacy server, the facts of its InitializeResult."""
         return complete_result(DiscoverResult, await self.request("server/discover"))
 
     async def ping(self) -> None:
@@ -483,10 +491,7 @@ class Client:
         try:
             async for item in stream:
                 if "error" in item:
-                    error = item["error"]
-                    raise RequestError(
-                        int(error.get("code")), str(error.get("message")), error.get("data")
-                    )
+                    result_of(item)  # raises its RequestError
                 if "method" not in item:
                     return
                 yield item

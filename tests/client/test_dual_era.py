@@ -345,3 +345,16 @@ def test_the_same_client_completes_mrtr_against_the_official_modern_server(
 
     assert asyncio.run(main()) == "Oslo: sunny for 3 days"
     assert [kind for kind, _ in handlers.asked] == ["elicitation"]
+
+
+def test_a_modern_server_too_slow_for_the_probe_is_still_found_modern(tmp_path: Path) -> None:
+    """The probe times out, so the client tries initialize; the server refuses it
+    naming 2026-07-28, and the client goes modern instead of failing."""
+    argv = [sys.executable, str(FUSSY), "late", str(tmp_path / "starts")]
+
+    async def main() -> None:
+        async with Client.stdio(argv, probe_timeout=0.2) as client:
+            assert await client.list_tools() == []
+            assert client.era == "modern" and client.legacy is None
+
+    asyncio.run(main())
