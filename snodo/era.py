@@ -30,6 +30,7 @@ from typing import Any, Final, Literal
 from snodo.transports.client_types import SessionTransport, TransportError
 from snodo_wire.errors import ErrorCode
 from snodo_wire.protocol import SUPPORTED_PROTOCOL_VERSIONS
+from snodo_wire_2025_11_25.protocol import SUPPORTED_PROTOCOL_VERSIONS as LEGACY_SUPPORTED
 
 __all__ = [
     "LEGACY_PROTOCOL_VERSIONS",
@@ -51,10 +52,9 @@ __all__ = [
 Era = Literal["modern", "legacy"]
 EraChoice = Literal["auto", "modern", "legacy"]
 
-LEGACY_PROTOCOL_VERSIONS: Final[tuple[str, ...]] = ("2025-11-25", "2025-06-18", "2025-03-26")
-"""Initialize-based revisions a legacy session accepts, newest (the one offered) first.
-The older two differ from 2025-11-25 only in features this client does not use
-(icons, URL elicitation, sampling tools), which their servers simply never send."""
+LEGACY_PROTOCOL_VERSIONS: Final[tuple[str, ...]] = LEGACY_SUPPORTED
+"""Initialize-based revisions a legacy session accepts, newest (the one offered) first:
+those the generated 2025-11-25 package speaks."""
 
 MODERN_ERROR_CODES: Final[frozenset[int]] = frozenset(
     {

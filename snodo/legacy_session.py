@@ -26,8 +26,10 @@ import contextlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from pydantic import ValidationError
+
 from snodo.client_handlers import InputHandlers
-from snodo.client_results import TooManyRounds, result_of
+from snodo.client_results import ProtocolViolation, TooManyRounds, result_of
 from snodo.era import (
     LEGACY_PROTOCOL_VERSIONS,
     ModernOnly,
@@ -43,6 +45,8 @@ from snodo.transports.client_types import (
     TransportError,
 )
 from snodo_wire.protocol import META_SERVER_INFO
+from snodo_wire_2025_11_25 import InitializeResult
+from snodo_wire_2025_11_25.tables import SERVER_REQUESTS
 
 __all__ = ["LegacySession"]
 
@@ -107,6 +111,10 @@ class LegacySession:
                 f"the server answered initialize with protocol version {version!r}",
                 [str(version)],
             )
+        try:
+            InitializeResult.model_validate(result)
+        except ValidationError as exc:
+            raise ProtocolViolation(f"the server's InitializeResult is not valid: {exc}") from exc
         self.version = str(version)
         self.server = result
         await self.transport.notify(
@@ -144,14 +152,17 @@ class LegacySession:
         if request.get("method") == "ping":
             return {**reply, "result": {}}
         method = str(request.get("method"))
-        if not self.inputs.declares(method):
+        if method not in SERVER_REQUESTS or not self.inputs.declares(method):
             error = {
                 "code": int(ErrorCode.METHOD_NOT_FOUND),
                 "message": f"Method not found: {method}",
             }
             return {**reply, "error": error}
         try:
-            reply["result"] = await self.inputs.answer(request)
+            answer = await self.inputs.answer(request)
+            # The same checks as an MRTR answer, then the legacy schema's own.
+            SERVER_REQUESTS[method].result.model_validate(answer)
+            reply["result"] = answer
         except Exception as exc:
             reply["error"] = {"code": int(ErrorCode.INTERNAL_ERROR), "message": str(exc)}
         return reply
