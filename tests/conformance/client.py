@@ -8,9 +8,9 @@ environment: ``MCP_CONFORMANCE_SCENARIO`` (which flow to run),
 ``MCP_CONFORMANCE_PROTOCOL_VERSION`` (the wire revision: 2026-07-28 is spoken
 statelessly, 2025-11-25 and the other initialize-based revisions through a legacy
 session, chosen up front since the runner names the revision) and, for some
-scenarios, ``MCP_CONFORMANCE_CONTEXT`` (JSON, e.g. the tool calls http-custom-headers wants made). The program exits 0 when
-its flow completed as the scenario expects, 1 otherwise; the runner's own checks on
-what it saw on the wire are what decide the scenario.
+scenarios, ``MCP_CONFORMANCE_CONTEXT`` (JSON, e.g. the tool calls http-custom-headers
+wants made). The program exits 0 when its flow completed as the scenario expects, 1
+otherwise; the runner's own checks on what it saw on the wire decide the scenario.
 """
 
 from __future__ import annotations
