@@ -6,7 +6,7 @@
 It knows nothing of 2026-07-28: a snodo Client must find that out and open a session.
 Its tools, resource and prompt ask the client things mid-call (elicitation, sampling,
 roots, ping) and send notifications (log, progress), so every server-to-client path of
-a legacy session is exercised. Runs only under the interpreter of tests/legacy_sdk.py.
+a legacy session is exercised. Runs only under the interpreter of tests/support/legacy_sdk.py.
 """
 
 from __future__ import annotations

@@ -23,8 +23,8 @@ from snodo.client import Client, ModernOnly, RequestError, TooManyRounds, Unsupp
 from snodo.era import VERDICTS
 from snodo.transports.client import HttpTransport
 from snodo_wire import CallToolResult, DiscoverResult, GetPromptResult, ReadResourceResult
-from tests.legacy_sdk import legacy_sdk_python
-from tests.processes import accepting, free_port, stop
+from tests.support.legacy_sdk import legacy_sdk_python
+from tests.support.processes import accepting, free_port, stop
 
 HERE = Path(__file__).resolve().parent
 LEGACY = HERE / "legacy_server.py"

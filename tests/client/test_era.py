@@ -16,7 +16,7 @@ from snodo.era import (
     read_probe,
 )
 from snodo_wire import CallToolResult, DiscoverResult, ReadResourceResult
-from tests.strategies import json_values
+from tests.support.strategies import json_values
 
 MODERN = "2026-07-28"
 
