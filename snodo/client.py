@@ -1,4 +1,4 @@
-"""A dual-era MCP client: 2026-07-28 with MRTR, and 2025-11-25 sessions as a fallback.
+"""A dual-era MCP client: the current revision with MRTR, legacy sessions as a fallback.
 
 Every modern request carries ``_meta`` (version, client info, the capabilities of the
 installed handlers: ``snodo.client_handlers``); over HTTP also the mirrored headers.
@@ -197,7 +197,7 @@ class Client:
 
     async def request(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Send one request and return its raw result, in whichever era the server
-        speaks; over 2026-07-28, retry once on -32022 with a version both speak."""
+        speaks; a modern server's -32022 is retried once with a version both speak."""
         return await self._send(method, dict(params or {}))
 
     async def _send(
@@ -482,9 +482,9 @@ class Client:
 
     async def listen(self, **notifications: Any) -> AsyncIterator[dict[str, Any]]:
         """subscriptions/listen: yield notifications until the caller stops iterating.
-        A 2026-07-28 feature; on a legacy server ``ModernOnly`` is raised."""
+        A modern feature; on a legacy server ``ModernOnly`` is raised."""
         if self.era != "modern" and await self._settle() == "legacy":
-            raise ModernOnly("subscriptions/listen needs a 2026-07-28 server")
+            raise ModernOnly(f"subscriptions/listen needs a {LATEST_PROTOCOL_VERSION} server")
         params = {"notifications": notifications}
         message = self._message("subscriptions/listen", params)
         stream = self.transport.stream(message, self._headers("subscriptions/listen", params))

@@ -1,8 +1,8 @@
 """Which era a server speaks, how a client tells, and how the answer is remembered.
 
 Theory of operation (basic/versioning.mdx, "Backward Compatibility with
-Initialization-Based Versions"). A server is *modern* (2026-07-28: every request
-carries its version in ``_meta``, no session) or *legacy* (2025-11-25 and earlier: an
+Initialization-Based Versions"). A server is *modern* (the current revision: every
+request carries its version in ``_meta``, no session) or *legacy* (earlier ones: an
 ``initialize`` handshake opens a session). A dual-era client tells them apart once per
 server and keeps the verdict:
 
@@ -54,7 +54,7 @@ EraChoice = Literal["auto", "modern", "legacy"]
 
 LEGACY_PROTOCOL_VERSIONS: Final[tuple[str, ...]] = LEGACY_SUPPORTED
 """Initialize-based revisions a legacy session accepts, newest (the one offered) first:
-those the generated 2025-11-25 package speaks."""
+those the generated legacy package (``snodo_wire_2025_11_25``) speaks."""
 
 MODERN_ERROR_CODES: Final[frozenset[int]] = frozenset(
     {
@@ -63,7 +63,7 @@ MODERN_ERROR_CODES: Final[frozenset[int]] = frozenset(
         ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
     }
 )
-"""The error codes schema 2026-07-28 defines beyond JSON-RPC's own."""
+"""The error codes the current schema defines beyond JSON-RPC's own."""
 
 VERDICTS: dict[str, Era] = {}
 """Era of each HTTP origin met by this process."""
@@ -82,7 +82,8 @@ class UnsupportedServer(Exception):
 
 
 class ModernOnly(Exception):
-    """A 2026-07-28 feature (``manual=True`` flows, ``resume``) asked of a legacy server."""
+    """A modern feature (``manual=True`` flows, ``resume``, ``listen``) asked of a legacy
+    server."""
 
 
 class NotModern(Exception):

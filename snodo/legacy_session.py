@@ -1,6 +1,6 @@
-"""The session a Client holds with a legacy (initialize-based, 2025-11-25) server.
+"""The session a Client holds with a legacy (initialize-based) server.
 
-Theory of operation (2025-11-25 basic/lifecycle.mdx and basic/transports.mdx). The
+Theory of operation (the legacy spec's basic/lifecycle.mdx and basic/transports.mdx). The
 session opens with ``initialize``, offering the newest legacy revision and the
 client's capabilities (the same object, built from the same installed handlers, that a
 modern request carries in ``_meta``); it accepts any revision in
@@ -133,7 +133,7 @@ class LegacySession:
         try:
             return await self.transport.request(message, self.headers(), on_notification)
         except asyncio.CancelledError:
-            # 2025-11-25 basic/utilities/cancellation.mdx; stdio already said so itself.
+            # The legacy basic/utilities/cancellation.mdx; stdio already said so itself.
             if not self.transport.probe_with_discover:
                 with contextlib.suppress(Exception):
                     await self.transport.notify(
@@ -179,7 +179,7 @@ class LegacySession:
         if method == "server/discover":
             return self.discovered()
         if method == "subscriptions/listen":
-            raise ModernOnly("subscriptions/listen needs a 2026-07-28 server")
+            raise ModernOnly("subscriptions/listen needs a modern server")
         call = self.request(method, params, on_notification)
         try:
             response = await (call if deadline is None else asyncio.wait_for(call, deadline))

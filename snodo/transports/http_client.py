@@ -61,7 +61,7 @@ class SseCursor:
 class HttpTransport:
     """Streamable HTTP: one POST a request; JSON or SSE answers.
 
-    For a legacy (2025-11-25) session it also keeps the ``Mcp-Session-Id`` the server
+    For a legacy (initialize-based) session it also keeps the ``Mcp-Session-Id`` the server
     assigns and sends it back, answers server-to-client requests that arrive on a
     response stream, resumes a stream the server closed early (GET with
     ``Last-Event-ID`` after the ``retry`` delay), holds the standalone GET stream and

@@ -134,11 +134,6 @@ def test_the_server_example_says_what_secret_it_needs() -> None:
     assert done.stderr == "weather: set WEATHER_STATE_SECRET to 64 hex digits (32 random bytes)\n"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pending: the client returning snodo_wire models (list_tools -> list[Tool]); "
-    "when it lands, drop this mark and the mypy override for weather_client",
-)
 def test_the_client_example_against_the_server_example_over_http() -> None:
     port = free_port()
     server = subprocess.Popen(
