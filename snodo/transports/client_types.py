@@ -6,10 +6,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
+from snodo import jsonrpc
+from snodo.errors import ParseError
 from snodo_wire.protocol import META_SUBSCRIPTION_ID as SUBSCRIPTION_ID
 
 __all__ = [
@@ -92,6 +93,6 @@ def unanswerable(request: dict[str, Any]) -> dict[str, Any]:
 def parsed_body(raw: bytes) -> Any:
     """A refusal's body: its JSON, else its text (None when empty)."""
     try:
-        return json.loads(raw) if raw else None
-    except ValueError:
+        return jsonrpc.decode(raw) if raw else None
+    except ParseError:
         return raw.decode("utf-8", "replace")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from snodo import jsonrpc
+from snodo.errors import ParseError
 from snodo.transports.client_types import (
     HttpRefused,
     OnNotification,
@@ -29,8 +29,8 @@ def _sse_messages(lines: Sequence[str]) -> list[dict[str, Any]]:
         text = line[5:].strip() if line.startswith("data:") else line.strip()
         if not text or text.startswith(":") or line.startswith(("event:", "id:", "retry:")):
             continue
-        with contextlib.suppress(ValueError):
-            value = json.loads(text)
+        with contextlib.suppress(ParseError):
+            value = jsonrpc.decode(text)
             if isinstance(value, dict):
                 found.append(value)
     return found
@@ -183,8 +183,8 @@ class HttpTransport:
             if not raw:
                 return
             try:
-                value = json.loads(raw)
-            except ValueError as exc:
+                value = jsonrpc.decode(raw)
+            except ParseError as exc:
                 raise TransportError(f"HTTP {response.status_code}: not JSON") from exc
             if not isinstance(value, dict):
                 raise TransportError("the server answered with something other than an object")

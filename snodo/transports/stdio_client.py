@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
 
 from snodo import jsonrpc
+from snodo.errors import ParseError
 from snodo.transports.client_types import (
     SUBSCRIPTION_ID,
     OnNotification,
@@ -67,8 +67,8 @@ class StdioTransport:
         assert process.stdout is not None
         while line := await process.stdout.readline():
             try:
-                message = json.loads(line)
-            except ValueError:
+                message = jsonrpc.decode(line)
+            except ParseError:
                 continue
             if not isinstance(message, dict):
                 continue
