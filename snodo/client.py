@@ -147,9 +147,10 @@ class Client:
         self.tool_schemas: dict[str, Mapping[str, Any]] = {}
 
     @classmethod
-    def http(cls, url: str, **options: Any) -> Client:
-        """A client for the Streamable HTTP endpoint at ``url``."""
-        return cls(HttpTransport(url), **options)
+    def http(cls, url: str, *, auth: Any = None, **options: Any) -> Client:
+        """A client for the Streamable HTTP endpoint at ``url``; ``auth`` (an
+        ``httpx.Auth`` such as ``snodo.oauth.OAuth``) authorizes every request."""
+        return cls(HttpTransport(url, auth=auth), **options)
 
     @classmethod
     def stdio(

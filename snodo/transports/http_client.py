@@ -81,12 +81,14 @@ class HttpTransport:
         headers: Mapping[str, str] | None = None,
         timeout: float = 30.0,
         client: Any = None,
+        auth: Any = None,
     ) -> None:
         import httpx  # noqa: PLC0415 - optional dependency (snodo[http])
 
         self.url = url
         self.headers = dict(headers or {})
-        self.client = client or httpx.AsyncClient(timeout=timeout)
+        # auth: an httpx.Auth such as snodo.oauth.OAuth; it sees every request.
+        self.client = client or httpx.AsyncClient(timeout=timeout, auth=auth)
         self.listen_timeout = httpx.Timeout(timeout, read=None)
         """The standalone GET stream may stay quiet for as long as the session lasts."""
         parts = httpx.URL(url)

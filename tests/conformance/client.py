@@ -25,10 +25,20 @@ from typing import Any
 
 from snodo.client import Client, Flow
 from snodo.era import LEGACY_PROTOCOL_VERSIONS
+from snodo.oauth import HeadlessUserAgent, OAuth
 from snodo.transports.client import ClientTransport, HttpTransport
 from snodo_wire.protocol import SUPPORTED_PROTOCOL_VERSIONS
 
-__all__ = ["SCENARIOS", "ScenarioFailed", "answer_elicitation", "main", "make_client", "run"]
+__all__ = [
+    "AUTH_SCENARIOS",
+    "SCENARIOS",
+    "ScenarioFailed",
+    "answer_elicitation",
+    "main",
+    "make_client",
+    "make_oauth",
+    "run",
+]
 
 Scenario = Callable[[Client, Mapping[str, Any]], Awaitable[None]]
 
@@ -262,6 +272,70 @@ def make_client(transport: ClientTransport, protocol_version: str | None = None)
     )
 
 
+# -- authorization ----------------------------------------------------------------------
+
+# The Client ID Metadata Document URL the runner's auth mocks expect as client_id when
+# the authorization server accepts URL client ids (auth/basic-cimd).
+CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
+
+
+def make_oauth(scenario: str, context: Mapping[str, Any]) -> OAuth:
+    """Authorization for an ``auth/*`` scenario: the headless user agent, this
+    program's metadata document URL, and the credentials the context hands over
+    (pre-registered ones, or a machine client's for the client credentials grant)."""
+    client_id = context.get("client_id")
+    client_secret = context.get("client_secret")
+    return OAuth(
+        user_agent=HeadlessUserAgent(),
+        client_name="snodo-conformance-client",
+        client_metadata_url=CLIENT_METADATA_URL,
+        client_id=str(client_id) if client_id else None,
+        client_secret=str(client_secret) if client_secret else None,
+        grant="client_credentials"
+        if scenario.startswith("auth/client-credentials")
+        else ("authorization_code"),
+    )
+
+
+async def authorized(client: Client, _context: Mapping[str, Any]) -> None:
+    """Every auth scenario's MCP side: tools/list, then test-tool; authorization
+    (and any step-up) happens under these requests."""
+    _expect("test-tool" in await _list_tool_names(client), "test-tool is not listed")
+    result = await client.call_tool("test-tool", {})
+    _expect(not _failed(result), f"test-tool failed: {_text(result)}")
+
+
+AUTH_SCENARIOS = (
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/basic-cimd",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
+    "auth/pre-registration",
+    "auth/resource-mismatch",
+    "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
+    "auth/authorization-server-migration",
+    "auth/iss-supported",
+    "auth/iss-not-advertised",
+    "auth/iss-supported-missing",
+    "auth/iss-wrong-issuer",
+    "auth/iss-unexpected",
+    "auth/iss-normalized",
+    "auth/metadata-issuer-mismatch",
+    "auth/client-credentials-basic",
+)
+SCENARIOS.update(dict.fromkeys(AUTH_SCENARIOS, authorized))
+
+
 async def run(scenario: str, client: Client, context: Mapping[str, Any]) -> None:
     flow = SCENARIOS.get(scenario)
     if flow is None:
@@ -286,9 +360,12 @@ def main(argv: list[str], environ: Mapping[str, str]) -> int:
     except ValueError as exc:
         print(f"MCP_CONFORMANCE_CONTEXT is not JSON: {exc}", file=sys.stderr)
         return 1
-    client = make_client(HttpTransport(url, timeout=10), version)
+    if not isinstance(context, dict):
+        context = {}
+    auth = make_oauth(scenario, context) if scenario.startswith("auth/") else None
+    client = make_client(HttpTransport(url, timeout=10, auth=auth), version)
     try:
-        asyncio.run(run(scenario, client, context if isinstance(context, dict) else {}))
+        asyncio.run(run(scenario, client, context))
     except Exception:
         traceback.print_exc()
         return 1

@@ -1,0 +1,26 @@
+"""OAuth 2.1 for MCP clients over HTTP: ``Client.http(url, auth=OAuth(...))``.
+
+Needs the ``auth`` extra (authlib, httpx). See ``snodo.oauth.flow`` for how a request
+gets its token, ``snodo.oauth.discovery`` for how the authorization server is found.
+"""
+
+from snodo.oauth.challenge import BearerChallenge, parse_challenge
+from snodo.oauth.discovery import Discovery
+from snodo.oauth.errors import OAuthError
+from snodo.oauth.flow import OAuth
+from snodo.oauth.storage import ClientInfo, MemoryTokenStorage, Tokens, TokenStorage
+from snodo.oauth.user_agent import HeadlessUserAgent, UserAgent
+
+__all__ = [
+    "BearerChallenge",
+    "ClientInfo",
+    "Discovery",
+    "HeadlessUserAgent",
+    "MemoryTokenStorage",
+    "OAuth",
+    "OAuthError",
+    "TokenStorage",
+    "Tokens",
+    "UserAgent",
+    "parse_challenge",
+]

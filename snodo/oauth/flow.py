@@ -1,0 +1,402 @@
+"""OAuth 2.1 for the HTTP transport, as an ``httpx.Auth``.
+
+Theory of operation. ``OAuth`` sits on the HTTP client the transport already uses, so
+the client's request logic never sees authorization. A request goes out with the
+stored bearer token (if any). A 401 means "no usable token": the flow runs discovery
+(``snodo.oauth.discovery``), tries the refresh token when one from the same issuer is
+held, and otherwise obtains a new grant; a 403 whose challenge says
+``insufficient_scope`` re-authorizes for the union of the scopes held and the scopes
+challenged (step-up). Either way the original request is sent again with the new
+token. Authorizations per request are bounded (``max_authorizations``), so a server
+that never accepts cannot loop the client.
+
+A new grant is the authorization code flow with PKCE (S256) and the RFC 8707
+``resource`` on both the authorization and token requests; the user agent
+(``snodo.oauth.user_agent``) carries the user to the authorization server and returns
+the redirect, which is checked for ``state`` and for ``iss`` (RFC 9207) before the
+code is used. The client's identity at that authorization server is, in order: one it
+registered there earlier (kept per issuer in the storage), pre-registered
+credentials, its Client ID Metadata Document URL when the server accepts those, or a
+dynamic registration (RFC 7591). Machine clients use the client credentials grant
+instead. The OAuth 2.0 mechanics (authorization URL, token request bodies, PKCE
+challenge, token endpoint client authentication) come from authlib.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncGenerator
+from typing import Any, Literal
+from urllib.parse import parse_qsl, urlsplit
+
+import httpx
+from authlib.common.security import generate_token
+from authlib.oauth2.auth import ClientAuth
+from authlib.oauth2.rfc6749.parameters import prepare_grant_uri, prepare_token_request
+from authlib.oauth2.rfc7636 import create_s256_code_challenge
+
+from snodo.oauth.challenge import BearerChallenge, parse_challenge
+from snodo.oauth.discovery import Discovery, discover, resource_allowed
+from snodo.oauth.errors import OAuthError
+from snodo.oauth.storage import ClientInfo, MemoryTokenStorage, Tokens, TokenStorage
+from snodo.oauth.user_agent import UserAgent
+
+__all__ = ["OAuth"]
+
+Grant = Literal["authorization_code", "client_credentials"]
+
+# Token endpoint client authentication this client can do, in the order it prefers
+# them when registering: a native client holds no secret worth the name.
+_REGISTER_METHODS = ("none", "client_secret_basic", "client_secret_post")
+
+
+def _scopes(value: str | None) -> list[str]:
+    return value.split() if value else []
+
+
+def _union(*groups: list[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for group in groups:
+        for scope in group:
+            seen.setdefault(scope, None)
+    return list(seen)
+
+
+class OAuth(httpx.Auth):
+    """Authorization for ``Client.http(url, auth=OAuth(...))``.
+
+    ``user_agent`` takes the user to the authorization server (required for the
+    authorization code grant); ``storage`` keeps tokens and registrations (memory by
+    default). Identity: ``client_id``/``client_secret`` for pre-registered
+    credentials, ``client_metadata_url`` for a Client ID Metadata Document, else
+    dynamic registration as ``client_name`` with ``redirect_uri``. ``scope`` is used
+    only when neither the challenge nor the resource metadata names scopes.
+    ``refresh_tokens`` asks for refresh tokens (``refresh_token`` grant type at
+    registration, ``offline_access`` when the authorization server lists it).
+    """
+
+    def __init__(
+        self,
+        *,
+        user_agent: UserAgent | None = None,
+        storage: TokenStorage | None = None,
+        redirect_uri: str = "http://127.0.0.1:8765/callback",
+        client_name: str = "snodo-client",
+        client_id: str | None = None,
+        client_secret: str | None = None,
+        client_metadata_url: str | None = None,
+        scope: str | None = None,
+        grant: Grant = "authorization_code",
+        refresh_tokens: bool = True,
+        application_type: str = "native",
+        max_authorizations: int = 3,
+        timeout: float = 10.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        if grant == "client_credentials" and client_id is None:
+            raise ValueError("the client credentials grant needs client_id (and a secret)")
+        self.user_agent = user_agent
+        self.storage: TokenStorage = storage if storage is not None else MemoryTokenStorage()
+        self.redirect_uri = redirect_uri
+        self.client_name = client_name
+        self.client_id = client_id
+        self.client_secret = client_secret
+        self.client_metadata_url = client_metadata_url
+        self.scope = scope
+        self.grant: Grant = grant
+        self.refresh_tokens = refresh_tokens
+        self.application_type = application_type
+        self.max_authorizations = max_authorizations
+        self.timeout = timeout
+        self.transport = transport
+        self._lock = asyncio.Lock()
+
+    # -- the httpx seam -----------------------------------------------------------------
+
+    def sync_auth_flow(self, request: httpx.Request) -> Any:
+        raise RuntimeError("OAuth needs an httpx.AsyncClient")
+
+    async def async_auth_flow(
+        self, request: httpx.Request
+    ) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        server_url = str(request.url.copy_with(query=None, fragment=None))
+        tokens = await self.storage.get_tokens()
+        self._present(request, tokens, server_url)
+        response = yield request
+        for _ in range(self.max_authorizations):
+            challenge = parse_challenge(response.headers.get("www-authenticate"))
+            if response.status_code == 401:
+                step_up = False
+            elif response.status_code == 403 and challenge.error == "insufficient_scope":
+                step_up = True
+            else:
+                return
+            await response.aread()
+            tokens = await self._obtain(server_url, challenge, tokens, step_up=step_up)
+            self._present(request, tokens, server_url)
+            response = yield request
+
+    @staticmethod
+    def _present(request: httpx.Request, tokens: Tokens | None, server_url: str) -> None:
+        # A token goes only to the resource it was issued for (2026-07-28
+        # authorization, "Access Token Usage").
+        if tokens is None or (
+            tokens.resource and not resource_allowed(tokens.resource, server_url)
+        ):
+            request.headers.pop("authorization", None)
+            return
+        request.headers["authorization"] = f"Bearer {tokens.access_token}"
+
+    # -- obtaining tokens ---------------------------------------------------------------
+
+    async def _obtain(
+        self,
+        server_url: str,
+        challenge: BearerChallenge,
+        held: Tokens | None,
+        *,
+        step_up: bool,
+    ) -> Tokens:
+        async with self._lock:
+            stored = await self.storage.get_tokens()
+            if not step_up and stored is not None and stored != held:
+                return stored  # another request renewed it while this one waited
+            async with httpx.AsyncClient(timeout=self.timeout, transport=self.transport) as http:
+                found = await discover(http, server_url, challenge)
+                tokens: Tokens | None = None
+                if (
+                    not step_up
+                    and held is not None
+                    and held.refresh_token
+                    and held.issuer == found.issuer
+                ):
+                    tokens = await self._refresh(http, found, held)
+                if tokens is None:
+                    tokens = await self._grant(http, found, challenge, held, step_up=step_up)
+            await self.storage.set_tokens(tokens)
+            return tokens
+
+    def _select_scope(
+        self, found: Discovery, challenge: BearerChallenge, held: Tokens | None, step_up: bool
+    ) -> str | None:
+        """The challenge's scopes, else the resource's, else the configured ones, else
+        none (2026-07-28 authorization, "Scope Selection Strategy"); on step-up the
+        union with those already held."""
+        if challenge.scope:
+            chosen = _scopes(challenge.scope)
+        elif found.resource_scopes is not None:
+            chosen = list(found.resource_scopes)
+        else:
+            chosen = _scopes(self.scope)
+        if step_up and held is not None and held.issuer == found.issuer:
+            chosen = _union(_scopes(held.scope), chosen)
+        if (
+            chosen
+            and self.refresh_tokens
+            and self.grant == "authorization_code"
+            and found.supports("scopes_supported", "offline_access")
+        ):
+            chosen = _union(chosen, ["offline_access"])
+        return " ".join(chosen) or None
+
+    async def _grant(
+        self,
+        http: httpx.AsyncClient,
+        found: Discovery,
+        challenge: BearerChallenge,
+        held: Tokens | None,
+        *,
+        step_up: bool,
+    ) -> Tokens:
+        client = await self._identify(http, found)
+        scope = self._select_scope(found, challenge, held, step_up)
+        if self.grant == "client_credentials":
+            body = prepare_token_request("client_credentials", scope=scope, resource=found.resource)
+            return await self._token_request(http, found, client, body, scope)
+        return await self._authorization_code(http, found, client, scope)
+
+    async def _authorization_code(
+        self, http: httpx.AsyncClient, found: Discovery, client: ClientInfo, scope: str | None
+    ) -> Tokens:
+        if self.user_agent is None:
+            raise OAuthError("authorization needs a user agent: OAuth(user_agent=...)")
+        # PKCE is required, S256 when the server can (2026-07-28 authorization,
+        # "Authorization Code Protection"); a server that lists no S256 is refused.
+        if not found.supports("code_challenge_methods_supported", "S256"):
+            raise OAuthError("the authorization server does not advertise PKCE with S256")
+        verifier = generate_token(64)
+        state = generate_token(32)
+        url = prepare_grant_uri(
+            found.endpoint("authorization_endpoint"),
+            client.client_id,
+            "code",
+            redirect_uri=self.redirect_uri,
+            scope=scope,
+            state=state,
+            code_challenge=create_s256_code_challenge(verifier),
+            code_challenge_method="S256",
+            resource=found.resource,
+        )
+        callback = await self.user_agent.authorize(url, self.redirect_uri)
+        params = dict(parse_qsl(urlsplit(callback).query, keep_blank_values=True))
+        self._check_issuer(found, params.get("iss"))
+        if params.get("state") != state:
+            raise OAuthError("the authorization response's state does not match the request")
+        if "error" in params:
+            raise OAuthError(f"authorization refused: {params['error']}")
+        code = params.get("code")
+        if not code:
+            raise OAuthError("the authorization response carries no code")
+        body = prepare_token_request(
+            "authorization_code",
+            redirect_uri=self.redirect_uri,
+            code=code,
+            code_verifier=verifier,
+            resource=found.resource,
+        )
+        return await self._token_request(http, found, client, body, scope)
+
+    @staticmethod
+    def _check_issuer(found: Discovery, iss: str | None) -> None:
+        """RFC 9207 §2.4 as the 2026-07-28 authorization spec tables it: a present
+        ``iss`` must equal the recorded issuer exactly (no normalization); an absent
+        one is refused only when the server advertised sending it."""
+        if iss is not None:
+            if iss != found.issuer:
+                raise OAuthError("the authorization response came from another issuer")
+        elif found.metadata.get("authorization_response_iss_parameter_supported") is True:
+            raise OAuthError("the authorization response lacks the iss its server promised")
+
+    async def _refresh(
+        self, http: httpx.AsyncClient, found: Discovery, held: Tokens
+    ) -> Tokens | None:
+        """New tokens from the refresh token, or None when the server refuses it."""
+        client = await self._identify(http, found)
+        body = prepare_token_request(
+            "refresh_token", refresh_token=held.refresh_token, resource=found.resource
+        )
+        try:
+            return await self._token_request(http, found, client, body, held.scope, held)
+        except OAuthError:
+            return None
+
+    async def _token_request(
+        self,
+        http: httpx.AsyncClient,
+        found: Discovery,
+        client: ClientInfo,
+        body: str,
+        scope: str | None,
+        held: Tokens | None = None,
+    ) -> Tokens:
+        headers = {
+            "content-type": "application/x-www-form-urlencoded",
+            "accept": "application/json",
+        }
+        auth = ClientAuth(client.client_id, client.client_secret, client.auth_method)
+        uri, headers, body = auth.prepare("POST", found.endpoint("token_endpoint"), headers, body)
+        response = await http.post(uri, content=body, headers=headers)
+        try:
+            data = response.json()
+        except ValueError:
+            data = None
+        if response.status_code != 200 or not isinstance(data, dict):
+            error = data.get("error") if isinstance(data, dict) else None
+            raise OAuthError(f"the token endpoint answered {response.status_code} {error or ''}")
+        access = data.get("access_token")
+        kind = str(data.get("token_type") or "")
+        if not isinstance(access, str) or not access:
+            raise OAuthError("the token response has no access_token")
+        if kind.lower() != "bearer":
+            raise OAuthError(f"unsupported token type {kind!r}")
+        expires_in = data.get("expires_in")
+        refresh = data.get("refresh_token")
+        if not isinstance(refresh, str) or not refresh:
+            refresh = held.refresh_token if held is not None else None
+        return Tokens(
+            access_token=access,
+            issuer=found.issuer,
+            token_type="Bearer",
+            refresh_token=refresh,
+            scope=str(data.get("scope") or scope or "") or None,
+            expires_at=(
+                time.time() + float(expires_in)
+                if isinstance(expires_in, int | float) and not isinstance(expires_in, bool)
+                else None
+            ),
+            resource=found.resource,
+        )
+
+    # -- the client's identity -----------------------------------------------------------
+
+    async def _identify(self, http: httpx.AsyncClient, found: Discovery) -> ClientInfo:
+        registered = await self.storage.get_client(found.issuer)
+        if registered is not None:
+            return registered
+        if self.client_id is not None:
+            return ClientInfo(self.client_id, self.client_secret, self._static_method(found))
+        if self.client_metadata_url is not None and (
+            found.metadata.get("client_id_metadata_document_supported") is True
+        ):
+            return ClientInfo(self.client_metadata_url)
+        if "registration_endpoint" in found.metadata:
+            client = await self._register(http, found)
+            await self.storage.set_client(found.issuer, client)
+            return client
+        raise OAuthError(
+            f"no client identity for {found.issuer}: it offers neither dynamic registration "
+            "nor client metadata documents, and no client_id was given"
+        )
+
+    def _static_method(self, found: Discovery) -> str:
+        """How pre-registered credentials authenticate: none without a secret, else
+        the first of basic and post the server lists (basic when it lists none,
+        RFC 8414 §2)."""
+        if not self.client_secret:
+            return "none"
+        listed = found.metadata.get("token_endpoint_auth_methods_supported")
+        if not isinstance(listed, list):
+            return "client_secret_basic"
+        for method in ("client_secret_basic", "client_secret_post"):
+            if method in listed:
+                return method
+        return "client_secret_basic"
+
+    async def _register(self, http: httpx.AsyncClient, found: Discovery) -> ClientInfo:
+        """Dynamic client registration (RFC 7591)."""
+        listed = found.metadata.get("token_endpoint_auth_methods_supported")
+        method = next(
+            (m for m in _REGISTER_METHODS if not isinstance(listed, list) or m in listed),
+            "client_secret_basic",
+        )
+        grant_types = ["authorization_code"]
+        if self.refresh_tokens:
+            grant_types.append("refresh_token")
+        request: dict[str, Any] = {
+            "client_name": self.client_name,
+            "redirect_uris": [self.redirect_uri],
+            "grant_types": grant_types,
+            "response_types": ["code"],
+            "token_endpoint_auth_method": method,
+            # 2026-07-28 client registration: application_type is required.
+            "application_type": self.application_type,
+        }
+        response = await http.post(found.endpoint("registration_endpoint"), json=request)
+        try:
+            data = response.json()
+        except ValueError:
+            data = None
+        if response.status_code not in (200, 201) or not isinstance(data, dict):
+            raise OAuthError(f"dynamic client registration answered {response.status_code}")
+        client_id = data.get("client_id")
+        if not isinstance(client_id, str) or not client_id:
+            raise OAuthError("dynamic client registration returned no client_id")
+        secret = data.get("client_secret")
+        secret = secret if isinstance(secret, str) and secret else None
+        granted = data.get("token_endpoint_auth_method")
+        if not isinstance(granted, str):
+            granted = method if secret or method == "none" else "none"
+        if secret is None:
+            granted = "none"
+        return ClientInfo(client_id, secret, granted)

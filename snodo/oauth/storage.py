@@ -1,0 +1,83 @@
+"""What an OAuth client keeps between requests: tokens, and its registrations.
+
+Tokens and client registrations outlive one request and often one process, so where
+they live is the application's choice: ``TokenStorage`` is the narrow interface, and
+``MemoryTokenStorage`` keeps them for the life of the object. Registrations are keyed
+by the authorization server's issuer: a client id one server issued means nothing to
+another, and presenting it there would leak it (the authorization-server migration
+rule of the 2026-07-28 authorization spec). Tokens remember their issuer and resource
+for the same reason.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Protocol
+
+__all__ = ["ClientInfo", "MemoryTokenStorage", "TokenStorage", "Tokens"]
+
+
+@dataclass(frozen=True)
+class ClientInfo:
+    """A client's identity at one authorization server.
+
+    ``auth_method`` is how it authenticates at the token endpoint:
+    ``client_secret_basic``, ``client_secret_post`` or ``none``.
+    """
+
+    client_id: str
+    client_secret: str | None = None
+    auth_method: str = "none"
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """An access token response (RFC 6749 §5.1), with where it came from."""
+
+    access_token: str
+    issuer: str
+    token_type: str = "Bearer"
+    refresh_token: str | None = None
+    scope: str | None = None
+    expires_at: float | None = None
+    resource: str | None = None
+
+    def expired(self, now: float | None = None, leeway: float = 30.0) -> bool:
+        """True once the token is within ``leeway`` seconds of its expiry."""
+        if self.expires_at is None:
+            return False
+        return (time.time() if now is None else now) >= self.expires_at - leeway
+
+
+class TokenStorage(Protocol):
+    async def get_tokens(self) -> Tokens | None: ...
+
+    async def set_tokens(self, tokens: Tokens | None) -> None: ...
+
+    async def get_client(self, issuer: str) -> ClientInfo | None: ...
+
+    async def set_client(self, issuer: str, client: ClientInfo | None) -> None: ...
+
+
+class MemoryTokenStorage:
+    """Tokens and registrations in memory, gone with the object."""
+
+    def __init__(self) -> None:
+        self.tokens: Tokens | None = None
+        self.clients: dict[str, ClientInfo] = {}
+
+    async def get_tokens(self) -> Tokens | None:
+        return self.tokens
+
+    async def set_tokens(self, tokens: Tokens | None) -> None:
+        self.tokens = tokens
+
+    async def get_client(self, issuer: str) -> ClientInfo | None:
+        return self.clients.get(issuer)
+
+    async def set_client(self, issuer: str, client: ClientInfo | None) -> None:
+        if client is None:
+            self.clients.pop(issuer, None)
+        else:
+            self.clients[issuer] = client
