@@ -10,7 +10,7 @@ requesting the redirect URI.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 from urllib.parse import urljoin
 
 from snodo.oauth.errors import OAuthError
@@ -28,15 +28,20 @@ class UserAgent(Protocol):
 class HeadlessUserAgent:
     """Follows the authorization server's redirects without a browser or a person."""
 
-    def __init__(self, *, max_redirects: int = 10, timeout: float = 10.0) -> None:
+    def __init__(
+        self, *, max_redirects: int = 10, timeout: float = 10.0, transport: Any = None
+    ) -> None:
         self.max_redirects = max_redirects
         self.timeout = timeout
+        self.transport = transport  # an httpx.AsyncBaseTransport, for tests
 
     async def authorize(self, authorization_url: str, redirect_uri: str) -> str:
         import httpx  # noqa: PLC0415 - optional dependency (snodo[auth])
 
         url = authorization_url
-        async with httpx.AsyncClient(timeout=self.timeout, follow_redirects=False) as client:
+        async with httpx.AsyncClient(
+            timeout=self.timeout, follow_redirects=False, transport=self.transport
+        ) as client:
             for _ in range(self.max_redirects):
                 response = await client.get(url)
                 location: str | None = response.headers.get("location")
