@@ -30,11 +30,14 @@ from collections.abc import AsyncGenerator
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlsplit
 
-import httpx
-from authlib.common.security import generate_token
-from authlib.oauth2.auth import ClientAuth
-from authlib.oauth2.rfc6749.parameters import prepare_grant_uri, prepare_token_request
-from authlib.oauth2.rfc7636 import create_s256_code_challenge
+try:
+    import httpx
+    from authlib.common.security import generate_token
+    from authlib.oauth2.auth import ClientAuth
+    from authlib.oauth2.rfc6749.parameters import prepare_grant_uri, prepare_token_request
+    from authlib.oauth2.rfc7636 import create_s256_code_challenge
+except ImportError as exc:  # the base install: say which extra
+    raise ImportError("snodo.oauth needs the auth extra: pip install 'snodo[auth]'") from exc
 
 from snodo.oauth.challenge import BearerChallenge, parse_challenge
 from snodo.oauth.discovery import Discovery, discover, resource_allowed
