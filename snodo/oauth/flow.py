@@ -66,6 +66,12 @@ def _union(*groups: list[str]) -> list[str]:
     return list(seen)
 
 
+def _for(tokens: Tokens, server_url: str) -> bool:
+    """Whether ``tokens`` may be sent to ``server_url``: issued for it (or for no
+    resource in particular)."""
+    return not tokens.resource or resource_allowed(tokens.resource, server_url)
+
+
 class OAuth(httpx.Auth):
     """Authorization for ``Client.http(url, auth=OAuth(...))``.
 
@@ -144,9 +150,7 @@ class OAuth(httpx.Auth):
     def _present(request: httpx.Request, tokens: Tokens | None, server_url: str) -> None:
         # A token goes only to the resource it was issued for (2026-07-28
         # authorization, "Access Token Usage").
-        if tokens is None or (
-            tokens.resource and not resource_allowed(tokens.resource, server_url)
-        ):
+        if tokens is None or not _for(tokens, server_url):
             request.headers.pop("authorization", None)
             return
         request.headers["authorization"] = f"Bearer {tokens.access_token}"
@@ -163,7 +167,7 @@ class OAuth(httpx.Auth):
     ) -> Tokens:
         async with self._lock:
             stored = await self.storage.get_tokens()
-            if not step_up and stored is not None and stored != held:
+            if not step_up and stored is not None and stored != held and _for(stored, server_url):
                 return stored  # another request renewed it while this one waited
             async with httpx.AsyncClient(timeout=self.timeout, transport=self.transport) as http:
                 found = await discover(http, server_url, challenge)

@@ -207,3 +207,18 @@ def test_ref_no_deref_lists_tools_only() -> None:
 def test_unknown_scenario_fails() -> None:
     with pytest.raises(ScenarioFailed, match="unknown scenario"):
         scenario("no-such-scenario", Scripted(mrtr_mock))
+
+
+def test_auth_scenarios_get_oauth_with_the_context_credentials() -> None:
+    from snodo.oauth import HeadlessUserAgent
+    from tests.conformance.client import AUTH_SCENARIOS, CLIENT_METADATA_URL, SCENARIOS, make_oauth
+
+    assert set(AUTH_SCENARIOS) <= set(SCENARIOS)
+    plain = make_oauth("auth/metadata-default", {})
+    assert isinstance(plain.user_agent, HeadlessUserAgent)
+    assert (plain.client_id, plain.grant) == (None, "authorization_code")
+    assert plain.client_metadata_url == CLIENT_METADATA_URL
+    pre = make_oauth("auth/pre-registration", {"client_id": "c", "client_secret": "s"})
+    assert (pre.client_id, pre.client_secret, pre.grant) == ("c", "s", "authorization_code")
+    machine = make_oauth("auth/client-credentials-basic", {"client_id": "m", "client_secret": "k"})
+    assert (machine.client_id, machine.grant) == ("m", "client_credentials")

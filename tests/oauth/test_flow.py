@@ -344,3 +344,16 @@ def test_redirect_query_is_parsed_from_the_callback() -> None:
         "state": "xyz",
         "iss": AS1,
     }
+
+
+def test_concurrent_requests_share_one_authorization() -> None:
+    server = AuthServer(AS1)
+    world = World({AS1: server})
+    oauth = make_oauth(world)
+
+    async def flow(http: httpx.AsyncClient) -> list[int]:
+        answers = await asyncio.gather(*(post(http, "tools/list", i) for i in range(4)))
+        return [response.status_code for response in answers]
+
+    assert run(world, oauth, flow) == [200, 200, 200, 200]
+    assert len(server.authorizations) == 1 and len(server.registrations) == 1
