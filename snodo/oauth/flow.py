@@ -2,7 +2,8 @@
 
 Theory of operation. ``OAuth`` sits on the HTTP client the transport already uses, so
 the client's request logic never sees authorization. A request goes out with the
-stored bearer token (if any). A 401 means "no usable token": the flow runs discovery
+stored bearer token (if any), refreshed first when it is about to expire and its
+authorization server is already known. A 401 means "no usable token": the flow runs discovery
 (``snodo.oauth.discovery``), tries the refresh token when one from the same issuer is
 held, and otherwise obtains a new grant; a 403 whose challenge says
 ``insufficient_scope`` re-authorizes for the union of the scopes held and the scopes
@@ -120,6 +121,8 @@ class OAuth(httpx.Auth):
         self.timeout = timeout
         self.transport = transport
         self._lock = asyncio.Lock()
+        self._found: dict[str, Discovery] = {}
+        """The last discovery for each server URL, for refreshing before expiry."""
 
     # -- the httpx seam -----------------------------------------------------------------
 
@@ -131,6 +134,8 @@ class OAuth(httpx.Auth):
     ) -> AsyncGenerator[httpx.Request, httpx.Response]:
         server_url = str(request.url.copy_with(query=None, fragment=None))
         tokens = await self.storage.get_tokens()
+        if tokens is not None and tokens.refresh_token and tokens.expired():
+            tokens = await self._renew(server_url, tokens)
         self._present(request, tokens, server_url)
         response = yield request
         for _ in range(self.max_authorizations):
@@ -171,6 +176,7 @@ class OAuth(httpx.Auth):
                 return stored  # another request renewed it while this one waited
             async with httpx.AsyncClient(timeout=self.timeout, transport=self.transport) as http:
                 found = await discover(http, server_url, challenge)
+                self._found[server_url] = found
                 tokens: Tokens | None = None
                 if (
                     not step_up
@@ -181,6 +187,23 @@ class OAuth(httpx.Auth):
                     tokens = await self._refresh(http, found, held)
                 if tokens is None:
                     tokens = await self._grant(http, found, challenge, held, step_up=step_up)
+            await self.storage.set_tokens(tokens)
+            return tokens
+
+    async def _renew(self, server_url: str, held: Tokens) -> Tokens:
+        """Refresh a token about to expire before sending it, when this server's
+        authorization server is already known; otherwise the 401 will say where."""
+        found = self._found.get(server_url)
+        if found is None or found.issuer != held.issuer:
+            return held
+        async with self._lock:
+            stored = await self.storage.get_tokens()
+            if stored is not None and stored != held:
+                return stored
+            async with httpx.AsyncClient(timeout=self.timeout, transport=self.transport) as http:
+                tokens = await self._refresh(http, found, held)
+            if tokens is None:
+                return held
             await self.storage.set_tokens(tokens)
             return tokens
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import dataclasses
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlsplit
@@ -357,3 +359,22 @@ def test_concurrent_requests_share_one_authorization() -> None:
 
     assert run(world, oauth, flow) == [200, 200, 200, 200]
     assert len(server.authorizations) == 1 and len(server.registrations) == 1
+
+
+def test_a_token_about_to_expire_is_refreshed_before_it_is_sent() -> None:
+    server = AuthServer(AS1, refresh_tokens=True)
+    world = World({AS1: server})
+    storage = MemoryTokenStorage()
+    oauth = make_oauth(world, storage=storage)
+
+    async def flow(http: httpx.AsyncClient) -> int:
+        await post(http, "tools/list", 1)
+        assert storage.tokens is not None
+        storage.tokens = dataclasses.replace(storage.tokens, expires_at=time.time() + 5)
+        return (await post(http, "tools/list", 2)).status_code
+
+    assert run(world, oauth, flow) == 200
+    grants = [form["grant_type"] for form, _ in server.token_requests]
+    assert grants == ["authorization_code", "refresh_token"]
+    sent = [header for header, _ in world.mcp_requests]
+    assert sent == [None, "Bearer token-as.example.com-1", "Bearer token-as.example.com-2"]
