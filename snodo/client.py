@@ -148,8 +148,7 @@ class Client:
 
     @classmethod
     def http(cls, url: str, *, auth: Any = None, **options: Any) -> Client:
-        """A client for the Streamable HTTP endpoint at ``url``; ``auth`` (an
-        ``httpx.Auth`` such as ``snodo.oauth.OAuth``) authorizes every request."""
+        """A client for the HTTP endpoint at ``url``; ``auth``: e.g. ``snodo.oauth.OAuth``."""
         return cls(HttpTransport(url, auth=auth), **options)
 
     @classmethod

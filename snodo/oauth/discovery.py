@@ -36,7 +36,7 @@ _OPENID = "/.well-known/openid-configuration"
 
 def canonical_resource(server_url: str) -> str:
     """The server URL as an RFC 8707 resource: lowercase scheme and host, no
-    fragment, no trailing slash on the path (2026-07-28 authorization, "Canonical
+    fragment, no trailing slash on the path (authorization spec, "Canonical
     Server URI")."""
     parts = urlsplit(server_url)
     path = parts.path.rstrip("/")
@@ -150,7 +150,7 @@ async def discover(http: Any, server_url: str, challenge: BearerChallenge) -> Di
         metadata = await _get_json(http, url)
         if metadata is None:
             continue
-        # RFC 8414 §3.3 / 2026-07-28 "Authorization Server Metadata Discovery": the
+        # RFC 8414 §3.3 and the spec's "Authorization Server Metadata Discovery": the
         # issuer must be identical to the one the address was built from.
         if metadata.get("issuer") != issuer:
             raise OAuthError(

@@ -153,8 +153,8 @@ class OAuth(httpx.Auth):
 
     @staticmethod
     def _present(request: httpx.Request, tokens: Tokens | None, server_url: str) -> None:
-        # A token goes only to the resource it was issued for (2026-07-28
-        # authorization, "Access Token Usage").
+        # A token goes only to the resource it was issued for (authorization spec,
+        # "Access Token Usage").
         if tokens is None or not _for(tokens, server_url):
             request.headers.pop("authorization", None)
             return
@@ -211,7 +211,7 @@ class OAuth(httpx.Auth):
         self, found: Discovery, challenge: BearerChallenge, held: Tokens | None, step_up: bool
     ) -> str | None:
         """The challenge's scopes, else the resource's, else the configured ones, else
-        none (2026-07-28 authorization, "Scope Selection Strategy"); on step-up the
+        none (authorization spec, "Scope Selection Strategy"); on step-up the
         union with those already held."""
         if challenge.scope:
             chosen = _scopes(challenge.scope)
@@ -251,7 +251,7 @@ class OAuth(httpx.Auth):
     ) -> Tokens:
         if self.user_agent is None:
             raise OAuthError("authorization needs a user agent: OAuth(user_agent=...)")
-        # PKCE is required, S256 when the server can (2026-07-28 authorization,
+        # PKCE is required, S256 when the server can (authorization spec,
         # "Authorization Code Protection"); a server that lists no S256 is refused.
         if not found.supports("code_challenge_methods_supported", "S256"):
             raise OAuthError("the authorization server does not advertise PKCE with S256")
@@ -289,7 +289,7 @@ class OAuth(httpx.Auth):
 
     @staticmethod
     def _check_issuer(found: Discovery, iss: str | None) -> None:
-        """RFC 9207 §2.4 as the 2026-07-28 authorization spec tables it: a present
+        """RFC 9207 §2.4 as the authorization spec tables it: a present
         ``iss`` must equal the recorded issuer exactly (no normalization); an absent
         one is refused only when the server advertised sending it."""
         if iss is not None:
@@ -409,7 +409,7 @@ class OAuth(httpx.Auth):
             "grant_types": grant_types,
             "response_types": ["code"],
             "token_endpoint_auth_method": method,
-            # 2026-07-28 client registration: application_type is required.
+            # The spec's client registration: application_type is required.
             "application_type": self.application_type,
         }
         response = await http.post(found.endpoint("registration_endpoint"), json=request)

@@ -5,7 +5,7 @@ they live is the application's choice: ``TokenStorage`` is the narrow interface,
 ``MemoryTokenStorage`` keeps them for the life of the object. Registrations are keyed
 by the authorization server's issuer: a client id one server issued means nothing to
 another, and presenting it there would leak it (the authorization-server migration
-rule of the 2026-07-28 authorization spec). Tokens remember their issuer and resource
+rule of the authorization spec). Tokens remember their issuer and resource
 for the same reason.
 """
 
