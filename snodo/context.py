@@ -11,12 +11,12 @@ middleware wants a handler to see.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from snodo.capabilities import missing
-from snodo.errors import InvalidParams
+from snodo.errors import InsufficientScope, InvalidParams
 
 # RFC 5424 severities in ascending order (server/utilities/logging.mdx).
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
@@ -59,6 +59,9 @@ class Context:
     log_level: str | None = None
     principal: str | None = None
     """Who is asking, from the transport's authentication; None is anonymous."""
+    scopes: frozenset[str] | None = None
+    """The scopes the caller's access token grants (implied scopes included), or None
+    where the transport does no OAuth (stdio: the environment is the credential)."""
     progress_token: str | int | None = None
     input_responses: Mapping[str, Any] = field(default_factory=dict)
     """Answers to an earlier round's inputRequests, by key (raw JSON objects)."""
@@ -93,6 +96,17 @@ class Context:
         client can answer instead of having the whole result refused with -32021.
         """
         return not missing([request], self.client_capabilities)
+
+    def require_scopes(self, needed: Iterable[str]) -> None:
+        """Raise ``InsufficientScope`` naming all of ``needed`` unless every one is granted.
+
+        For scopes that depend on the arguments; scopes fixed at registration
+        (``@server.tool(scopes=[...])``) are checked before the handler runs. Nothing is
+        checked where the transport does no OAuth (``scopes`` is None).
+        """
+        wanted = frozenset(needed)
+        if self.scopes is not None and not wanted <= self.scopes:
+            raise InsufficientScope(wanted)
 
     @property
     def is_retry(self) -> bool:

@@ -77,6 +77,7 @@ async def tools_call(served: Served, ctx: Context, params: Params) -> Outcome:
     tool = served.registry.tools.get(name)
     if tool is None:
         raise InvalidParams(f"Unknown tool: {name}")
+    ctx.require_scopes(tool.scopes)  # before the arguments are looked at
     arguments = params.get("arguments") or {}
     reason = tool.arguments.first_error(arguments)
     if reason is not None:
@@ -128,7 +129,8 @@ async def resources_read(served: Served, ctx: Context, params: Params) -> Outcom
     found = served.registry.find_resource(uri)
     if found is None:
         raise ResourceNotFound(uri)
-    run, arguments, mime = found
+    run, arguments, mime, scopes = found
+    ctx.require_scopes(scopes)
     value = await _guarded(ctx, f"resource {uri}", run(ctx, arguments))
     if isinstance(value, InputRequired):
         return value
@@ -149,6 +151,7 @@ async def prompts_get(served: Served, ctx: Context, params: Params) -> Outcome:
     prompt = served.registry.prompts.get(params["name"])
     if prompt is None:
         raise InvalidParams(f"Unknown prompt: {params['name']}")
+    ctx.require_scopes(prompt.scopes)
     arguments = prompt.check_arguments(params.get("arguments") or {})
     value = await _guarded(ctx, f"prompt {prompt.name}", prompt.invoker(ctx, arguments))
     if isinstance(value, InputRequired):
@@ -165,6 +168,7 @@ async def completion_complete(served: Served, ctx: Context, params: Params) -> O
     key = ref.get("name") if ref.get("type") == "ref/prompt" else ref.get("uri")
     if ref.get("type") == "ref/prompt" and key not in served.registry.prompts:
         raise InvalidParams(f"Unknown prompt: {key}")
+    ctx.require_scopes(served.registry.completed_scopes(ref.get("type"), key))
     provider = served.registry.completions.get((ref.get("type"), key))
     values: list[str] = []
     if provider is not None:

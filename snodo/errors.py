@@ -8,7 +8,7 @@ detail goes to the log, never to the peer); in a tool it becomes an ``isError`` 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from snodo_wire.errors import ErrorCode
@@ -16,6 +16,7 @@ from snodo_wire.errors import ErrorCode
 __all__ = [
     "ErrorCode",
     "HeaderMismatch",
+    "InsufficientScope",
     "InternalError",
     "InvalidParams",
     "InvalidRequest",
@@ -139,3 +140,20 @@ class InvalidState(InvalidParams):
 
     def __init__(self) -> None:
         super().__init__(None, None)
+
+
+class InsufficientScope(McpError):
+    """The caller's access token lacks scopes this request needs (RFC 6750 section 3.1).
+
+    ``scopes`` is every scope the operation needs, not only the missing ones, so a client
+    steps up once (basic/authorization: all required scopes in a single challenge). Over
+    HTTP the transport answers 403 with an ``insufficient_scope`` challenge naming them;
+    anywhere else it is this JSON-RPC error, -32600 with ``data.requiredScopes``.
+    """
+
+    code = ErrorCode.INVALID_REQUEST
+    default_message = "Insufficient scope"
+
+    def __init__(self, scopes: Iterable[str]) -> None:
+        self.scopes = tuple(sorted(set(scopes)))
+        super().__init__(None, {"requiredScopes": list(self.scopes)})

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import ipaddress
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from decimal import Decimal
@@ -28,6 +29,7 @@ __all__ = [
     "decode_value",
     "encode_value",
     "header_params",
+    "host_name",
     "name_for",
     "request_headers",
     "valid_header_params",
@@ -190,3 +192,30 @@ def check_headers(
             continue
         if raw is None or not _same(raw, value):
             raise HeaderMismatch(f"Header mismatch: Mcp-Param-{header} does not match the body")
+
+
+_REG_NAME = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?")
+_PORT = re.compile(r"[0-9]{1,5}")
+
+
+def host_name(authority: str) -> str | None:
+    """The host of an authority (``host[:port]``), lower-cased, brackets kept for IPv6;
+    None unless it is exactly that (RFC 3986 3.2): userinfo, a bracketed part followed by
+    anything but a port, or a port that is not a number are refused, never trimmed."""
+    if authority.startswith("["):
+        end = authority.find("]")
+        host, rest = authority[: end + 1], authority[end + 1 :]
+        try:
+            ipaddress.IPv6Address(host[1:-1])
+        except ValueError:
+            return None
+    else:
+        host, colon, port = authority.partition(":")
+        rest = colon + port
+        if _REG_NAME.fullmatch(host) is None:
+            return None
+    if rest and (
+        not rest.startswith(":") or _PORT.fullmatch(rest[1:]) is None or int(rest[1:]) > 65535
+    ):
+        return None
+    return host.lower()

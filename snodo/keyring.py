@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from snodo import state_keys
 from snodo.errors import InvalidState
+from snodo.replay import MemoryGuard, ReplayGuard
 from snodo.state_token import (
     CLOCK_SKEW,
     DEFAULT_TTL,
@@ -26,10 +27,7 @@ from snodo.state_token import (
     verify_token,
 )
 
-if TYPE_CHECKING:
-    from snodo.replay import ReplayGuard
-
-__all__ = ["Keyring"]
+__all__ = ["Keyring", "server_keyring"]
 
 
 class Keyring:
@@ -126,3 +124,37 @@ class Keyring:
         if self.guard is not None:
             return await self.open_once(token, ctx, principal=principal)
         return self.open(token, ctx, principal=principal)
+
+
+def server_keyring(
+    keyring: Keyring | None,
+    secret: bytes | None,
+    keys: Sequence[tuple[str, bytes]] | None,
+    ttl: float,
+    guard: ReplayGuard | bool,
+    encrypted: bool,
+    clock: Callable[[], float],
+) -> Keyring | None:
+    """A server's keyring: given, or built from its ``state_*`` conveniences (checked
+    here, so a bad combination fails when the server is made)."""
+    if keyring is not None:
+        given = (secret, keys) != (None, None) or guard is not False or encrypted
+        if given or ttl != DEFAULT_TTL:
+            raise ValueError("pass keyring= or the state_* options, not both")
+        return keyring
+    if secret is None and keys is None:
+        if guard is not False or encrypted:
+            raise ValueError("state_guard and state_encrypted need state_secret or state_keys")
+        return None
+    # True: a MemoryGuard on the server's clock (one process). With a guard every state is
+    # sealed one-time and consumed when it comes back (mrtr.mdx: at-most-once consumption
+    # MUST be enforced server-side).
+    if guard is True:
+        chosen: ReplayGuard | None = MemoryGuard(clock=clock)
+    elif guard is False:
+        chosen = None
+    elif not callable(getattr(guard, "consume", None)):
+        raise TypeError("state_guard must be True or a ReplayGuard (async consume)")
+    else:
+        chosen = guard
+    return Keyring(secret=secret, keys=keys, ttl=ttl, encrypted=encrypted, guard=chosen)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +23,8 @@ class Prompt:
     invoker: Invoker
     required: frozenset[str]
     known: frozenset[str]
+    scopes: frozenset[str] = frozenset()
+    """OAuth scopes a caller needs, checked before the handler runs (none: open)."""
 
     def check_arguments(self, arguments: Mapping[str, Any]) -> dict[str, str]:
         """server/prompts.mdx: missing required arguments are invalid params (-32602)."""
@@ -42,6 +44,7 @@ def make_prompt(
     title: str | None = None,
     description: str | None = None,
     arguments: list[Mapping[str, Any]] | None = None,
+    scopes: Iterable[str] = (),
 ) -> Prompt:
     run = invoker(function)
     if arguments is None:
@@ -59,6 +62,7 @@ def make_prompt(
         invoker=run,
         required=frozenset(str(a["name"]) for a in arguments if a.get("required")),
         known=frozenset(str(a["name"]) for a in arguments),
+        scopes=frozenset(scopes),
     )
 
 

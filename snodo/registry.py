@@ -115,17 +115,28 @@ class Registry:
         tool = self.tools.get(tool_name)
         return tool.headers if tool is not None else ()
 
-    def find_resource(self, uri: str) -> tuple[Invoker, dict[str, str], str | None] | None:
-        """The reader of ``uri``, its template arguments and MIME type; a fixed resource
-        wins over templates, and templates are tried in registration order."""
+    def find_resource(
+        self, uri: str
+    ) -> tuple[Invoker, dict[str, str], str | None, frozenset[str]] | None:
+        """The reader of ``uri``, its template arguments, MIME type and required scopes; a
+        fixed resource wins over templates, and templates are tried in registration order."""
         resource = self.resources.get(uri)
         if resource is not None:
-            return resource.invoker, {}, resource.mime_type
+            return resource.invoker, {}, resource.mime_type, resource.scopes
         for template in self.templates:
             found = template.match(uri)
             if found is not None:
-                return template.invoker, found, template.mime_type
+                return template.invoker, found, template.mime_type, template.scopes
         return None
+
+    def completed_scopes(self, ref_type: str, key: str) -> frozenset[str]:
+        """The scopes of what a completion request completes: its prompt (by name) or its
+        resource template (by URI template); completing arguments reads the item's data."""
+        if ref_type == "ref/prompt":
+            prompt = self.prompts.get(key)
+            return prompt.scopes if prompt is not None else frozenset()
+        found = (t.scopes for t in self.templates if t.uri_template == key)
+        return next(found, frozenset())
 
     def definitions(self, kind: Literal["tools", "resources", "templates", "prompts"]) -> list[Any]:
         """The definitions a list method shows, in registration order."""

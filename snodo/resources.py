@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import re
 import urllib.parse
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +29,8 @@ class Resource:
     definition: dict[str, Any]
     invoker: Invoker
     mime_type: str | None
+    scopes: frozenset[str] = frozenset()
+    """OAuth scopes a caller needs, checked before the handler runs (none: open)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +41,8 @@ class ResourceTemplate:
     mime_type: str | None
     pattern: re.Pattern[str]
     variables: tuple[str, ...]
+    scopes: frozenset[str] = frozenset()
+    """OAuth scopes a caller needs, checked before the handler runs (none: open)."""
 
     def match(self, uri: str) -> dict[str, str] | None:
         found = self.pattern.fullmatch(uri)
@@ -73,11 +77,12 @@ def make_resource(
     description: str | None = None,
     mime_type: str | None = None,
     extra: Mapping[str, Any] | None = None,
+    scopes: Iterable[str] = (),
 ) -> Resource:
     definition = _definition(
         "uri", uri, name or function.__name__, function, title, description, mime_type, extra
     )
-    return Resource(uri, definition, invoker(function), mime_type)
+    return Resource(uri, definition, invoker(function), mime_type, frozenset(scopes))
 
 
 def make_template(
@@ -89,6 +94,7 @@ def make_template(
     description: str | None = None,
     mime_type: str | None = None,
     extra: Mapping[str, Any] | None = None,
+    scopes: Iterable[str] = (),
 ) -> ResourceTemplate:
     variables = tuple(_VARIABLE.findall(uri_template))
     if not variables:
@@ -117,7 +123,9 @@ def make_template(
         mime_type,
         extra,
     )
-    return ResourceTemplate(uri_template, definition, run, mime_type, re.compile(regex), variables)
+    return ResourceTemplate(
+        uri_template, definition, run, mime_type, re.compile(regex), variables, frozenset(scopes)
+    )
 
 
 def _one(uri: str, mime_type: str | None, value: Any) -> dict[str, Any]:

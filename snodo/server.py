@@ -22,9 +22,11 @@ from pydantic import BaseModel, ValidationError
 
 from snodo import jsonrpc
 from snodo.admission import admit
+from snodo.auth.protected import ProtectedResource
 from snodo.context import Context, Emit, check_log_level
 from snodo.dispatch import HANDLERS, Outcome, Served
 from snodo.errors import (
+    InsufficientScope,
     InternalError,
     InvalidParams,
     McpError,
@@ -32,11 +34,11 @@ from snodo.errors import (
     UnsupportedProtocolVersion,
 )
 from snodo.invoke import Handler
-from snodo.keyring import Keyring
+from snodo.keyring import Keyring, server_keyring
 from snodo.legacy.limits import LegacyLimits
 from snodo.legacy.wire import refuse_initialize
 from snodo.registry import CompletionRef, Registry
-from snodo.replay import MemoryGuard, ReplayGuard
+from snodo.replay import ReplayGuard
 from snodo.result import InputRequired
 from snodo.state_token import DEFAULT_TTL
 from snodo.subscriptions import MAX_OPEN_STREAMS, Subscription, Subscriptions
@@ -87,6 +89,8 @@ class Reply:
     """Request-scoped notifications, when no ``emit`` streamed them as they happened."""
     subscription: Subscription | None = None
     """An open subscriptions/listen stream; the transport closes it when the peer goes."""
+    required_scopes: tuple[str, ...] | None = None
+    """Every scope a request refused for insufficient scope needs (HTTP answers 403)."""
 
     @property
     def error_code(self) -> int | None:
@@ -157,7 +161,9 @@ class Server:
     are checked here, so a bad key fails at start-up. ``clock`` is the time source for
     state and guards. The server holds no per-client state: any process with an equal
     keyring answers any round of a flow. The transports use only ``handle``,
-    ``check_version``, ``mirrored_headers`` and ``close_subscription``.
+    ``check_version``, ``mirrored_headers``, ``close_subscription`` and (HTTP)
+    ``authorization``: OAuth settings (``snodo.auth.ProtectedResource``), with which
+    items registered with ``scopes=`` are checked against the scopes a transport grants.
     """
 
     def __init__(
@@ -183,6 +189,7 @@ class Server:
         keyring: Keyring | None = None,
         max_listen_streams: int = MAX_OPEN_STREAMS,
         legacy: LegacyLimits | None = DEFAULT_LEGACY_LIMITS,
+        authorization: ProtectedResource | None = None,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -199,7 +206,7 @@ class Server:
         }
         self.list_cache = list_cache
         self.clock = clock
-        self.keyring = _keyring(
+        self.keyring = server_keyring(
             keyring, state_secret, state_keys, state_ttl, state_guard, state_encrypted, clock
         )
         """Seals and verifies request state; None: the server keeps no state."""
@@ -217,6 +224,8 @@ class Server:
             instructions,
             page_size,
         )
+        # OAuth (snodo.auth): HTTP verifies tokens with it; the core checks item scopes.
+        self.authorization = authorization
 
     # -- registration --------------------------------------------------------------
 
@@ -332,8 +341,16 @@ class Server:
         transport: str = "memory",
         headers: Mapping[str, str] | None = None,
         emit: Emit | None = None,
+        scopes: Iterable[str] | None = None,
     ) -> Reply:
-        """Answer one JSON-RPC message. Never raises for anything the peer sent."""
+        """Answer one JSON-RPC message. Never raises for anything the peer sent.
+
+        ``scopes``: what the caller's access token grants; None where the transport does
+        no OAuth, which a server with ``authorization`` allows on stdio only.
+        """
+        if scopes is None and self.authorization is not None and transport != "stdio":
+            scopes = ()  # a transport that forgot the scopes fails closed
+        granted = None if scopes is None else frozenset(scopes)
         try:
             # Bytes are JSON text; anything else is an already decoded value (a str
             # included: a JSON string body is a value, never text to decode again).
@@ -346,10 +363,11 @@ class Server:
         collected: list[dict[str, Any]] = []
         try:
             outcome = await self._request(
-                incoming, principal, transport, headers or {}, emit or collected.append
+                incoming, principal, granted, transport, headers or {}, emit or collected.append
             )
         except McpError as exc:
-            return Reply(jsonrpc.error_response(incoming.id, exc), collected)
+            needed = exc.scopes if isinstance(exc, InsufficientScope) else None
+            return Reply(jsonrpc.error_response(incoming.id, exc), collected, None, needed)
         except Exception:
             log.exception("unexpected failure answering %s", incoming.method)
             return Reply(jsonrpc.error_response(incoming.id, InternalError()), collected)
@@ -361,6 +379,7 @@ class Server:
         self,
         request: jsonrpc.Request,
         principal: str | None,
+        scopes: frozenset[str] | None,
         transport: str,
         headers: Mapping[str, str],
         emit: Emit,
@@ -392,6 +411,7 @@ class Server:
             client_info=meta.get(META_CLIENT_INFO),
             log_level=check_log_level(meta.get(META_LOG_LEVEL)),
             principal=principal,
+            scopes=scopes,
             progress_token=meta.get("progressToken"),
             input_responses=MappingProxyType(params.get("inputResponses") or {}),
             request_state=params.get("requestState"),
@@ -438,39 +458,6 @@ class Server:
             **(meta if isinstance(meta, dict) else {}),
         }
         return result
-
-
-def _keyring(
-    keyring: Keyring | None,
-    secret: bytes | None,
-    keys: Sequence[tuple[str, bytes]] | None,
-    ttl: float,
-    guard: ReplayGuard | bool,
-    encrypted: bool,
-    clock: Callable[[], float],
-) -> Keyring | None:
-    """The server's keyring: given, or built from the ``state_*`` conveniences."""
-    if keyring is not None:
-        given = (secret, keys) != (None, None) or guard is not False or encrypted
-        if given or ttl != DEFAULT_TTL:
-            raise ValueError("pass keyring= or the state_* options, not both")
-        return keyring
-    if secret is None and keys is None:
-        if guard is not False or encrypted:
-            raise ValueError("state_guard and state_encrypted need state_secret or state_keys")
-        return None
-    # True: a MemoryGuard on the server's clock (one process). With a guard every state is
-    # sealed one-time and consumed when it comes back (mrtr.mdx: at-most-once consumption
-    # MUST be enforced server-side).
-    if guard is True:
-        chosen: ReplayGuard | None = MemoryGuard(clock=clock)
-    elif guard is False:
-        chosen = None
-    elif not callable(getattr(guard, "consume", None)):
-        raise TypeError("state_guard must be True or a ReplayGuard (async consume)")
-    else:
-        chosen = guard
-    return Keyring(secret=secret, keys=keys, ttl=ttl, encrypted=encrypted, guard=chosen)
 
 
 async def _with_state(keyring: Keyring, ctx: Context) -> Context:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 import json
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +55,8 @@ class Tool:
     """Converts checked arguments to the Python types the hints ask for."""
     headers: tuple[tuple[tuple[str, ...], str], ...] = ()
     """(argument path, header name) of each ``x-mcp-header`` argument."""
+    scopes: frozenset[str] = frozenset()
+    """OAuth scopes a caller needs, checked before the handler runs (none: open)."""
 
     def bind(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         if self.model is None:
@@ -134,6 +136,7 @@ def make_tool(
     annotations: Mapping[str, Any] | None = None,
     icons: list[Mapping[str, Any]] | None = None,
     meta: Mapping[str, Any] | None = None,
+    scopes: Iterable[str] = (),
 ) -> Tool:
     tool_name = name or function.__name__
     run = invoker(function)
@@ -170,6 +173,7 @@ def make_tool(
         output=compile_schema(output_schema) if output_schema is not None else None,
         model=model,
         headers=headers,
+        scopes=frozenset(scopes),
     )
 
 

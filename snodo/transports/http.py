@@ -10,20 +10,22 @@ The header layer checks what only HTTP carries (the number of header lines, Host
 Origin against DNS rebinding, method, content type, Accept, body size, authentication,
 the mirrored headers) before the core sees the body, in the order
 docs/request-checks.md gives.
+
+With OAuth (``Server(authorization=...)``, ``snodo.auth``) it also serves the resource
+metadata, and answers 403 when the core refuses an item for its scopes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import ipaddress
 import logging
-import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
 from snodo import jsonrpc
+from snodo.auth.protected import Answer, ProtectedResource, Refused
 from snodo.errors import (
     ErrorCode,
     HeaderMismatch,
@@ -31,7 +33,7 @@ from snodo.errors import (
     ParseError,
     UnsupportedProtocolVersion,
 )
-from snodo.http_headers import check_headers
+from snodo.http_headers import check_headers, host_name
 from snodo.legacy.http import SESSION_HEADER, LegacyHttp, no_session_error
 from snodo.legacy.wire import ASSUMED_VERSION, is_initialize
 from snodo.server import Server, required_meta
@@ -96,33 +98,6 @@ def _headers(scope: Scope) -> dict[str, str]:
     return {name: ", ".join(values) for name, values in collected.items()}
 
 
-_REG_NAME = re.compile(r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?")
-_PORT = re.compile(r"[0-9]{1,5}")
-
-
-def _host_name(authority: str) -> str | None:
-    """The host of an authority (``host[:port]``), lower-cased, brackets kept for IPv6;
-    None unless it is exactly that (RFC 3986 3.2): userinfo, a bracketed part followed by
-    anything but a port, or a port that is not a number are refused, never trimmed."""
-    if authority.startswith("["):
-        end = authority.find("]")
-        host, rest = authority[: end + 1], authority[end + 1 :]
-        try:
-            ipaddress.IPv6Address(host[1:-1])
-        except ValueError:
-            return None
-    else:
-        host, colon, port = authority.partition(":")
-        rest = colon + port
-        if _REG_NAME.fullmatch(host) is None:
-            return None
-    if rest and (
-        not rest.startswith(":") or _PORT.fullmatch(rest[1:]) is None or int(rest[1:]) > 65535
-    ):
-        return None
-    return host.lower()
-
-
 class HttpApp:
     """An ASGI app serving one ``Server`` at ``path`` (every path when None)."""
 
@@ -136,6 +111,7 @@ class HttpApp:
         max_body_bytes: int = 4 * 1024 * 1024,
         max_header_lines: int = MAX_HEADER_LINES,
         authenticate: Authenticate | None = None,
+        authorization: ProtectedResource | None = None,
     ) -> None:
         self.server = server
         self.path = path
@@ -149,6 +125,10 @@ class HttpApp:
         # Dual-era unless the server is modern-only: initialize-based sessions beside
         # the stateless path (snodo.legacy.http).
         self.legacy = None if server.legacy is None else LegacyHttp(server, server.legacy)
+        # OAuth: given here, or configured on the server (what ``snodo run`` serves).
+        self.authorization = server.authorization if authorization is None else authorization
+        if self.authorization is not None and authenticate is not None:
+            raise ValueError("pass authenticate= or an OAuth authorization, not both")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -162,15 +142,34 @@ class HttpApp:
             await _send_plain(send, _Plain(431, b"too many header lines"))
             return
         headers = _headers(scope)
+        if self.authorization is not None and scope["path"] in self.authorization.metadata_paths:
+            # Public, but still only under an allowed Host.
+            host = host_name(headers.get("host", ""))
+            if self.allowed_hosts is not None and host not in self.allowed_hosts:
+                await _send_plain(send, _Plain(421, b"misdirected request: host not allowed"))
+            else:
+                await _send_plain(
+                    send, _answered(self.authorization.metadata_answer(scope["method"]))
+                )
+            return
         refusal = self._refuse(scope, headers)
         if refusal is not None:
             await _send_plain(send, refusal)
             return
+        principal = None
+        scopes: frozenset[str] | None = None
+        if self.authorization is not None:
+            # Before the body is read: a caller without a good token costs no buffering.
+            try:
+                authorized = await self.authorization.authorize(headers)
+            except Refused as refused:
+                await _send_plain(send, _answered(refused.answer))
+                return
+            principal, scopes = authorized.principal, authorized.scopes
         body = b"" if scope["method"] != "POST" else await self._body(receive, headers)
         if isinstance(body, _Plain):
             await _send_plain(send, body)
             return
-        principal = None
         if self.authenticate is not None:
             try:
                 found = self.authenticate(headers)
@@ -190,12 +189,12 @@ class HttpApp:
         elif self.legacy is not None and scope["method"] == "DELETE":
             await self.legacy.delete(headers, principal, send)
         else:
-            await self._exchange(body, headers, principal, receive, send)
+            await self._exchange(body, headers, principal, scopes, receive, send)
 
     def _refuse(self, scope: Scope, headers: Mapping[str, str]) -> _Plain | None:
         if self.path is not None and scope["path"].rstrip("/") != self.path.rstrip("/"):
             return _Plain(404, b"not found")
-        host = _host_name(headers.get("host", ""))
+        host = host_name(headers.get("host", ""))
         if self.allowed_hosts is not None and (host is None or host not in self.allowed_hosts):
             return _Plain(421, b"misdirected request: host not allowed")
         origin = headers.get("origin")
@@ -222,7 +221,7 @@ class HttpApp:
         if self.allowed_hosts is None:
             return True
         scheme, _, authority = origin.partition("://")
-        host = _host_name(authority)
+        host = host_name(authority)
         return scheme in ("http", "https") and host is not None and host in self.allowed_hosts
 
     async def _body(self, receive: Receive, headers: Mapping[str, str]) -> bytes | _Plain:
@@ -267,6 +266,7 @@ class HttpApp:
         body: bytes,
         headers: Mapping[str, str],
         principal: str | None,
+        scopes: frozenset[str] | None,
         receive: Receive,
         send: Send,
     ) -> None:
@@ -314,7 +314,8 @@ class HttpApp:
         ):
             await _send_plain(send, _Plain(406, b"subscriptions/listen needs text/event-stream"))
             return
-        await _Exchange(self.server, message, headers, principal, streams, receive, send).run()
+        exchange = _Exchange(self.server, message, headers, principal, streams, receive, send)
+        await exchange.authorized(scopes, self.authorization).run()
 
 
 class _Exchange:
@@ -340,6 +341,8 @@ class _Exchange:
         self.message = message
         self.headers = headers
         self.principal = principal
+        self.scopes: frozenset[str] | None = None
+        self.authorization: ProtectedResource | None = None
         self.streams = streams
         self.receive = receive
         self.send = send
@@ -349,6 +352,13 @@ class _Exchange:
         self.disconnected = False
         self.started = False
         self.lock = asyncio.Lock()
+
+    def authorized(
+        self, scopes: frozenset[str] | None, authorization: ProtectedResource | None
+    ) -> _Exchange:
+        """With OAuth: the granted scopes, and what answers an insufficient scope."""
+        self.scopes, self.authorization = scopes, authorization
+        return self
 
     def _emit(self, note: dict[str, Any]) -> None:
         if not self.streams:
@@ -378,6 +388,7 @@ class _Exchange:
             reply = await self.server.handle(
                 self.message,
                 principal=self.principal,
+                scopes=self.scopes,
                 transport="http",
                 headers=self.headers,
                 emit=self._emit,
@@ -388,6 +399,13 @@ class _Exchange:
                 await self._listen(reply.subscription)
             elif reply.response is None:
                 await _send_plain(self.send, _Plain(202))
+            elif (
+                reply.required_scopes is not None
+                and self.authorization is not None
+                and self.sender is None
+            ):
+                refused = self.authorization.insufficient(reply.required_scopes)
+                await _send_plain(self.send, _answered(refused.answer))
             elif self.sender is not None:
                 self.queue.put_nowait(None)
                 await self.sender
@@ -436,6 +454,10 @@ class _Exchange:
                 await self._chunk(b":\n\n")
         finally:
             self.server.close_subscription(subscription)
+
+
+def _answered(answer: Answer) -> _Plain:
+    return _Plain(answer.status, answer.body, b"application/json", answer.headers)
 
 
 async def _wait_disconnect(receive: Receive) -> None:

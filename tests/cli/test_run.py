@@ -47,3 +47,33 @@ def test_allowed_hosts_and_origins() -> None:
         assert status("api.example.com", "https://api.example.com") == 200
         assert status("evil.example.com") == 421
         assert status("api.example.com", "https://evil.example.com") == 403
+
+
+def test_protected_server_answers_401_with_its_metadata() -> None:
+    """``snodo run`` serves a protected server as any other: the settings are on the Server."""
+
+    def command(port: int) -> list[str]:
+        resource = f"PROTECTED_RESOURCE=http://127.0.0.1:{port}/mcp"
+        return [
+            "env",
+            resource,
+            *snodo_run("examples/protected.py:server", "http", "--port", str(port)),
+        ]
+
+    with serving(command) as server:
+        resource = f"{server.base}/mcp"
+        params = {"name": "read_file", "arguments": {"name": "notes.txt"}, "_meta": META}
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+        headers = {
+            "content-type": "application/json",
+            **request_headers("tools/call", params, "2026-07-28"),
+        }
+        answer = httpx.post(resource, json=body, headers=headers)
+        metadata_url = f"{server.base}/.well-known/oauth-protected-resource/mcp"
+        assert answer.status_code == 401
+        assert answer.headers["www-authenticate"] == (
+            f'Bearer resource_metadata="{metadata_url}", scope="files:read"'
+        )
+        document = httpx.get(metadata_url).json()
+        assert document["resource"] == resource
+        assert document["authorization_servers"] == ["http://127.0.0.1:9000"]

@@ -89,9 +89,10 @@ def test_a_fixed_resource_wins_over_templates_tried_in_order() -> None:
     registry = Registry()
     registry.add_template(by_name, "note://{name}", mime_type="text/markdown")
     registry.add_template(by_name, "note://{name}/{part}")
-    registry.add_resource(reader, "note://fixed", mime_type="text/plain")
+    registry.add_resource(reader, "note://fixed", mime_type="text/plain", scopes=["notes"])
     fixed = registry.find_resource("note://fixed")
-    assert fixed is not None and fixed[1:] == ({}, "text/plain")
+    assert fixed is not None and fixed[1:] == ({}, "text/plain", frozenset({"notes"}))
     templated = registry.find_resource("note://menu")
-    assert templated is not None and templated[1:] == ({"name": "menu"}, "text/markdown")
+    assert templated is not None
+    assert templated[1:] == ({"name": "menu"}, "text/markdown", frozenset())
     assert registry.find_resource("other://x") is None

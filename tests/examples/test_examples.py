@@ -37,3 +37,16 @@ def test_walkthrough_over_real_transports() -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "walkthrough: 6 passed, 0 failed" in done.stdout
+
+
+def test_protected_check_passes() -> None:
+    done = subprocess.run(
+        [sys.executable, "examples/protected.py", "--check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "protected: 9 passed, 0 failed" in done.stdout

@@ -25,7 +25,13 @@ EXAMPLES = ROOT / "examples"
 SNODO = str(Path(sys.executable).with_name("snodo"))
 FENCE = re.compile(r"^```python\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 MARKER = re.compile(r"^<!-- (examples/[\w/]+\.py) -->$")
-README_PROGRAMS = ["weather.py", "http_auth.py", "weather_client.py", "wire_models.py"]
+README_PROGRAMS = [
+    "weather.py",
+    "http_auth.py",
+    "oauth_server.py",
+    "weather_client.py",
+    "wire_models.py",
+]
 
 
 def readme_blocks() -> list[tuple[str | None, str]]:
@@ -194,6 +200,39 @@ def test_the_authentication_example_serves_only_bearers_of_a_token() -> None:
         served = post(authorization=f"Bearer {token}")
         assert served.status_code == 200
         assert served.json()["result"]["content"] == [{"type": "text", "text": "alice"}]
+    finally:
+        stop(process)
+
+
+def test_the_oauth_example_challenges_a_caller_without_a_token() -> None:
+    port = free_port()
+    resource = f"http://127.0.0.1:{port}/mcp"
+    process = subprocess.Popen(
+        [SNODO, "run", "oauth_server:server", "--transport", "http", "--port", str(port)],
+        cwd=EXAMPLES,
+        env=_env(NOTES_RESOURCE=resource, NOTES_ISSUER="http://127.0.0.1:9"),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        assert accepting(process, port)
+        body = request("tools/call", {"name": "read_notes", "arguments": {}}, id=7)
+        headers = {
+            "content-type": "application/json",
+            **request_headers("tools/call", body["params"], "2026-07-28"),
+        }
+        refused = httpx.post(resource, json=body, headers=headers, timeout=10)
+        metadata = f"http://127.0.0.1:{port}/.well-known/oauth-protected-resource/mcp"
+        assert refused.status_code == 401
+        assert refused.headers["www-authenticate"] == (
+            f'Bearer resource_metadata="{metadata}", scope="notes:read"'
+        )
+        assert httpx.get(metadata, timeout=10).json() == {
+            "resource": resource,
+            "authorization_servers": ["http://127.0.0.1:9"],
+            "scopes_supported": ["notes:read", "notes:write"],
+            "bearer_methods_supported": ["header"],
+        }
     finally:
         stop(process)
 

@@ -38,6 +38,9 @@ NEEDS_EXTRA: dict[str, str] = {
             ".user_agent",
         )
     },
+    "snodo.auth.discovery": "auth",
+    "snodo.auth.introspection": "auth",
+    "snodo.auth.jwt": "auth",
 }
 
 pytestmark = pytest.mark.packaging
@@ -134,6 +137,21 @@ def test_the_command_runs_from_the_bare_venv(venv: Path, command: list[str]) -> 
     out = _run([venv / "bin" / command[0], *command[1:], "--help"], cwd=venv)
     assert out.startswith("usage: snodo")
     assert "{run,state}" in out
+
+
+def test_token_verifiers_without_their_extra_say_which_extra(venv: Path) -> None:
+    for module in sorted(NEEDS_EXTRA):
+        done = subprocess.run(
+            [venv / "bin" / "python", "-c", f"import {module}"],
+            cwd=venv,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode != 0
+        expected = f"{module} needs the snodo[{NEEDS_EXTRA[module]}] extra"
+        assert expected in done.stderr.splitlines()[-1], done.stderr
 
 
 def test_http_without_its_extra_says_which_extra(venv: Path, tmp_path: Path) -> None:

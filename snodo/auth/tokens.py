@@ -1,0 +1,97 @@
+"""What a token verifier answers, and the interface every verifier offers.
+
+A verifier turns the bearer token of one request into an ``AccessToken`` (who, which
+scopes, until when) or refuses it. It decides validity only; what the token may do is
+the resource server's business (``snodo.auth.protected``). Two verifiers ship:
+``snodo.auth.jwt.JwtVerifier`` (signed JWTs checked against the authorization server's
+published keys) and ``snodo.auth.introspection.IntrospectionVerifier`` (RFC 7662).
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+__all__ = ["AccessToken", "InvalidToken", "TokenVerifier", "VerifierUnavailable"]
+
+
+class InvalidToken(Exception):
+    """The token is not one this resource accepts: malformed, forged, expired, not yet
+    valid, from another issuer, for another audience, inactive.
+
+    The reason is for the server's log; the client is told only ``invalid_token``.
+    """
+
+
+class VerifierUnavailable(Exception):
+    """The token could not be checked (the authorization server did not answer): the
+    resource answers 503, since the token may well be valid."""
+
+
+@dataclass(frozen=True, slots=True)
+class AccessToken:
+    """A verified access token."""
+
+    subject: str
+    """Who the token speaks for (``sub``, else ``client_id``): becomes the principal."""
+    scopes: frozenset[str]
+    """What the authorization server granted (``scope``), before any implied scopes."""
+    issuer: str | None = None
+    client_id: str | None = None
+    expires_at: float | None = None
+    """``exp`` as a POSIX time, when the token carries one."""
+    claims: Mapping[str, Any] = field(default_factory=dict)
+    """Every claim (JWT) or introspection member, for application checks."""
+
+
+class TokenVerifier(Protocol):
+    """Checks one bearer token; raises ``InvalidToken`` or ``VerifierUnavailable``."""
+
+    async def verify(self, token: str) -> AccessToken: ...
+
+
+def scope_set(value: Any) -> frozenset[str]:
+    """The ``scope`` claim (RFC 8693 section 4.2, RFC 7662: space-separated), tolerating
+    the list form some servers issue as ``scp``; anything else grants nothing."""
+    if isinstance(value, str):
+        return frozenset(value.split())
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return frozenset(value)
+    return frozenset()
+
+
+def subject_of(claims: Mapping[str, Any]) -> str:
+    """``sub``, else ``client_id`` (tokens a client holds on its own behalf); a token
+    naming neither cannot be bound to a principal and is refused."""
+    for key in ("sub", "client_id"):
+        value = claims.get(key)
+        if isinstance(value, str) and value:
+            return value
+    raise InvalidToken("the token names no subject")
+
+
+def audiences(value: Any) -> tuple[str, ...]:
+    """``aud`` as a tuple: a string, or a list of strings (RFC 7519 section 4.1.3)."""
+    if isinstance(value, str):
+        return (value,)
+    if isinstance(value, list):
+        return tuple(item for item in value if isinstance(item, str))
+    return ()
+
+
+def canonical_resource(uri: str) -> str:
+    """A resource URI compared as basic/authorization says servers should accept it:
+    scheme and host in any case, and an empty path with or without its ``/``."""
+    parts = urllib.parse.urlsplit(uri)
+    path = "" if parts.path == "/" else parts.path
+    return urllib.parse.urlunsplit(
+        (parts.scheme.lower(), parts.netloc.lower(), path, parts.query, parts.fragment)
+    )
+
+
+def audience_matches(value: Any, resource: str) -> bool:
+    """Whether ``aud`` names this resource (RFC 8707 section 2, RFC 9068 section 4)."""
+    wanted = canonical_resource(resource)
+    return any(canonical_resource(aud) == wanted for aud in audiences(value))

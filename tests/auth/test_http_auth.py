@@ -1,0 +1,248 @@
+"""OAuth over Streamable HTTP against real processes: ``snodo run tests/auth/servers.py:server``
+verifying JWTs from a loopback authorization server (tests/auth/issuer.py).
+
+Status codes, challenge headers and bodies are compared literally.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+from joserfc.jwk import ECKey
+
+from snodo.http_headers import request_headers
+from tests.auth.issuer import Issuer, serving
+from tests.support.processes import free_port, snodo_run
+from tests.support.processes import serving as running
+from tests.support.wire import VERSION, request
+
+
+@dataclass
+class Site:
+    issuer: Issuer
+    resource: str
+    metadata_url: str
+    http: httpx.Client
+
+    def post(self, message: dict[str, Any], token: str | None = None, **extra: str) -> Any:
+        headers = {"content-type": "application/json", "accept": "application/json"}
+        headers |= request_headers(message["method"], message["params"], VERSION)
+        if token is not None:
+            headers["authorization"] = f"Bearer {token}"
+        return self.http.post(self.resource, json=message, headers=headers | extra)
+
+    def token(self, scope: str = "files:read", **extra: Any) -> str:
+        return self.issuer.mint(self.resource, scope, **extra)
+
+    def challenge(self, error: str | None, scope: str) -> str:
+        head = f'Bearer error="{error}", ' if error else "Bearer "
+        return f'{head}resource_metadata="{self.metadata_url}", scope="{scope}"'
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[Site]:
+    issuer_port = free_port()
+    issuer = Issuer(f"http://127.0.0.1:{issuer_port}")
+
+    def command(port: int) -> list[str]:
+        settings = [f"TEST_RESOURCE=http://127.0.0.1:{port}/mcp", f"TEST_ISSUER={issuer.url}"]
+        target = "tests/auth/servers.py:server"
+        return ["env", *settings, *snodo_run(target, "http", "--port", str(port))]
+
+    with serving(issuer, issuer_port), httpx.Client(timeout=10) as http, running(command) as mcp:
+        metadata_url = f"{mcp.base}/.well-known/oauth-protected-resource/mcp"
+        yield Site(issuer, f"{mcp.base}/mcp", metadata_url, http)
+
+
+def call(name: str, arguments: dict[str, Any] | None = None, **params: Any) -> dict[str, Any]:
+    params = {"name": name, "arguments": arguments or {}, **params}
+    return request("tools/call", params, capabilities={"elicitation": {"form": {}}})
+
+
+def text(response: Any) -> str:
+    assert response.status_code == 200, response.text
+    result: str = response.json()["result"]["content"][0]["text"]
+    return result
+
+
+# -- metadata ------------------------------------------------------------------------------
+
+
+def test_metadata_at_both_well_known_paths(site: Site) -> None:
+    expected = {
+        "resource": site.resource,
+        "authorization_servers": [site.issuer.url],
+        "scopes_supported": ["files:read", "files:write"],
+        "bearer_methods_supported": ["header"],
+    }
+    root = site.metadata_url.removesuffix("/mcp")
+    for url in (site.metadata_url, root):
+        answer = site.http.get(url)
+        assert answer.status_code == 200
+        assert answer.headers["content-type"] == "application/json"
+        assert answer.headers["access-control-allow-origin"] == "*"
+        assert answer.json() == expected
+    assert site.http.post(site.metadata_url).status_code == 405
+    assert site.http.get(site.metadata_url, headers={"host": "evil.example"}).status_code == 421
+
+
+# -- 401 and 400 ---------------------------------------------------------------------------
+
+
+def test_no_token_is_401_naming_the_metadata(site: Site) -> None:
+    for authorization in (None, "Basic YWxpY2U6cHc="):
+        extra = {"authorization": authorization} if authorization else {}
+        answer = site.post(call("whoami"), **extra)
+        assert answer.status_code == 401
+        assert answer.headers["www-authenticate"] == (
+            f'Bearer resource_metadata="{site.metadata_url}", scope="files:read files:write"'
+        )
+        assert answer.json() == {
+            "error": "invalid_token",
+            "error_description": "Authorization required",
+        }
+
+
+def test_malformed_credential_is_400(site: Site) -> None:
+    for value in ("Bearer two words", 'Bearer tok"en', "Bearer a, Bearer b"):
+        answer = site.post(call("whoami"), authorization=value)
+        assert answer.status_code == 400, value
+        assert answer.headers["www-authenticate"] == site.challenge(
+            "invalid_request", "files:read files:write"
+        )
+
+
+def test_bad_tokens_are_401_invalid_token(site: Site) -> None:
+    issuer = site.issuer
+    outsider = ECKey.generate_key("P-256", {"kid": issuer.keys[0].kid})
+    unsigned = ".".join(
+        part.rstrip("=")
+        for part in (
+            _b64({"alg": "none", "kid": issuer.keys[0].kid}),
+            _b64(issuer.claims(site.resource)),
+            "",
+        )
+    )
+    bad = {
+        "wrong audience": site.issuer.mint("http://127.0.0.1:1/elsewhere"),
+        "expired": site.token(exp=1_000_000),
+        "not yet valid": site.token(nbf=4_000_000_000),
+        "no expiry": site.issuer.mint(site.resource, drop=("exp",)),
+        "other issuer": site.token(iss="http://127.0.0.1:3"),
+        "forged": site.issuer.mint(site.resource, key=outsider),
+        "unsigned": unsigned,
+        "not a JWT": "opaque-token-value",
+    }
+    for what, token in bad.items():
+        answer = site.post(call("whoami"), token)
+        assert answer.status_code == 401, what
+        assert answer.headers["www-authenticate"] == site.challenge(
+            "invalid_token", "files:read files:write"
+        ), what
+        assert answer.json()["error"] == "invalid_token"
+
+
+def _b64(value: dict[str, Any]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(value).encode()).decode()
+
+
+# -- accepted tokens, scopes ---------------------------------------------------------------
+
+
+def test_subject_and_widened_scopes_reach_the_handler(site: Site) -> None:
+    assert text(site.post(call("whoami"), site.token())) == "alice files:read"
+    admin = site.token("files:admin")
+    assert text(site.post(call("whoami"), admin)) == "alice files:admin files:read files:write"
+    upper = site.issuer.mint(site.resource.replace("http://", "HTTP://"))
+    assert text(site.post(call("whoami"), upper)) == "alice files:read"
+
+
+def test_missing_tool_scope_is_403_insufficient_scope(site: Site) -> None:
+    answer = site.post(call("write"), site.token())
+    assert answer.status_code == 403
+    assert answer.headers["www-authenticate"] == site.challenge("insufficient_scope", "files:write")
+    assert answer.json() == {
+        "error": "insufficient_scope",
+        "error_description": "Insufficient scope",
+    }
+    assert text(site.post(call("write"), site.token("files:write"))) == "written"
+
+
+def test_challenge_names_every_scope_the_item_needs(site: Site) -> None:
+    answer = site.post(call("purge"), site.token())
+    assert answer.headers["www-authenticate"] == site.challenge(
+        "insufficient_scope", "files:admin files:read"
+    )
+    assert text(site.post(call("purge"), site.token("files:admin"))) == "purged"
+
+
+def test_resource_template_and_prompt_scopes(site: Site) -> None:
+    reader = site.token()
+    cases = [
+        (request("resources/read", {"uri": "file://secret"}), "files:admin"),
+        (request("resources/read", {"uri": "file://docs/a"}), "files:write"),
+        (request("prompts/get", {"name": "compose", "arguments": {"topic": "x"}}), "files:write"),
+    ]
+    for message, needed in cases:
+        answer = site.post(message, reader)
+        assert answer.status_code == 403
+        assert answer.headers["www-authenticate"] == site.challenge("insufficient_scope", needed)
+    writer = site.token("files:write")
+    answer = site.post(request("resources/read", {"uri": "file://docs/a"}), writer)
+    assert answer.json()["result"]["contents"][0]["text"] == "doc a"
+    answer = site.post(cases[2][0], writer)
+    assert answer.json()["result"]["messages"][0]["content"]["text"] == "Write about x"
+
+
+def test_scopes_required_by_the_arguments(site: Site) -> None:
+    answer = site.post(call("dynamic", {"target": "write"}), site.token())
+    assert answer.status_code == 403
+    assert answer.headers["www-authenticate"] == site.challenge("insufficient_scope", "files:write")
+    assert text(site.post(call("dynamic", {"target": "read"}), site.token())) == "did read"
+
+
+def test_listing_shows_items_the_token_cannot_use(site: Site) -> None:
+    answer = site.post(request("tools/list"), site.token())
+    names = [tool["name"] for tool in answer.json()["result"]["tools"]]
+    assert names == ["whoami", "write", "purge", "ask", "dynamic"]
+
+
+def test_request_state_binds_to_the_token_subject(site: Site) -> None:
+    alice, bob = site.token(), site.token(sub="bob")
+    first = site.post(call("ask"), alice).json()["result"]
+    assert first["resultType"] == "input_required"
+    retry = call(
+        "ask",
+        requestState=first["requestState"],
+        inputResponses={"name": {"action": "accept", "content": {"name": "Al"}}},
+    )
+    refused = site.post(retry, bob)
+    assert refused.status_code == 400
+    assert refused.json()["error"] == {"code": -32602, "message": "Invalid request state"}
+    assert text(site.post(retry, alice)) == "hello Al (round one)"
+
+
+def test_every_request_is_authorized_before_its_body_is_read(site: Site) -> None:
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {}},
+    }
+    answer = site.http.post(
+        site.resource,
+        json=initialize,
+        headers={"accept": "application/json, text/event-stream"},
+    )
+    assert answer.status_code == 401
+    assert answer.headers["www-authenticate"].startswith("Bearer resource_metadata=")
+    answer = site.http.post(
+        site.resource, content=b"{not json", headers={"content-type": "application/json"}
+    )
+    assert answer.status_code == 401
