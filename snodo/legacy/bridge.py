@@ -122,6 +122,7 @@ async def forward(
     principal: str | None,
     transport: str,
     emit: Emit,
+    scopes: frozenset[str] | None = None,
 ) -> dict[str, Any]:
     """Answer one forwarded legacy request: a legacy-shaped JSON-RPC response."""
     check_params(request.method, request.params)
@@ -134,7 +135,9 @@ async def forward(
             "method": request.method,
             "params": {**params, **retry},
         }
-        reply = await server.handle(message, principal=principal, transport=transport, emit=emit)
+        reply = await server.handle(
+            message, principal=principal, transport=transport, emit=emit, scopes=scopes
+        )
         response = reply.response
         if response is None:  # the core never leaves a request unanswered
             raise InternalError()

@@ -124,8 +124,14 @@ class LegacyHttp:
     # -- ASGI --------------------------------------------------------------------------
 
     async def post(
-        self, message: Any, headers: Mapping[str, str], principal: str | None, send: Send
+        self,
+        message: Any,
+        headers: Mapping[str, str],
+        principal: str | None,
+        send: Send,
+        scopes: frozenset[str] | None = None,
     ) -> None:
+        """One POST of a session; ``scopes`` are what OAuth granted (snodo.auth)."""
         if is_initialize(message):
             await self._initialize(message, headers, principal, send)
             return
@@ -159,7 +165,7 @@ class LegacyHttp:
             return
         entry.busy += 1
         try:
-            await _Answer(self.kernel, entry, message, principal, send).run()
+            await _Answer(self.kernel, entry, message, principal, send, scopes).run()
         finally:
             entry.busy -= 1
             entry.last_seen = self.clock()
@@ -252,9 +258,16 @@ class _Answer:
     """One legacy request over POST: JSON, or SSE once something goes out before it."""
 
     def __init__(
-        self, kernel: LegacyKernel, entry: _Entry, message: Any, principal: str | None, send: Send
+        self,
+        kernel: LegacyKernel,
+        entry: _Entry,
+        message: Any,
+        principal: str | None,
+        send: Send,
+        scopes: frozenset[str] | None = None,
     ) -> None:
         self.kernel = kernel
+        self.scopes = scopes
         self.entry = entry
         self.message = message
         self.principal = principal
@@ -281,6 +294,7 @@ class _Answer:
                 principal=self.principal,
                 transport="http",
                 emit=self._emit,
+                scopes=self.scopes,
             )
         )
         self.entry.tasks[request_id] = task

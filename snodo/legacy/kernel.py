@@ -63,6 +63,7 @@ class LegacyKernel:
         principal: str | None = None,
         transport: str = "memory",
         emit: Emit,
+        scopes: frozenset[str] | None = None,
     ) -> Reply:
         """Answer one message of ``session``. Never raises for anything the peer sent."""
         try:
@@ -84,6 +85,7 @@ class LegacyKernel:
                         principal=principal,
                         transport=transport,
                         emit=emit,
+                        scopes=scopes,
                     )
                 )
             result = await self._own(session, incoming)

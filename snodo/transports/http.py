@@ -276,7 +276,7 @@ class HttpApp:
             await _send_json(send, 400, jsonrpc.error_response(None, exc))
             return
         if self.legacy is not None and self.legacy.claims(message, headers):
-            await self.legacy.post(message, headers, principal, send)
+            await self.legacy.post(message, headers, principal, send, scopes)
             return
         if is_initialize(message) or LegacyHttp.sessionless(message, headers):
             # An initialize-based client, which a header cannot help (basic/versioning.mdx):

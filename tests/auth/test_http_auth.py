@@ -246,3 +246,52 @@ def test_every_request_is_authorized_before_its_body_is_read(site: Site) -> None
         site.resource, content=b"{not json", headers={"content-type": "application/json"}
     )
     assert answer.status_code == 401
+
+
+def test_legacy_sessions_are_authorized_the_same_way(site: Site) -> None:
+    both = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+    def legacy(message: dict[str, Any], token: str | None, **extra: str) -> httpx.Response:
+        headers = both | extra
+        if token is not None:
+            headers["authorization"] = f"Bearer {token}"
+        return site.http.post(site.resource, json=message, headers=headers)
+
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "old", "version": "1"},
+        },
+    }
+    assert legacy(initialize, None).status_code == 401
+    reader = site.token()
+    opened = legacy(initialize, reader)
+    assert opened.status_code == 200, opened.text
+    session = {"mcp-session-id": opened.headers["mcp-session-id"]}
+    session["mcp-protocol-version"] = "2025-11-25"
+    done = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+    assert legacy(done, reader, **session).status_code == 202
+
+    def call_tool(name: str, token: str | None) -> httpx.Response:
+        message = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": name, "arguments": {}},
+        }
+        return legacy(message, token, **session)
+
+    assert call_tool("whoami", None).status_code == 401
+    assert call_tool("whoami", reader).json()["result"]["content"][0]["text"] == "alice files:read"
+    refused = call_tool("write", reader).json()
+    assert refused["error"] == {
+        "code": -32600,
+        "message": "Insufficient scope",
+        "data": {"requiredScopes": ["files:write"]},
+    }
+    written = call_tool("write", site.token("files:write")).json()
+    assert written["result"]["content"][0]["text"] == "written"
