@@ -38,7 +38,7 @@ try:
     from authlib.oauth2.rfc6749.parameters import prepare_grant_uri, prepare_token_request
     from authlib.oauth2.rfc7636 import create_s256_code_challenge
 except ImportError as exc:  # the base install: say which extra
-    raise ImportError("snodo.oauth needs the auth extra: pip install 'snodo[auth]'") from exc
+    raise ImportError("snodo.oauth needs the snodo[auth] extra: pip install 'snodo[auth]'") from exc
 
 from snodo.oauth.challenge import BearerChallenge, parse_challenge
 from snodo.oauth.discovery import Discovery, discover, resource_allowed
