@@ -14,6 +14,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from generator.overlay import OverlayError
 from generator.render import render_package
@@ -50,9 +51,32 @@ def diff_trees(expected: Path, actual: Path) -> str:
     return "".join(chunks)
 
 
+def check_repeated(schema: dict[str, Any], revision: Revision, schema_path: Path | None) -> None:
+    """An extension's copies of its base revision's definitions must be exact copies;
+    otherwise a value valid for one package would be refused by the other."""
+    extension = revision.overlay.extension
+    if extension is None:
+        return
+    base = next((r for r in revisions() if r.pin.revision == extension.base), None)
+    if base is None:
+        raise OverlayError(f"[extension] base {extension.base} is not a pinned revision")
+    _, base_data = locate_schema(base.pin, schema_path)
+    base_defs = json.loads(base_data)["$defs"]
+    differ = sorted(
+        name
+        for name, body in schema["$defs"].items()
+        if name in base_defs and base_defs[name] != body
+    )
+    if differ:
+        raise OverlayError(
+            f"{revision.pin.revision} redefines {differ} differently from {extension.base}"
+        )
+
+
 def generate_into(target: Path, revision: Revision, schema_path: Path | None) -> None:
     """Replace ``target`` with the package compiled from ``revision``."""
     _, data = locate_schema(revision.pin, schema_path)
+    check_repeated(json.loads(data), revision, schema_path)
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp) / revision.package
         render_package(json.loads(data), fresh, revision.pin, revision.overlay)

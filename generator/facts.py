@@ -79,9 +79,19 @@ def _branches(node: JSON) -> list[str]:
     return [name for b in node.get("anyOf") or node.get("oneOf") or [] if (name := _ref_name(b))]
 
 
+def _properties(node: JSON) -> dict[str, JSON]:
+    """A definition's properties, including those of its inline ``allOf`` parts (the
+    extension schema writes a request as JSONRPCRequest and an object that narrows it)."""
+    found = dict(node.get("properties", {}))
+    for part in node.get("allOf", []):
+        if isinstance(part, dict) and "$ref" not in part:
+            found.update(_properties(part))
+    return found
+
+
 def _method_const(defs: dict[str, JSON], name: str) -> str:
     try:
-        return str(defs[name]["properties"]["method"]["const"])
+        return str(_properties(defs[name])["method"]["const"])
     except KeyError as exc:
         raise OverlayError(f"{name} is not a definition with a fixed method") from exc
 
@@ -131,7 +141,47 @@ def _response(defs: dict[str, JSON], fact: MethodFact) -> tuple[str, list[str]]:
     return response, answers
 
 
+def _is_result(defs: dict[str, JSON], name: str) -> bool:
+    """A definition built on Result, or a union of such definitions."""
+    node = defs[name]
+    if "anyOf" in node:
+        return all(_is_result(defs, b) for b in _branches(node))
+    return _ref_name((node.get("allOf") or [{}])[0]) == "Result"
+
+
+def _extension_methods(defs: dict[str, JSON], overlay: Overlay) -> tuple[MethodRow, ...]:
+    """An extension has no request or response unions: each method's request must fix
+    its method name, and its result must be a definition that says it is a Result."""
+    rows = []
+    for fact in overlay.methods:
+        _require(defs, fact.request, f"method {fact.method}")
+        _require(defs, fact.result, f"method {fact.method}")
+        if _method_const(defs, fact.request) != fact.method:
+            raise OverlayError(f"{fact.request} no longer carries method {fact.method}")
+        if not _is_result(defs, fact.result):
+            raise OverlayError(f"{fact.result} is no longer a Result")
+        if fact.input_required:
+            raise OverlayError(f"extension method {fact.method} cannot answer input_required")
+        params = _ref_name(_properties(defs[fact.request]).get("params"))
+        if params is None:
+            raise OverlayError(f"{fact.request}.params is not a named definition")
+        rows.append(
+            MethodRow(
+                method=fact.method,
+                request=fact.request,
+                params=params,
+                result=fact.result,
+                response="JSONRPCResultResponse",
+                input_required=False,
+                cacheable=False,
+            )
+        )
+    return tuple(rows)
+
+
 def _methods(defs: dict[str, JSON], overlay: Overlay) -> tuple[MethodRow, ...]:
+    if overlay.extension is not None:
+        return _extension_methods(defs, overlay)
     declared = {m.request for m in overlay.methods}
     in_schema = _union(defs, "ClientRequest", frozenset(overlay.excluded))
     if declared != in_schema:
@@ -171,7 +221,7 @@ def _methods(defs: dict[str, JSON], overlay: Overlay) -> tuple[MethodRow, ...]:
 
 
 def _notification(defs: dict[str, JSON], name: str) -> NotificationRow:
-    params = defs[name]["properties"].get("params")
+    params = _properties(defs[name]).get("params")
     return NotificationRow(
         method=_method_const(defs, name),
         notification=name,
@@ -303,6 +353,10 @@ def _check_meta_keys(prepared: JSON, overlay: Overlay) -> None:
 
 
 def _notifications(defs: dict[str, JSON], union: str, overlay: Overlay) -> list[NotificationRow]:
+    if overlay.extension is not None and union == "ServerNotification":
+        for name in overlay.extension.notifications:
+            _require(defs, name, "[extension] notifications")
+        return [_notification(defs, n) for n in overlay.extension.notifications]
     if union not in defs:
         return []
     names = _branches(defs[union]) or [union]

@@ -9,7 +9,7 @@ session), patches, meta keys.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +72,18 @@ class Patch:
 
 
 @dataclass(frozen=True, slots=True)
+class ExtensionFact:
+    """An extension schema compiled on top of a core revision it repeats definitions of."""
+
+    id: str
+    """The extension identifier, the key under ``capabilities.extensions``."""
+    base: str
+    """The core revision (a folder under ``schema/``) whose definitions it repeats."""
+    notifications: tuple[str, ...]
+    """The notification definitions it adds (it has no notification union)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Overlay:
     package: str
     """The Python package this revision compiles into."""
@@ -88,6 +100,10 @@ class Overlay:
     discriminators: dict[str, str]
     inline_names: dict[str, str]
     patches: tuple[Patch, ...]
+    distribute: dict[str, list[str]] = field(default_factory=dict)
+    """Extension only: ``allOf: [A, anyOf: [...]]`` definitions split into named branches."""
+    extension: ExtensionFact | None = None
+    """Set for an extension schema: methods are checked one by one, not against unions."""
 
 
 def _rule(raw: dict[str, Any]) -> CapabilityRule:
@@ -140,9 +156,19 @@ def _overlay(raw: dict[str, Any]) -> Overlay:
         capability_rules=tuple(_rule(item) for item in raw.get("capability_rules", ())),
         errors=tuple(
             ErrorFact(name=name, code=int(fields["code"]), definition=fields["definition"])
-            for name, fields in raw["errors"].items()
+            for name, fields in raw.get("errors", {}).items()
         ),
         discriminators=dict(raw.get("discriminators", {})),
         inline_names=dict(raw.get("inline_names", {})),
         patches=tuple(Patch(**item) for item in raw.get("patches", ())),
+        distribute={k: list(v) for k, v in raw.get("distribute", {}).items()},
+        extension=_extension(raw["extension"]) if "extension" in raw else None,
+    )
+
+
+def _extension(raw: dict[str, Any]) -> ExtensionFact:
+    return ExtensionFact(
+        id=str(raw["id"]),
+        base=str(raw["base"]),
+        notifications=tuple(sorted(raw.get("notifications", ()))),
     )

@@ -31,6 +31,11 @@ def prepare(schema: JSON, overlay: Overlay) -> JSON:
     for patch in overlay.patches:
         _apply_patch(out, patch.pointer, patch.expect, patch.value)
     _widen_numbers(out)
+    if overlay.extension is not None:
+        _flatten_envelopes(out["$defs"])
+        _reference_copies(out, overlay.inline_names)
+        for name, branches in sorted(overlay.distribute.items()):
+            _distribute(out["$defs"], name, branches)
     _lift_inline(out, overlay.inline_names)
     for where, tag in sorted(overlay.discriminators.items()):
         _add_discriminator(out, where, tag)
@@ -118,13 +123,13 @@ def _lift_inline(schema: JSON, names: dict[str, str]) -> None:
     lifted: dict[str, JSON] = {}
     for def_name in sorted(defs):
         for path in _inline_objects(defs[def_name], def_name, None):
+            parent, key = _resolve_pointer(defs, path)
+            sub = parent[key]
             if path not in names:
                 raise OverlayError(
                     f"inline schema at $defs/{path} has no name: add it to "
                     "[inline_names] in the overlay"
                 )
-            parent, key = _resolve_pointer(defs, path)
-            sub = parent[key]
             name = names[path]
             if name in defs:
                 raise OverlayError(f"inline name {name} for {path} clashes with a definition")
@@ -136,6 +141,82 @@ def _lift_inline(schema: JSON, names: dict[str, str]) -> None:
     if unused:
         raise OverlayError(f"[inline_names] entries match nothing: {sorted(unused)}")
     defs.update(lifted)
+
+
+def _reference_copies(schema: JSON, names: dict[str, str]) -> None:
+    """Replace unnamed inline copies of definitions with references to them.
+
+    An extension schema repeats its definitions inline (DetailedTask's branches are
+    WorkingTask, ...); a reference means the same and keeps one class per shape.
+    Repeated until nothing changes, since replacing an inner copy can make an outer
+    schema a copy in turn.
+    """
+    defs: dict[str, JSON] = schema["$defs"]
+    changed = True
+    while changed:
+        changed = False
+        for def_name in sorted(defs):
+            for path in _inline_objects(defs[def_name], def_name, None):
+                if path in names:
+                    continue
+                parent, key = _resolve_pointer(defs, path)
+                same = _copy_of(defs, parent[key])
+                if same is not None and same != def_name:
+                    parent[key] = {"$ref": f"#/$defs/{same}"}
+                    changed = True
+
+
+_ENVELOPES = ("JSONRPCRequest", "JSONRPCNotification")
+
+
+def _flatten_envelopes(defs: dict[str, JSON]) -> None:
+    """``allOf: [JSONRPCRequest, {method, params}]`` becomes one object schema with the
+    envelope's properties and the narrowed ones: the same values (neither part closes
+    its properties), and a class whose ``params`` is the narrowed model rather than a
+    subclass that contradicts its base's field type."""
+    for name in sorted(defs):
+        parts = defs[name].get("allOf", [])
+        if len(parts) != 2 or parts[0].get("$ref", "").rsplit("/", 1)[-1] not in _ENVELOPES:
+            continue
+        base = defs[parts[0]["$ref"].rsplit("/", 1)[-1]]
+        narrow = parts[1]
+        if base.get("additionalProperties") is False or narrow.get("additionalProperties") is False:
+            raise OverlayError(f"{name}: a closed envelope cannot be flattened")
+        kept = {k: v for k, v in defs[name].items() if k != "allOf"}
+        defs[name] = {
+            **kept,
+            "type": "object",
+            "properties": {**base.get("properties", {}), **narrow.get("properties", {})},
+            "required": sorted(set(base.get("required", [])) | set(narrow.get("required", []))),
+        }
+
+
+def _distribute(defs: dict[str, JSON], name: str, branches: list[str]) -> None:
+    """``allOf: [A, anyOf: [B1, ..., Bn], C...]`` becomes ``anyOf: [N1, ..., Nn]`` with
+    each named ``Ni = allOf: [A, Bi, C...]``: the same values, and one named class per
+    branch instead of the numbered ones the code generator would invent."""
+    parts = defs.get(name, {}).get("allOf", [])
+    unions = [i for i, p in enumerate(parts) if "anyOf" in _deref({"$defs": defs}, p)]
+    if len(unions) != 1:
+        raise OverlayError(f"[distribute] {name} is no longer an allOf with one anyOf part")
+    options = _deref({"$defs": defs}, parts[unions[0]])["anyOf"]
+    if len(options) != len(branches):
+        raise OverlayError(f"[distribute] {name} has {len(options)} branches, not {len(branches)}")
+    for branch, option in zip(branches, options, strict=True):
+        if branch in defs:
+            raise OverlayError(f"[distribute] name {branch} clashes with a definition")
+        defs[branch] = {"allOf": [option if i == unions[0] else p for i, p in enumerate(parts)]}
+    kept = {k: v for k, v in defs[name].items() if k not in ("allOf", "$schema")}
+    defs[name] = {**kept, "anyOf": [{"$ref": f"#/$defs/{b}"} for b in branches]}
+
+
+def _copy_of(defs: dict[str, JSON], sub: JSON) -> str | None:
+    """The definition ``sub`` is an inline copy of (ignoring ``$schema``), if any."""
+    for name in sorted(defs):
+        body = {k: v for k, v in defs[name].items() if k != "$schema"}
+        if body == sub:
+            return name
+    return None
 
 
 def _deref(schema: JSON, node: JSON) -> JSON:

@@ -121,7 +121,10 @@ def render_package(schema: Any, out_dir: Path, pin: Pin, overlay: Overlay) -> No
     env = _environment()
     out_dir.mkdir(parents=True, exist_ok=True)
     _models(prepared, _header(env, pin), out_dir / "models.py")
-    for name in ("__init__.py", "protocol.py", "errors.py", "adapters.py", "tables.py"):
+    names = ["__init__.py", "protocol.py", "adapters.py", "tables.py"]
+    if facts.errors:  # an extension that defines no error of its own has no errors module
+        names.append("errors.py")
+    for name in names:
         text = env.get_template(f"{name}.jinja").render(pin=pin, overlay=overlay, facts=facts)
         (out_dir / name).write_text(text, encoding="utf-8")
     (out_dir / "py.typed").write_text("", encoding="utf-8")

@@ -29,16 +29,18 @@ class Revision:
 
 
 def check_pairing(pin: Pin, overlay: Overlay) -> None:
-    """The overlay must describe the revision the pin names, and speak it."""
-    if overlay.latest_version != pin.revision:
+    """The overlay must describe the revision the pin names, and speak it. An extension's
+    pin names the extension; its overlay speaks the core revision it extends."""
+    revision = overlay.extension.base if overlay.extension is not None else pin.revision
+    if overlay.latest_version != revision:
         raise OverlayError(
             f"overlay latest_version {overlay.latest_version!r} does not match the pinned "
-            f"revision {pin.revision!r}: update [protocol] in the overlay with the pin"
+            f"revision {revision!r}: update [protocol] in the overlay with the pin"
         )
-    if pin.revision not in overlay.supported_versions:
+    if revision not in overlay.supported_versions:
         raise OverlayError(
             f"overlay supported_versions {list(overlay.supported_versions)} "
-            f"leave out the pinned revision {pin.revision!r}"
+            f"leave out the pinned revision {revision!r}"
         )
 
 

@@ -1,6 +1,7 @@
 """The generator on the real pins: drift, determinism, isolation, loud overlay failures.
 
-Both packages (``snodo_wire`` for 2026-07-28, ``snodo_wire_2025_11_25``) are covered.
+All three packages (``snodo_wire`` for 2026-07-28, ``snodo_wire_2025_11_25``, and
+``snodo_wire_tasks`` for the Tasks extension) are covered.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ from tests.support.paths import ROOT, schema_dir
 
 MODERN = load_revision(SCHEMA_ROOT / "2026-07-28")
 LEGACY = load_revision(SCHEMA_ROOT / "2025-11-25")
-PACKAGES = [MODERN.package, LEGACY.package]
+TASKS = load_revision(SCHEMA_ROOT / "ext-tasks")
+PACKAGES = [MODERN.package, LEGACY.package, TASKS.package]
 
 
 def load_overlay() -> Overlay:
@@ -68,7 +70,7 @@ def test_one_command_generates_every_pinned_revision(fresh: Path) -> None:
 def test_output_is_identical_across_hash_seeds(fresh: Path, tmp_path: Path) -> None:
     _generate(tmp_path, "4242")
     files = sorted(p.relative_to(fresh) for p in fresh.rglob("*.py"))
-    assert len(files) == 12
+    assert len(files) == 17  # 6 modules each for the revisions, 5 for the extension (no errors)
     assert files == sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.py"))
     for name in files:
         assert (fresh / name).read_bytes() == (tmp_path / name).read_bytes()
@@ -89,11 +91,11 @@ def test_check_command_reports_drift(fresh: Path, tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "-EDITED_BY_HAND = True" in done.stdout
     assert f"{tmp_path / LEGACY.package} has drifted" in done.stdout
-    assert done.stdout.endswith("1 of 2 packages drifted: run `python -m generator generate`\n")
+    assert done.stdout.endswith("1 of 3 packages drifted: run `python -m generator generate`\n")
     assert f"{tmp_path / MODERN.package} matches" in done.stdout
 
 
-@pytest.mark.parametrize("revision", [MODERN, LEGACY], ids=PACKAGES)
+@pytest.mark.parametrize("revision", [MODERN, LEGACY, TASKS], ids=PACKAGES)
 def test_every_file_carries_the_do_not_edit_header(revision: Any) -> None:
     for path in sorted((ROOT / "generated" / revision.package).glob("*.py")):
         head = path.read_text().splitlines()[:3]
@@ -101,7 +103,9 @@ def test_every_file_carries_the_do_not_edit_header(revision: Any) -> None:
         assert any("Do not edit" in line for line in head), path.name
 
 
-@pytest.mark.parametrize(("package", "definitions"), [(PACKAGES[0], 155), (PACKAGES[1], 145)])
+@pytest.mark.parametrize(
+    ("package", "definitions"), [(PACKAGES[0], 155), (PACKAGES[1], 145), (PACKAGES[2], 76)]
+)
 def test_vendored_copy_imports_without_the_runtime(
     tmp_path: Path, package: str, definitions: int
 ) -> None:
@@ -118,7 +122,7 @@ def test_vendored_copy_imports_without_the_runtime(
         "sys.meta_path.insert(0, Block())\n"
         f"sys.path.insert(0, {str(vendor)!r})\n"
         f"import {package} as wire\n"
-        f"import {package}.tables, {package}.adapters, {package}.errors\n"
+        f"import {package}.tables, {package}.adapters\n"
         f"assert wire.__file__.startswith({str(vendor)!r}), wire.__file__\n"
         "print(len(wire.__all__))\n"
     )
@@ -129,7 +133,9 @@ def test_vendored_copy_imports_without_the_runtime(
     assert int(done.stdout) > definitions
 
 
-@pytest.mark.parametrize(("package", "at_least"), [(PACKAGES[0], 170), (PACKAGES[1], 185)])
+@pytest.mark.parametrize(
+    ("package", "at_least"), [(PACKAGES[0], 170), (PACKAGES[1], 185), (PACKAGES[2], 80)]
+)
 def test_no_generated_name_ends_in_a_digit(package: str, at_least: int) -> None:
     models = importlib.import_module(f"{package}.models")
     names = [
@@ -142,7 +148,7 @@ def test_no_generated_name_ends_in_a_digit(package: str, at_least: int) -> None:
     assert [name for name in names if name[-1].isdigit()] == []
 
 
-@pytest.mark.parametrize("revision", [MODERN, LEGACY], ids=PACKAGES)
+@pytest.mark.parametrize("revision", [MODERN, LEGACY, TASKS], ids=PACKAGES)
 def test_every_definition_has_a_model(revision: Any) -> None:
     raw = json.loads((schema_dir().parent / revision.pin.revision / "schema.json").read_text())
     package = importlib.import_module(revision.package)
