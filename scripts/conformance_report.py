@@ -21,7 +21,9 @@ listed scenario without results fails.
 ``--required DIR`` is a ``--requirements`` run, scored against the runner's own
 requirement set (``requirements/<revision>.yaml`` in the runner package): only the
 server scenarios listed there count, a listed scenario that did not run fails, and
-the extension and pending scenarios the runner also runs are shown as not scored.
+the extension and pending scenarios the runner also runs are shown as not scored:
+they do not count in the total, but every one of them must pass too (the tasks
+extension's scenarios included), and a line says how many did.
 Every scenario of a plain DIR (a ``--suite all`` run) counts. Pending scenarios are
 named in the requirement set's ``not_scored`` list; their results in the plain runs
 are printed on their own lines, before the final ``conformance: N passed, M failed``;
@@ -121,6 +123,12 @@ class Scenario:
         if self.strict and self.counts["WARNING"]:
             return False
         return self.runner_status in (None, 0)
+
+    @property
+    def only_skipped(self) -> bool:
+        """The runner skipped every check (a scenario whose harness it has not written):
+        it reports that as passing, and so does the not-scored line, naming it."""
+        return self.readable and sum(self.counts.values()) == self.counts["SKIPPED"] > 0
 
 
 def _unreadable(name: str, why: str, check: str = "checks.json") -> Scenario:
@@ -229,8 +237,7 @@ def render(title: str, scenarios: list[Scenario], unscored: dict[str, str]) -> l
             f"{s.name:<{width}}  {verdict:<6}  {c['SUCCESS']:>7}  {c['FAILURE']:>7}  "
             f"{c['WARNING']:>7}{note}"
         )
-        if s.name not in unscored:
-            lines.extend(f"    x {f.check}: {f.message}" for f in s.failures)
+        lines.extend(f"    x {f.check}: {f.message}" for f in s.failures)
     return lines
 
 
@@ -260,6 +267,7 @@ def main(argv: list[str]) -> int:
         else None
     )
     counted: list[Scenario] = []
+    extras: list[Scenario] = []
     full: list[Scenario] = []
     empty: list[Path] = []
     for run in args.required:
@@ -281,6 +289,7 @@ def main(argv: list[str]) -> int:
         title = f"{run.name}: {len(scored)} required scenarios (+{len(unscored)} not scored)"
         print("\n".join(render(title, scenarios, unscored)), end="\n\n")
         counted += scored
+        extras += [s for s in scenarios if s.name in unscored]
         empty += [run] if not ran else []
     for run in args.runs:
         scenarios = load_run(run)
@@ -304,9 +313,15 @@ def main(argv: list[str]) -> int:
         print(f"pending {name}: {status}")
     for run in empty:
         print(f"no scenario results in {run}")
+    skipped = [s.name for s in extras if s.only_skipped]
+    if extras:
+        good = sum(s.passed or s.only_skipped for s in extras)
+        note = f" ({', '.join(skipped)}: every check skipped by the runner)" if skipped else ""
+        print(f"not scored in the requirement run: {good} of {len(extras)} pass{note}")
     passed = sum(s.passed for s in counted)
     print(f"conformance: {passed} passed, {len(counted) - passed} failed")
-    return 0 if passed == len(counted) and not empty else 1
+    extras_pass = all(s.passed or s.only_skipped for s in extras)
+    return 0 if passed == len(counted) and extras_pass and not empty else 1
 
 
 if __name__ == "__main__":

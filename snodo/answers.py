@@ -26,8 +26,9 @@ from pydantic import BaseModel, ValidationError
 from snodo.context import Context
 from snodo.errors import InvalidParams
 from snodo.result import MISSING, Missing
+from snodo_wire import CreateMessageResult, ElicitResult, ListRootsResult, adapters
 
-__all__ = ["check_request", "invalid", "read"]
+__all__ = ["check_request", "check_responses", "invalid", "params_error", "read"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -52,3 +53,36 @@ def read(ctx: Context, key: str, model: type[M], kind: str) -> M | Missing:
         return model.model_validate(ctx.input_responses[key], by_alias=True, by_name=False)
     except ValidationError:
         raise invalid(kind, key) from None
+
+
+def params_error(exc: ValidationError, prefix: str = "") -> str:
+    """Where and why params failed, never the submitted values."""
+    first = exc.errors(include_input=False, include_url=False)[0]
+    where = ".".join(str(step) for step in ([prefix] if prefix else []) + list(first["loc"]))
+    return (
+        f"Invalid params: {where}: {first['msg']}" if where else f"Invalid params: {first['msg']}"
+    )
+
+
+_ANSWER_KEYS: dict[str, type[BaseModel]] = {"action": ElicitResult, "roots": ListRootsResult}
+"""A required key of each answer kind; anything else is most likely a sampling result."""
+
+
+def check_responses(responses: Any) -> None:
+    """The retry's inputResponses, each a valid InputResponse; as the generated union
+    decides, but trying first the branch the answer's keys point to (the union is
+    untagged, and trying all three costs several times more)."""
+    if not isinstance(responses, dict):
+        raise InvalidParams("Invalid params: inputResponses: must be an object")
+    for key, answer in responses.items():
+        if isinstance(answer, dict):
+            likely = next((m for k, m in _ANSWER_KEYS.items() if k in answer), CreateMessageResult)
+            try:
+                likely.model_validate(answer)
+                continue
+            except ValidationError:
+                pass
+        try:
+            adapters.input_response.validate_python(answer)
+        except ValidationError as exc:
+            raise InvalidParams(params_error(exc, f"inputResponses.{key}")) from exc

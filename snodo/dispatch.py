@@ -23,9 +23,13 @@ from snodo.registry import Registry
 from snodo.resources import read_contents
 from snodo.result import InputRequired, ToolError
 from snodo.subscriptions import Subscription, Subscriptions, check_resource_subscriptions
-from snodo.tools import tool_result
+from snodo.tasks.engine import Background, Tasks, declares_tasks, required_extension
+from snodo.tasks.methods import TASK_METHODS
+from snodo.tools import Tool, finished, tool_result
+from snodo_wire.tables import METHODS
+from snodo_wire_tasks.protocol import EXTENSION_ID
 
-__all__ = ["HANDLERS", "MethodHandler", "Outcome", "Served"]
+__all__ = ["HANDLERS", "MethodHandler", "Outcome", "Served", "method_spec"]
 
 log = logging.getLogger("snodo")
 
@@ -43,15 +47,33 @@ class Served:
     supported_versions: tuple[str, ...]
     instructions: str | None = None
     page_size: int | None = None
+    tasks: Tasks | None = None
+    """The task engine, when the server offers the tasks extension."""
+
+    def __post_init__(self) -> None:
+        if self.tasks is not None:  # task status to this process's listen streams
+            self.tasks.listeners.append(self.subscriptions.task_changed)
+
+
+def method_spec(served: Served, method: str) -> Any:
+    """The generated table row of a method this server answers, if any: the core's, or
+    the tasks extension's when the server has a task engine."""
+    spec = METHODS.get(method)
+    if spec is None and served.tasks is not None:
+        return TASK_METHODS.get(method)
+    return spec
 
 
 MethodHandler = Callable[[Served, Context, Params], Awaitable[Outcome]]
 
 
 async def discover(served: Served, ctx: Context, params: Params) -> Outcome:
+    capabilities = served.registry.capabilities()
+    if served.tasks is not None:
+        capabilities["extensions"] = {**capabilities.get("extensions", {}), EXTENSION_ID: {}}
     result: dict[str, Any] = {
         "supportedVersions": list(served.supported_versions),
-        "capabilities": served.registry.capabilities(),
+        "capabilities": capabilities,
     }
     if served.instructions:
         result["instructions"] = served.instructions
@@ -78,29 +100,36 @@ async def tools_call(served: Served, ctx: Context, params: Params) -> Outcome:
     if tool is None:
         raise InvalidParams(f"Unknown tool: {name}")
     ctx.require_scopes(tool.scopes)  # before the arguments are looked at
+    if tool.task == "required" and not (served.tasks is not None and declares_tasks(ctx)):
+        raise required_extension()  # ext-tasks/tasks.md: no task, no answer
     arguments = params.get("arguments") or {}
     reason = tool.arguments.first_error(arguments)
     if reason is not None:
         return tool_result(tool, ToolError(f"Invalid arguments for tool {name}: {reason}"))
+    value = await _called(tool, lambda: tool.invoker(ctx, tool.bind(arguments)))
+    if isinstance(value, Background):
+        if tool.task is None:
+            log.error("tool %s returned background work but was not registered with task=", name)
+            raise InternalError()
+        if served.tasks is not None and declares_tasks(ctx):
+            return await served.tasks.begin(ctx, tool, value)
+        work = value.work
+        value = await _called(tool, lambda: work(ctx))  # optional, and no task: inline
+    if isinstance(value, InputRequired):
+        return value
+    return finished(tool, value)
+
+
+async def _called(tool: Tool, call: Callable[[], Awaitable[Any]]) -> Any:
+    """The tool's value; an untyped failure is a tool error the model sees."""
     try:
-        value = await tool.invoker(ctx, tool.bind(arguments))
+        return await call()
     except McpError:
         raise
     except Exception as exc:
         # The client sees only the message; the operator needs the traceback.
-        log.warning("tool %s failed", name, exc_info=True)
-        return tool_result(tool, ToolError(str(exc) or type(exc).__name__))
-    if isinstance(value, InputRequired):
-        return value
-    result = tool_result(tool, value)
-    if tool.output is not None and not result.get("isError"):
-        reason = tool.output.first_error(result.get("structuredContent"))
-        if reason is not None:
-            log.error(
-                "tool %s returned structured content outside its output schema: %s", name, reason
-            )
-            raise InternalError("Tool result does not match its output schema")
-    return result
+        log.warning("tool %s failed", tool.name, exc_info=True)
+        return ToolError(str(exc) or type(exc).__name__)
 
 
 async def _guarded(ctx: Context, what: str, call: Awaitable[Any]) -> Any:
@@ -199,11 +228,34 @@ async def subscriptions_listen(served: Served, ctx: Context, params: Params) -> 
     ):
         if wanted.get(key) is True and offered.get(capability, {}).get("listChanged"):
             honoured[key] = True
+    task_ids = wanted.get("taskIds")
+    if task_ids:
+        if served.tasks is None or not declares_tasks(ctx):
+            raise required_extension()  # ext-tasks/tasks.md, "Task Status Notifications"
+        honoured["taskIds"] = [str(task_id) for task_id in task_ids]
     uris = check_resource_subscriptions(wanted.get("resourceSubscriptions"))
     if uris and offered.get("resources", {}).get("subscribe"):
         honoured["resourceSubscriptions"] = uris
     assert ctx.request_id is not None  # a listen is a request: the core never calls this otherwise
     return served.subscriptions.open(ctx.request_id, honoured, ctx.emit)
+
+
+def _engine(served: Served) -> Tasks:
+    if served.tasks is None:  # the server routes tasks/* only when it has an engine
+        raise InternalError()
+    return served.tasks
+
+
+async def tasks_get(served: Served, ctx: Context, params: Params) -> Outcome:
+    return await _engine(served).get(ctx, params)
+
+
+async def tasks_update(served: Served, ctx: Context, params: Params) -> Outcome:
+    return await _engine(served).update(ctx, params)
+
+
+async def tasks_cancel(served: Served, ctx: Context, params: Params) -> Outcome:
+    return await _engine(served).cancel(ctx, params)
 
 
 HANDLERS: Mapping[str, MethodHandler] = {
@@ -217,4 +269,7 @@ HANDLERS: Mapping[str, MethodHandler] = {
     "prompts/get": prompts_get,
     "completion/complete": completion_complete,
     "subscriptions/listen": subscriptions_listen,
+    "tasks/get": tasks_get,
+    "tasks/update": tasks_update,
+    "tasks/cancel": tasks_cancel,
 }

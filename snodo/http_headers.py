@@ -23,6 +23,7 @@ from decimal import Decimal
 from typing import Any
 
 from snodo.errors import HeaderMismatch
+from snodo_wire_tasks.tables import METHODS as TASK_METHODS
 
 __all__ = [
     "check_headers",
@@ -42,7 +43,13 @@ MAX_SAFE_INTEGER = 2**53 - 1
 _DECIMAL = re.compile(r"[+-]?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]{1,4})?")
 """A decimal number as a header may spell an integer argument (no NaN, no underscores)."""
 
-NAMED_BY = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+NAMED_BY = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    # ext-tasks/tasks.md, "Streamable HTTP: Routing Headers": the task id routes.
+    **{method: "taskId" for method in TASK_METHODS},
+}
 
 
 def name_for(method: str, params: Mapping[str, Any]) -> str | None:

@@ -18,13 +18,14 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar, overload
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from snodo import jsonrpc
 from snodo.admission import admit
+from snodo.answers import check_responses, params_error
 from snodo.auth.protected import ProtectedResource
 from snodo.context import Context, Emit, check_log_level
-from snodo.dispatch import HANDLERS, Outcome, Served
+from snodo.dispatch import HANDLERS, Outcome, Served, method_spec
 from snodo.errors import (
     InsufficientScope,
     InternalError,
@@ -42,8 +43,8 @@ from snodo.replay import ReplayGuard
 from snodo.result import InputRequired
 from snodo.state_token import DEFAULT_TTL
 from snodo.subscriptions import MAX_OPEN_STREAMS, Subscription, Subscriptions
+from snodo.tasks.engine import Tasks
 from snodo.tools import Tool
-from snodo_wire import CreateMessageResult, ElicitResult, ListRootsResult, adapters
 from snodo_wire.protocol import (
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
@@ -96,39 +97,6 @@ class Reply:
     def error_code(self) -> int | None:
         error = (self.response or {}).get("error")
         return int(error["code"]) if isinstance(error, dict) else None
-
-
-def _summary(exc: ValidationError, prefix: str = "") -> str:
-    """Where and why params failed, never the submitted values."""
-    first = exc.errors(include_input=False, include_url=False)[0]
-    where = ".".join(str(step) for step in ([prefix] if prefix else []) + list(first["loc"]))
-    return (
-        f"Invalid params: {where}: {first['msg']}" if where else f"Invalid params: {first['msg']}"
-    )
-
-
-_ANSWER_KEYS: dict[str, type[BaseModel]] = {"action": ElicitResult, "roots": ListRootsResult}
-"""A required key of each answer kind; anything else is most likely a sampling result."""
-
-
-def _check_responses(responses: Any) -> None:
-    """The retry's inputResponses, each a valid InputResponse; as the generated union
-    decides, but trying first the branch the answer's keys point to (the union is
-    untagged, and trying all three costs several times more)."""
-    if not isinstance(responses, dict):
-        raise InvalidParams("Invalid params: inputResponses: must be an object")
-    for key, answer in responses.items():
-        if isinstance(answer, dict):
-            likely = next((m for k, m in _ANSWER_KEYS.items() if k in answer), CreateMessageResult)
-            try:
-                likely.model_validate(answer)
-                continue
-            except ValidationError:
-                pass
-        try:
-            adapters.input_response.validate_python(answer)
-        except ValidationError as exc:
-            raise InvalidParams(_summary(exc, f"inputResponses.{key}")) from exc
 
 
 def required_meta(params: Any) -> tuple[dict[str, Any], str, dict[str, Any]]:
@@ -190,6 +158,7 @@ class Server:
         max_listen_streams: int = MAX_OPEN_STREAMS,
         legacy: LegacyLimits | None = DEFAULT_LEGACY_LIMITS,
         authorization: ProtectedResource | None = None,
+        tasks: Tasks | None = None,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -223,6 +192,7 @@ class Server:
             tuple(supported_versions),
             instructions,
             page_size,
+            tasks,
         )
         # OAuth (snodo.auth): HTTP verifies tokens with it; the core checks item scopes.
         self.authorization = authorization
@@ -386,7 +356,7 @@ class Server:
     ) -> dict[str, Any] | Subscription:
         if request.method == "initialize":  # basic/versioning.mdx: name this core's versions
             refuse_initialize(request.params, self.supported_versions)
-        spec = METHODS.get(request.method)
+        spec = method_spec(self.served, request.method)
         handler = HANDLERS.get(request.method)
         if spec is None or handler is None or not self.registry.offers(request.method):
             raise MethodNotFound(f"Method not found: {request.method}")
@@ -396,12 +366,12 @@ class Server:
         responses = params.get("inputResponses")
         try:
             if responses is not None and spec.input_required:
-                _check_responses(responses)
+                check_responses(responses)
                 spec.params.model_validate({**params, "inputResponses": {}})
             else:
                 spec.params.model_validate(params)
         except ValidationError as exc:
-            raise InvalidParams(_summary(exc)) from exc
+            raise InvalidParams(params_error(exc)) from exc
         ctx = Context(
             request_id=request.id,
             request_method=request.method,
@@ -445,7 +415,7 @@ class Server:
             result = admit(ctx.request_method, outcome, ctx.client_capabilities)
         elif isinstance(outcome, dict):
             result = {"resultType": "complete", **outcome}
-            if METHODS[ctx.request_method].cacheable:
+            if getattr(METHODS.get(ctx.request_method), "cacheable", False):
                 hint = self.cache.get(ctx.request_method, self.list_cache)
                 result.setdefault("ttlMs", hint.ttl_ms)
                 result.setdefault("cacheScope", hint.scope)

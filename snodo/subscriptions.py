@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from snodo.errors import InternalError, InvalidParams
+from snodo.tasks.record import TaskRecord
 from snodo_wire.protocol import META_SUBSCRIPTION_ID
 
 __all__ = ["Subscription", "Subscriptions", "check_resource_subscriptions"]
@@ -119,6 +120,15 @@ class Subscriptions:
         for subscription in self:
             if subscription.wants(key):
                 subscription._notify(LIST_CHANGED[key])
+                told += 1
+        return told
+
+    def task_changed(self, record: TaskRecord) -> int:
+        """notifications/tasks, the full DetailedTask, to every stream that asked for it."""
+        told = 0
+        for subscription in self:
+            if record.task_id in subscription.honoured.get("taskIds", ()):
+                subscription._notify("notifications/tasks", record.detailed())
                 told += 1
         return told
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import inspect
 import json
+import logging
 import typing
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -27,13 +28,18 @@ from pydantic import (
     create_model,
 )
 
+from snodo.errors import InternalError
 from snodo.http_headers import header_params
 from snodo.invoke import Handler, Invoker, described, invoker
 from snodo.result import ToolError
 from snodo.schemas import CompiledSchema, compile_schema
 from snodo_wire import adapters
 
-__all__ = ["Tool", "ToolDefinitionError", "make_tool", "tool_result"]
+__all__ = ["TaskSupport", "Tool", "ToolDefinitionError", "finished", "make_tool", "tool_result"]
+
+log = logging.getLogger("snodo")
+
+TaskSupport = Literal["optional", "required"]
 
 CONTENT_TYPES = frozenset({"text", "image", "audio", "resource_link", "resource"})
 
@@ -57,6 +63,8 @@ class Tool:
     """(argument path, header name) of each ``x-mcp-header`` argument."""
     scopes: frozenset[str] = frozenset()
     """OAuth scopes a caller needs, checked before the handler runs (none: open)."""
+    task: TaskSupport | None = None
+    """Whether the tool may (``optional``) or must (``required``) run as a task."""
 
     def bind(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         if self.model is None:
@@ -137,8 +145,11 @@ def make_tool(
     icons: list[Mapping[str, Any]] | None = None,
     meta: Mapping[str, Any] | None = None,
     scopes: Iterable[str] = (),
+    task: TaskSupport | None = None,
 ) -> Tool:
     tool_name = name or function.__name__
+    if task not in (None, "optional", "required"):
+        raise ToolDefinitionError(f"tool {tool_name}: task must be 'optional' or 'required'")
     run = invoker(function)
     model = None
     if input_schema is None:
@@ -174,6 +185,7 @@ def make_tool(
         model=model,
         headers=headers,
         scopes=frozenset(scopes),
+        task=task,
     )
 
 
@@ -200,6 +212,22 @@ def _block(value: Any) -> dict[str, Any] | None:
 
 def _text_json(value: Any) -> dict[str, Any]:
     return {"type": "text", "text": json.dumps(value, ensure_ascii=False)}
+
+
+def finished(tool: Tool, value: Any) -> dict[str, Any]:
+    """The CallToolResult of a finished call, its structured output checked against the
+    tool's output schema (a mismatch is the server's fault: -32603)."""
+    result = tool_result(tool, value)
+    if tool.output is not None and not result.get("isError"):
+        reason = tool.output.first_error(result.get("structuredContent"))
+        if reason is not None:
+            log.error(
+                "tool %s returned structured content outside its output schema: %s",
+                tool.name,
+                reason,
+            )
+            raise InternalError("Tool result does not match its output schema")
+    return result
 
 
 def tool_result(tool: Tool, value: Any) -> dict[str, Any]:

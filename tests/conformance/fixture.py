@@ -13,8 +13,13 @@ or run the whole suite with ``scripts/conformance``.
 The ``test_input_required_result_*`` tools and prompt exercise multi round-trip
 requests (MRTR): they answer ``input_required``, the runner retries with
 ``inputResponses`` (and the ``requestState`` it was given), and nothing waits on the
-server in between. Request state is sealed with a secret drawn anew for every
-process, so a token only ever opens in the process that issued it.
+server in between. Request state is sealed with ``SNODO_STATE_SECRET`` (hex) when it
+is set, so several fixture processes can take each other's retries; otherwise with a
+secret drawn anew for every process, so a token only ever opens where it was issued.
+
+The tasks extension's tools (``greet`` to ``test_tool_with_task``, at the end) keep
+their tasks in ``SNODO_TASK_STORE``: ``memory:`` (the default), ``sqlite:///PATH`` or
+``redis://HOST:PORT/DB``; processes sharing one answer for each other's tasks.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import os
 import secrets
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -29,8 +35,10 @@ from typing import Any
 from snodo import capabilities, elicitation, roots, sampling, state
 from snodo.context import Context
 from snodo.elicitation import Accepted
+from snodo.errors import InternalError
 from snodo.result import MISSING, InputRequired, ToolError, input_required, tool_error
 from snodo.server import CacheHint, Server
+from snodo.tasks import Tasks, background, task_store
 
 __all__ = ["server"]
 
@@ -41,10 +49,15 @@ server = Server(
     # The caching hints of the runner's reference fixture.
     list_cache=CacheHint(300_000, "public"),
     read_cache=CacheHint(300_000, "private"),
+    tasks=Tasks(task_store(os.environ.get("SNODO_TASK_STORE") or "memory:"), poll_interval_ms=200),
 )
 
-STATE_SECRET = secrets.token_bytes(32)
-"""HMAC key for request state; per process, so it never needs storing or rotating."""
+STATE_SECRET = (
+    bytes.fromhex(os.environ["SNODO_STATE_SECRET"])
+    if os.environ.get("SNODO_STATE_SECRET")
+    else secrets.token_bytes(32)
+)
+"""HMAC key for request state: shared through the environment, or per process."""
 
 # A 1x1 PNG and a silent WAV: the reference fixture's sample media.
 PNG = (
@@ -593,3 +606,99 @@ def complete_prompt_argument(argument: str, value: str, context: Mapping[str, st
     """Suggest values for test_prompt_with_arguments that start with what was typed."""
     suggestions = {"arg1": ["testValue1", "alpha"], "arg2": ["testValue2", "beta"]}
     return [s for s in suggestions.get(argument, []) if s.startswith(value)]
+
+
+# --- the tasks extension ----------------------------------------------------------------
+# The fixtures the runner's tasks-* scenarios name. Each task tool returns
+# background(work): a task when the client declared the extension, inline otherwise.
+
+
+@server.tool
+def greet(name: str) -> str:
+    """Greet someone, at once: never a task."""
+    return f"Hello, {name}!"
+
+
+@server.tool(task="optional")
+def slow_compute(seconds: float, label: str = "") -> Any:
+    """Wait ``seconds``, then report; cancellation stops the wait."""
+
+    async def work(ctx: Context) -> str:
+        await asyncio.sleep(seconds)
+        return f"Computed {label or 'result'} after {seconds}s"
+
+    return background(work, "Computing")
+
+
+@server.tool(task="required")
+def failing_job() -> Any:
+    """A task whose tool fails after about a second (a tool error, so completed)."""
+
+    async def work(ctx: Context) -> ToolError:
+        await asyncio.sleep(1)
+        return tool_error("The job failed: simulated tool failure")
+
+    return background(work)
+
+
+@server.tool(task="optional")
+def protocol_error_job() -> Any:
+    """A task that ends in a JSON-RPC error (so failed)."""
+
+    async def work(ctx: Context) -> str:
+        raise InternalError("Simulated internal failure")
+
+    return background(work)
+
+
+DELETE = _form("Really delete the file?", confirm={"type": "boolean", "description": "Delete?"})
+EITHER = elicitation.form(
+    "A detail, please",
+    {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "confirm": {"type": "boolean"}},
+    },
+)
+
+
+@server.tool(task="optional")
+def confirm_delete(filename: str) -> Any:
+    """A task that asks for confirmation through tasks/get and tasks/update."""
+
+    async def work(ctx: Context) -> Result:
+        answer = elicitation.response(ctx, "confirm", DELETE)
+        if answer is MISSING:
+            return input_required({"confirm": DELETE})
+        if isinstance(answer, Accepted) and answer.content.get("confirm") is True:
+            return f"Deleted {filename}"
+        return f"Kept {filename}"
+
+    return background(work)
+
+
+@server.tool(task="optional")
+def multi_input() -> Any:
+    """A task that asks two questions at once; either may be answered first."""
+
+    async def work(ctx: Context) -> Result:
+        requests = {"first": EITHER, "second": EITHER}
+        answers, unanswered = _answers(ctx, requests)
+        if unanswered:
+            return input_required(unanswered)
+        return f"Got {len(answers)} answers"
+
+    return background(work)
+
+
+@server.tool(task="required")
+def test_tool_with_task(ctx: Context) -> Any:
+    """Ask the user's name by MRTR, then finish the greeting as a task."""
+    answer = elicitation.response(ctx, "user_name", NAME)
+    if answer is MISSING:
+        return input_required({"user_name": NAME})
+    name = answer.content["name"] if isinstance(answer, Accepted) else "whoever you are"
+
+    async def work(task: Context) -> str:
+        return f"Hello, {name}!"
+
+    return background(work)

@@ -111,8 +111,8 @@ answers = st.one_of(
 def test_fast_answer_check_decides_as_the_generated_union(responses: dict[str, Any]) -> None:
     from pydantic import ValidationError
 
+    from snodo.answers import check_responses
     from snodo.errors import InvalidParams
-    from snodo.server import _check_responses
     from snodo_wire import adapters
 
     try:
@@ -121,7 +121,7 @@ def test_fast_answer_check_decides_as_the_generated_union(responses: dict[str, A
     except ValidationError:
         union_accepts = False
     try:
-        _check_responses(responses)
+        check_responses(responses)
         fast_accepts = True
     except InvalidParams:
         fast_accepts = False

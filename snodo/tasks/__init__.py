@@ -1,0 +1,25 @@
+"""The Tasks extension: durable tasks that any worker can answer for.
+
+``Server(tasks=Tasks(store))`` offers it; a tool registered with ``task="optional"``
+or ``task="required"`` returns ``background(work)`` to run ``work`` as a task. Stores:
+``MemoryTaskStore``, ``SQLiteTaskStore`` (``snodo.tasks.sqlite``), ``RedisTaskStore``
+(``snodo.tasks.redis``), or ``task_store(url)``.
+"""
+
+from snodo.tasks.engine import Background, StatusHook, Tasks, background, declares_tasks
+from snodo.tasks.record import TERMINAL, TRANSITIONS, TaskRecord
+from snodo.tasks.store import MemoryTaskStore, TaskStore, task_store
+
+__all__ = [
+    "TERMINAL",
+    "TRANSITIONS",
+    "Background",
+    "MemoryTaskStore",
+    "StatusHook",
+    "TaskRecord",
+    "TaskStore",
+    "Tasks",
+    "background",
+    "declares_tasks",
+    "task_store",
+]

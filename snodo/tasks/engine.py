@@ -1,0 +1,357 @@
+"""The task engine: creates tasks, runs their work, and answers tasks/get, update, cancel.
+
+Theory of operation
+-------------------
+A tool registered with ``task="optional"`` or ``task="required"`` may return
+``background(work)`` instead of a result. When the request's client declared the
+extension, ``Tasks.begin`` stores a new record (durably, before answering), starts
+``work`` in this process and answers with the CreateTaskResult. When it did not, an
+optional tool's work runs inline and its result is the call's result (a required
+tool never gets that far: -32021 before its handler runs).
+
+``work(ctx)`` is called like a tool handler, once per round. It may return
+``input_required(...)``: the task moves to ``input_required`` with those requests
+(after the same admission as an MRTR result, against the creating request's client
+capabilities), the client answers through tasks/update on any worker, and once every
+outstanding key is answered the work is called again with all the task's answers so
+far in ``ctx.input_responses`` and what it sealed in ``ctx.state_data``. State sealed
+inside a task stays in the store and never reaches the client, so it is kept as JSON,
+not signed. Keys must be new in every round: a key is never reused within a task
+(ext-tasks/tasks.md, "Task Update Requests").
+
+While the work runs, a watcher in the owning process renews the record's lease every
+``lease / 3`` seconds and looks for a cancellation recorded by any worker; it cancels
+the work's asyncio task, so the work stops at its next ``await`` (cooperative, as the
+extension says). A worker that reads a non-terminal task whose lease has lapsed marks
+it ``failed`` (-32603, "worker lost"): a task whose process died does not stay
+``working`` forever.
+
+Every status change goes through ``_transition``, which calls ``on_status`` (a hook for
+tracing) and tells this process's listen streams (``notifications/tasks``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, replace
+from types import MappingProxyType
+from typing import Any
+
+from pydantic import ValidationError
+
+from snodo.admission import admit
+from snodo.context import Context
+from snodo.errors import InternalError, InvalidParams, McpError, MissingClientCapability
+from snodo.result import InputRequired, ToolError
+from snodo.tasks.record import Status, TaskRecord, advance
+from snodo.tasks.store import TaskStore, settle
+from snodo.tools import Tool, finished
+from snodo_wire import adapters
+from snodo_wire_tasks.protocol import EXTENSION_ID
+
+__all__ = ["Background", "StatusHook", "Tasks", "background", "declares_tasks"]
+
+log = logging.getLogger("snodo")
+
+Work = Callable[[Context], Awaitable[Any]]
+StatusHook = Callable[[TaskRecord], object]
+"""Told every record right after its status changed (creation included)."""
+
+WORKER_LOST: dict[str, Any] = {"code": -32603, "message": "The worker running this task stopped"}
+
+
+@dataclass(frozen=True, slots=True)
+class Background:
+    """What a task tool returns to run ``work`` as a task."""
+
+    work: Work
+    status_message: str | None = None
+
+
+def background(work: Work, status_message: str | None = None) -> Background:
+    """Run ``work(ctx)`` as a task when the client declared the extension, inline otherwise."""
+    if not callable(work):
+        raise TypeError("background needs an async callable work(ctx)")
+    return Background(work, status_message)
+
+
+def declares_tasks(ctx: Context) -> bool:
+    extensions = ctx.client_capabilities.get("extensions")
+    return isinstance(extensions, Mapping) and isinstance(extensions.get(EXTENSION_ID), Mapping)
+
+
+def required_extension() -> MissingClientCapability:
+    return MissingClientCapability({"extensions": {EXTENSION_ID: {}}})
+
+
+def _drop(_: dict[str, Any]) -> None:
+    """Tasks carry no progress or log notifications (ext-tasks/tasks.md)."""
+
+
+class Tasks:
+    """Tasks over one store; give every worker of a server the same store."""
+
+    def __init__(
+        self,
+        store: TaskStore,
+        *,
+        ttl_ms: int | None = 3_600_000,
+        poll_interval_ms: int = 500,
+        lease: float = 30.0,
+        watch_interval: float = 0.1,
+        clock: Callable[[], float] = time.time,
+        on_status: StatusHook | None = None,
+    ) -> None:
+        if ttl_ms is not None and ttl_ms <= 0:
+            raise ValueError("ttl_ms must be positive, or None for no TTL")
+        if poll_interval_ms <= 0 or lease <= 0 or watch_interval <= 0:
+            raise ValueError("poll_interval_ms, lease and watch_interval must be positive")
+        self.store = store
+        self.ttl_ms = ttl_ms
+        self.poll_interval_ms = poll_interval_ms
+        self.lease = lease
+        self.watch_interval = watch_interval
+        self.clock = clock
+        self.on_status = on_status
+        self.worker = secrets.token_hex(8)
+        self.listeners: list[StatusHook] = []
+        """This process's listen streams, told of every change it makes or sees."""
+        self._running: dict[str, asyncio.Task[None]] = {}
+
+    # -- status changes ------------------------------------------------------------------
+
+    def _announce(self, record: TaskRecord) -> None:
+        if self.on_status is not None:
+            self.on_status(record)
+        for listener in list(self.listeners):
+            listener(record)
+
+    async def _transition(self, task_id: str, status: Any, **changes: Any) -> TaskRecord | None:
+        """Move a task to ``status`` unless it is terminal already (then nothing happens)."""
+        before: list[str] = []
+
+        def change(record: TaskRecord) -> TaskRecord | None:
+            if record.terminal:
+                return None
+            before.append(record.status)
+            return advance(record, status, self.clock(), **changes)
+
+        record = await settle(self.store, task_id, change)
+        if record is not None and before:
+            self._announce(record)
+        return record
+
+    # -- creation and the work -----------------------------------------------------------
+
+    async def begin(self, ctx: Context, tool: Tool, chosen: Background) -> dict[str, Any]:
+        """Create the task, start its work here, and return the CreateTaskResult."""
+        now = self.clock()
+        record = TaskRecord(
+            task_id=secrets.token_urlsafe(24),  # unguessable: it names the task to anyone
+            status="working",
+            created_at=now,
+            updated_at=now,
+            ttl_ms=self.ttl_ms,
+            poll_interval_ms=self.poll_interval_ms,
+            principal=ctx.principal,
+            owner=self.worker,
+            lease_until=now + self.lease,
+            status_message=chosen.status_message,
+        )
+        await self.store.create(record)
+        self._announce(record)
+        base = replace(ctx, emit=_drop, request_state=None, input_responses=MappingProxyType({}))
+        runner = asyncio.create_task(self._drive(record.task_id, base, tool, chosen.work))
+        self._running[record.task_id] = runner
+        runner.add_done_callback(lambda _: self._running.pop(record.task_id, None))
+        return {"resultType": "task", **record.task()}
+
+    async def _drive(self, task_id: str, base: Context, tool: Tool, work: Work) -> None:
+        watcher = asyncio.create_task(self._watch(task_id, asyncio.current_task()))
+        try:
+            await self._rounds(task_id, base, tool, work)
+        except asyncio.CancelledError:
+            await self._transition(task_id, "cancelled", input_requests={})
+        except McpError as exc:
+            await self._transition(task_id, "failed", error=exc.to_error(), input_requests={})
+        except Exception:
+            log.exception("task %s failed", task_id)
+            await self._transition(
+                task_id, "failed", error={"code": -32603, "message": "Internal error"}
+            )
+        finally:
+            watcher.cancel()
+
+    async def _rounds(self, task_id: str, base: Context, tool: Tool, work: Work) -> None:
+        answers: dict[str, Any] = {}
+        state: str | None = None
+        while True:
+            ctx = replace(
+                base,
+                input_responses=MappingProxyType(dict(answers)),
+                state_data=json.loads(state) if state is not None else None,
+                sealer=_keep,
+            )
+            try:
+                value = await work(ctx)
+            except McpError:
+                raise
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("task %s: work failed", task_id, exc_info=True)
+                value = ToolError(str(exc) or type(exc).__name__)
+            if not isinstance(value, InputRequired):
+                result = finished(tool, value)
+                await self._transition(task_id, "completed", result=result)
+                return
+            asked = admit("tools/call", value, base.client_capabilities)
+            requests = asked.get("inputRequests", {})
+            state = asked.get("requestState")
+            record = await self._ask(task_id, requests, state)
+            if record is None or record.terminal:
+                return
+            answers.update(await self._answers(task_id))
+
+    async def _ask(
+        self, task_id: str, requests: dict[str, Any], state: str | None
+    ) -> TaskRecord | None:
+        reused: list[str] = []
+
+        def change(record: TaskRecord) -> TaskRecord | None:
+            if record.terminal:
+                return None
+            reused.extend(k for k in requests if k in record.issued)
+            if reused:
+                return None
+            status: Status = "input_required" if requests else "working"
+            return advance(
+                record,
+                status,
+                self.clock(),
+                input_requests=dict(requests),
+                issued=record.issued + tuple(sorted(requests)),
+                state=state,
+            )
+
+        record = await settle(self.store, task_id, change)
+        if reused:
+            log.error("task %s asked again under keys already used: %s", task_id, reused)
+            raise InternalError()
+        if record is not None:
+            self._announce(record)
+        return record
+
+    async def _answers(self, task_id: str) -> dict[str, Any]:
+        """Wait until no request is outstanding; take the answers delivered so far."""
+        taken: dict[str, Any] = {}
+
+        def take(record: TaskRecord) -> TaskRecord | None:
+            if record.input_requests or record.terminal:
+                return None
+            taken.update(record.answers)
+            return replace(record, answers={})
+
+        while True:
+            record = await self.store.update(task_id, take)
+            if record is None or record.terminal:
+                raise asyncio.CancelledError()
+            if not record.input_requests:
+                return taken
+            await asyncio.sleep(self.watch_interval)
+
+    async def _watch(self, task_id: str, runner: asyncio.Task[Any] | None) -> None:
+        """Renew the lease while the work runs, and stop it when a cancel is recorded."""
+        renewed = self.clock()
+        while True:
+            await asyncio.sleep(self.watch_interval)
+            now = self.clock()
+            if now - renewed >= self.lease / 3:
+                record = await self.store.update(
+                    task_id, lambda r: replace(r, lease_until=self.clock() + self.lease)
+                )
+                renewed = now
+            else:
+                record = await self.store.get(task_id)
+            if record is None or record.cancel_requested:
+                if runner is not None:
+                    runner.cancel()
+                return
+
+    # -- tasks/get, tasks/update, tasks/cancel --------------------------------------------
+
+    async def _find(self, ctx: Context, task_id: Any) -> TaskRecord:
+        if not declares_tasks(ctx):
+            raise required_extension()
+        if not isinstance(task_id, str):
+            raise InvalidParams("Invalid params: taskId: must be a string")
+        record = await self.store.get(task_id)
+        # Another principal's task is reported as missing, never as forbidden.
+        if record is None or record.principal != ctx.principal:
+            raise InvalidParams("Failed to retrieve task: Task not found")
+        if not record.terminal and record.lease_until < self.clock():
+            lost = await self._transition(task_id, "failed", error=WORKER_LOST, input_requests={})
+            record = lost or record
+        return record
+
+    async def get(self, ctx: Context, params: Mapping[str, Any]) -> dict[str, Any]:
+        record = await self._find(ctx, params.get("taskId"))
+        return record.detailed()
+
+    async def update(self, ctx: Context, params: Mapping[str, Any]) -> dict[str, Any]:
+        record = await self._find(ctx, params.get("taskId"))
+        responses = params.get("inputResponses")
+        if not isinstance(responses, Mapping):
+            raise InvalidParams("Invalid params: inputResponses: must be an object")
+        # Answers to keys that are not outstanding are ignored (ext-tasks/tasks.md); the
+        # outstanding ones must be valid InputResponses.
+        wanted = {k: v for k, v in responses.items() if k in record.input_requests}
+        for key, answer in wanted.items():
+            try:
+                adapters.input_response.validate_python(answer)
+            except ValidationError as exc:
+                raise InvalidParams(f"Invalid params: inputResponses.{key}") from exc
+        if not wanted:
+            return {}
+
+        def deliver(current: TaskRecord) -> TaskRecord | None:
+            fresh = {k: v for k, v in wanted.items() if k in current.input_requests}
+            if current.terminal or not fresh:
+                return None
+            left = {k: v for k, v in current.input_requests.items() if k not in fresh}
+            status: Status = "input_required" if left else "working"
+            return advance(
+                current,
+                status,
+                self.clock(),
+                input_requests=left,
+                answers={**current.answers, **fresh},
+            )
+
+        changed = await self.store.update(record.task_id, deliver)
+        if changed is not None and changed.status != record.status:
+            self._announce(changed)
+        return {}
+
+    async def cancel(self, ctx: Context, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Record the cancellation; the owner stops the work. A terminal task: same ack."""
+        record = await self._find(ctx, params.get("taskId"))
+        if record.terminal:
+            return {}
+        await self.store.update(
+            record.task_id, lambda r: None if r.terminal else replace(r, cancel_requested=True)
+        )
+        runner = self._running.get(record.task_id)
+        if runner is not None:
+            runner.cancel()
+        return {}
+
+
+def _keep(data: Any) -> str:
+    """``ctx.seal`` inside a task: the state stays in the store, as JSON."""
+    return json.dumps(data, separators=(",", ":"))

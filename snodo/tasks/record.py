@@ -1,0 +1,139 @@
+"""One task as the store keeps it, the status machine it moves through, and its wire shapes.
+
+Theory of operation
+-------------------
+A task is a record in a shared store (``snodo.tasks.store``), not an object in one
+process: every worker reads and changes it through the store, and only the store's
+atomic read-modify-write (``TaskStore.update``) changes it. The work itself runs in
+the process that created the task (its ``owner``), which holds a lease on the record
+and renews it while it works.
+
+The status machine is data (``TRANSITIONS``): ``working`` and ``input_required``
+move to each other and to the terminal ``completed``, ``failed`` and ``cancelled``;
+a terminal task never moves again (ext-tasks/tasks.md, "Task Status"). ``advance``
+refuses any other move, so a late writer (a cancellation racing the result) cannot
+overwrite a terminal status.
+
+The record is plain JSON (``to_json``/``from_json``) so the three stores keep the
+same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from datetime import UTC, datetime
+from typing import Any, Final, Literal
+
+__all__ = ["TERMINAL", "TRANSITIONS", "Change", "Status", "TaskRecord", "advance", "iso"]
+
+Status = Literal["working", "input_required", "completed", "failed", "cancelled"]
+
+TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
+
+TRANSITIONS: Final[dict[str, frozenset[str]]] = {
+    "working": frozenset({"input_required", "completed", "failed", "cancelled"}),
+    "input_required": frozenset({"working", "completed", "failed", "cancelled"}),
+    "completed": frozenset(),
+    "failed": frozenset(),
+    "cancelled": frozenset(),
+}
+
+
+def iso(seconds: float) -> str:
+    """Unix seconds as an ISO 8601 UTC timestamp with milliseconds."""
+    return (
+        datetime.fromtimestamp(seconds, UTC)
+        .isoformat(timespec="milliseconds")
+        .replace("+00:00", "Z")
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRecord:
+    task_id: str
+    status: Status
+    created_at: float
+    updated_at: float
+    ttl_ms: int | None
+    """From creation; None keeps the task until it is deleted."""
+    poll_interval_ms: int
+    principal: str | None
+    """Who created it; only the same principal may see or change it."""
+    owner: str
+    """The worker whose process runs the work."""
+    lease_until: float
+    """The owner renews this while it works; past it, the owner is presumed dead."""
+    status_message: str | None = None
+    input_requests: dict[str, Any] = field(default_factory=dict)
+    """Outstanding requests to the client, by key."""
+    answers: dict[str, Any] = field(default_factory=dict)
+    """Answers delivered through tasks/update that the owner has not consumed yet."""
+    issued: tuple[str, ...] = ()
+    """Every input request key ever issued: a key is never used twice in a task."""
+    state: str | None = None
+    """What the work kept for its next round (``ctx.seal`` inside a task)."""
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    cancel_requested: bool = False
+
+    @property
+    def terminal(self) -> bool:
+        return self.status in TERMINAL
+
+    def expired(self, now: float) -> bool:
+        return self.ttl_ms is not None and now >= self.created_at + self.ttl_ms / 1000
+
+    def expires_at(self) -> float | None:
+        return None if self.ttl_ms is None else self.created_at + self.ttl_ms / 1000
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> TaskRecord:
+        data = json.loads(text)
+        data["issued"] = tuple(data.get("issued", ()))
+        return cls(**data)
+
+    def task(self) -> dict[str, Any]:
+        """The Task fields every wire shape starts with."""
+        wire: dict[str, Any] = {
+            "taskId": self.task_id,
+            "status": self.status,
+            "createdAt": iso(self.created_at),
+            "lastUpdatedAt": iso(self.updated_at),
+            "ttlMs": self.ttl_ms,
+            "pollIntervalMs": self.poll_interval_ms,
+        }
+        if self.status_message is not None:
+            wire["statusMessage"] = self.status_message
+        return wire
+
+    def detailed(self) -> dict[str, Any]:
+        """The DetailedTask: what tasks/get answers and notifications/tasks carries."""
+        wire = self.task()
+        if self.status == "input_required":
+            wire["inputRequests"] = dict(self.input_requests)
+        elif self.status == "completed":
+            wire["result"] = dict(self.result or {})
+        elif self.status == "failed":
+            wire["error"] = dict(self.error or {"code": -32603, "message": "Internal error"})
+        return wire
+
+
+Change = Callable[[TaskRecord], TaskRecord | None]
+"""What a store's ``update`` applies: the changed record, or None to keep it."""
+
+
+def advance(record: TaskRecord, status: Status, now: float, **changes: Any) -> TaskRecord:
+    """The record moved to ``status``; ValueError for a move the machine does not allow.
+
+    Staying in a non-terminal status is allowed (new input requests, a status message).
+    """
+    if status != record.status and status not in TRANSITIONS[record.status]:
+        raise ValueError(f"task {record.task_id}: {record.status} cannot become {status}")
+    if record.terminal:
+        raise ValueError(f"task {record.task_id} is {record.status} already")
+    return replace(record, status=status, updated_at=now, **changes)

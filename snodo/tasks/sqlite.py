@@ -1,0 +1,111 @@
+"""Task records in an SQLite file, shared by the processes of one host.
+
+WAL mode and a busy timeout, as ``snodo.replay.SQLiteGuard``; each update is one
+``BEGIN IMMEDIATE`` transaction (read, change, write), so updates from several
+processes serialise on the file's write lock. Calls run in a worker thread: waiting
+for another process's lock must not block the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from typing import Final
+
+from snodo.tasks.record import Change, TaskRecord
+
+__all__ = ["SQLiteTaskStore"]
+
+_TABLE: Final = "snodo_tasks"
+
+
+class SQLiteTaskStore:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        timeout: float = 5.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.clock = clock
+        db = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
+        try:
+            db.execute(f"PRAGMA busy_timeout = {math.ceil(timeout * 1000)}")
+            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise ValueError(f"SQLiteTaskStore needs WAL mode; {path!s} allows {mode!r}")
+            db.execute("PRAGMA synchronous = FULL")  # a created task must survive a crash
+            db.execute(
+                f"CREATE TABLE IF NOT EXISTS {_TABLE} (id TEXT PRIMARY KEY,"
+                " record TEXT NOT NULL, expires_at REAL) WITHOUT ROWID"
+            )
+        except BaseException:
+            db.close()
+            raise
+        self._db = db
+        self._lock = threading.Lock()
+
+    async def create(self, record: TaskRecord) -> None:
+        await asyncio.to_thread(self._create, record)
+
+    async def get(self, task_id: str) -> TaskRecord | None:
+        return await asyncio.to_thread(self._update, task_id, None)
+
+    async def update(self, task_id: str, change: Change) -> TaskRecord | None:
+        return await asyncio.to_thread(self._update, task_id, change)
+
+    def _create(self, record: TaskRecord) -> None:
+        with self._lock, self._transaction():
+            self._db.execute(f"DELETE FROM {_TABLE} WHERE expires_at <= ?", (self.clock(),))
+            self._db.execute(
+                f"INSERT INTO {_TABLE} (id, record, expires_at) VALUES (?, ?, ?)",
+                (record.task_id, record.to_json(), record.expires_at()),
+            )
+
+    def _update(self, task_id: str, change: Change | None) -> TaskRecord | None:
+        with self._lock, self._transaction():
+            row = self._db.execute(
+                f"SELECT record FROM {_TABLE} WHERE id = ?", (task_id,)
+            ).fetchone()
+            if row is None:
+                return None
+            record = TaskRecord.from_json(row[0])
+            if record.expired(self.clock()):
+                self._db.execute(f"DELETE FROM {_TABLE} WHERE id = ?", (task_id,))
+                return None
+            changed = change(record) if change is not None else None
+            if changed is None:
+                return record
+            self._db.execute(
+                f"UPDATE {_TABLE} SET record = ?, expires_at = ? WHERE id = ?",
+                (changed.to_json(), changed.expires_at(), task_id),
+            )
+            return changed
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._db)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK when the body raised."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: object, exc: object, tb: object) -> None:
+        if kind is None:
+            self._db.execute("COMMIT")
+        elif self._db.in_transaction:
+            self._db.execute("ROLLBACK")
