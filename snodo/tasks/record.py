@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
@@ -89,7 +89,9 @@ class TaskRecord:
         return None if self.ttl_ms is None else self.created_at + self.ttl_ms / 1000
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)
+        # Not asdict: it rebuilds dict subclasses (the immutable built input requests).
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        return json.dumps(data, separators=(",", ":"), sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> TaskRecord:
