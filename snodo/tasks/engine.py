@@ -122,6 +122,7 @@ class Tasks:
         self.listeners: list[StatusHook] = []
         """This process's listen streams, told of every change it makes or sees."""
         self._running: dict[str, asyncio.Task[None]] = {}
+        self._closing: set[asyncio.Future[Any]] = set()
 
     # -- status changes ------------------------------------------------------------------
 
@@ -168,8 +169,21 @@ class Tasks:
         base = replace(ctx, emit=_drop, request_state=None, input_responses=MappingProxyType({}))
         runner = asyncio.create_task(self._drive(record.task_id, base, tool, chosen.work))
         self._running[record.task_id] = runner
-        runner.add_done_callback(lambda _: self._running.pop(record.task_id, None))
+        runner.add_done_callback(self._finished)
         return {"resultType": "task", **record.task()}
+
+    def _finished(self, runner: asyncio.Task[None]) -> None:
+        """Forget a finished run; one cancelled before it began still ends ``cancelled``."""
+        task_id = next((k for k, v in self._running.items() if v is runner), None)
+        if task_id is None:
+            return
+        del self._running[task_id]
+        if runner.cancelled():
+            closing = asyncio.ensure_future(
+                self._transition(task_id, "cancelled", input_requests={})
+            )
+            self._closing.add(closing)
+            closing.add_done_callback(self._closing.discard)
 
     async def _drive(self, task_id: str, base: Context, tool: Tool, work: Work) -> None:
         watcher = asyncio.create_task(self._watch(task_id, asyncio.current_task()))

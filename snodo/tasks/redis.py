@@ -1,7 +1,7 @@
 """Task records in Redis, shared by workers on many hosts (the ``snodo[redis]`` extra).
 
-One string key per task, its JSON record, expiring with the task's TTL (PEXPIREAT,
-computed with the store's clock). An update is an optimistic transaction: WATCH the
+One string key per task, its JSON record, expiring with the task's TTL (PX, computed
+with the store's clock). An update is an optimistic transaction: WATCH the
 key, read it, change it, then MULTI/SET/EXEC; if another writer changed the key in
 between, EXEC fails and the update runs again on the new value.
 """
@@ -55,8 +55,10 @@ class RedisTaskStore:
         return client
 
     def _expiry(self, record: TaskRecord) -> dict[str, int]:
+        """PX, relative and computed with the store's clock (as RedisGuard does), so the
+        Redis host's clock does not matter; the store's own expiry check stays exact."""
         at = record.expires_at()
-        return {} if at is None else {"pxat": math.ceil(at * 1000)}
+        return {} if at is None else {"px": max(1, math.ceil((at - self.clock()) * 1000))}
 
     async def create(self, record: TaskRecord) -> None:
         async with asyncio.timeout(self.timeout):

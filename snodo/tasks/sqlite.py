@@ -62,10 +62,13 @@ class SQLiteTaskStore:
     def _create(self, record: TaskRecord) -> None:
         with self._lock, self._transaction():
             self._db.execute(f"DELETE FROM {_TABLE} WHERE expires_at <= ?", (self.clock(),))
-            self._db.execute(
-                f"INSERT INTO {_TABLE} (id, record, expires_at) VALUES (?, ?, ?)",
-                (record.task_id, record.to_json(), record.expires_at()),
-            )
+            try:
+                self._db.execute(
+                    f"INSERT INTO {_TABLE} (id, record, expires_at) VALUES (?, ?, ?)",
+                    (record.task_id, record.to_json(), record.expires_at()),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise ValueError(f"task {record.task_id} exists") from exc
 
     def _update(self, task_id: str, change: Change | None) -> TaskRecord | None:
         with self._lock, self._transaction():
@@ -90,7 +93,7 @@ class SQLiteTaskStore:
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
 
-    def close(self) -> None:
+    async def aclose(self) -> None:
         with self._lock:
             self._db.close()
 

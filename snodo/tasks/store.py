@@ -47,6 +47,10 @@ class TaskStore(Protocol):
         None when there is no such live task."""
         ...
 
+    async def aclose(self) -> None:
+        """Release connections (Redis: this event loop's)."""
+        ...
+
 
 class MemoryTaskStore:
     """Records in a dict of this process; the event loop makes each update atomic."""
@@ -79,6 +83,9 @@ class MemoryTaskStore:
             return record
         self._records[task_id] = changed
         return changed
+
+    async def aclose(self) -> None:
+        """Nothing to close; here so that every store has it."""
 
     def __len__(self) -> int:
         return len(self._records)
