@@ -22,7 +22,12 @@ from snodo.prompts import prompt_messages
 from snodo.registry import Registry
 from snodo.resources import read_contents
 from snodo.result import InputRequired, ToolError
-from snodo.subscriptions import Subscription, Subscriptions, check_resource_subscriptions
+from snodo.subscriptions import (
+    MAX_RESOURCE_SUBSCRIPTIONS,
+    Subscription,
+    Subscriptions,
+    check_resource_subscriptions,
+)
 from snodo.tasks.engine import Background, Tasks, declares_tasks, required_extension
 from snodo.tasks.methods import TASK_METHODS
 from snodo.tools import Tool, finished, tool_result
@@ -232,7 +237,11 @@ async def subscriptions_listen(served: Served, ctx: Context, params: Params) -> 
     if task_ids:
         if served.tasks is None or not declares_tasks(ctx):
             raise required_extension()  # ext-tasks/tasks.md, "Task Status Notifications"
-        honoured["taskIds"] = [str(task_id) for task_id in task_ids]
+        if not isinstance(task_ids, list) or len(task_ids) > MAX_RESOURCE_SUBSCRIPTIONS:
+            raise InvalidParams(f"notifications.taskIds: at most {MAX_RESOURCE_SUBSCRIPTIONS} ids")
+        if not all(isinstance(task_id, str) and len(task_id) <= 256 for task_id in task_ids):
+            raise InvalidParams("notifications.taskIds: each must be a task id string")
+        honoured["taskIds"] = list(task_ids)
     uris = check_resource_subscriptions(wanted.get("resourceSubscriptions"))
     if uris and offered.get("resources", {}).get("subscribe"):
         honoured["resourceSubscriptions"] = uris

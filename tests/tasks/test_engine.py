@@ -257,6 +257,8 @@ async def test_status_notifications_on_a_listen_stream(clock: Clock) -> None:
     assert tasks and tasks[-1]["status"] == "input_required"
     assert tasks[-1]["inputRequests"] == {"name": dict(NAME)}
     assert tasks[-1]["_meta"] == {"io.modelcontextprotocol/subscriptionId": 5}
+    many = {"notifications": {"taskIds": [str(i) for i in range(257)]}}
+    assert (await call(server, "subscriptions/listen", many))["error"]["code"] == -32602
 
 
 @sync
