@@ -126,9 +126,11 @@ class Scenario:
 
     @property
     def only_skipped(self) -> bool:
-        """The runner skipped every check (a scenario whose harness it has not written):
-        it reports that as passing, and so does the not-scored line, naming it."""
-        return self.readable and sum(self.counts.values()) == self.counts["SKIPPED"] > 0
+        """Every check was skipped or only informational (a harness the runner has not
+        written, or a feature it merely probes): the runner reports that as passing, and
+        so does the not-scored line, naming the scenario."""
+        quiet = self.counts["SKIPPED"] + self.counts["INFO"]
+        return self.readable and sum(self.counts.values()) == quiet > 0
 
 
 def _unreadable(name: str, why: str, check: str = "checks.json") -> Scenario:
@@ -231,7 +233,7 @@ def render(title: str, scenarios: list[Scenario], unscored: dict[str, str]) -> l
     lines = [f"== {title}", header, "-" * len(header)]
     for s in scenarios:
         c = s.counts
-        verdict = "pass" if s.passed else "FAIL"
+        verdict = "pass" if s.passed else "skip" if s.only_skipped else "FAIL"
         note = f"  (not scored: {unscored[s.name]})" if s.name in unscored else ""
         lines.append(
             f"{s.name:<{width}}  {verdict:<6}  {c['SUCCESS']:>7}  {c['FAILURE']:>7}  "
@@ -316,7 +318,7 @@ def main(argv: list[str]) -> int:
     skipped = [s.name for s in extras if s.only_skipped]
     if extras:
         good = sum(s.passed or s.only_skipped for s in extras)
-        note = f" ({', '.join(skipped)}: every check skipped by the runner)" if skipped else ""
+        note = f" ({', '.join(skipped)}: only skipped or informational checks)" if skipped else ""
         print(f"not scored in the requirement run: {good} of {len(extras)} pass{note}")
     passed = sum(s.passed for s in counted)
     print(f"conformance: {passed} passed, {len(counted) - passed} failed")
