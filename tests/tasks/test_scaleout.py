@@ -9,6 +9,7 @@ task is driven by hand with literal JSON, checking that the rounds alternate.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -24,6 +25,7 @@ import httpx
 import pytest
 
 from snodo.http_headers import request_headers
+from snodo.tasks.client import TaskClient
 from tests.support.paths import ROOT
 from tests.support.processes import serving, snodo_run
 from tests.support.wire import VERSION, request
@@ -185,3 +187,16 @@ def test_the_runners_task_scenarios_pass_across_two_workers(store_url: str, tmp_
             assert statuses == ["SKIPPED"]
         else:
             assert "SUCCESS" in statuses, scenario
+
+
+def test_the_task_client_drives_a_task_across_workers(store_url: str) -> None:
+    async def confirm(params: dict[str, Any]) -> dict[str, Any]:
+        return {"action": "accept", "content": {"confirm": True}}
+
+    async def scenario(url: str) -> str:
+        async with TaskClient.http(url, elicitation=confirm, deadline=20) as client:
+            result = await client.call_tool("confirm_delete", {"filename": "b.txt"})
+            return str(result.content[0].text)
+
+    with balanced(store_url) as url:
+        assert asyncio.run(scenario(url)) == "Deleted b.txt"
