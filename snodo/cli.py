@@ -34,6 +34,7 @@ TARGET_ENV = "SNODO_TARGET"
 PATH_ENV = "SNODO_HTTP_PATH"
 HOSTS_ENV = "SNODO_ALLOWED_HOSTS"
 ORIGINS_ENV = "SNODO_ALLOWED_ORIGINS"
+REQUEST_LOG_ENV = "SNODO_REQUEST_LOG"
 
 # What `snodo run --transport http` asks of uvicorn. Neither of its parsers bounds how
 # long a client may take to send a request head, and httptools no header size: in
@@ -129,6 +130,14 @@ def _server(target: str) -> Server:
         found = found()
     if not isinstance(found, Server):
         raise SystemExit(f"snodo: {target} is not a snodo Server")
+    from snodo.otel_env import observer_from_environment
+
+    # OTEL_* variables (and --request-log) turn on observing, in each worker alike.
+    observer = observer_from_environment(
+        str(found.info["name"]), os.environ.get(REQUEST_LOG_ENV) == "1"
+    )
+    if observer is not None:
+        found.observer = observer
     return found
 
 
@@ -304,6 +313,11 @@ def main(argv: list[str] | None = None) -> int:
         default=H11_MAX_INCOMPLETE_EVENT_BYTES,
         help="with --http h11: most bytes of a request head (default: %(default)s)",
     )
+    run.add_argument(
+        "--request-log",
+        action="store_true",
+        help="one JSON line per request on stderr, with trace ids (needs snodo[otel])",
+    )
     state_command = commands.add_parser("state", help="request state tools for operators")
     state_commands = state_command.add_subparsers(dest="state_command", required=True)
     inspect = state_commands.add_parser(
@@ -317,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "state":
         return _inspect_command(args)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr)
+    if args.request_log:
+        os.environ[REQUEST_LOG_ENV] = "1"
     if args.transport == "stdio":
         from snodo.transports.stdio import serve_stdio
 

@@ -138,8 +138,10 @@ class InvalidState(InvalidParams):
 
     default_message = "Invalid request state"
 
-    def __init__(self) -> None:
+    def __init__(self, reason: str = "invalid") -> None:
         super().__init__(None, None)
+        self.reason = reason
+        """Which check failed, for the server's own metrics and logs; never on the wire."""
 
 
 class InsufficientScope(McpError):

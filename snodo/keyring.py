@@ -20,7 +20,9 @@ from snodo.state_token import (
     CLOCK_SKEW,
     DEFAULT_TTL,
     StateContext,
+    Verified,
     check_flag,
+    check_flow,
     check_principal,
     lifetime,
     seal_token,
@@ -69,18 +71,28 @@ class Keyring:
         principal: str | None = None,
         once: bool | None = None,
         randbytes: Callable[[int], bytes] = os.urandom,
+        flow: str | None = None,
     ) -> str:
         """A token carrying ``data``, bound to this request and ``principal``.
 
         One-time (``once``) by default exactly when the keyring has a guard.
         ``randbytes`` supplies the one-time id, then the nonce; replace it only to
-        reproduce test vectors. ValueError for data that is not JSON or a token that
-        would exceed the length limit.
+        reproduce test vectors. ``flow`` is an observer's mark linking this round to the
+        next (``snodo.observe``), sealed beside the data. ValueError for data that is not
+        JSON, a bad flow mark, or a token that would exceed the length limit.
         """
         check_principal(principal)
         one_time = self.guard is not None if once is None else check_flag("once", once)
         return seal_token(
-            self._keys, data, ctx, principal, self._lifetime, one_time, self.encrypted, randbytes
+            self._keys,
+            data,
+            ctx,
+            principal,
+            self._lifetime,
+            one_time,
+            self.encrypted,
+            randbytes,
+            check_flow(flow),
         )
 
     def open(self, token: str, ctx: StateContext, *, principal: str | None = None) -> Any:
@@ -89,10 +101,10 @@ class Keyring:
         One-time tokens are refused: they open only through ``open_once``.
         """
         check_principal(principal)
-        data, jti, _ = verify_token(self._keys, token, ctx, principal, self._lifetime)
-        if jti is not None:
-            raise InvalidState()
-        return data
+        verified = verify_token(self._keys, token, ctx, principal, self._lifetime)
+        if verified.jti is not None:
+            raise InvalidState("one_time")
+        return verified.data
 
     async def open_once(
         self,
@@ -110,20 +122,38 @@ class Keyring:
         a failing store raises its own error, so the request fails rather than skipping
         the check.
         """
+        return (await self._open_once(token, ctx, principal, guard)).data
+
+    async def _open_once(
+        self, token: str, ctx: StateContext, principal: str | None, guard: ReplayGuard | None
+    ) -> Verified:
         check_principal(principal)
         guard = guard if guard is not None else self.guard
         if guard is None:
             raise TypeError("open_once needs a guard: pass one, or build the keyring with one")
-        data, jti, expires = verify_token(self._keys, token, ctx, principal, self._lifetime)
-        if jti is None or not await guard.consume(jti, expires + CLOCK_SKEW):
-            raise InvalidState()
-        return data
+        verified = verify_token(self._keys, token, ctx, principal, self._lifetime)
+        if verified.jti is None:
+            raise InvalidState("reusable")
+        if not await guard.consume(verified.jti, verified.expires + CLOCK_SKEW):
+            raise InvalidState("replayed")
+        return verified
 
     async def accept(self, token: str, ctx: StateContext, *, principal: str | None = None) -> Any:
         """What a server does with an echoed token: ``open_once`` with a guard, else ``open``."""
+        return (await self.accept_flow(token, ctx, principal=principal))[0]
+
+    async def accept_flow(
+        self, token: str, ctx: StateContext, *, principal: str | None = None
+    ) -> tuple[Any, str | None]:
+        """``accept``, returning the flow mark sealed with the data (None if there was none)."""
         if self.guard is not None:
-            return await self.open_once(token, ctx, principal=principal)
-        return self.open(token, ctx, principal=principal)
+            verified = await self._open_once(token, ctx, principal, None)
+        else:
+            check_principal(principal)
+            verified = verify_token(self._keys, token, ctx, principal, self._lifetime)
+            if verified.jti is not None:
+                raise InvalidState("one_time")
+        return verified.data, verified.flow
 
 
 def server_keyring(

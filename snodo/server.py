@@ -38,9 +38,11 @@ from snodo.invoke import Handler
 from snodo.keyring import Keyring, server_keyring
 from snodo.legacy.limits import LegacyLimits
 from snodo.legacy.wire import refuse_initialize
+from snodo.observe import QUIET, Observation, Observer
 from snodo.registry import CompletionRef, Registry
 from snodo.replay import ReplayGuard
 from snodo.result import InputRequired
+from snodo.sealing import with_state
 from snodo.state_token import DEFAULT_TTL
 from snodo.subscriptions import MAX_OPEN_STREAMS, Subscription, Subscriptions
 from snodo.tasks.engine import Tasks
@@ -159,6 +161,7 @@ class Server:
         legacy: LegacyLimits | None = DEFAULT_LEGACY_LIMITS,
         authorization: ProtectedResource | None = None,
         tasks: Tasks | None = None,
+        observer: Observer = QUIET,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -182,6 +185,8 @@ class Server:
         self.legacy = legacy
         """Bounds of the legacy (initialize-based) era the transports also serve, by
         default (snodo.legacy); None makes the server modern-only."""
+        self.observer = observer
+        """Hears each request and gauge (``snodo.observe``); ``QUIET`` costs nothing."""
         self.middlewares: list[Middleware] = []
         self.subscriptions = Subscriptions(max_open=max_listen_streams)
         self.registry = Registry(self.subscriptions.list_changed)
@@ -286,6 +291,7 @@ class Server:
     def close_subscription(self, subscription: Subscription) -> None:
         """Forget a listen stream; the transport calls this when the stream ends."""
         self.subscriptions.close(subscription)
+        self.observer.listen_streams(-1)
 
     @property
     def supported_versions(self) -> tuple[str, ...]:
@@ -330,20 +336,37 @@ class Server:
             return Reply(jsonrpc.error_response(jsonrpc.error_id(exc), exc))
         if not isinstance(incoming, jsonrpc.Request):
             return Reply(None)  # notifications (cancellation) and stray responses
+        observer = self.observer
+        observation = None
+        if observer is not QUIET:
+            observation = observer.request(incoming, "modern", transport, headers or {})
         collected: list[dict[str, Any]] = []
         try:
             outcome = await self._request(
-                incoming, principal, granted, transport, headers or {}, emit or collected.append
+                incoming,
+                principal,
+                granted,
+                transport,
+                headers or {},
+                emit or collected.append,
+                observation,
             )
         except McpError as exc:
             needed = exc.scopes if isinstance(exc, InsufficientScope) else None
-            return Reply(jsonrpc.error_response(incoming.id, exc), collected, None, needed)
+            reply = Reply(jsonrpc.error_response(incoming.id, exc), collected, None, needed)
         except Exception:
             log.exception("unexpected failure answering %s", incoming.method)
-            return Reply(jsonrpc.error_response(incoming.id, InternalError()), collected)
-        if isinstance(outcome, Subscription):
-            return Reply(None, collected, outcome)
-        return Reply(jsonrpc.result_response(incoming.id, outcome), collected)
+            reply = Reply(jsonrpc.error_response(incoming.id, InternalError()), collected)
+        else:
+            if isinstance(outcome, Subscription):
+                reply = Reply(None, collected, outcome)
+            else:
+                reply = Reply(jsonrpc.result_response(incoming.id, outcome), collected)
+        if observation is not None:
+            if reply.subscription is not None:
+                observer.listen_streams(1)
+            observation.finish(reply.response)
+        return reply
 
     async def _request(
         self,
@@ -353,6 +376,7 @@ class Server:
         transport: str,
         headers: Mapping[str, str],
         emit: Emit,
+        observation: Observation | None,
     ) -> dict[str, Any] | Subscription:
         if request.method == "initialize":  # basic/versioning.mdx: name this core's versions
             refuse_initialize(request.params, self.supported_versions)
@@ -391,7 +415,7 @@ class Server:
             emit=emit,
         )
         if self.keyring is not None:
-            ctx = await _with_state(self.keyring, ctx)
+            ctx = await with_state(self.keyring, ctx, observation)
         outcome = await self._run(ctx, handler)
         if isinstance(outcome, Subscription):
             return outcome
@@ -428,26 +452,6 @@ class Server:
             **(meta if isinstance(meta, dict) else {}),
         }
         return result
-
-
-async def _with_state(keyring: Keyring, ctx: Context) -> Context:
-    """Verify an echoed requestState before anything else sees the request.
-
-    A forged, expired or misbound state is -32602 and no middleware or handler runs; a
-    valid one arrives as ``ctx.state_data``. With a guard, a state presented a second
-    time is refused the same way (and a store failure is an internal error): it is
-    consumed here, before the handler runs.
-    """
-    principal = ctx.principal
-    data = None
-    if ctx.request_state is not None:
-        data = await keyring.accept(ctx.request_state, ctx, principal=principal)
-    sealing = replace(ctx, sealer=None)
-
-    def sealer(value: Any) -> str:
-        return keyring.seal(value, sealing, principal=principal)
-
-    return replace(ctx, state_data=data, sealer=sealer)
 
 
 def _wrap(middleware: Middleware, call_next: CallNext) -> CallNext:

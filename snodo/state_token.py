@@ -11,7 +11,7 @@ import hashlib
 import hmac
 import math
 from collections.abc import Callable, Mapping
-from typing import Any, Final, Protocol
+from typing import Any, Final, NamedTuple, Protocol
 
 from snodo.canonical import B64_ALPHABET, b64, check_data, decode, encode, too_deep, unb64
 from snodo.errors import InvalidState
@@ -21,10 +21,13 @@ __all__ = [
     "CLOCK_SKEW",
     "DEFAULT_TTL",
     "ENCRYPTED_VERSION",
+    "MAX_FLOW_LENGTH",
     "MAX_TOKEN_LENGTH",
     "MAX_TTL",
     "VERSION",
     "StateContext",
+    "Verified",
+    "check_flow",
     "inspect",
     "lifetime",
     "seal_token",
@@ -50,7 +53,10 @@ TAG_BYTES: Final = 16
 
 _UNBOUND: Final = frozenset(("_meta", "inputResponses", "requestState"))
 _PAYLOAD_KEYS: Final = frozenset(("data", "exp", "iat"))
-_ONCE_PAYLOAD_KEYS: Final = frozenset(("data", "exp", "iat", "jti"))
+_OPTIONAL_KEYS: Final = frozenset(("flow", "jti"))
+MAX_FLOW_LENGTH: Final = 128
+"""Characters of the optional ``flow`` mark: an observer's link between rounds, not data."""
+_FLOW_ALPHABET: Final = B64_ALPHABET + "."
 _JTI_LENGTH: Final = 22
 """base64url of the 16-byte id, unpadded."""
 _SHAPES: Final = frozenset(((VERSION, 4), (ENCRYPTED_VERSION, 3)))
@@ -81,6 +87,17 @@ def lifetime(ttl: object) -> int:
 def check_principal(principal: object) -> None:
     if principal is not None and not isinstance(principal, str):
         raise TypeError("principal must be a string, or None for anonymous")
+
+
+def check_flow(flow: object) -> str | None:
+    """A flow mark is short and plain (base64url characters and dots), or None."""
+    if flow is None:
+        return None
+    if not isinstance(flow, str) or not 0 < len(flow) <= MAX_FLOW_LENGTH:
+        raise ValueError(f"flow must be 1 to {MAX_FLOW_LENGTH} characters")
+    if flow.strip(_FLOW_ALPHABET):
+        raise ValueError("flow must be base64url characters and dots")
+    return flow
 
 
 def check_flag(name: str, value: object) -> bool:
@@ -134,11 +151,19 @@ def seal_token(
     once: bool,
     encrypted: bool,
     randbytes: Callable[[int], bytes],
+    flow: str | None = None,
 ) -> str:
-    """A token carrying ``data``, bound to this request and principal (options checked)."""
+    """A token carrying ``data``, bound to this request and principal (options checked).
+
+    ``flow`` (checked by ``check_flow``) rides in the payload beside the data: as readable
+    as the data is, and as authentic.
+    """
     check_data(data)
     issued = math.floor(ctx.clock())
-    payload = f'{{"data":{encode(data)},"exp":{issued + lifetime},"iat":{issued}'
+    payload = f'{{"data":{encode(data)},"exp":{issued + lifetime}'
+    if flow is not None:
+        payload += f',"flow":"{flow}"'
+    payload += f',"iat":{issued}'
     if once:
         payload += f',"jti":"{b64(_random(randbytes, ONCE_ID_BYTES))}"'
     plain = f"{payload}}}".encode()
@@ -200,69 +225,94 @@ def _decrypt(key: Key, kid: str, box: str, binding: str) -> bytes:
     # Only the exact encoding the sealer wrote: the alphabet (urlsafe_b64decode would skip
     # other characters) and the spare bits of the last character (re-encoding must match).
     if box.strip(B64_ALPHABET):
-        raise InvalidState()
+        raise InvalidState("malformed")
     try:
         raw = unb64(box)
         cipher = key.cipher()
     except (ValueError, ImportError):  # a node without cryptography cannot open e1
-        raise InvalidState() from None
+        raise InvalidState("malformed") from None
     if len(raw) < NONCE_BYTES + TAG_BYTES or b64(raw) != box:
-        raise InvalidState()
+        raise InvalidState("malformed")
     try:
         return cipher.decrypt(raw[:NONCE_BYTES], raw[NONCE_BYTES:], _aad(kid, binding))
     except aead()[1]:
-        raise InvalidState() from None
+        raise InvalidState("forged") from None
 
 
 def _valid_jti(jti: object) -> bool:
     return isinstance(jti, str) and len(jti) == _JTI_LENGTH and not jti.strip(B64_ALPHABET)
 
 
+def _valid_payload(payload: dict[str, Any]) -> bool:
+    """Exactly data, exp and iat, with a well-formed jti and flow when they are there."""
+    fields = payload.keys()
+    if not fields >= _PAYLOAD_KEYS or not fields - _PAYLOAD_KEYS <= _OPTIONAL_KEYS:
+        return False
+    if "jti" in payload and not _valid_jti(payload["jti"]):
+        return False
+    try:
+        check_flow(payload.get("flow"))
+    except ValueError:
+        return False
+    return True
+
+
+class Verified(NamedTuple):
+    """What an authentic live token holds."""
+
+    data: Any
+    jti: str | None
+    """The one-time id; None for a reusable token."""
+    expires: int
+    flow: str | None
+    """The flow mark sealed with the data, if any."""
+
+
 def verify_token(
     keys: KeySet, token: object, ctx: StateContext, principal: str | None, lifetime: int
-) -> tuple[Any, str | None, int]:
-    """Data, one-time id (None for a reusable token) and expiry of an authentic live token.
+) -> Verified:
+    """Data, one-time id, expiry and flow mark of an authentic live token.
 
     The cheap checks come first (size, shape, key id), then the MAC in constant time (or
-    the AEAD tag), and only then JSON and times. Every failure is the same InvalidState.
+    the AEAD tag), and only then JSON and times. Every failure is the same InvalidState;
+    its ``reason`` says which check failed, for the server's eyes only. A token bound to
+    another request fails its MAC exactly as a forgery does, so both are "forged".
     """
     parts = _split(token)
     if parts is None:
-        raise InvalidState()
+        raise InvalidState("malformed")
     version, kid = parts[0], parts[1]
     key = keys.for_kid(kid)
     if key is None:
-        raise InvalidState()
+        raise InvalidState("unknown_key")
     try:
         binding = _binding(ctx, principal)
     except (TypeError, ValueError, RecursionError):
-        raise InvalidState() from None
+        raise InvalidState("malformed") from None
     if version == ENCRYPTED_VERSION:
         raw = _decrypt(key, kid, parts[2], binding)
     else:
         signed = f"{version}.{kid}.{parts[2]}"
         if not hmac.compare_digest(_mac(key.mac, signed, binding), parts[3]):
-            raise InvalidState()
+            raise InvalidState("forged")
         try:
             raw = unb64(parts[2])
         except ValueError:
-            raise InvalidState() from None
+            raise InvalidState("malformed") from None
     # Authentic from here on: a key holder made it. Still parse defensively.
     try:
         payload = _payload(raw)
     except (ValueError, RecursionError):
-        raise InvalidState() from None
-    if type(payload) is not dict:
-        raise InvalidState()
-    fields = payload.keys()
-    jti = payload.get("jti")
-    if fields != _PAYLOAD_KEYS and not (fields == _ONCE_PAYLOAD_KEYS and _valid_jti(jti)):
-        raise InvalidState()
+        raise InvalidState("malformed") from None
+    if type(payload) is not dict or not _valid_payload(payload):
+        raise InvalidState("malformed")
     issued, expires = payload["iat"], payload["exp"]
     if type(issued) is not int or type(expires) is not int:
-        raise InvalidState()
+        raise InvalidState("malformed")
     now = ctx.clock()
     # Stated as what must hold, so a NaN clock rejects rather than accepts.
-    if not (0 < expires - issued <= lifetime and issued - CLOCK_SKEW <= now < expires):
-        raise InvalidState()
-    return payload["data"], jti, expires
+    if not 0 < expires - issued <= lifetime:
+        raise InvalidState("malformed")
+    if not issued - CLOCK_SKEW <= now < expires:
+        raise InvalidState("expired")
+    return Verified(payload["data"], payload.get("jti"), expires, payload.get("flow"))
