@@ -49,6 +49,7 @@ from snodo.era import (
 from snodo.errors import ErrorCode
 from snodo.http_headers import request_headers, valid_header_params
 from snodo.legacy_session import LegacySession
+from snodo.observe import outgoing_trace_context
 from snodo.transports.client import (
     ClientTransport,
     HttpRefused,
@@ -182,6 +183,8 @@ class Client:
             META_PROTOCOL_VERSION: self.protocol_version,
             META_CLIENT_CAPABILITIES: self.capabilities(),
             META_CLIENT_INFO: self.info,
+            # basic/index.mdx reserves traceparent, tracestate and baggage in _meta.
+            **outgoing_trace_context(),
             **dict(params.get("_meta") or {}),
         }
         return {
@@ -193,7 +196,9 @@ class Client:
 
     def _headers(self, method: str, params: Mapping[str, Any]) -> dict[str, str]:
         schema = self.tool_schemas.get(params.get("name", "")) if method == "tools/call" else None
-        return request_headers(method, params, self.protocol_version, schema)
+        headers = request_headers(method, params, self.protocol_version, schema)
+        headers.update(outgoing_trace_context())  # the same context, for HTTP intermediaries
+        return headers
 
     async def request(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Send one request and return its raw result, in whichever era the server

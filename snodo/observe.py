@@ -26,6 +26,8 @@ identity before doing anything else, so an unobserved request allocates nothing 
 
 from __future__ import annotations
 
+import importlib
+import sys
 from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, Final, Protocol
@@ -33,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 if TYPE_CHECKING:
     from snodo.jsonrpc import Request
 
-__all__ = ["QUIET", "Attributes", "Observation", "Observer", "Quiet"]
+__all__ = ["QUIET", "Attributes", "Observation", "Observer", "Quiet", "outgoing_trace_context"]
 
 Attributes = Mapping[str, str | int | float | bool]
 """Attribute values an observer records as they are (OpenTelemetry's scalar kinds)."""
@@ -115,3 +117,20 @@ class Quiet:
 
 
 QUIET: Final = Quiet()
+
+
+_NO_CONTEXT: Final[Mapping[str, str]] = {}
+
+
+def outgoing_trace_context() -> Mapping[str, str]:
+    """The current OpenTelemetry context as ``traceparent``/``tracestate``/``baggage``.
+
+    What the client puts in each request's ``_meta`` and, over HTTP, its headers. Until
+    something has imported OpenTelemetry there is no current span to propagate, so this
+    costs a dictionary look-up and imports nothing.
+    """
+    if "opentelemetry.context" not in sys.modules:
+        return _NO_CONTEXT
+    carrier: dict[str, str] = {}
+    importlib.import_module("opentelemetry.propagate").inject(carrier)
+    return carrier
