@@ -12,6 +12,12 @@ process and one event loop (uvloop when installed), in interleaved rounds:
   response: envelope, method table, ``_meta`` and version checks, params against the
   generated model, tool arguments against the tool's schema, the call, ``resultType``
   and ``serverInfo``;
+* **snodo observed** (only with the ``otel`` extra): the same server with an
+  ``OtelObserver``, once over the OpenTelemetry API's own no-op providers (the extra
+  installed, no SDK configured) and once over SDK providers with no exporter or reader
+  (spans and measurements made, then dropped). Without an observer (the first case)
+  nothing of OpenTelemetry is imported, installed or not, and ``snodo run`` sets one only
+  when an ``OTEL_*_EXPORTER`` variable or ``--request-log`` asks for it;
 * **official lowlevel**: ``mcp`` 2.3.0's lowest-level server path for a 2026-07-28 request,
   the one its single-exchange HTTP entry (``mcp/server/_streamable_http_modern.py``,
   JSON mode) runs without the HTTP parts: ``json.loads``, ``JSONRPCRequest`` validation,
@@ -83,6 +89,34 @@ def snodo_case() -> Call:
         return jsonrpc.encode(reply.response)
 
     return call
+
+
+def otel_cases() -> dict[str, Call]:
+    """snodo with an OtelObserver, or nothing when the otel extra (and SDK) is missing."""
+    try:
+        from opentelemetry.sdk.metrics import MeterProvider  # noqa: PLC0415 - optional extra
+        from opentelemetry.sdk.trace import TracerProvider  # noqa: PLC0415
+
+        from snodo.otel import OtelObserver  # noqa: PLC0415
+    except ImportError:
+        return {}
+
+    def observed(observer: OtelObserver) -> Call:
+        server = Server("bench", "1.0.0", observer=observer)
+        server.tool(add)
+
+        async def call(body: bytes) -> bytes:
+            reply = await server.handle(body)
+            assert reply.response is not None
+            return jsonrpc.encode(reply.response)
+
+        return call
+
+    sdk = OtelObserver(tracer_provider=TracerProvider(), meter_provider=MeterProvider())
+    return {
+        "snodo observed, OpenTelemetry API only (no-op)": observed(OtelObserver()),
+        "snodo observed, SDK providers, no exporter": observed(sdk),
+    }
 
 
 def official_cases() -> dict[str, Call]:
@@ -190,6 +224,7 @@ async def per_call(call: Call, iterations: int) -> float:
 
 async def run(rounds: int, budget: float) -> None:
     cases: dict[str, Call] = {"snodo Server.handle + jsonrpc.encode": snodo_case()}
+    cases.update(otel_cases())
     cases.update(official_cases())
     for label, call in cases.items():
         await check(label, call)

@@ -41,6 +41,7 @@ NEEDS_EXTRA: dict[str, str] = {
     "snodo.auth.discovery": "auth",
     "snodo.auth.introspection": "auth",
     "snodo.auth.jwt": "auth",
+    "snodo.otel": "otel",
 }
 
 pytestmark = pytest.mark.packaging
@@ -166,4 +167,17 @@ def test_http_without_its_extra_says_which_extra(venv: Path, tmp_path: Path) -> 
     assert done.returncode != 0
     assert done.stderr == (
         "snodo: --transport http needs the snodo[http] extra: pip install 'snodo[http]'\n"
+    )
+
+
+def test_observing_without_its_extra_says_which_extra(venv: Path, tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text("from snodo.server import Server\nserver = Server('a', '1')\n")
+    argv = [venv / "bin" / "snodo", "run", "app:server", "--request-log"]
+    done = subprocess.run(
+        argv, cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode != 0
+    assert done.stderr == (
+        "snodo: tracing, metrics and request logs need the snodo[otel] extra: "
+        "pip install 'snodo[otel]'\n"
     )
