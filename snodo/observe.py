@@ -56,6 +56,9 @@ class Observation(Protocol):
     def finish(self, response: Mapping[str, Any] | None) -> None:
         """The request ended with ``response`` (None: it opened a stream)."""
 
+    def cancelled(self) -> None:
+        """The request ended without a response: its task was cancelled."""
+
 
 class Observer(Protocol):
     """Where the server reports what it does; ``QUIET`` when nobody listens."""
@@ -113,6 +116,9 @@ class Quiet:
         return None
 
     def finish(self, response: Mapping[str, Any] | None) -> None:
+        pass
+
+    def cancelled(self) -> None:
         pass
 
 

@@ -255,7 +255,10 @@ class _Request:
         here = f"{context.trace_id:032x}{context.span_id:016x}" if recorded else ""
         return f"{self.flow_id}.{self.round}.{here}"
 
-    def finish(self, response: Mapping[str, Any] | None) -> None:
+    def cancelled(self) -> None:
+        self.finish(None, cancelled=True)
+
+    def finish(self, response: Mapping[str, Any] | None, cancelled: bool = False) -> None:
         elapsed = time.perf_counter() - self.started
         span = self.span
         error = response.get("error") if response is not None else None
@@ -263,7 +266,11 @@ class _Request:
         code: int | None = None
         result_type: str | None = None
         is_error = False
-        if isinstance(error, dict):
+        if cancelled:
+            outcome = "cancelled"
+            span.set_attribute("error.type", "cancelled")
+            span.set_status(StatusCode.ERROR, "cancelled")
+        elif isinstance(error, dict):
             code = error.get("code")
             outcome = "error"
             span.set_attribute("error.type", str(code))

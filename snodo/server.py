@@ -357,6 +357,10 @@ class Server:
         except Exception:
             log.exception("unexpected failure answering %s", incoming.method)
             reply = Reply(jsonrpc.error_response(incoming.id, InternalError()), collected)
+        except BaseException:  # cancelled: the observation still ends
+            if observation is not None:
+                observation.cancelled()
+            raise
         else:
             if isinstance(outcome, Subscription):
                 reply = Reply(None, collected, outcome)

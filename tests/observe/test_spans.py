@@ -299,3 +299,28 @@ def test_gauges_for_legacy_sessions_and_tasks() -> None:
     assert [p.value for _, p in seen.points("snodo.legacy.sessions")] == [1]
     tasks = {a["snodo.task.status"]: p.value for a, p in seen.points("snodo.tasks")}
     assert tasks == {"working": 0, "completed": 1}
+
+
+def test_a_cancelled_request_still_ends_its_span() -> None:
+    seen = observed()
+    server = Server("test-server", "1.0.0", observer=seen.observer)
+
+    @server.tool
+    async def slow() -> str:
+        """Never answers in time."""
+        await asyncio.sleep(60)
+        return "late"
+
+    async def run() -> None:
+        message = request("tools/call", {"name": "slow"})
+        task = asyncio.ensure_future(server.handle(message))
+        await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(run())
+    [span] = seen.spans()
+    assert span.attributes["error.type"] == "cancelled"  # type: ignore[index]
+    assert span.status.status_code == StatusCode.ERROR
+    assert [a["snodo.outcome"] for a, _ in seen.points("snodo.server.requests")] == ["cancelled"]
