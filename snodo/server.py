@@ -290,8 +290,9 @@ class Server:
 
     def close_subscription(self, subscription: Subscription) -> None:
         """Forget a listen stream; the transport calls this when the stream ends."""
+        if self.observer is not QUIET and subscription in self.subscriptions:
+            self.observer.listen_streams(-1)  # once, however often the transport closes it
         self.subscriptions.close(subscription)
-        self.observer.listen_streams(-1)
 
     @property
     def supported_versions(self) -> tuple[str, ...]:

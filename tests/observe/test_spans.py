@@ -267,6 +267,7 @@ def test_listen_streams_are_counted_while_open() -> None:
     assert reply.subscription is not None
     assert [p.value for _, p in seen.points("snodo.listen.streams")] == [1]
     server.close_subscription(reply.subscription)
+    server.close_subscription(reply.subscription)
     assert [p.value for _, p in seen.points("snodo.listen.streams")] == [0]
     [span] = seen.spans()
     assert span.attributes["mcp.method.name"] == "subscriptions/listen"  # type: ignore[index]
