@@ -8,8 +8,11 @@ import subprocess
 import tempfile
 from typing import Any
 
+import httpx
+
+from snodo.http_headers import request_headers
 from tests.support.paths import ROOT
-from tests.support.processes import snodo_run
+from tests.support.processes import accepting, free_port, snodo_run, stop
 from tests.support.wire import request
 
 CAPABLE = {"elicitation": {"form": {}}}
@@ -107,3 +110,33 @@ def test_without_otel_variables_nothing_is_printed() -> None:
     responses, stderr = serve_two_rounds(clean)
     assert [r["result"]["resultType"] for r in responses] == ["input_required"] * 2
     assert stderr == ""
+
+
+def test_over_http_the_traceparent_header_is_the_parent() -> None:
+    parent = "00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01"
+    port = free_port()
+    env = {**os.environ, "OTEL_TRACES_EXPORTER": "console"}
+    argv = snodo_run("examples/preferences.py:server", "http", "--port", str(port))
+    with tempfile.TemporaryFile() as errors:
+        with subprocess.Popen(
+            argv, cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stderr=errors
+        ) as p:
+            try:
+                assert accepting(p, port)
+                body = request("tools/list")
+                headers = {
+                    "content-type": "application/json",
+                    "traceparent": parent,
+                    **request_headers("tools/list", body["params"], "2026-07-28"),
+                }
+                url = f"http://127.0.0.1:{port}/mcp"
+                assert httpx.post(url, json=body, headers=headers).status_code == 200
+            finally:
+                stop(p)
+        errors.seek(0)
+        values = json_values(errors.read().decode())
+    [span] = [v for v in values if "context" in v and "kind" in v]
+    assert span["name"] == "tools/list"
+    assert span["context"]["trace_id"] == "0x0af7651916cd43dd8448eb211c80319c"
+    assert span["parent_id"] == "0x00f067aa0ba902b7"
+    assert span["attributes"]["network.transport"] == "tcp"
