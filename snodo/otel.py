@@ -11,7 +11,9 @@ providers drop them.
 * One SERVER span per request, named ``"{method} {tool, prompt or URI}"`` as the
   OpenTelemetry conventions for MCP name them, child of the trace context the client
   sent: ``traceparent``/``tracestate``/``baggage`` in ``params._meta`` (basic/index.mdx
-  reserves those keys), else the same HTTP headers. The handler runs inside the span, so
+  reserves those keys), else the same HTTP headers, else the current context (a span
+  of the same trace that is already current stays the parent: a legacy request's
+  bridged rounds are its children). The handler runs inside the span, so
   its own spans are children. Attributes: method, request id, protocol version and era,
   transport, tool/prompt/resource, the JSON-RPC error code (``error.type``), the
   result type and ``isError``.
@@ -222,7 +224,16 @@ class _Request:
         if transport in _NETWORK:
             attributes["network.transport"] = _NETWORK[transport]
         self.attributes = attributes
-        parent = propagate.extract(_carrier(params, headers))
+        current = otel_context.get_current()
+        parent = propagate.extract(_carrier(params, headers), context=current)
+        inner = trace.get_current_span(current).get_span_context()
+        if (
+            inner.is_valid
+            and inner.trace_id == trace.get_current_span(parent).get_span_context().trace_id
+        ):
+            # Already inside a span of that trace (a bridged round inside its legacy
+            # request, an HTTP server span): nest under it rather than beside it.
+            parent = current
         name = f"{request.method} {target}" if target else request.method
         self.span = observer.tracer.start_span(
             name, parent, kind=SpanKind.SERVER, attributes=attributes
@@ -277,7 +288,7 @@ class _Request:
             span.set_attribute("rpc.response.status_code", str(code))
             span.set_status(StatusCode.ERROR, f"JSON-RPC error {code}")
         elif isinstance(result, dict):
-            result_type = result.get("resultType")
+            result_type = result.get("resultType", "complete")  # legacy results have none
             is_error = result.get("isError") is True
             outcome = "tool_error" if is_error else str(result_type)
             span.set_attribute("snodo.result.type", str(result_type))

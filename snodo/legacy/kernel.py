@@ -31,6 +31,7 @@ from snodo.errors import InternalError, InvalidParams, InvalidRequest, McpError,
 from snodo.legacy.bridge import forward
 from snodo.legacy.session import LegacySession
 from snodo.legacy.wire import FORWARDED, check_params, check_result, legacy_result, negotiate
+from snodo.observe import QUIET
 from snodo.server import Reply, Server
 from snodo_wire.protocol import (
     LATEST_PROTOCOL_VERSION,
@@ -75,6 +76,28 @@ class LegacyKernel:
             return Reply(None)
         if isinstance(incoming, jsonrpc.Notification):
             return Reply(None)
+        observer = self.server.observer
+        if observer is QUIET:
+            return await self._request(session, incoming, principal, transport, emit)
+        # The legacy request is one span; each round the bridge sends through the core
+        # runs inside it, so the rounds are its children.
+        observation = observer.request(incoming, "legacy", transport, {})
+        try:
+            reply = await self._request(session, incoming, principal, transport, emit)
+        except BaseException:
+            observation.cancelled()
+            raise
+        observation.finish(reply.response)
+        return reply
+
+    async def _request(
+        self,
+        session: LegacySession,
+        incoming: jsonrpc.Request,
+        principal: str | None,
+        transport: str,
+        emit: Emit,
+    ) -> Reply:
         try:
             if incoming.method in FORWARDED:
                 return Reply(
@@ -122,7 +145,9 @@ class LegacyKernel:
         described = await self._describe()
         version = negotiate(params["protocolVersion"])
         bus = self.server.subscriptions
-        session.start(version, params["capabilities"], params["clientInfo"], bus)
+        session.start(
+            version, params["capabilities"], params["clientInfo"], bus, self.server.observer
+        )
         result: dict[str, Any] = {
             "protocolVersion": version,
             "capabilities": described["capabilities"],

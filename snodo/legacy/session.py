@@ -21,6 +21,7 @@ from typing import Any
 
 from snodo.context import Emit
 from snodo.legacy.limits import LegacyLimits
+from snodo.observe import QUIET, Observer
 from snodo.subscriptions import Subscription, Subscriptions
 
 __all__ = ["ClientAnswerError", "LegacySession", "TooManyPending"]
@@ -54,6 +55,7 @@ class LegacySession:
         self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
         self._next_id = 0
         self.closed = False
+        self._observer: Observer = QUIET
 
     # -- initialize --------------------------------------------------------------------
 
@@ -63,6 +65,7 @@ class LegacySession:
         capabilities: Mapping[str, Any],
         client_info: Mapping[str, Any] | None,
         bus: Subscriptions,
+        observer: Observer = QUIET,
     ) -> None:
         """Record what initialize settled and join the server's subscription bus.
 
@@ -82,6 +85,8 @@ class LegacySession:
             }
             self._bus = bus
             self.subscription = bus.join(self.id, honoured, self._unsolicited)
+            self._observer = observer
+            observer.legacy_sessions(1)
 
     def _unsolicited(self, note: dict[str, Any]) -> None:
         """A notification from the bus, without the modern subscription id."""
@@ -171,6 +176,8 @@ class LegacySession:
 
     def close(self) -> None:
         """End the session: fail what waits on the client, leave the subscription bus."""
+        if not self.closed and self.subscription is not None:
+            self._observer.legacy_sessions(-1)
         self.closed = True
         for future in self._pending.values():
             if not future.done():
