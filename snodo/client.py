@@ -47,9 +47,8 @@ from snodo.era import (
     probe,
 )
 from snodo.errors import ErrorCode
-from snodo.http_headers import request_headers, valid_header_params
+from snodo.http_headers import outgoing_trace_context, request_headers, valid_header_params
 from snodo.legacy_session import LegacySession
-from snodo.observe import outgoing_trace_context
 from snodo.transports.client import (
     ClientTransport,
     HttpRefused,
@@ -183,9 +182,7 @@ class Client:
             META_PROTOCOL_VERSION: self.protocol_version,
             META_CLIENT_CAPABILITIES: self.capabilities(),
             META_CLIENT_INFO: self.info,
-            # basic/index.mdx reserves traceparent, tracestate and baggage in _meta.
-            **outgoing_trace_context(),
-            **dict(params.get("_meta") or {}),
+            **{**outgoing_trace_context(), **dict(params.get("_meta") or {})},
         }
         return {
             "jsonrpc": "2.0",
@@ -196,9 +193,7 @@ class Client:
 
     def _headers(self, method: str, params: Mapping[str, Any]) -> dict[str, str]:
         schema = self.tool_schemas.get(params.get("name", "")) if method == "tools/call" else None
-        headers = request_headers(method, params, self.protocol_version, schema)
-        headers.update(outgoing_trace_context())  # the same context, for HTTP intermediaries
-        return headers
+        return request_headers(method, params, self.protocol_version, schema)
 
     async def request(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Send one request and return its raw result, in whichever era the server

@@ -23,6 +23,7 @@ from decimal import Decimal
 from typing import Any
 
 from snodo.errors import HeaderMismatch
+from snodo.observe import outgoing_trace_context
 from snodo_wire_tasks.tables import METHODS as TASK_METHODS
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "header_params",
     "host_name",
     "name_for",
+    "outgoing_trace_context",
     "request_headers",
     "valid_header_params",
 ]
@@ -139,7 +141,7 @@ def request_headers(
     version: str,
     input_schema: Mapping[str, Any] | None = None,
 ) -> dict[str, str]:
-    """The headers a client sends with this request."""
+    """The headers a client sends with this request, the current trace context included."""
     headers = {"MCP-Protocol-Version": version, "Mcp-Method": method}
     name = name_for(method, params)
     if name is not None:
@@ -150,6 +152,7 @@ def request_headers(
             value = _lookup(arguments, path)
             if value is not None and isinstance(value, (str, int, bool)):
                 headers[f"Mcp-Param-{header}"] = encode_value(value)
+    headers.update(outgoing_trace_context())  # as in _meta, for HTTP intermediaries
     return headers
 
 
