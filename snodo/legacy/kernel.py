@@ -78,12 +78,12 @@ class LegacyKernel:
             return Reply(None)
         observer = self.server.observer
         if observer is QUIET:
-            return await self._request(session, incoming, principal, transport, emit)
+            return await self._request(session, incoming, principal, transport, emit, scopes)
         # The legacy request is one span; each round the bridge sends through the core
         # runs inside it, so the rounds are its children.
         observation = observer.request(incoming, "legacy", transport, {})
         try:
-            reply = await self._request(session, incoming, principal, transport, emit)
+            reply = await self._request(session, incoming, principal, transport, emit, scopes)
         except BaseException:
             observation.cancelled()
             raise
@@ -97,6 +97,7 @@ class LegacyKernel:
         principal: str | None,
         transport: str,
         emit: Emit,
+        scopes: frozenset[str] | None,
     ) -> Reply:
         try:
             if incoming.method in FORWARDED:
