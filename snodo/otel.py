@@ -46,9 +46,14 @@ from contextlib import AbstractContextManager, contextmanager
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any, Final
 
-from opentelemetry import context as otel_context
-from opentelemetry import metrics, propagate, trace
-from opentelemetry.trace import SpanContext, SpanKind, StatusCode, TraceFlags
+try:
+    from opentelemetry import context as otel_context
+    from opentelemetry import metrics, propagate, trace
+    from opentelemetry.trace import SpanContext, SpanKind, StatusCode, TraceFlags
+except ModuleNotFoundError as exc:
+    raise ModuleNotFoundError(
+        "snodo.otel needs the snodo[otel] extra: pip install 'snodo[otel]'"
+    ) from exc
 
 from snodo.observe import Attributes, Observation
 from snodo_wire.protocol import META_PROTOCOL_VERSION

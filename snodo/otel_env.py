@@ -59,7 +59,7 @@ def observer_from_environment(
     try:
         from snodo.otel import OtelObserver
     except ModuleNotFoundError as exc:
-        if not (exc.name or "").startswith("opentelemetry"):
+        if "snodo[otel]" not in str(exc):
             raise
         raise SystemExit(
             "snodo: tracing, metrics and request logs need the snodo[otel] extra: "
