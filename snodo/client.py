@@ -2,37 +2,41 @@
 
 Every modern request carries ``_meta`` (version, client info, the capabilities of the
 installed handlers: ``snodo.client_handlers``); over HTTP also the mirrored headers.
-``call_tool``, ``read_resource`` and ``get_prompt`` run the MRTR loop: when the server
-answers ``input_required``, each input request goes to its handler, every answer is
-validated (ElicitResult, CreateMessageResult, ListRootsResult) before it is sent, and
-the same request is sent again with a fresh id, the answers under the same keys, and
-the exact ``requestState`` (none when none was given). Rounds are bounded; state-only
-rounds back off exponentially; an optional deadline bounds the whole flow. With
+``call_tool``, ``read_resource`` and ``get_prompt`` run the MRTR loop
+(``snodo.client_rounds``). An optional deadline bounds a whole call, and
+``limits.request_timeout`` every request in it (``snodo.client_limits``). With
 ``manual=True`` the InputRequiredResult itself is returned, so a distributed client can
 persist it and ``resume`` elsewhere. Whether a server is modern or legacy is decided
 once (``snodo.era``); with a legacy server the same methods run over a
-``LegacySession`` and return the same types (``snodo.client_results``).
+``LegacySession`` and return the same types (``snodo.client_results``). Whatever the
+server does, a call ends within its bounds and raises only ``snodo.client_errors``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import itertools
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
-from snodo.client_handlers import InputHandlers
-from snodo.client_results import (
-    RESULT_MODELS,
-    Flow,
-    Handler,
+from snodo.client_errors import (
+    ClientError,
+    DeadlineExceeded,
+    LimitExceeded,
     ProtocolViolation,
     RequestError,
+    RequestTimeout,
     TooManyRounds,
-    complete_result,
-    result_of,
+    TransportError,
 )
+from snodo.client_handlers import InputHandlers
+from snodo.client_limits import ClientLimits, within
+from snodo.client_listings import every_page
+from snodo.client_results import Flow, Handler, complete_result, result_of, validated
+from snodo.client_rounds import FlowBounds, run_flow
 from snodo.era import (
     VERDICTS,
     Era,
@@ -59,7 +63,6 @@ from snodo.transports.client import (
 from snodo_wire import (
     CompleteResult,
     DiscoverResult,
-    InputRequiredResult,
     Prompt,
     Resource,
     ResourceTemplate,
@@ -75,11 +78,17 @@ from snodo_wire.protocol import (
 
 __all__ = [
     "Client",
+    "ClientError",
+    "ClientLimits",
+    "DeadlineExceeded",
     "Flow",
+    "LimitExceeded",
     "ModernOnly",
     "ProtocolViolation",
     "RequestError",
+    "RequestTimeout",
     "TooManyRounds",
+    "TransportError",
     "UnsupportedServer",
     "complete_result",
 ]
@@ -92,6 +101,9 @@ class Client:
     ``sampling``, ``roots``); capabilities are declared from them. ``era`` is
     ``"auto"`` (probe once, then remember), ``"modern"`` or ``"legacy"``.
     ``probe_timeout`` bounds the stdio probe: a server silent that long is legacy.
+    ``limits`` bounds what a server can make the client wait for or hold
+    (``ClientLimits``; give ``Client.http``/``Client.stdio`` the same to bound the
+    transport's reading too).
     """
 
     def __init__(
@@ -113,6 +125,7 @@ class Client:
         backoff: tuple[float, float] = (0.05, 2.0),
         deadline: float | None = None,
         on_notification: Callable[[dict[str, Any]], None] | None = None,
+        limits: ClientLimits | None = None,
     ) -> None:
         if era not in ("auto", "modern", "legacy"):
             raise ValueError(f"era must be 'auto', 'modern' or 'legacy', not {era!r}")
@@ -140,6 +153,7 @@ class Client:
             roots=roots,
         )
         self.max_rounds = max_rounds
+        self.limits = limits or ClientLimits()
         self.backoff = backoff
         self.deadline = deadline
         self.on_notification = on_notification or (lambda _: None)
@@ -149,14 +163,14 @@ class Client:
     @classmethod
     def http(cls, url: str, *, auth: Any = None, **options: Any) -> Client:
         """A client for the HTTP endpoint at ``url``; ``auth``: e.g. ``snodo.oauth.OAuth``."""
-        return cls(HttpTransport(url, auth=auth), **options)
+        return cls(HttpTransport(url, auth=auth, limits=options.get("limits")), **options)
 
     @classmethod
     def stdio(
         cls, argv: Sequence[str], *, env: Mapping[str, str] | None = None, **options: Any
     ) -> Client:
         """A client for a server it starts as a subprocess (``argv``), over stdio."""
-        return cls(StdioTransport(argv, env=env), **options)
+        return cls(StdioTransport(argv, env=env, limits=options.get("limits")), **options)
 
     async def __aenter__(self) -> Client:
         return self
@@ -165,13 +179,12 @@ class Client:
         await self.close()
 
     async def close(self) -> None:
-        """End the legacy session if one is open, then the transport."""
+        """End the legacy session (waiting at most ``close_grace``), then the transport."""
         if self.legacy is not None:
-            await self.legacy.close()
-            self.legacy = None
+            legacy, self.legacy = self.legacy, None
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(legacy.close(), self.limits.close_grace)
         await self.transport.close()
-
-    # -- the wire ------------------------------------------------------------------------
 
     def capabilities(self) -> dict[str, Any]:
         """What the installed handlers let this client declare."""
@@ -197,20 +210,24 @@ class Client:
 
     async def request(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Send one request and return its raw result, in whichever era the server
-        speaks; a modern server's -32022 is retried once with a version both speak."""
-        return await self._send(method, dict(params or {}))
+        speaks; a modern server's -32022 is retried once with a version both speak.
+        Bounded by ``deadline`` (from now) and ``limits.request_timeout``."""
+        return await self._send(method, dict(params or {}), until=self._until())
+
+    def _until(self) -> float | None:
+        return None if self.deadline is None else time.monotonic() + self.deadline
 
     async def _send(
         self,
         method: str,
         params: dict[str, Any],
         modern_only: bool = False,
-        deadline: float | None = None,
+        until: float | None = None,
     ) -> dict[str, Any]:
         if self.era != "modern" and await self._settle() == "legacy":
-            return await self._legacy_call(method, params, modern_only, deadline)
+            return await self._legacy_call(method, params, modern_only, until)
         try:
-            return await self._modern_request(method, params)
+            return await self._modern_request(method, params, until)
         except NotModern as refused:
             # A refusal no modern server sends: the server is legacy (or has become so).
             if self.era_choice == "modern" or self.session_transport is None:
@@ -222,18 +239,28 @@ class Client:
             async with self.settling:
                 if self.legacy is None:
                     await self._open_legacy()
-            return await self._legacy_call(method, params, modern_only, deadline)
+            return await self._legacy_call(method, params, modern_only, until)
 
-    async def _modern_request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    async def _modern_request(
+        self, method: str, params: dict[str, Any], until: float | None
+    ) -> dict[str, Any]:
         for attempt in range(2):
             message = self._message(method, params)
             try:
-                response = await self.transport.request(
-                    message, self._headers(method, params), self.on_notification
+                response = await within(
+                    self.transport.request(
+                        message, self._headers(method, params), self.on_notification
+                    ),
+                    self.limits,
+                    until,
+                    method,
+                    self.deadline,
                 )
             except HttpRefused as refused:
                 modern = is_modern_error(refused.body)
                 if not (modern or (self.era == "modern" and is_error_response(refused.body))):
+                    if self.era == "modern" and refused.status >= 500:
+                        raise  # a known modern server failing: no reason to change era
                     raise NotModern(refused.status, error_message(refused.body)) from None
                 response = refused.body
             if self.era != "modern":
@@ -301,9 +328,10 @@ class Client:
             inputs=self.inputs,
             on_notification=self.on_notification,
             ids=self.ids,
+            limits=self.limits,
         )
         try:
-            await session.open()
+            await within(session.open(), self.limits, self._until(), "initialize", self.deadline)
         except UnsupportedServer as refused:
             usable = [v for v in SUPPORTED_PROTOCOL_VERSIONS if v in refused.supported]
             if not (probed and usable):
@@ -315,7 +343,7 @@ class Client:
         return "legacy"
 
     async def _legacy_call(
-        self, method: str, params: dict[str, Any], modern_only: bool, deadline: float | None
+        self, method: str, params: dict[str, Any], modern_only: bool, until: float | None
     ) -> dict[str, Any]:
         assert self.legacy is not None
         if modern_only:
@@ -323,7 +351,8 @@ class Client:
                 f"manual=True and resume need a {LATEST_PROTOCOL_VERSION} server; "
                 f"this one speaks {self.legacy.version}"
             )
-        return await self.legacy.call(method, params, self.on_notification, deadline)
+        call = self.legacy.call(method, params, self.on_notification)
+        return await within(call, self.limits, until, method, self.deadline)
 
     # -- MRTR ----------------------------------------------------------------------------
 
@@ -362,38 +391,11 @@ class Client:
         manual: bool,
         resuming: bool = False,
     ) -> Any:
-        started = time.monotonic()
-        delay = self.backoff[0]
-        for _ in range(self.max_rounds):
-            sent = dict(params)
-            if responses is not None:
-                sent["inputResponses"] = responses
-            if state is not None:
-                sent["requestState"] = state
-            result = await self._send(method, sent, manual or resuming, self.deadline)
-            kind = result.get("resultType", "complete")  # absent: an older server's result
-            if kind == "complete":
-                return complete_result(RESULT_MODELS[method], result)
-            if kind != "input_required":
-                raise ProtocolViolation(f"unknown resultType {kind!r}")
-            interim = InputRequiredResult.model_validate(result)
-            if manual:
-                return Flow(method, params, interim)
-            requests = result.get("inputRequests") or {}
-            state = result.get("requestState")
-            if not requests and state is None:
-                raise ProtocolViolation("input_required without inputRequests or requestState")
-            if not requests:
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, self.backoff[1])
-            else:
-                delay = self.backoff[0]
-            responses = {
-                key: await self.inputs.answer(req) for key, req in requests.items()
-            } or None
-            if self.deadline is not None and time.monotonic() - started > self.deadline:
-                raise TooManyRounds(f"{method} did not complete within {self.deadline} s")
-        raise TooManyRounds(f"{method} still needed input after {self.max_rounds} rounds")
+        async def send(sent: dict[str, Any], until: float | None) -> dict[str, Any]:
+            return await self._send(method, sent, manual or resuming, until)
+
+        bounds = FlowBounds(self.max_rounds, self.backoff, self.deadline, self.limits)
+        return await run_flow(send, self.inputs, bounds, method, params, responses, state, manual)
 
     # -- the methods -----------------------------------------------------------------------
 
@@ -435,37 +437,28 @@ class Client:
         await self.request("ping")
 
     async def _all(self, method: str, key: str) -> list[dict[str, Any]]:
-        items: list[dict[str, Any]] = []
-        cursor: str | None = None
-        for _ in range(10_000):
-            result = await self.request(method, {} if cursor is None else {"cursor": cursor})
-            items += result.get(key, [])
-            cursor = result.get("nextCursor")
-            if cursor is None:
-                return items
-        raise ProtocolViolation(f"{method} kept returning cursors")
+        until = self._until()
+        send = functools.partial(self._send, method, until=until)
+        return await every_page(send, method, key, self.limits)
 
     async def list_tools(self) -> list[Tool]:
         """Every tool, following cursors. Tools whose x-mcp-header use is invalid are
         dropped (basic/transports/streamable-http.mdx), and the rest remembered so that
         calls carry their Mcp-Param headers."""
-        tools = [
-            t
-            for t in await self._all("tools/list", "tools")
-            if valid_header_params(t.get("inputSchema") or {})
-        ]
-        self.tool_schemas = {t["name"]: t.get("inputSchema") or {} for t in tools}
-        return [Tool.model_validate(t) for t in tools]
+        found = [(validated(Tool, t), t) for t in await self._all("tools/list", "tools")]
+        kept = [(tool, raw) for tool, raw in found if valid_header_params(raw["inputSchema"])]
+        self.tool_schemas = {tool.name: raw["inputSchema"] for tool, raw in kept}
+        return [tool for tool, _ in kept]
 
     async def list_resources(self) -> list[Resource]:
-        return [Resource.model_validate(r) for r in await self._all("resources/list", "resources")]
+        return [validated(Resource, r) for r in await self._all("resources/list", "resources")]
 
     async def list_resource_templates(self) -> list[ResourceTemplate]:
         found = await self._all("resources/templates/list", "resourceTemplates")
-        return [ResourceTemplate.model_validate(t) for t in found]
+        return [validated(ResourceTemplate, t) for t in found]
 
     async def list_prompts(self) -> list[Prompt]:
-        return [Prompt.model_validate(p) for p in await self._all("prompts/list", "prompts")]
+        return [validated(Prompt, p) for p in await self._all("prompts/list", "prompts")]
 
     async def complete(
         self,
@@ -481,10 +474,17 @@ class Client:
         return complete_result(CompleteResult, await self.request("completion/complete", params))
 
     async def listen(self, **notifications: Any) -> AsyncIterator[dict[str, Any]]:
-        """subscriptions/listen: yield notifications until the caller stops iterating.
-        A modern feature; on a legacy server ``ModernOnly`` is raised."""
-        if self.era != "modern" and await self._settle() == "legacy":
-            raise ModernOnly(f"subscriptions/listen needs a {LATEST_PROTOCOL_VERSION} server")
+        """subscriptions/listen: yield notifications until the caller stops iterating
+        (from a legacy server, in the same shape: ``LegacySession.listen``)."""
+        if self.era is None and await self._settle() is None:
+            await self.discover()  # HTTP: the era must be known before the stream opens
+        if self.era == "legacy":
+            assert self.legacy is not None
+            listening = self.legacy.listen(notifications, next(self.ids))
+            async with contextlib.aclosing(listening) as legacy:
+                async for item in legacy:
+                    yield item
+            return
         params = {"notifications": notifications}
         message = self._message("subscriptions/listen", params)
         stream = self.transport.stream(message, self._headers("subscriptions/listen", params))

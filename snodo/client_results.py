@@ -2,9 +2,7 @@
 
 Complete results are validated into their ``snodo_wire`` models; the fields an older
 server leaves out are filled the documented way (``complete_result``). A paused MRTR
-flow is a ``Flow``. Errors: the server's JSON-RPC error (``RequestError``), a flow that
-would not finish (``TooManyRounds``), an answer the protocol does not allow
-(``ProtocolViolation``).
+flow is a ``Flow``. Errors are those of ``snodo.client_errors``.
 """
 
 from __future__ import annotations
@@ -13,8 +11,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
+from snodo.client_errors import ProtocolViolation, RequestError, TooManyRounds
 from snodo.errors import ErrorCode
 from snodo_wire import (
     CallToolResult,
@@ -37,40 +36,13 @@ __all__ = [
     "TooManyRounds",
     "complete_result",
     "result_of",
+    "validated",
 ]
 
 Model = TypeVar("Model", bound=BaseModel)
 
 Handler = Callable[[dict[str, Any]], Awaitable[Any] | Any]
 """Gets the input request's params; returns the result (a dict or the generated model)."""
-
-
-class RequestError(Exception):
-    """The server answered with a JSON-RPC error."""
-
-    def __init__(self, code: int, message: str, data: Any = None) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code = code
-        self.message = message
-        self.data = data
-
-    @property
-    def required_capabilities(self) -> dict[str, Any] | None:
-        """For -32021: the client capabilities the server needed."""
-        if self.code == ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY and isinstance(
-            self.data, dict
-        ):
-            required = self.data.get("requiredCapabilities")
-            return required if isinstance(required, dict) else None
-        return None
-
-
-class TooManyRounds(Exception):
-    """The server kept asking for input past ``max_rounds``, or past the deadline."""
-
-
-class ProtocolViolation(Exception):
-    """The server answered in a way the protocol does not allow."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +72,20 @@ def complete_result(model: type[Model], raw: Mapping[str, Any]) -> Model:
     leaves out (only those the model has)."""
     fields = {field.alias or name for name, field in model.model_fields.items()}
     filled = {k: v for k, v in RESULT_DEFAULTS.items() if k in fields and k not in raw}
-    return model.model_validate({**raw, **filled})
+    return validated(model, {**raw, **filled})
+
+
+def validated(model: type[Model], raw: Any) -> Model:
+    """``raw`` as ``model``; a server's answer that does not fit is a ProtocolViolation,
+    never pydantic's own error (nor a RecursionError from a deep one)."""
+    try:
+        return model.model_validate(raw)
+    except (ValidationError, RecursionError) as exc:
+        raise ProtocolViolation(f"not a valid {model.__name__}: {_first_line(exc)}") from None
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
 
 
 INPUT_RESULTS: dict[str, type[BaseModel]] = {

@@ -27,6 +27,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, Final, Literal
 
+from snodo.client_errors import ClientError
 from snodo.transports.client_types import SessionTransport, TransportError
 from snodo_wire.errors import ErrorCode
 from snodo_wire.protocol import SUPPORTED_PROTOCOL_VERSIONS
@@ -69,7 +70,7 @@ VERDICTS: dict[str, Era] = {}
 """Era of each HTTP origin met by this process."""
 
 
-class UnsupportedServer(Exception):
+class UnsupportedServer(ClientError):
     """The server speaks no revision this client does; ``supported`` lists the
     versions it named (empty when it named none), ``detail`` what it said."""
 
@@ -81,7 +82,7 @@ class UnsupportedServer(Exception):
         super().__init__(f"{detail} (server supports: {theirs}; this client: {ours})")
 
 
-class ModernOnly(Exception):
+class ModernOnly(ClientError):
     """A modern feature (``manual=True`` flows, ``resume``, ``listen``) asked of a legacy
     server."""
 

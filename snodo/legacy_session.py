@@ -12,27 +12,37 @@ the standalone GET stream where the server offers one.
 Requests carry plain params (no modern ``_meta`` keys). Requests from the server
 (``elicitation/create``, ``sampling/createMessage``, ``roots/list``) go to the
 client's ``InputHandlers``, the very object that answers MRTR input requests, so the
-same handlers and the same validation apply (an undeclared method is -32601);
-``ping`` is answered here. A handler that
-fails becomes a JSON-RPC error to the server, never an exception in the client. A
-request given up (cancelled, or past its deadline) is followed by
-``notifications/cancelled``. Closing ends the session (DELETE over HTTP).
+same handlers and the same checks apply before any handler runs (an undeclared
+method is -32601, an undeclared sub-capability or unsafe URL -32602); ``ping`` is
+answered here. A session answers at most ``limits.max_server_requests`` requests, and
+at most ``limits.max_pending_server_requests`` at once; beyond, the server gets an
+error and no handler runs. A handler that fails becomes a JSON-RPC error to the
+server, never an exception in the client. A request given up (cancelled, or past its
+deadline: the Client bounds each call) is followed by ``notifications/cancelled``.
+Closing ends the session (DELETE over HTTP).
+
+``listen`` maps the modern ``subscriptions/listen`` onto the session:
+``resources/subscribe`` for each URI, then the list-changed and resource-updated
+notifications the session hears (on its GET stream or any response stream), in the
+shape a modern listen stream has, acknowledgement first; closing the iterator
+unsubscribes.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import AsyncGenerator, Iterator, Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
+from snodo.client_errors import ClientError, ProtocolViolation, RequestError
 from snodo.client_handlers import InputHandlers
-from snodo.client_results import ProtocolViolation, TooManyRounds, result_of
+from snodo.client_limits import ClientLimits
+from snodo.client_results import result_of
 from snodo.era import (
     LEGACY_PROTOCOL_VERSIONS,
-    ModernOnly,
     UnsupportedServer,
     error_message,
     named_versions,
@@ -44,11 +54,19 @@ from snodo.transports.client_types import (
     SessionTransport,
     TransportError,
 )
-from snodo_wire.protocol import META_SERVER_INFO
+from snodo_wire.protocol import META_SERVER_INFO, META_SUBSCRIPTION_ID
 from snodo_wire_2025_11_25 import InitializeResult
 from snodo_wire_2025_11_25.tables import SERVER_REQUESTS
 
 __all__ = ["LegacySession"]
+
+LIST_CHANGED = {
+    "notifications/tools/list_changed": "toolsListChanged",
+    "notifications/prompts/list_changed": "promptsListChanged",
+    "notifications/resources/list_changed": "resourcesListChanged",
+}
+"""A listen stream's notification types, by the method that carries each."""
+RESOURCE_UPDATED = "notifications/resources/updated"
 
 
 class LegacySession:
@@ -60,7 +78,12 @@ class LegacySession:
         inputs: InputHandlers,
         on_notification: OnNotification,
         ids: Iterator[int],
+        limits: ClientLimits | None = None,
     ) -> None:
+        self.limits = limits or ClientLimits()
+        self.served = 0
+        self.answering = 0
+        self.listening: list[asyncio.Queue[dict[str, Any]]] = []
         self.transport = transport
         self.info = dict(info)
         self.inputs = inputs
@@ -86,7 +109,7 @@ class LegacySession:
             ) from None
 
     async def _open(self) -> None:
-        self.transport.serve(self._serve, self.on_notification)
+        self.transport.serve(self._serve, self._notified)
         response = await self.transport.request(
             self._request(
                 "initialize",
@@ -130,8 +153,13 @@ class LegacySession:
     ) -> dict[str, Any]:
         """Send one request; return its response message (result or error)."""
         message = self._request(method, params)
+
+        def heard(note: dict[str, Any]) -> None:
+            self._fan_out(note)
+            on_notification(note)
+
         try:
-            return await self.transport.request(message, self.headers(), on_notification)
+            return await self.transport.request(message, self.headers(), heard)
         except asyncio.CancelledError:
             # The legacy basic/utilities/cancellation.mdx; stdio already said so itself.
             if not self.transport.probe_with_discover:
@@ -146,18 +174,43 @@ class LegacySession:
                     )
             raise
 
+    def _notified(self, note: dict[str, Any]) -> None:
+        """A notification outside any request (the GET stream, or stdio between calls)."""
+        self._fan_out(note)
+        self.on_notification(note)
+
+    def _fan_out(self, note: dict[str, Any]) -> None:
+        method = note.get("method")
+        if method in LIST_CHANGED or method == RESOURCE_UPDATED:
+            for queue in self.listening:
+                if queue.qsize() < self.limits.max_notifications:
+                    queue.put_nowait(note)
+
     async def _serve(self, request: dict[str, Any]) -> dict[str, Any]:
         """Answer one server-to-client request with a whole response message."""
+        self.served += 1
+        self.answering += 1
+        try:
+            return await self._reply(request)
+        finally:
+            self.answering -= 1
+
+    async def _reply(self, request: dict[str, Any]) -> dict[str, Any]:
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request.get("id")}
+        limits = self.limits
+        if self.served > limits.max_server_requests:
+            return _refusal(reply, ErrorCode.INTERNAL_ERROR, "too many requests this session")
+        if self.answering > limits.max_pending_server_requests:
+            return _refusal(reply, ErrorCode.INTERNAL_ERROR, "too many requests at once")
         if request.get("method") == "ping":
             return {**reply, "result": {}}
         method = str(request.get("method"))
         if method not in SERVER_REQUESTS or not self.inputs.declares(method):
-            error = {
-                "code": int(ErrorCode.METHOD_NOT_FOUND),
-                "message": f"Method not found: {method}",
-            }
-            return {**reply, "error": error}
+            return _refusal(reply, ErrorCode.METHOD_NOT_FOUND, f"Method not found: {method}")
+        try:
+            self.inputs.check(request)
+        except ProtocolViolation as refused:
+            return _refusal(reply, ErrorCode.INVALID_PARAMS, f"Invalid params: {refused}")
         try:
             answer = await self.inputs.answer(request)
             # The same checks as an MRTR answer, then the legacy schema's own.
@@ -172,20 +225,63 @@ class LegacySession:
         method: str,
         params: Mapping[str, Any],
         on_notification: OnNotification,
-        deadline: float | None = None,
     ) -> dict[str, Any]:
-        """The result of one request (RequestError for an error); ``deadline`` bounds
-        it as it bounds a modern flow (TooManyRounds past it)."""
+        """The result of one request (RequestError for an error)."""
         if method == "server/discover":
             return self.discovered()
-        if method == "subscriptions/listen":
-            raise ModernOnly("subscriptions/listen needs a modern server")
-        call = self.request(method, params, on_notification)
+        return result_of(await self.request(method, params, on_notification))
+
+    async def listen(
+        self, notifications: Mapping[str, Any], listen_id: int
+    ) -> AsyncGenerator[dict[str, Any], None]:
+        """The modern listen stream's messages, from this session: subscribe to the
+        URIs the server lets us, acknowledge what will be delivered, then yield each
+        matching notification tagged with ``listen_id``."""
+        capabilities = self.server.get("capabilities") or {}
+        # A list-changed type is honoured where the server has that feature at all: many
+        # legacy servers send the notifications without declaring ``listChanged``.
+        honoured: dict[str, Any] = {
+            key: True
+            for key in LIST_CHANGED.values()
+            if notifications.get(key) is True
+            and isinstance(capabilities.get(key.removesuffix("ListChanged")), dict)
+        }
+        uris = notifications.get("resourceSubscriptions") or []
+        watched = [uri for uri in dict.fromkeys(uris) if isinstance(uri, str)]
+        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.listening.append(queue)
+        subscribed: list[str] = []
         try:
-            response = await (call if deadline is None else asyncio.wait_for(call, deadline))
-        except TimeoutError:
-            raise TooManyRounds(f"{method} did not complete within {deadline} s") from None
-        return result_of(response)
+            for uri in watched:
+                # Tried whatever ``resources.subscribe`` says (some servers serve it
+                # undeclared); a refusal leaves the URI out of the acknowledgement.
+                with contextlib.suppress(RequestError):
+                    await self.call("resources/subscribe", {"uri": uri}, self.on_notification)
+                    subscribed.append(uri)
+            if subscribed:
+                honoured["resourceSubscriptions"] = subscribed
+            yield _tagged(
+                {"method": "notifications/subscriptions/acknowledged"},
+                listen_id,
+                {"notifications": honoured},
+            )
+            while True:
+                note = await queue.get()
+                method = str(note.get("method"))
+                raw = note.get("params")
+                updated = raw.get("uri") if isinstance(raw, dict) else None
+                if method in LIST_CHANGED and honoured.get(LIST_CHANGED[method]) is True:
+                    yield _tagged(note, listen_id, {})
+                elif method == RESOURCE_UPDATED and _watches(subscribed, updated):
+                    yield _tagged(note, listen_id, {"uri": updated})
+        finally:
+            self.listening.remove(queue)
+            for uri in subscribed:
+                with contextlib.suppress(ClientError, ConnectionError):
+                    await asyncio.wait_for(
+                        self.call("resources/unsubscribe", {"uri": uri}, self.on_notification),
+                        self.limits.close_grace,
+                    )
 
     def discovered(self) -> dict[str, Any]:
         """What ``server/discover`` would have said, from the InitializeResult."""
@@ -202,3 +298,23 @@ class LegacySession:
     async def close(self) -> None:
         with contextlib.suppress(TransportError, ConnectionError):
             await self.transport.end_session(self.headers())
+
+
+def _refusal(reply: dict[str, Any], code: int, message: str) -> dict[str, Any]:
+    return {**reply, "error": {"code": int(code), "message": message}}
+
+
+def _watches(subscribed: list[str], uri: Any) -> bool:
+    """The modern listen's rule: a watched URI covers itself and what lies under it."""
+    return isinstance(uri, str) and any(
+        uri == watched or uri.startswith(watched.rstrip("/") + "/") for watched in subscribed
+    )
+
+
+def _tagged(note: Mapping[str, Any], listen_id: int, params: dict[str, Any]) -> dict[str, Any]:
+    """``note`` as a modern listen stream carries it: tagged with the listen's id."""
+    return {
+        "jsonrpc": "2.0",
+        "method": note["method"],
+        "params": {"_meta": {META_SUBSCRIPTION_ID: listen_id}, **params},
+    }

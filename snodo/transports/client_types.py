@@ -10,6 +10,7 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from snodo import jsonrpc
+from snodo.client_errors import HttpRefused, TransportError
 from snodo.errors import ParseError
 from snodo_wire.protocol import META_SUBSCRIPTION_ID as SUBSCRIPTION_ID
 
@@ -26,20 +27,6 @@ __all__ = [
 OnNotification = Callable[[dict[str, Any]], None]
 OnRequest = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 """Answers a server-to-client request with the whole JSON-RPC response message."""
-
-
-class TransportError(Exception):
-    """The transport could not deliver a request or read its answer."""
-
-
-class HttpRefused(TransportError):
-    """The server answered a POST with a 4xx or 5xx: its status and body (JSON, else
-    text; None when empty). The client reads the body to tell the server's era."""
-
-    def __init__(self, status: int, body: Any) -> None:
-        super().__init__(f"HTTP {status}")
-        self.status = status
-        self.body = body
 
 
 class ClientTransport(Protocol):

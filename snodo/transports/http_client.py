@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from typing import Any
 
 from snodo import jsonrpc
+from snodo.client_errors import LimitExceeded
+from snodo.client_limits import ClientLimits
 from snodo.errors import ParseError
 from snodo.transports.client_types import (
     HttpRefused,
@@ -19,43 +21,13 @@ from snodo.transports.client_types import (
     parsed_body,
     unanswerable,
 )
+from snodo.transports.sse_reader import SseReader
 
-__all__ = ["HttpTransport", "SseCursor"]
+__all__ = ["HttpTransport"]
 
-
-def _sse_messages(lines: Sequence[str]) -> list[dict[str, Any]]:
-    found = []
-    for line in lines:
-        text = line[5:].strip() if line.startswith("data:") else line.strip()
-        if not text or text.startswith(":") or line.startswith(("event:", "id:", "retry:")):
-            continue
-        with contextlib.suppress(ParseError):
-            value = jsonrpc.decode(text)
-            if isinstance(value, dict):
-                found.append(value)
-    return found
-
-
-@dataclass(slots=True)
-class SseCursor:
-    """Where an SSE stream got to: the last event id and the server's retry delay,
-    which a reconnect (GET with Last-Event-ID) needs."""
-
-    last_id: str | None = None
-    retry: float | None = None
-    """Seconds, from the last ``retry:`` field."""
-
-    def feed(self, line: str) -> dict[str, Any] | None:
-        """Take one line; return the JSON-RPC message its ``data:`` carries, if any."""
-        if line.startswith("id:"):
-            self.last_id = line[3:].strip()
-            return None
-        if line.startswith("retry:"):
-            with contextlib.suppress(ValueError):
-                self.retry = int(line[6:].strip()) / 1000
-            return None
-        found = _sse_messages([line])
-        return found[0] if found else None
+REFUSAL_BYTES = 64 * 1024
+"""How much of a refusal's body is read: enough for any JSON-RPC error; the rest is
+dropped, however much the server sends."""
 
 
 class HttpTransport:
@@ -65,7 +37,11 @@ class HttpTransport:
     assigns and sends it back, answers server-to-client requests that arrive on a
     response stream, resumes a stream the server closed early (GET with
     ``Last-Event-ID`` after the ``retry`` delay), holds the standalone GET stream and
-    ends the session with DELETE."""
+    ends the session with DELETE.
+
+    Bodies, SSE lines and events are read within ``limits`` (``LimitExceeded``), any
+    status outside 2xx is ``HttpRefused``, and every failure of the connection itself
+    (httpx's errors, resets) is a ``TransportError``."""
 
     probe_with_discover = False
     RESUME_ATTEMPTS = 5
@@ -82,9 +58,16 @@ class HttpTransport:
         timeout: float = 30.0,
         client: Any = None,
         auth: Any = None,
+        limits: ClientLimits | None = None,
     ) -> None:
         import httpx  # noqa: PLC0415 - optional dependency (snodo[http])
 
+        self.limits = limits or ClientLimits()
+        self.wire_errors: tuple[type[BaseException], ...] = (
+            httpx.HTTPError,
+            httpx.StreamError,
+            OSError,
+        )
         self.url = url
         self.headers = dict(headers or {})
         # auth: an httpx.Auth such as snodo.oauth.OAuth; it sees every request.
@@ -112,20 +95,45 @@ class HttpTransport:
         self.on_request = on_request
         self.on_unsolicited = on_notification
 
+    def _reader(self) -> SseReader:
+        return SseReader(self.limits.max_sse_line_bytes, self.limits.max_message_bytes)
+
+    @asynccontextmanager
+    async def _wire(self) -> AsyncIterator[None]:
+        """The connection's own failures, as the client's TransportError."""
+        try:
+            yield
+        except self.wire_errors as exc:
+            raise TransportError(f"{type(exc).__name__}: {exc}") from None
+
     async def request(
         self, message: dict[str, Any], headers: Mapping[str, str], on_notification: OnNotification
     ) -> dict[str, Any]:
-        cursor = SseCursor()
+        async with self._wire():
+            return await self._request(message, headers, on_notification)
+
+    async def _request(
+        self, message: dict[str, Any], headers: Mapping[str, str], on_notification: OnNotification
+    ) -> dict[str, Any]:
+        cursor = self._reader()
         stream = self._post(message, headers, cursor)
+        heard = 0
         for attempt in range(self.RESUME_ATTEMPTS + 1):
             async for item in stream:
                 if "method" not in item and item.get("id") == message.get("id"):
                     return item
                 if "error" in item and item.get("id") is None:
                     return item  # refused before its id could be read (a -32700, say)
-                if "method" in item and "id" in item:
+                if "method" not in item:
+                    continue  # an answer to some other request: not ours
+                heard += 1
+                if heard > self.limits.max_notifications:
+                    raise LimitExceeded(
+                        f"more than {self.limits.max_notifications} messages before the answer"
+                    )
+                if "id" in item:
                     await self._answer(item, headers)
-                elif "method" in item:
+                else:
                     on_notification(item)
             if cursor.last_id is None or attempt == self.RESUME_ATTEMPTS:
                 break
@@ -146,8 +154,9 @@ class HttpTransport:
         self, message: dict[str, Any], headers: Mapping[str, str]
     ) -> AsyncGenerator[dict[str, Any], None]:
         try:
-            async for item in self._post(message, headers, SseCursor()):
-                yield item
+            async with self._wire():
+                async for item in self._post(message, headers, self._reader()):
+                    yield item
         except HttpRefused as refused:
             if not (isinstance(refused.body, dict) and "error" in refused.body):
                 raise
@@ -155,14 +164,47 @@ class HttpTransport:
 
     async def notify(self, message: dict[str, Any], headers: Mapping[str, str]) -> None:
         """POST a notification or a response: the server acknowledges with 202."""
-        response = await self.client.post(
-            self.url, content=jsonrpc.encode(message), headers=self._headers(headers)
-        )
-        if response.status_code >= 400:
-            raise HttpRefused(response.status_code, parsed_body(response.content))
+        async with (
+            self._wire(),
+            self.client.stream(
+                "POST", self.url, content=jsonrpc.encode(message), headers=self._headers(headers)
+            ) as response,
+        ):
+            if not 200 <= response.status_code < 300:
+                raise HttpRefused(response.status_code, await self._refusal(response))
+
+    async def _body(self, response: Any) -> bytes:
+        """The whole body, within ``max_message_bytes``."""
+        limit = self.limits.max_message_bytes
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            raise LimitExceeded(f"a body of {declared} bytes (the limit is {limit})")
+        raw = bytearray()
+        async for chunk in response.aiter_bytes():
+            raw += chunk
+            if len(raw) > limit:
+                raise LimitExceeded(f"a body larger than {limit} bytes")
+        return bytes(raw)
+
+    async def _refusal(self, response: Any) -> Any:
+        """The start of a refusal's body, parsed (``parsed_body``)."""
+        raw = bytearray()
+        async for chunk in response.aiter_bytes():
+            raw += chunk[: REFUSAL_BYTES - len(raw)]
+            if len(raw) >= REFUSAL_BYTES:
+                break
+        return parsed_body(bytes(raw))
+
+    async def _events(
+        self, response: Any, cursor: SseReader
+    ) -> AsyncGenerator[dict[str, Any], None]:
+        cursor.next_stream()
+        async for chunk in response.aiter_bytes():
+            for item in cursor.feed(chunk):
+                yield item
 
     async def _post(
-        self, message: dict[str, Any], headers: Mapping[str, str], cursor: SseCursor
+        self, message: dict[str, Any], headers: Mapping[str, str], cursor: SseReader
     ) -> AsyncGenerator[dict[str, Any], None]:
         body = jsonrpc.encode(message)
         if message.get("method") == "initialize":
@@ -170,18 +212,17 @@ class HttpTransport:
         async with self.client.stream(
             "POST", self.url, content=body, headers=self._headers(headers)
         ) as response:
+            status = response.status_code
+            if not 200 <= status < 300:
+                raise HttpRefused(status, await self._refusal(response))
             session = response.headers.get("mcp-session-id")
-            if session and response.status_code < 400:
+            if session:
                 self.session_id = session
-            kind = response.headers.get("content-type", "")
-            if response.status_code < 400 and "text/event-stream" in kind:
-                async for line in response.aiter_lines():
-                    if (item := cursor.feed(line)) is not None:
-                        yield item
+            if "text/event-stream" in response.headers.get("content-type", ""):
+                async for item in self._events(response, cursor):
+                    yield item
                 return
-            raw = await response.aread()
-            if response.status_code >= 400:
-                raise HttpRefused(response.status_code, parsed_body(raw))
+            raw = await self._body(response)
             if not raw:
                 return
             try:
@@ -193,10 +234,10 @@ class HttpTransport:
             yield value
 
     async def _get(
-        self, headers: Mapping[str, str], cursor: SseCursor, opened: asyncio.Event | None = None
+        self, headers: Mapping[str, str], cursor: SseReader, opened: asyncio.Event | None = None
     ) -> AsyncGenerator[dict[str, Any], None]:
-        """``opened``: the standalone stream, set once the server has answered the GET."""
-        """GET the session's stream (resuming after ``cursor.last_id`` when set)."""
+        """GET the session's stream (resuming after ``cursor.last_id`` when set);
+        ``opened``: the standalone stream, set once the server has answered the GET."""
         sent = {k: v for k, v in self._headers(headers).items() if k != "content-type"}
         sent["accept"] = "text/event-stream"
         if cursor.last_id is not None:
@@ -205,16 +246,14 @@ class HttpTransport:
         async with self.client.stream("GET", self.url, headers=sent, timeout=timeout) as response:
             if opened is not None:
                 opened.set()
-            if response.status_code >= 400:
-                await response.aread()
+            if not 200 <= response.status_code < 300:
                 if opened is None:  # a resumption refused: the answer is lost
                     raise TransportError(f"resuming the stream failed: HTTP {response.status_code}")
                 return  # 405: the server offers no standalone stream
             if "text/event-stream" not in response.headers.get("content-type", ""):
                 return
-            async for line in response.aiter_lines():
-                if (item := cursor.feed(line)) is not None:
-                    yield item
+            async for item in self._events(response, cursor):
+                yield item
 
     async def begin_session(self, headers: Mapping[str, str]) -> None:
         """Open the standalone GET stream (where the server offers one) for the
@@ -228,7 +267,7 @@ class HttpTransport:
 
     async def _listen(self, headers: dict[str, str], opened: asyncio.Event) -> None:
         try:
-            async for item in self._get(headers, SseCursor(), opened):
+            async for item in self._get(headers, self._reader(), opened):
                 if "method" in item and "id" in item:
                     await self._answer(item, headers)
                 elif "method" in item:

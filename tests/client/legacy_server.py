@@ -23,7 +23,7 @@ from mcp.types import (
     SamplingMessage,
     TextContent,
 )
-from pydantic import BaseModel
+from pydantic import AnyUrl, BaseModel
 
 mcp = FastMCP("legacy-fixture", instructions="A server of the initialize era.")
 
@@ -77,6 +77,29 @@ async def slow(seconds: float) -> str:
     """Takes its time (for deadlines and cancellation)."""
     await anyio.sleep(seconds)
     return "finally"
+
+
+SUBSCRIBED: set[str] = set()
+
+
+@mcp._mcp_server.subscribe_resource()
+async def subscribe(uri: AnyUrl) -> None:
+    SUBSCRIBED.add(str(uri))
+
+
+@mcp._mcp_server.unsubscribe_resource()
+async def unsubscribe(uri: AnyUrl) -> None:
+    SUBSCRIBED.discard(str(uri))
+
+
+@mcp.tool()
+async def touch(uri: str, ctx: Context) -> str:
+    """Says the tool list changed, and ``uri`` too when someone subscribed to it;
+    answers with the URIs subscribed to."""
+    await ctx.session.send_tool_list_changed()
+    if uri in SUBSCRIBED:
+        await ctx.session.send_resource_updated(AnyUrl(uri))
+    return ",".join(sorted(SUBSCRIBED))
 
 
 @mcp.resource("note://{name}")

@@ -9,6 +9,7 @@ time; the legacy server's mid-call requests must reach exactly those handlers.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import subprocess
 import sys
@@ -118,6 +119,7 @@ def test_every_flow_completes_against_a_legacy_server(
                 "count_roots",
                 "chatty",
                 "slow",
+                "touch",
             ]
 
             forecast = await client.call_tool("forecast", {"days": 2})
@@ -181,15 +183,57 @@ def test_manual_flows_are_refused_on_a_legacy_server(
         async with client:
             with pytest.raises(ModernOnly, match="manual=True"):
                 await client.call_tool("forecast", {"days": 1}, manual=True)
-            with pytest.raises(ModernOnly):
-                async for _ in client.listen(toolsListChanged=True):
-                    pass
             with pytest.raises(RequestError) as unknown:
                 await client.get_prompt("nope")
             assert "Unknown prompt: nope" in unknown.value.message  # (mcp 1.30 sends code 0)
 
     asyncio.run(main())
     assert handlers.asked == [], "nothing was sent for the refused manual call"
+
+
+def test_listen_on_a_legacy_server_subscribes_and_delivers_in_the_modern_shape(
+    legacy_client: tuple[Client, Handlers],
+) -> None:
+    client, _handlers = legacy_client
+    uri = "note://watched"
+
+    async def main() -> tuple[list[dict[str, Any]], str, str]:
+        async with client:
+            listening = client.listen(toolsListChanged=True, resourceSubscriptions=[uri])
+            async with contextlib.aclosing(listening) as stream:
+                ack = await asyncio.wait_for(anext(stream), 10)
+                during = text(await client.call_tool("touch", {"uri": uri}))
+                heard = [ack]
+                for _ in range(2):
+                    heard.append(await asyncio.wait_for(anext(stream), 10))
+            after = text(await client.call_tool("touch", {"uri": "note://other"}))
+            return heard, during, after
+
+    heard, during, after = asyncio.run(main())
+    listen_id = heard[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"]
+    assert heard[0] == {
+        "jsonrpc": "2.0",
+        "method": "notifications/subscriptions/acknowledged",
+        "params": {
+            "_meta": {"io.modelcontextprotocol/subscriptionId": listen_id},
+            "notifications": {"toolsListChanged": True, "resourceSubscriptions": [uri]},
+        },
+    }
+    tagged = {"io.modelcontextprotocol/subscriptionId": listen_id}
+    assert sorted(heard[1:], key=lambda note: note["method"]) == [
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/resources/updated",
+            "params": {"_meta": tagged, "uri": uri},
+        },
+        {
+            "jsonrpc": "2.0",
+            "method": "notifications/tools/list_changed",
+            "params": {"_meta": tagged},
+        },
+    ]
+    assert uri in during.split(","), "resources/subscribe reached the server"
+    assert uri not in after.split(","), "closing the stream unsubscribed"
 
 
 def test_a_deadline_bounds_a_legacy_call_and_the_session_goes_on(
