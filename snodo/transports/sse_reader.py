@@ -39,15 +39,21 @@ class SseReader:
         self.retry: float | None = None
         self.scanned = 0
         """Bytes of ``buffer`` already searched for a line end (none there)."""
+        self.after_cr = False
+        """The last chunk ended with a CR: an LF starting the next belongs to it."""
 
     def next_stream(self) -> None:
         """A new connection (a resumption) starts with no partial line or event; the
         last id and retry carry over."""
         self.buffer.clear()
         self.data, self.data_size, self.scanned = [], 0, 0
+        self.after_cr = False
 
     def feed(self, chunk: bytes) -> list[dict[str, Any]]:
         """Take the next bytes; return the messages of the events they complete."""
+        if self.after_cr and chunk.startswith(b"\n"):
+            chunk = chunk[1:]  # the LF of a CRLF split across chunks
+        self.after_cr = False
         self.buffer += chunk
         found: list[dict[str, Any]] = []
         start = 0
@@ -58,6 +64,7 @@ class SseReader:
                 break
             self.scanned = 0
             line_end, next_start = end
+            self.after_cr = next_start == len(self.buffer) and self.buffer[line_end] == 13
             message = self._line(bytes(self.buffer[start:line_end]))
             if message is not None:
                 found.append(message)
@@ -102,12 +109,10 @@ class SseReader:
 
 def _line_end(buffer: bytearray, start: int) -> tuple[int, int] | None:
     """Where the line ends (searching from ``start``) and the next begins; None while
-    incomplete (a CR at the very end may yet be followed by its LF)."""
+    incomplete."""
     lf = buffer.find(b"\n", start)
     cr = buffer.find(b"\r", start, lf if lf != -1 else len(buffer))
     if cr != -1:
-        if cr + 1 == len(buffer):
-            return None
         return cr, cr + 2 if buffer[cr + 1 : cr + 2] == b"\n" else cr + 1
     if lf != -1:
         return lf, lf + 1
