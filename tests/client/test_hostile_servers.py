@@ -246,6 +246,19 @@ def test_multi_line_sse_data_is_one_message_and_a_bare_json_line_is_none() -> No
     assert run(main()) == {}
 
 
+def test_a_deep_notification_before_the_answer_does_not_lose_it() -> None:
+    async def respond(message: dict[str, Any], writer: asyncio.StreamWriter) -> None:
+        writer.write(head(kind="text/event-stream"))
+        writer.write(b'data: {"jsonrpc":"2.0","method":"x","params":' + b"[" * 50_000 + b"\n\n")
+        writer.write(b"data: " + ok(message, {"fine": True}) + b"\n\n")
+
+    async def main() -> dict[str, Any]:
+        async with hostile_http(respond) as url, http_client(url, ClientLimits()) as client:
+            return await client.request("ping")
+
+    assert run(main()) == {"fine": True}
+
+
 def test_a_500_carrying_a_result_is_an_error() -> None:
     async def respond(message: dict[str, Any], writer: asyncio.StreamWriter) -> None:
         writer.write(head(500) + ok(message, {"tools": []}))
