@@ -41,9 +41,9 @@ class TaskClient(Client):
         method: str,
         params: dict[str, Any],
         modern_only: bool = False,
-        deadline: float | None = None,
+        until: float | None = None,
     ) -> dict[str, Any]:
-        result = await super()._send(method, params, modern_only, deadline)
+        result = await super()._send(method, params, modern_only, until)
         if result.get("resultType") != "task":
             return result
         handle = _handle(method, result)
@@ -63,7 +63,7 @@ class TaskClient(Client):
     ) -> TaskHandle | CallToolResult:
         """Call a tool once: a ``TaskHandle`` if the server made a task, else its result."""
         params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
-        result = await Client._send(self, "tools/call", params, True, self.deadline)
+        result = await Client._send(self, "tools/call", params, True, self._until())
         if result.get("resultType") == "task":
             return _handle("tools/call", result)
         model: CallToolResult = complete_result(CallToolResult, result)

@@ -20,7 +20,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from snodo.client_results import RequestError
+from snodo.client_errors import ClientError, RequestError, RequestTimeout
 from snodo.errors import ErrorCode
 
 __all__ = ["TaskCancelled", "TaskFailed", "TaskHandle", "TaskTimeout", "follow"]
@@ -45,11 +45,11 @@ class TaskFailed(RequestError):
         )
 
 
-class TaskCancelled(Exception):
+class TaskCancelled(ClientError):
     """The task ended ``cancelled``."""
 
 
-class TaskTimeout(TimeoutError):
+class TaskTimeout(RequestTimeout, TimeoutError):
     """The deadline passed before the task ended; it was asked to cancel."""
 
 
