@@ -52,13 +52,14 @@ import heapq
 import logging
 import math
 import os
-import sqlite3
 import threading
 import time
 import weakref
 from collections.abc import Callable
 from typing import Any, Final, Protocol
 from urllib.parse import urlsplit
+
+from snodo.shared_sqlite import open_shared
 
 __all__ = ["MemoryGuard", "RedisClient", "RedisError", "RedisGuard", "ReplayGuard", "SQLiteGuard"]
 
@@ -151,25 +152,16 @@ class SQLiteGuard:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.clock = clock
-        # Autocommit (isolation_level=None), so the transaction is exactly the BEGIN
-        # IMMEDIATE below: it takes the write lock up front, where the busy timeout
-        # applies, instead of upgrading a read lock, which can fail at once with BUSY.
-        db = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
-        try:
-            db.execute(f"PRAGMA busy_timeout = {math.ceil(timeout * 1000)}")
-            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if str(mode).lower() != "wal":  # e.g. a network file system
-                raise ValueError(f"SQLiteGuard needs WAL mode; {path!s} allows {mode!r}")
-            db.execute("PRAGMA synchronous = FULL")
-            db.execute(
+        self._db = open_shared(
+            path,
+            timeout,
+            "SQLiteGuard",
+            (
                 f"CREATE TABLE IF NOT EXISTS {_TABLE}"
-                " (id TEXT PRIMARY KEY, expires_at REAL NOT NULL) WITHOUT ROWID"
-            )
-            db.execute(f"CREATE INDEX IF NOT EXISTS {_TABLE}_expiry ON {_TABLE} (expires_at)")
-        except BaseException:
-            db.close()
-            raise
-        self._db = db
+                " (id TEXT PRIMARY KEY, expires_at REAL NOT NULL) WITHOUT ROWID",
+                f"CREATE INDEX IF NOT EXISTS {_TABLE}_expiry ON {_TABLE} (expires_at)",
+            ),
+        )
         self._lock = threading.Lock()  # one connection, used from worker threads in turn
 
     async def consume(self, token_id: str, expires_at: float) -> bool:

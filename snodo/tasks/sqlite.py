@@ -9,7 +9,6 @@ for another process's lock must not block the event loop.
 from __future__ import annotations
 
 import asyncio
-import math
 import os
 import sqlite3
 import threading
@@ -17,6 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Final
 
+from snodo.shared_sqlite import open_shared
 from snodo.tasks.record import Change, TaskRecord
 
 __all__ = ["SQLiteTaskStore"]
@@ -33,21 +33,15 @@ class SQLiteTaskStore:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.clock = clock
-        db = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
-        try:
-            db.execute(f"PRAGMA busy_timeout = {math.ceil(timeout * 1000)}")
-            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
-                raise ValueError(f"SQLiteTaskStore needs WAL mode; {path!s} allows {mode!r}")
-            db.execute("PRAGMA synchronous = FULL")  # a created task must survive a crash
-            db.execute(
+        self._db = open_shared(
+            path,
+            timeout,
+            "SQLiteTaskStore",
+            (
                 f"CREATE TABLE IF NOT EXISTS {_TABLE} (id TEXT PRIMARY KEY,"
-                " record TEXT NOT NULL, expires_at REAL) WITHOUT ROWID"
-            )
-        except BaseException:
-            db.close()
-            raise
-        self._db = db
+                " record TEXT NOT NULL, expires_at REAL) WITHOUT ROWID",
+            ),
+        )
         self._lock = threading.Lock()
 
     async def create(self, record: TaskRecord) -> None:

@@ -1,0 +1,34 @@
+"""One SQLite file shared by the worker processes of a machine: opened the same way by
+the replay guard and the task store."""
+
+from __future__ import annotations
+
+import math
+import os
+import sqlite3
+from collections.abc import Sequence
+
+
+def open_shared(
+    path: str | os.PathLike[str], timeout: float, owner: str, schema: Sequence[str]
+) -> sqlite3.Connection:
+    """A WAL-mode, fully synchronous connection with ``schema`` applied.
+
+    Autocommit (isolation_level=None), so a transaction is exactly the caller's BEGIN
+    IMMEDIATE: it takes the write lock up front, where the busy timeout applies, instead
+    of upgrading a read lock, which can fail at once with BUSY. A file that refuses WAL
+    (e.g. on a network file system) is a ValueError naming ``owner``.
+    """
+    db = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
+    try:
+        db.execute(f"PRAGMA busy_timeout = {math.ceil(timeout * 1000)}")
+        mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise ValueError(f"{owner} needs WAL mode; {path!s} allows {mode!r}")
+        db.execute("PRAGMA synchronous = FULL")  # what was written must survive a crash
+        for statement in schema:
+            db.execute(statement)
+    except BaseException:
+        db.close()
+        raise
+    return db
