@@ -6,8 +6,17 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.support.paths import schema_dir
+
+# Property tests run on small shared machines where the suite competes with other work:
+# how long Hypothesis takes to draw examples says nothing about the code under test, so
+# the timing health check and per-example deadline are off; every other check stays.
+settings.register_profile(
+    "shared-machine", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile("shared-machine")
 
 
 @pytest.fixture(scope="session")
