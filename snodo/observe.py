@@ -10,9 +10,13 @@ to one narrow ``Observer`` at a few points instead:
   what happens to that request: its echoed state accepted (with the flow mark sealed
   in it) or refused (with the reason, which stays on the server), the flow mark to seal
   into the next state, and the response it ends with;
-* ``listen_streams``, ``legacy_sessions`` and ``tasks`` when those gauges move;
-* ``phase`` around a step worth its own child span (a bridged legacy round, a task's
-  lifecycle step).
+* ``listen_streams`` and ``legacy_sessions`` when those gauges move;
+* ``phase`` around a step worth its own child span (a bridged legacy round);
+* the task engine (``snodo.tasks``) reports each task: ``task_changed`` on every status
+  change this worker makes (creation included), ``task_run`` around the owner's run of
+  its work, ``task_resumed`` when the owner takes an input round's answers, and
+  ``task_mark`` for where a tasks/update or tasks/cancel request is traced, kept in the
+  task's record so the owner, maybe another process, can link its run to it.
 
 A flow of Multi Round-Trip Requests is several requests with nothing on the server in
 between, so the observer links them through the sealed state: the mark it hands out is
@@ -34,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 if TYPE_CHECKING:
     from snodo.jsonrpc import Request
+    from snodo.tasks.record import TaskRecord
 
 __all__ = ["QUIET", "Attributes", "Observation", "Observer", "Quiet", "outgoing_trace_context"]
 
@@ -74,11 +79,20 @@ class Observer(Protocol):
     def legacy_sessions(self, delta: int) -> None:
         """Open legacy sessions went up or down by ``delta``."""
 
-    def tasks(self, status: str, delta: int) -> None:
-        """Tasks in ``status`` went up or down by ``delta``."""
-
     def phase(self, name: str, attributes: Attributes) -> AbstractContextManager[None]:
         """A step within the current request, as a child of its span."""
+
+    def task_changed(self, record: TaskRecord, previous: str | None) -> None:
+        """This worker created a task (``previous`` None) or changed its status."""
+
+    def task_run(self, task_id: str, tool: str) -> AbstractContextManager[None]:
+        """The owner runs the task's work inside this, from creation to its end."""
+
+    def task_resumed(self, record: TaskRecord) -> None:
+        """The owner took an input round's answers and calls the work again."""
+
+    def task_mark(self) -> str | None:
+        """Where the current request is traced, for the task's run to link to (or None)."""
 
 
 _NOTHING: Final[nullcontext[None]] = nullcontext()
@@ -100,11 +114,20 @@ class Quiet:
     def legacy_sessions(self, delta: int) -> None:
         pass
 
-    def tasks(self, status: str, delta: int) -> None:
-        pass
-
     def phase(self, name: str, attributes: Attributes) -> AbstractContextManager[None]:
         return _NOTHING
+
+    def task_changed(self, record: TaskRecord, previous: str | None) -> None:
+        pass
+
+    def task_run(self, task_id: str, tool: str) -> AbstractContextManager[None]:
+        return _NOTHING
+
+    def task_resumed(self, record: TaskRecord) -> None:
+        pass
+
+    def task_mark(self) -> str | None:
+        return None
 
     def state_accepted(self, flow: str | None) -> None:
         pass

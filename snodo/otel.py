@@ -26,13 +26,25 @@ providers drop them.
   forgery or a state bound to another request, which the MAC cannot tell apart,
   ``expired``, ``replayed``, ``reusable``, ``one_time``) on the span, the metric and
   the log; the client still gets the one "Invalid request state".
+* A task's run is one INTERNAL span ``"task {tool}"`` in the worker that owns it, from
+  creation to its end, child of the request that created it (the work's own spans are
+  its children). Each status the owner sets, and each resumption after an input round,
+  is an event on it; each tasks/update and tasks/cancel request that moved the task is
+  a link, found through the mark it left in the task's record (whichever worker
+  answered it). Attributes: task id, tool, final status, input rounds. The requests
+  about a task (the creating call, tasks/*) carry ``snodo.task.id``.
 * Metrics: ``mcp.server.operation.duration`` (s), ``snodo.server.requests``,
   ``snodo.flow.input_rounds`` (how many times a flow asked before it ended),
-  ``snodo.state.refused``, and the gauges ``snodo.listen.streams``,
-  ``snodo.legacy.sessions`` and ``snodo.tasks`` (by status). Methods outside the method
-  table are recorded as ``_OTHER``, so a client cannot grow the metrics' cardinality.
+  ``snodo.state.refused``, the gauges ``snodo.listen.streams``,
+  ``snodo.legacy.sessions`` and ``snodo.tasks`` (live tasks by status: ``working`` and
+  ``input_required``), and for ended tasks ``snodo.tasks.ended`` and
+  ``snodo.task.duration`` (s), by final status. Task metrics count in the worker that
+  made the change, so only their sum over workers is the whole. Methods outside the
+  method table are recorded as ``_OTHER``, so a client cannot grow the metrics'
+  cardinality.
 * ``request_log``: a logger that gets one JSON object per request at INFO, with the
-  trace, span and flow ids; never arguments, answers or state.
+  trace, span, flow and task ids, and one per task run when it ends; never arguments,
+  answers or state.
 """
 
 from __future__ import annotations
@@ -61,6 +73,7 @@ from snodo_wire.tables import METHODS
 
 if TYPE_CHECKING:
     from snodo.jsonrpc import Request
+    from snodo.tasks.record import TaskRecord
 
 __all__ = ["OtelObserver"]
 
@@ -75,6 +88,10 @@ _DURATION_BUCKETS: Final = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60
 """Seconds; the boundaries the OpenTelemetry conventions advise for MCP durations."""
 _ROUND_BUCKETS: Final = (0, 1, 2, 3, 4, 5, 7, 10)
 """Input rounds; a client gives up after 10 by default (snodo.client.Client)."""
+_LIVE: Final = frozenset({"working", "input_required"})
+"""The statuses ``snodo.tasks`` counts: an ended task leaves its store at TTL expiry
+with no worker told, so a gauge of ended tasks could only grow."""
+_TASK_STATUS: Final = "snodo.task.status"
 
 
 def _carrier(params: Any, headers: Mapping[str, str]) -> Mapping[str, str]:
@@ -100,6 +117,25 @@ def _target(method: str, params: Any) -> tuple[str, dict[str, str]]:
     return "", {}
 
 
+def _span_mark(span: trace.Span) -> str:
+    """The span as 48 hex digits (trace id, span id); empty when it records nothing."""
+    context = span.get_span_context()
+    if not (context.is_valid and span.is_recording()):
+        return ""
+    return f"{context.trace_id:032x}{context.span_id:016x}"
+
+
+def _linked_span(mark: str) -> SpanContext | None:
+    """The span a ``_span_mark`` names, to link to; None for anything else."""
+    if len(mark) != 48:
+        return None
+    try:
+        trace_id, span_id = int(mark[:32], 16), int(mark[32:], 16)
+    except ValueError:
+        return None
+    return SpanContext(trace_id, span_id, is_remote=True, trace_flags=TraceFlags(1))
+
+
 def _parse_mark(mark: str) -> tuple[str, int, SpanContext | None] | None:
     """Flow id, round and link target of a mark this observer sealed; None otherwise."""
     parts = mark.split(".")
@@ -107,11 +143,9 @@ def _parse_mark(mark: str) -> tuple[str, int, SpanContext | None] | None:
         return None
     link = None
     if len(parts[2]) == 48:
-        try:
-            trace_id, span_id = int(parts[2][:32], 16), int(parts[2][32:], 16)
-        except ValueError:
+        link = _linked_span(parts[2])
+        if link is None:
             return None
-        link = SpanContext(trace_id, span_id, is_remote=True, trace_flags=TraceFlags(1))
     return parts[0], int(parts[1]), link
 
 
@@ -159,9 +193,20 @@ class OtelObserver:
             "snodo.legacy.sessions", unit="{session}", description="Open legacy-era sessions."
         )
         self.task_count = meter.create_up_down_counter(
-            "snodo.tasks", unit="{task}", description="Tasks by status."
+            "snodo.tasks", unit="{task}", description="Live tasks by status."
+        )
+        self.tasks_ended = meter.create_counter(
+            "snodo.tasks.ended", unit="{task}", description="Tasks ended, by final status."
+        )
+        self.task_duration = meter.create_histogram(
+            "snodo.task.duration",
+            unit="s",
+            description="Time from a task's creation to its end, by final status.",
+            explicit_bucket_boundaries_advisory=list(_DURATION_BUCKETS),
         )
         self.request_log = request_log
+        self._runs: dict[str, _TaskRun] = {}
+        """The task runs this process owns, by task id."""
 
     def request(
         self, request: Request, era: str, transport: str, headers: Mapping[str, str]
@@ -174,9 +219,6 @@ class OtelObserver:
     def legacy_sessions(self, delta: int) -> None:
         self.sessions.add(delta)
 
-    def tasks(self, status: str, delta: int) -> None:
-        self.task_count.add(delta, {"snodo.task.status": status})
-
     def phase(self, name: str, attributes: Attributes) -> AbstractContextManager[None]:
         return self._phase(name, attributes)
 
@@ -184,6 +226,110 @@ class OtelObserver:
     def _phase(self, name: str, attributes: Attributes) -> Iterator[None]:
         with self.tracer.start_as_current_span(name, attributes=dict(attributes)):
             yield
+
+    # -- tasks ---------------------------------------------------------------------------
+
+    def task_changed(self, record: TaskRecord, previous: str | None) -> None:
+        status = record.status
+        if previous != status:
+            if previous in _LIVE:
+                self.task_count.add(-1, {_TASK_STATUS: previous})
+            if status in _LIVE:
+                self.task_count.add(1, {_TASK_STATUS: status})
+            else:
+                self.tasks_ended.add(1, {_TASK_STATUS: status})
+                self.task_duration.record(
+                    max(record.updated_at - record.created_at, 0.0), {_TASK_STATUS: status}
+                )
+        run = self._runs.get(record.task_id)
+        # Only the owner's own changes are events on its run: a tasks/update answered in
+        # this process is seen by the run when it resumes, as in any other worker.
+        if run is None or trace.get_current_span() is not run.span:
+            return
+        run.status = status
+        event: dict[str, str | int] = {_TASK_STATUS: status}
+        if status == "input_required" and previous != "input_required":
+            run.rounds += 1
+            event["snodo.task.input_round"] = run.rounds
+        if status == "failed" and record.error is not None:
+            run.error = str(record.error.get("code"))
+        run.span.add_event("snodo.task.status", event)
+        run.link(record)
+
+    def task_run(self, task_id: str, tool: str) -> AbstractContextManager[None]:
+        return self._task_run(task_id, tool)
+
+    @contextmanager
+    def _task_run(self, task_id: str, tool: str) -> Iterator[None]:
+        attributes = {"snodo.task.id": task_id, "gen_ai.tool.name": tool}
+        span = self.tracer.start_span(f"task {tool}", attributes=attributes)
+        run = _TaskRun(span)
+        self._runs[task_id] = run
+        token = otel_context.attach(trace.set_span_in_context(span))
+        try:
+            yield
+        finally:
+            del self._runs[task_id]
+            span.set_attribute(_TASK_STATUS, run.status)
+            span.set_attribute("snodo.task.input_rounds", run.rounds)
+            if run.error is not None:
+                span.set_attribute("error.type", run.error)
+                span.set_status(StatusCode.ERROR, f"JSON-RPC error {run.error}")
+            span.end()
+            otel_context.detach(token)
+            if self.request_log is not None:
+                self._log_task(self.request_log, attributes, run)
+
+    def task_resumed(self, record: TaskRecord) -> None:
+        run = self._runs.get(record.task_id)
+        if run is None:
+            return
+        run.status = record.status
+        run.span.add_event("snodo.task.status", {_TASK_STATUS: record.status})
+        run.link(record)
+
+    def task_mark(self) -> str | None:
+        return _span_mark(trace.get_current_span()) or None
+
+    def _log_task(self, logger: logging.Logger, attributes: Attributes, run: _TaskRun) -> None:
+        context = run.span.get_span_context()
+        line: dict[str, Any] = {
+            "time": round(time.time(), 6),
+            "event": "mcp.task",
+            **attributes,
+            _TASK_STATUS: run.status,
+            "snodo.task.input_rounds": run.rounds,
+            "duration_ms": round((time.perf_counter() - run.started) * 1000, 3),
+        }
+        if context.is_valid:
+            line["trace_id"] = f"{context.trace_id:032x}"
+            line["span_id"] = f"{context.span_id:016x}"
+        if run.error is not None:
+            line["error.type"] = run.error
+        logger.info(json.dumps(line, separators=(",", ":"), ensure_ascii=False))
+
+
+class _TaskRun:
+    """One task's span in its owner, and what it learnt on the way."""
+
+    __slots__ = ("error", "linked", "rounds", "span", "started", "status")
+
+    def __init__(self, span: trace.Span) -> None:
+        self.span = span
+        self.started = time.perf_counter()
+        self.status = "working"
+        self.rounds = 0
+        self.error: str | None = None
+        self.linked = 0
+        """How many of the record's trace links are links of the span already."""
+
+    def link(self, record: TaskRecord) -> None:
+        """Link the span to the requests that moved the task since it last looked."""
+        for mark in record.trace_links[self.linked :]:
+            target = _linked_span(mark)
+            if target is not None:
+                self.span.add_link(target)
+        self.linked = max(self.linked, len(record.trace_links))
 
 
 class _Request:
@@ -228,6 +374,9 @@ class _Request:
             attributes["mcp.protocol.version"] = version
         if transport in _NETWORK:
             attributes["network.transport"] = _NETWORK[transport]
+        task_id = params.get("taskId") if isinstance(params, dict) else None
+        if isinstance(task_id, str) and request.method.startswith("tasks/"):
+            attributes["snodo.task.id"] = task_id
         self.attributes = attributes
         current = otel_context.get_current()
         parent = propagate.extract(_carrier(params, headers), context=current)
@@ -266,10 +415,7 @@ class _Request:
             self.flow_id = os.urandom(8).hex()
             self.span.set_attribute("snodo.flow.id", self.flow_id)
             self.span.set_attribute("snodo.flow.round", self.round)
-        context = self.span.get_span_context()
-        recorded = context.is_valid and self.span.is_recording()
-        here = f"{context.trace_id:032x}{context.span_id:016x}" if recorded else ""
-        return f"{self.flow_id}.{self.round}.{here}"
+        return f"{self.flow_id}.{self.round}.{_span_mark(self.span)}"
 
     def cancelled(self) -> None:
         self.finish(None, cancelled=True)
@@ -297,6 +443,10 @@ class _Request:
             is_error = result.get("isError") is True
             outcome = "tool_error" if is_error else str(result_type)
             span.set_attribute("snodo.result.type", str(result_type))
+            task_id = result.get("taskId")
+            if result_type == "task" and isinstance(task_id, str):
+                span.set_attribute("snodo.task.id", task_id)
+                self.attributes["snodo.task.id"] = task_id  # for the log line
             if is_error:
                 span.set_attribute("snodo.result.is_error", True)
                 span.set_attribute("error.type", "tool_error")

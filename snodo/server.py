@@ -185,8 +185,6 @@ class Server:
         self.legacy = legacy
         """Bounds of the legacy (initialize-based) era the transports also serve, by
         default (snodo.legacy); None makes the server modern-only."""
-        self.observer = observer
-        """Hears each request and gauge (``snodo.observe``); ``QUIET`` costs nothing."""
         self.middlewares: list[Middleware] = []
         self.subscriptions = Subscriptions(max_open=max_listen_streams)
         self.registry = Registry(self.subscriptions.list_changed)
@@ -199,6 +197,7 @@ class Server:
             page_size,
             tasks,
         )
+        self.observer = observer
         # OAuth (snodo.auth): HTTP verifies tokens with it; the core checks item scopes.
         self.authorization = authorization
 
@@ -287,6 +286,17 @@ class Server:
     def mirrored_headers(self, tool_name: str) -> tuple[tuple[tuple[str, ...], str], ...]:
         """The ``Mcp-Param-*`` headers a call of this tool must carry (none if unknown)."""
         return self.registry.mirrored_headers(tool_name)
+
+    @property
+    def observer(self) -> Observer:
+        """Hears each request, gauge and task (``snodo.observe``); ``QUIET`` costs nothing."""
+        return self._observer
+
+    @observer.setter
+    def observer(self, observer: Observer) -> None:
+        self._observer = observer
+        if self.served.tasks is not None:
+            self.served.tasks.observer = observer
 
     def close_subscription(self, subscription: Subscription) -> None:
         """Forget a listen stream; the transport calls this when the stream ends."""

@@ -26,8 +26,11 @@ extension says). A worker that reads a non-terminal task whose lease has lapsed 
 it ``failed`` (-32603, "worker lost"): a task whose process died does not stay
 ``working`` forever.
 
-Every status change goes through ``_transition``, which calls ``on_status`` (a hook for
-tracing) and tells this process's listen streams (``notifications/tasks``).
+Every status change goes through ``_announce``, which calls ``on_status``, tells the
+server's observer (with the status it left: ``snodo.observe``) and this process's
+listen streams (``notifications/tasks``). The owner runs the work inside the
+observer's ``task_run``; a tasks/update or tasks/cancel request leaves the observer's
+mark in the record, so the owner's run links to it whichever worker answered.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from pydantic import ValidationError
 from snodo.admission import admit
 from snodo.context import Context
 from snodo.errors import InternalError, InvalidParams, McpError, MissingClientCapability
+from snodo.observe import QUIET, Observer
 from snodo.result import InputRequired, ToolError
 from snodo.tasks.record import Status, TaskRecord, advance
 from snodo.tasks.store import TaskStore, settle
@@ -118,6 +122,8 @@ class Tasks:
         self.watch_interval = watch_interval
         self.clock = clock
         self.on_status = on_status
+        self.observer: Observer = QUIET
+        """The server's observer; ``Server`` sets it."""
         self.worker = secrets.token_hex(8)
         self.listeners: list[StatusHook] = []
         """This process's listen streams, told of every change it makes or sees."""
@@ -126,7 +132,9 @@ class Tasks:
 
     # -- status changes ------------------------------------------------------------------
 
-    def _announce(self, record: TaskRecord) -> None:
+    def _announce(self, record: TaskRecord, previous: str | None) -> None:
+        if self.observer is not QUIET:
+            self.observer.task_changed(record, previous)
         if self.on_status is not None:
             self.on_status(record)
         for listener in list(self.listeners):
@@ -144,7 +152,7 @@ class Tasks:
 
         record = await settle(self.store, task_id, change)
         if record is not None and before:
-            self._announce(record)
+            self._announce(record, before[-1])
         return record
 
     # -- creation and the work -----------------------------------------------------------
@@ -165,7 +173,7 @@ class Tasks:
             status_message=chosen.status_message,
         )
         await self.store.create(record)
-        self._announce(record)
+        self._announce(record, None)
         base = replace(ctx, emit=_drop, request_state=None, input_responses=MappingProxyType({}))
         runner = asyncio.create_task(self._drive(record.task_id, base, tool, chosen.work))
         self._running[record.task_id] = runner
@@ -187,19 +195,20 @@ class Tasks:
 
     async def _drive(self, task_id: str, base: Context, tool: Tool, work: Work) -> None:
         watcher = asyncio.create_task(self._watch(task_id, asyncio.current_task()))
-        try:
-            await self._rounds(task_id, base, tool, work)
-        except asyncio.CancelledError:
-            await self._transition(task_id, "cancelled", input_requests={})
-        except McpError as exc:
-            await self._transition(task_id, "failed", error=exc.to_error(), input_requests={})
-        except Exception:
-            log.exception("task %s failed", task_id)
-            await self._transition(
-                task_id, "failed", error={"code": -32603, "message": "Internal error"}
-            )
-        finally:
-            watcher.cancel()
+        with self.observer.task_run(task_id, tool.name):
+            try:
+                await self._rounds(task_id, base, tool, work)
+            except asyncio.CancelledError:
+                await self._transition(task_id, "cancelled", input_requests={})
+            except McpError as exc:
+                await self._transition(task_id, "failed", error=exc.to_error(), input_requests={})
+            except Exception:
+                log.exception("task %s failed", task_id)
+                await self._transition(
+                    task_id, "failed", error={"code": -32603, "message": "Internal error"}
+                )
+            finally:
+                watcher.cancel()
 
     async def _rounds(self, task_id: str, base: Context, tool: Tool, work: Work) -> None:
         answers: dict[str, Any] = {}
@@ -230,16 +239,21 @@ class Tasks:
             record = await self._ask(task_id, requests, state)
             if record is None or record.terminal:
                 return
-            answers.update(await self._answers(task_id))
+            taken, resumed = await self._answers(task_id)
+            answers.update(taken)
+            if self.observer is not QUIET:
+                self.observer.task_resumed(resumed)
 
     async def _ask(
         self, task_id: str, requests: dict[str, Any], state: str | None
     ) -> TaskRecord | None:
         reused: list[str] = []
+        before: list[str] = []
 
         def change(record: TaskRecord) -> TaskRecord | None:
             if record.terminal:
                 return None
+            before.append(record.status)
             reused.extend(k for k in requests if k in record.issued)
             if reused:
                 return None
@@ -257,11 +271,11 @@ class Tasks:
         if reused:
             log.error("task %s asked again under keys already used: %s", task_id, reused)
             raise InternalError()
-        if record is not None:
-            self._announce(record)
+        if record is not None and before:
+            self._announce(record, before[-1])
         return record
 
-    async def _answers(self, task_id: str) -> dict[str, Any]:
+    async def _answers(self, task_id: str) -> tuple[dict[str, Any], TaskRecord]:
         """Wait until no request is outstanding; take the answers delivered so far."""
         taken: dict[str, Any] = {}
 
@@ -276,7 +290,7 @@ class Tasks:
             if record is None or record.terminal:
                 raise asyncio.CancelledError()
             if not record.input_requests:
-                return taken
+                return taken, record
             await asyncio.sleep(self.watch_interval)
 
     async def _watch(self, task_id: str, runner: asyncio.Task[Any] | None) -> None:
@@ -332,24 +346,28 @@ class Tasks:
                 raise InvalidParams(f"Invalid params: inputResponses.{key}") from exc
         if not wanted:
             return {}
+        mark = self.observer.task_mark() if self.observer is not QUIET else None
+        before: list[str] = []
 
         def deliver(current: TaskRecord) -> TaskRecord | None:
             fresh = {k: v for k, v in wanted.items() if k in current.input_requests}
             if current.terminal or not fresh:
                 return None
+            before.append(current.status)
             left = {k: v for k, v in current.input_requests.items() if k not in fresh}
             status: Status = "input_required" if left else "working"
-            return advance(
+            changed = advance(
                 current,
                 status,
                 self.clock(),
                 input_requests=left,
                 answers={**current.answers, **fresh},
             )
+            return changed if mark is None else _linked(changed, mark)
 
         changed = await self.store.update(record.task_id, deliver)
-        if changed is not None and changed.status != record.status:
-            self._announce(changed)
+        if changed is not None and before and changed.status != before[-1]:
+            self._announce(changed, before[-1])
         return {}
 
     async def cancel(self, ctx: Context, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -357,13 +375,23 @@ class Tasks:
         record = await self._find(ctx, params.get("taskId"))
         if record.terminal:
             return {}
-        await self.store.update(
-            record.task_id, lambda r: None if r.terminal else replace(r, cancel_requested=True)
-        )
+        mark = self.observer.task_mark() if self.observer is not QUIET else None
+
+        def request_cancel(current: TaskRecord) -> TaskRecord | None:
+            if current.terminal or current.cancel_requested:
+                return None
+            changed = replace(current, cancel_requested=True)
+            return changed if mark is None else _linked(changed, mark)
+
+        await self.store.update(record.task_id, request_cancel)
         runner = self._running.get(record.task_id)
         if runner is not None:
             runner.cancel()
         return {}
+
+
+def _linked(record: TaskRecord, mark: str) -> TaskRecord:
+    return replace(record, trace_links=(*record.trace_links, mark))
 
 
 def _keep(data: Any) -> str:

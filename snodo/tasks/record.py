@@ -77,6 +77,9 @@ class TaskRecord:
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
     cancel_requested: bool = False
+    trace_links: tuple[str, ...] = ()
+    """Where the tasks/update and tasks/cancel requests that moved the task were traced
+    (observer marks, ``snodo.observe``): the owner links its run to them."""
 
     @property
     def terminal(self) -> bool:
@@ -97,6 +100,7 @@ class TaskRecord:
     def from_json(cls, text: str | bytes) -> TaskRecord:
         data = json.loads(text)
         data["issued"] = tuple(data.get("issued", ()))
+        data["trace_links"] = tuple(data.get("trace_links", ()))
         return cls(**data)
 
     def task(self) -> dict[str, Any]:

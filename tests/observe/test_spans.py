@@ -291,15 +291,12 @@ def test_a_phase_is_a_child_span_of_the_request() -> None:
     assert dict(child.attributes or {}) == {"snodo.round": 1}
 
 
-def test_gauges_for_legacy_sessions_and_tasks() -> None:
+def test_the_legacy_sessions_gauge() -> None:
     seen = observed()
     seen.observer.legacy_sessions(1)
-    seen.observer.tasks("working", 1)
-    seen.observer.tasks("working", -1)
-    seen.observer.tasks("completed", 1)
+    seen.observer.legacy_sessions(1)
+    seen.observer.legacy_sessions(-1)
     assert [p.value for _, p in seen.points("snodo.legacy.sessions")] == [1]
-    tasks = {a["snodo.task.status"]: p.value for a, p in seen.points("snodo.tasks")}
-    assert tasks == {"working": 0, "completed": 1}
 
 
 def test_a_cancelled_request_still_ends_its_span() -> None:
