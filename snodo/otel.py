@@ -27,12 +27,10 @@ providers drop them.
   ``expired``, ``replayed``, ``reusable``, ``one_time``) on the span, the metric and
   the log; the client still gets the one "Invalid request state".
 * A task's run is one INTERNAL span ``"task {tool}"`` in the worker that owns it, from
-  creation to its end, child of the request that created it (the work's own spans are
-  its children). Each status the owner sets, and each resumption after an input round,
-  is an event on it; each tasks/update and tasks/cancel request that moved the task is
-  a link, found through the mark it left in the task's record (whichever worker
-  answered it). Attributes: task id, tool, final status, input rounds. The requests
-  about a task (the creating call, tasks/*) carry ``snodo.task.id``.
+  creation to its end, child of the request that created it, with events for its
+  statuses and links to the tasks/update and tasks/cancel requests that moved it
+  (``snodo.otel_tasks``). The requests about a task (the creating call, tasks/*) carry
+  ``snodo.task.id``.
 * Metrics: ``mcp.server.operation.duration`` (s), ``snodo.server.requests``,
   ``snodo.flow.input_rounds`` (how many times a flow asked before it ended),
   ``snodo.state.refused``, the gauges ``snodo.listen.streams``,
@@ -61,13 +59,14 @@ from typing import TYPE_CHECKING, Any, Final
 try:
     from opentelemetry import context as otel_context
     from opentelemetry import metrics, propagate, trace
-    from opentelemetry.trace import SpanContext, SpanKind, StatusCode, TraceFlags
+    from opentelemetry.trace import SpanContext, SpanKind, StatusCode
 except ModuleNotFoundError as exc:
     raise ModuleNotFoundError(
         "snodo.otel needs the snodo[otel] extra: pip install 'snodo[otel]'"
     ) from exc
 
 from snodo.observe import Attributes, Observation
+from snodo.otel_tasks import DURATION_BUCKETS, TaskRuns, linked_span, span_mark
 from snodo_wire.protocol import META_PROTOCOL_VERSION
 from snodo_wire.tables import METHODS
 
@@ -84,14 +83,8 @@ except PackageNotFoundError:  # a checkout on sys.path, not installed
 
 _TRACE_KEYS: Final = ("traceparent", "tracestate", "baggage")
 _NETWORK: Final = {"stdio": "pipe", "http": "tcp"}
-_DURATION_BUCKETS: Final = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300)
-"""Seconds; the boundaries the OpenTelemetry conventions advise for MCP durations."""
 _ROUND_BUCKETS: Final = (0, 1, 2, 3, 4, 5, 7, 10)
 """Input rounds; a client gives up after 10 by default (snodo.client.Client)."""
-_LIVE: Final = frozenset({"working", "input_required"})
-"""The statuses ``snodo.tasks`` counts: an ended task leaves its store at TTL expiry
-with no worker told, so a gauge of ended tasks could only grow."""
-_TASK_STATUS: Final = "snodo.task.status"
 
 
 def _carrier(params: Any, headers: Mapping[str, str]) -> Mapping[str, str]:
@@ -117,25 +110,6 @@ def _target(method: str, params: Any) -> tuple[str, dict[str, str]]:
     return "", {}
 
 
-def _span_mark(span: trace.Span) -> str:
-    """The span as 48 hex digits (trace id, span id); empty when it records nothing."""
-    context = span.get_span_context()
-    if not (context.is_valid and span.is_recording()):
-        return ""
-    return f"{context.trace_id:032x}{context.span_id:016x}"
-
-
-def _linked_span(mark: str) -> SpanContext | None:
-    """The span a ``_span_mark`` names, to link to; None for anything else."""
-    if len(mark) != 48:
-        return None
-    try:
-        trace_id, span_id = int(mark[:32], 16), int(mark[32:], 16)
-    except ValueError:
-        return None
-    return SpanContext(trace_id, span_id, is_remote=True, trace_flags=TraceFlags(1))
-
-
 def _parse_mark(mark: str) -> tuple[str, int, SpanContext | None] | None:
     """Flow id, round and link target of a mark this observer sealed; None otherwise."""
     parts = mark.split(".")
@@ -143,7 +117,7 @@ def _parse_mark(mark: str) -> tuple[str, int, SpanContext | None] | None:
         return None
     link = None
     if len(parts[2]) == 48:
-        link = _linked_span(parts[2])
+        link = linked_span(parts[2])
         if link is None:
             return None
     return parts[0], int(parts[1]), link
@@ -170,7 +144,7 @@ class OtelObserver:
             "mcp.server.operation.duration",
             unit="s",
             description="Time to answer a request, from parsed to answered.",
-            explicit_bucket_boundaries_advisory=list(_DURATION_BUCKETS),
+            explicit_bucket_boundaries_advisory=list(DURATION_BUCKETS),
         )
         self.requests = meter.create_counter(
             "snodo.server.requests", unit="{request}", description="Requests by method and outcome."
@@ -192,21 +166,8 @@ class OtelObserver:
         self.sessions = meter.create_up_down_counter(
             "snodo.legacy.sessions", unit="{session}", description="Open legacy-era sessions."
         )
-        self.task_count = meter.create_up_down_counter(
-            "snodo.tasks", unit="{task}", description="Live tasks by status."
-        )
-        self.tasks_ended = meter.create_counter(
-            "snodo.tasks.ended", unit="{task}", description="Tasks ended, by final status."
-        )
-        self.task_duration = meter.create_histogram(
-            "snodo.task.duration",
-            unit="s",
-            description="Time from a task's creation to its end, by final status.",
-            explicit_bucket_boundaries_advisory=list(_DURATION_BUCKETS),
-        )
         self.request_log = request_log
-        self._runs: dict[str, _TaskRun] = {}
-        """The task runs this process owns, by task id."""
+        self.task_runs = TaskRuns(self.tracer, meter, request_log)
 
     def request(
         self, request: Request, era: str, transport: str, headers: Mapping[str, str]
@@ -227,109 +188,19 @@ class OtelObserver:
         with self.tracer.start_as_current_span(name, attributes=dict(attributes)):
             yield
 
-    # -- tasks ---------------------------------------------------------------------------
+    # -- tasks (snodo.otel_tasks) ---------------------------------------------------------
 
     def task_changed(self, record: TaskRecord, previous: str | None) -> None:
-        status = record.status
-        if previous != status:
-            if previous in _LIVE:
-                self.task_count.add(-1, {_TASK_STATUS: previous})
-            if status in _LIVE:
-                self.task_count.add(1, {_TASK_STATUS: status})
-            else:
-                self.tasks_ended.add(1, {_TASK_STATUS: status})
-                self.task_duration.record(
-                    max(record.updated_at - record.created_at, 0.0), {_TASK_STATUS: status}
-                )
-        run = self._runs.get(record.task_id)
-        # Only the owner's own changes are events on its run: a tasks/update answered in
-        # this process is seen by the run when it resumes, as in any other worker.
-        if run is None or trace.get_current_span() is not run.span:
-            return
-        run.status = status
-        event: dict[str, str | int] = {_TASK_STATUS: status}
-        if status == "input_required" and previous != "input_required":
-            run.rounds += 1
-            event["snodo.task.input_round"] = run.rounds
-        if status == "failed" and record.error is not None:
-            run.error = str(record.error.get("code"))
-        run.span.add_event("snodo.task.status", event)
-        run.link(record)
+        self.task_runs.changed(record, previous)
 
     def task_run(self, task_id: str, tool: str) -> AbstractContextManager[None]:
-        return self._task_run(task_id, tool)
-
-    @contextmanager
-    def _task_run(self, task_id: str, tool: str) -> Iterator[None]:
-        attributes = {"snodo.task.id": task_id, "gen_ai.tool.name": tool}
-        span = self.tracer.start_span(f"task {tool}", attributes=attributes)
-        run = _TaskRun(span)
-        self._runs[task_id] = run
-        token = otel_context.attach(trace.set_span_in_context(span))
-        try:
-            yield
-        finally:
-            del self._runs[task_id]
-            span.set_attribute(_TASK_STATUS, run.status)
-            span.set_attribute("snodo.task.input_rounds", run.rounds)
-            if run.error is not None:
-                span.set_attribute("error.type", run.error)
-                span.set_status(StatusCode.ERROR, f"JSON-RPC error {run.error}")
-            span.end()
-            otel_context.detach(token)
-            if self.request_log is not None:
-                self._log_task(self.request_log, attributes, run)
+        return self.task_runs.run(task_id, tool)
 
     def task_resumed(self, record: TaskRecord) -> None:
-        run = self._runs.get(record.task_id)
-        if run is None:
-            return
-        run.status = record.status
-        run.span.add_event("snodo.task.status", {_TASK_STATUS: record.status})
-        run.link(record)
+        self.task_runs.resumed(record)
 
     def task_mark(self) -> str | None:
-        return _span_mark(trace.get_current_span()) or None
-
-    def _log_task(self, logger: logging.Logger, attributes: Attributes, run: _TaskRun) -> None:
-        context = run.span.get_span_context()
-        line: dict[str, Any] = {
-            "time": round(time.time(), 6),
-            "event": "mcp.task",
-            **attributes,
-            _TASK_STATUS: run.status,
-            "snodo.task.input_rounds": run.rounds,
-            "duration_ms": round((time.perf_counter() - run.started) * 1000, 3),
-        }
-        if context.is_valid:
-            line["trace_id"] = f"{context.trace_id:032x}"
-            line["span_id"] = f"{context.span_id:016x}"
-        if run.error is not None:
-            line["error.type"] = run.error
-        logger.info(json.dumps(line, separators=(",", ":"), ensure_ascii=False))
-
-
-class _TaskRun:
-    """One task's span in its owner, and what it learnt on the way."""
-
-    __slots__ = ("error", "linked", "rounds", "span", "started", "status")
-
-    def __init__(self, span: trace.Span) -> None:
-        self.span = span
-        self.started = time.perf_counter()
-        self.status = "working"
-        self.rounds = 0
-        self.error: str | None = None
-        self.linked = 0
-        """How many of the record's trace links are links of the span already."""
-
-    def link(self, record: TaskRecord) -> None:
-        """Link the span to the requests that moved the task since it last looked."""
-        for mark in record.trace_links[self.linked :]:
-            target = _linked_span(mark)
-            if target is not None:
-                self.span.add_link(target)
-        self.linked = max(self.linked, len(record.trace_links))
+        return span_mark(trace.get_current_span()) or None
 
 
 class _Request:
@@ -415,7 +286,7 @@ class _Request:
             self.flow_id = os.urandom(8).hex()
             self.span.set_attribute("snodo.flow.id", self.flow_id)
             self.span.set_attribute("snodo.flow.round", self.round)
-        return f"{self.flow_id}.{self.round}.{_span_mark(self.span)}"
+        return f"{self.flow_id}.{self.round}.{span_mark(self.span)}"
 
     def cancelled(self) -> None:
         self.finish(None, cancelled=True)
