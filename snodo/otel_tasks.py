@@ -28,9 +28,14 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, Final
 
-from opentelemetry import context as otel_context
-from opentelemetry import metrics, trace
-from opentelemetry.trace import SpanContext, StatusCode, TraceFlags
+try:
+    from opentelemetry import context as otel_context
+    from opentelemetry import metrics, trace
+    from opentelemetry.trace import SpanContext, StatusCode, TraceFlags
+except ModuleNotFoundError as exc:
+    raise ModuleNotFoundError(
+        "snodo.otel_tasks needs the snodo[otel] extra: pip install 'snodo[otel]'"
+    ) from exc
 
 if TYPE_CHECKING:
     from snodo.tasks.record import TaskRecord

@@ -42,6 +42,7 @@ NEEDS_EXTRA: dict[str, str] = {
     "snodo.auth.introspection": "auth",
     "snodo.auth.jwt": "auth",
     "snodo.otel": "otel",
+    "snodo.otel_tasks": "otel",
 }
 
 pytestmark = pytest.mark.packaging
