@@ -1,0 +1,234 @@
+"""What the legacy, memory and stdio benchmarks share: processes, /proc figures, HTTP.
+
+Not a benchmark itself. ``legacy_flow.py``, ``memory.py`` and ``stdio.py`` import it
+(run from the repository root, ``bench/`` is first on ``sys.path``):
+
+* server processes: each script re-runs itself with ``--serve KIND``; the child binds a
+  free 127.0.0.1 port, prints ``PORT n`` and serves one uvicorn worker (httptools,
+  uvloop); ``stop`` ends only the processes a script started, by their own handles;
+* figures from ``/proc/PID``: CPU seconds (utime+stime) and resident memory (VmRSS);
+* a small HTTP/1.1 client on asyncio streams that reads ``Content-Length`` and chunked
+  bodies and splits ``text/event-stream`` bodies into JSON-RPC messages, so a load
+  generator can follow a legacy session (session header, SSE answers, a server request
+  in the middle of a call) without a client library measuring itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+PATH = "/mcp"
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024
+
+
+def proc_cpu_seconds(pid: int) -> float:
+    """utime + stime of a process, from /proc/PID/stat (fields 14 and 15)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def rss_kib(pid: int) -> int:
+    """Resident memory of a process in KiB (the second field of /proc/PID/statm)."""
+    with open(f"/proc/{pid}/statm") as statm:
+        return int(statm.read().split()[1]) * PAGE_KIB
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+# -- server processes -------------------------------------------------------------------
+
+
+def serve_uvicorn(app: Any) -> None:
+    """Serve ``app`` with one uvicorn worker on a free loopback port; print the port."""
+    import uvicorn  # noqa: PLC0415 - only server processes need it
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(4096)  # connections queue here until uvicorn's loop accepts them
+    print(f"PORT {sock.getsockname()[1]}", flush=True)
+    config = uvicorn.Config(
+        app,
+        http="httptools",
+        loop="uvloop",
+        lifespan="on",
+        log_level="warning",
+        access_log=False,
+        workers=1,
+        proxy_headers=False,  # both servers alike; nothing here sits behind a proxy
+        timeout_keep_alive=600,  # idle listen streams and sessions must outlive a phase
+    )
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+@dataclass
+class Child:
+    """A server process this run started."""
+
+    kind: str
+    process: subprocess.Popen[bytes]
+    port: int
+    log: IO[bytes]
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def log_text(self) -> str:
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")[-4000:]
+
+
+def start(script: str, kind: str, log: IO[bytes], extra: tuple[str, ...] = ()) -> Child:
+    """Run ``script --serve kind`` and wait for its ``PORT n`` line."""
+    process = subprocess.Popen(
+        [sys.executable, script, "--serve", kind, *extra], stdout=subprocess.PIPE, stderr=log
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline().decode()
+    if not line.startswith("PORT "):
+        process.kill()
+        process.wait()
+        log.seek(0)
+        raise RuntimeError(f"{kind} server did not start: {line!r}\n{log.read().decode()}")
+    return Child(kind, process, int(line.split()[1]), log)
+
+
+def stop(processes: list[subprocess.Popen[bytes]]) -> None:
+    """Stop the processes this run started (by their own handles, nothing else)."""
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+    for process in processes:
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                stream.close()
+
+
+# -- a small HTTP/1.1 client -------------------------------------------------------------
+
+
+class HttpError(Exception):
+    """A response the benchmark cannot use: its timings would be worthless."""
+
+
+@dataclass
+class Response:
+    status: int
+    headers: dict[str, str]
+    messages: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Connection:
+    """One keep-alive connection to 127.0.0.1, one request at a time."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.host = f"127.0.0.1:{port}".encode()
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def open(self) -> Connection:
+        self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        sock = self.writer.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return self
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+    def send(self, method: bytes, headers: bytes, body: bytes = b"") -> None:
+        """Write one request; ``headers`` are complete ``Name: value\\r\\n`` lines."""
+        assert self.writer is not None
+        self.writer.write(
+            b"%s %s HTTP/1.1\r\nHost: %s\r\n%sContent-Length: %d\r\n\r\n%s"
+            % (method, PATH.encode(), self.host, headers, len(body), body)
+        )
+
+    async def head(self) -> tuple[int, dict[str, str]]:
+        assert self.reader is not None
+        raw = await self.reader.readuntil(b"\r\n\r\n")
+        lines = raw.decode("latin-1").split("\r\n")
+        status = int(lines[0].split(" ", 2)[1])
+        headers: dict[str, str] = {}
+        for line in lines[1:]:
+            name, sep, value = line.partition(":")
+            if sep:
+                headers[name.strip().lower()] = value.strip()
+        return status, headers
+
+    async def chunks(self, headers: dict[str, str]) -> AsyncIterator[bytes]:
+        """The body as it arrives (Content-Length or chunked)."""
+        assert self.reader is not None
+        if headers.get("transfer-encoding", "").lower() == "chunked":
+            while True:
+                size = int((await self.reader.readuntil(b"\r\n")).split(b";")[0], 16)
+                if size == 0:
+                    await self.reader.readuntil(b"\r\n")  # no trailers are sent
+                    return
+                data = await self.reader.readexactly(size + 2)
+                yield data[:-2]
+        else:
+            length = int(headers.get("content-length", "0"))
+            if length:
+                yield await self.reader.readexactly(length)
+
+    async def events(self, headers: dict[str, str]) -> AsyncIterator[dict[str, Any]]:
+        """JSON-RPC messages of the body: one JSON document, or SSE ``data`` events."""
+        if not headers.get("content-type", "").startswith("text/event-stream"):
+            body = b"".join([chunk async for chunk in self.chunks(headers)])
+            if body:
+                yield json.loads(body)
+            return
+        buffer = b""
+        async for chunk in self.chunks(headers):
+            buffer = (buffer + chunk).replace(b"\r\n", b"\n")
+            while (end := buffer.find(b"\n\n")) >= 0:
+                event, buffer = buffer[:end], buffer[end + 2 :]
+                data = [line[5:].lstrip() for line in event.split(b"\n") if line[:5] == b"data:"]
+                if data and b"".join(data).strip():
+                    yield json.loads(b"\n".join(data))
+
+    async def exchange(self, method: bytes, headers: bytes, body: bytes = b"") -> Response:
+        """One request, the whole response read."""
+        self.send(method, headers, body)
+        status, response_headers = await self.head()
+        response = Response(status, response_headers)
+        async for message in self.events(response_headers):
+            response.messages.append(message)
+        return response
+
+
+def header_lines(headers: dict[str, str]) -> bytes:
+    return "".join(f"{name}: {value}\r\n" for name, value in headers.items()).encode()
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    return json.dumps(message, separators=(",", ":")).encode()
+
+
+def run_async(main: Callable[[], Any]) -> Any:
+    """Run a coroutine function on uvloop (the load generators' loop)."""
+    import uvloop  # noqa: PLC0415
+
+    return uvloop.run(main())
