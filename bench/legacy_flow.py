@@ -41,10 +41,10 @@ Reported: median over rounds of flows/s and server CPU µs per flow (utime+stime
 the ratios. No timing assertions.
 """
 
-
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import platform
@@ -155,9 +155,7 @@ def official_app() -> Any:
         return Elicit(QUESTION, ThemeChoice)
 
     @server.tool()
-    async def theme_resolved(
-        user: str, choice: Annotated[ThemeChoice, Resolve(ask_theme)]
-    ) -> str:
+    async def theme_resolved(user: str, choice: Annotated[ThemeChoice, Resolve(ask_theme)]) -> str:
         """Ask the user which theme they prefer (a resolver, for both eras)."""
         return final_text(user, choice.theme)
 
@@ -403,17 +401,17 @@ def _percentile(values: list[float], fraction: float) -> float:
 def _report(runs: dict[str, list[dict[str, Any]]]) -> None:
     rows: dict[str, dict[str, float]] = {}
     print()
-    print("| flow | flows/s | p50 ms | p99 ms | server CPU µs/flow | client CPU µs/flow | flows | errors |")
-    print("|---|---|---|---|---|---|---|---|")
+    columns = ["flow", "flows/s", "p50 ms", "p99 ms", "server CPU µs/flow"]
+    columns += ["client CPU µs/flow", "flows", "errors"]
+    print("| " + " | ".join(columns) + " |")
+    print("|---" * len(columns) + "|")
     for case in CASES:
         measured = runs[case.label]
         latencies = [value for run in measured for value in run["latencies"]]
         row = {
             "rate": harness.median([run["flows"] / run["elapsed"] for run in measured]),
             "cpu": harness.median([run["server_cpu"] / run["flows"] * 1e6 for run in measured]),
-            "client": harness.median(
-                [run["client_cpu"] / run["flows"] * 1e6 for run in measured]
-            ),
+            "client": harness.median([run["client_cpu"] / run["flows"] * 1e6 for run in measured]),
         }
         rows[case.label] = row
         print(
@@ -458,7 +456,7 @@ def orchestrate(args: argparse.Namespace) -> None:
             by_kind = {child.kind: child for child in children}
             for child in children:
                 try:
-                    checks = harness.run_async(lambda: _validate(child.port, child.kind))
+                    checks = harness.run_async(functools.partial(_validate, child.port, child.kind))
                 except (HttpError, OSError, ValueError, asyncio.IncompleteReadError) as exc:
                     raise RuntimeError(
                         f"{child.kind} failed validation: {exc!r}\n{child.log_text()}"

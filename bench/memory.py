@@ -38,7 +38,6 @@ import asyncio
 import contextlib
 import os
 import platform
-import sys
 import tempfile
 import time
 from typing import Any
@@ -208,7 +207,9 @@ async def phase_sessions(child: harness.Child, args: argparse.Namespace) -> dict
     try:
         shares = [args.sessions // SESSION_CONNECTIONS] * SESSION_CONNECTIONS
         shares[0] += args.sessions - sum(shares)
-        await asyncio.gather(*(open_sessions(c, n, ids) for c, n in zip(conns, shares)))
+        await asyncio.gather(
+            *(open_sessions(c, n, ids) for c, n in zip(conns, shares, strict=True))
+        )
         live = await _settled_rss(child.pid, args.settle)
     finally:
         for conn in conns:
@@ -218,7 +219,7 @@ async def phase_sessions(child: harness.Child, args: argparse.Namespace) -> dict
 
 
 def _phase(kind: str, phase: str, args: argparse.Namespace, logs: Any) -> dict[str, float]:
-    log = logs.enter_context(tempfile.TemporaryFile("w+b"))
+    log = logs.enter_context(tempfile.TemporaryFile("w+b"))  # noqa: SIM115 - kept until the end
     capacity = max(args.streams, args.sessions)
     child = harness.start(__file__, kind, log, ("--capacity", str(capacity)))
     try:
@@ -287,4 +288,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -1,0 +1,23 @@
+"""bench/legacy_flow.py still runs: both servers validated, every flow timed, no errors."""
+
+from __future__ import annotations
+
+from tests.bench.quick import run_quick, table
+
+
+def test_legacy_flow_quick_prints_its_table() -> None:
+    output = run_quick("legacy_flow.py")
+    assert "validated snodo" in output
+    assert "validated official" in output
+    rows = {row["flow"]: row for row in table(output)}
+    assert set(rows) == {
+        "snodo echo",
+        "official echo",
+        "snodo elicit (bridge)",
+        "official elicit (ctx.elicit)",
+        "official elicit (Resolve)",
+    }
+    for flow, row in rows.items():
+        assert int(row["flows"]) > 0, flow
+        assert row["errors"] == "0", f"{flow}: a flow answered wrongly"
+    assert "official echo / snodo echo: server CPU per flow x" in output
