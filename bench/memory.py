@@ -22,8 +22,11 @@ Figures are VmRSS from /proc/PID/statm, read after the server has been quiet for
 3. **listen streams**: ``--streams`` modern ``subscriptions/listen`` requests, each on its
    own connection, each held open once its acknowledgement has arrived; the growth
    over "warm", scaled to 1,000 (a held connection is part of what a stream costs);
-4. **legacy sessions**: in a fresh process (so memory freed by phase 3 cannot be
-   reused), ``--sessions`` 2025-11-25 sessions opened (``initialize`` then
+4. **idle connections** (for reference: what a held connection costs before any stream
+   or session is on it), in a fresh process: ``--streams`` keep-alive connections, one
+   modern echo on each, then left idle; the growth over "warm", scaled to 1,000;
+5. **legacy sessions**: in a fresh process (so memory freed by an earlier phase cannot
+   be reused), ``--sessions`` 2025-11-25 sessions opened (``initialize`` then
    ``notifications/initialized``) over 8 connections and left live; the growth over
    "warm", scaled to 1,000.
 
@@ -104,14 +107,16 @@ def modern_headers(method: str, name: str | None = None) -> bytes:
     return header_lines(headers)
 
 
-async def modern_echo(port: int) -> None:
+async def modern_echo(port: int, held: Connection | None = None) -> None:
+    """One modern echo, on ``held`` (left open) or on a connection of its own."""
     params = {"_meta": META, "name": "echo", "arguments": {"text": "warm"}}
     body = encode({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params})
-    conn = await Connection(port).open()
+    conn = held or await Connection(port).open()
     try:
         reply = await conn.exchange(b"POST", modern_headers("tools/call", "echo"), body)
     finally:
-        conn.close()
+        if held is None:
+            conn.close()
     result = (reply.messages[-1] if reply.messages else {}).get("result") or {}
     if reply.status != 200 or (result.get("content") or [{}])[0].get("text") != "warm":
         raise HttpError(f"warm echo: {reply.status} {reply.messages}")
@@ -199,6 +204,26 @@ async def phase_listen(child: harness.Child, args: argparse.Namespace) -> dict[s
     return {"idle": idle, "warm": warm, "listen": (held - warm) * 1000 / args.streams}
 
 
+async def phase_connections(child: harness.Child, args: argparse.Namespace) -> dict[str, float]:
+    await modern_echo(child.port)
+    warm = await _settled_rss(child.pid, args.settle)
+    gate = asyncio.Semaphore(32)
+
+    async def one() -> Connection:
+        async with gate:
+            conn = await Connection(child.port).open()
+            await modern_echo(child.port, conn)
+            return conn
+
+    conns = await asyncio.gather(*(one() for _ in range(args.streams)))
+    try:
+        held = await _settled_rss(child.pid, args.settle)
+    finally:
+        for conn in conns:
+            conn.close()
+    return {"connections": (held - warm) * 1000 / args.streams}
+
+
 async def phase_sessions(child: harness.Child, args: argparse.Namespace) -> dict[str, float]:
     await modern_echo(child.port)
     warm = await _settled_rss(child.pid, args.settle)
@@ -223,7 +248,11 @@ def _phase(kind: str, phase: str, args: argparse.Namespace, logs: Any) -> dict[s
     capacity = max(args.streams, args.sessions)
     child = harness.start(__file__, kind, log, ("--capacity", str(capacity)))
     try:
-        measure = phase_listen if phase == "listen" else phase_sessions
+        measure = {
+            "listen": phase_listen,
+            "connections": phase_connections,
+            "sessions": phase_sessions,
+        }[phase]
         result: dict[str, float] = harness.run_async(lambda: measure(child, args))
         return result
     except (HttpError, OSError, ValueError, asyncio.IncompleteReadError) as exc:
@@ -242,21 +271,20 @@ def orchestrate(args: argparse.Namespace) -> None:
     )
     rows: dict[str, dict[str, float]] = {kind: {} for kind in KINDS}
     with contextlib.ExitStack() as logs:
-        for phase in ("listen", "sessions"):
-            order = KINDS if phase == "listen" else KINDS[::-1]
-            for kind in order:
+        for index, phase in enumerate(("listen", "connections", "sessions")):
+            for kind in KINDS[::-1] if index % 2 else KINDS:
                 rows[kind].update(_phase(kind, phase, args, logs))
     print()
-    print(
-        "| server | idle RSS MiB | after one request MiB | per 1,000 listen streams MiB "
-        "| per 1,000 legacy sessions MiB |"
-    )
-    print("|---|---|---|---|---|")
+    columns = ["server", "idle RSS MiB", "after one request MiB", "per 1,000 listen streams MiB"]
+    columns += ["per 1,000 legacy sessions MiB", "per 1,000 idle connections MiB"]
+    print("| " + " | ".join(columns) + " |")
+    print("|---" * len(columns) + "|")
     for kind in KINDS:
         row = rows[kind]
         print(
             f"| {kind} | {row['idle'] / 1024:.1f} | {row['warm'] / 1024:.1f} | "
-            f"{row['listen'] / 1024:.2f} | {row['sessions'] / 1024:.2f} |"
+            f"{row['listen'] / 1024:.2f} | {row['sessions'] / 1024:.2f} | "
+            f"{row['connections'] / 1024:.2f} |"
         )
     print()
     for name, label in (
@@ -264,6 +292,7 @@ def orchestrate(args: argparse.Namespace) -> None:
         ("warm", "after one request"),
         ("listen", "per listen stream"),
         ("sessions", "per legacy session"),
+        ("connections", "per idle connection"),
     ):
         ratio = rows["official"][name] / rows["snodo"][name] if rows["snodo"][name] else 0.0
         print(f"official / snodo, {label}: x{ratio:.2f}")

@@ -15,4 +15,5 @@ def test_memory_quick_prints_its_table() -> None:
         assert float(row["after one request MiB"]) > 1, server
         float(row["per 1,000 listen streams MiB"])
         float(row["per 1,000 legacy sessions MiB"])
+        float(row["per 1,000 idle connections MiB"])
     assert "official / snodo, per legacy session: x" in output
