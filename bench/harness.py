@@ -48,6 +48,11 @@ def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
 
+def ratio(numerator: float, denominator: float) -> str:
+    """``x1.23``; a run too short for the clock tick (``--quick``) can measure 0 CPU."""
+    return f"x{numerator / denominator:.2f}" if denominator else "n/a (too short to measure)"
+
+
 # -- server processes -------------------------------------------------------------------
 
 

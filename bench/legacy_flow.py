@@ -426,11 +426,11 @@ def _report(runs: dict[str, list[dict[str, Any]]]) -> None:
         ("snodo elicit (bridge)", "official elicit (ctx.elicit)"),
         ("snodo elicit (bridge)", "official elicit (Resolve)"),
     ):
-        cpu = rows[theirs]["cpu"] / rows[ours]["cpu"]
-        rate = rows[ours]["rate"] / rows[theirs]["rate"]
+        cpu = harness.ratio(rows[theirs]["cpu"], rows[ours]["cpu"])
+        rate = harness.ratio(rows[ours]["rate"], rows[theirs]["rate"])
         print(
-            f"{theirs} / {ours}: server CPU per flow x{cpu:.2f}; "
-            f"snodo's flows/s x{rate:.2f} of the official's"
+            f"{theirs} / {ours}: server CPU per flow {cpu}; "
+            f"snodo's flows/s {rate} of the official's"
         )
 
 

@@ -294,8 +294,8 @@ def orchestrate(args: argparse.Namespace) -> None:
         ("sessions", "per legacy session"),
         ("connections", "per idle connection"),
     ):
-        ratio = rows["official"][name] / rows["snodo"][name] if rows["snodo"][name] else 0.0
-        print(f"official / snodo, {label}: x{ratio:.2f}")
+        ratio = harness.ratio(rows["official"][name], rows["snodo"][name])
+        print(f"official / snodo, {label}: {ratio}")
 
 
 def main() -> None:

@@ -298,9 +298,9 @@ def _report(runs: dict[tuple[str, str], list[dict[str, Any]]]) -> None:
     for flow in FLOWS:
         ours, theirs = rows[("snodo", flow)], rows[("official", flow)]
         print(
-            f"{flow}: snodo's requests/s x{ours['rate'] / theirs['rate']:.2f} of the official's; "
-            f"the official uses x{theirs['cpu'] / ours['cpu']:.2f} of snodo's server CPU "
-            "per request"
+            f"{flow}: snodo's requests/s {harness.ratio(ours['rate'], theirs['rate'])} of the "
+            f"official's; the official uses {harness.ratio(theirs['cpu'], ours['cpu'])} of "
+            "snodo's server CPU per request"
         )
 
 

@@ -16,4 +16,4 @@ def test_memory_quick_prints_its_table() -> None:
         float(row["per 1,000 listen streams MiB"])
         float(row["per 1,000 legacy sessions MiB"])
         float(row["per 1,000 idle connections MiB"])
-    assert "official / snodo, per legacy session: x" in output
+    assert "official / snodo, per legacy session: " in output
