@@ -38,6 +38,7 @@ from snodo.invoke import Handler
 from snodo.keyring import Keyring, server_keyring
 from snodo.legacy.limits import LegacyLimits
 from snodo.legacy.wire import refuse_initialize
+from snodo.notify_bus import LocalBus, NotificationBus
 from snodo.observe import QUIET, Observation, Observer
 from snodo.registry import CompletionRef, Registry
 from snodo.replay import ReplayGuard
@@ -130,10 +131,13 @@ class Server:
     and ``state_guard`` (True: an in-process ``MemoryGuard``), which build one; they
     are checked here, so a bad key fails at start-up. ``clock`` is the time source for
     state and guards. The server holds no per-client state: any process with an equal
-    keyring answers any round of a flow. The transports use only ``handle``,
-    ``check_version``, ``mirrored_headers``, ``close_subscription`` and (HTTP)
-    ``authorization``: OAuth settings (``snodo.auth.ProtectedResource``), with which
-    items registered with ``scopes=`` are checked against the scopes a transport grants.
+    keyring answers any round of a flow. ``notifications`` carries list changes, resource
+    updates and task status to the listen streams of other workers (``snodo.notify_bus``;
+    by default they stay in this process). The transports use only ``handle``,
+    ``check_version``, ``mirrored_headers``, ``close_subscription``, ``startup``,
+    ``shutdown`` and (HTTP) ``authorization``: OAuth settings
+    (``snodo.auth.ProtectedResource``), with which items registered with ``scopes=`` are
+    checked against the scopes a transport grants.
     """
 
     def __init__(
@@ -161,6 +165,7 @@ class Server:
         legacy: LegacyLimits | None = DEFAULT_LEGACY_LIMITS,
         authorization: ProtectedResource | None = None,
         tasks: Tasks | None = None,
+        notifications: NotificationBus | None = None,
         observer: Observer = QUIET,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
@@ -186,7 +191,8 @@ class Server:
         """Bounds of the legacy (initialize-based) era the transports also serve, by
         default (snodo.legacy); None makes the server modern-only."""
         self.middlewares: list[Middleware] = []
-        self.subscriptions = Subscriptions(max_open=max_listen_streams)
+        # Listen streams here; ``notifications`` (snodo.notify_bus) reaches other workers'.
+        self.subscriptions = Subscriptions(max_listen_streams, notifications or LocalBus())
         self.registry = Registry(self.subscriptions.list_changed)
         """What is registered: tools, resources, templates, prompts, completions."""
         self.served = Served(
@@ -297,6 +303,14 @@ class Server:
         self._observer = observer
         if self.served.tasks is not None:
             self.served.tasks.observer = observer
+
+    async def startup(self) -> None:
+        """Transports call this before serving: the notification bus starts carrying."""
+        await self.subscriptions.bus.start(self.subscriptions.deliver)
+
+    async def shutdown(self) -> None:
+        """Transports call this when serving ends."""
+        await self.subscriptions.bus.stop()
 
     def close_subscription(self, subscription: Subscription) -> None:
         """Forget a listen stream; the transport calls this when the stream ends."""

@@ -5,6 +5,10 @@ that lives exactly as long as the transport's stream. The subscription first del
 ``notifications/subscriptions/acknowledged`` naming the notification types the server
 will honour, then only those types, each tagged with the listen request's id in
 ``_meta`` under ``META_SUBSCRIPTION_ID`` (basic/patterns/subscriptions.mdx).
+
+What this process raises is told to its own streams at once and handed to the
+server's notification bus (``snodo.notify_bus``), which brings it to the streams of
+the other workers; what the bus brings from them arrives through ``deliver``.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from snodo.errors import InternalError, InvalidParams
+from snodo.notify_bus import LocalBus, Notice, NotificationBus
 from snodo.tasks.record import TaskRecord
 from snodo_wire.protocol import META_SUBSCRIPTION_ID
 
@@ -81,6 +86,8 @@ class Subscriptions:
     """The open listen streams of one server process."""
 
     max_open: int = MAX_OPEN_STREAMS
+    bus: NotificationBus = field(default_factory=LocalBus)
+    """Carries what this process raises to the other workers' streams."""
     _open: list[Subscription] = field(default_factory=list)
     _joined: list[Subscription] = field(default_factory=list)
 
@@ -114,28 +121,36 @@ class Subscriptions:
     def __iter__(self) -> Iterator[Subscription]:
         return iter([*self._open, *self._joined])
 
-    def list_changed(self, key: str) -> int:
-        """Notify every stream that opted in to ``key``; returns how many were told."""
+    def deliver(self, notice: Notice) -> int:
+        """Tell this process's streams that asked for ``notice``; returns how many were told.
+
+        Notices raised here and notices the bus brings from other workers both come here.
+        """
         told = 0
         for subscription in self:
-            if subscription.wants(key):
-                subscription._notify(LIST_CHANGED[key])
-                told += 1
+            if notice.kind == "list" and subscription.wants(notice.key):
+                subscription._notify(LIST_CHANGED[notice.key])
+            elif notice.kind == "task" and notice.key in subscription.honoured.get("taskIds", ()):
+                subscription._notify("notifications/tasks", notice.task)
+            elif notice.kind == "resource" and subscription.watches(notice.key):
+                subscription._notify("notifications/resources/updated", {"uri": notice.key})
+            else:
+                continue
+            told += 1
         return told
+
+    def _raise(self, notice: Notice) -> int:
+        told = self.deliver(notice)
+        self.bus.publish(notice)
+        return told
+
+    def list_changed(self, key: str) -> int:
+        """Notify every stream that opted in to ``key``; returns how many here were told."""
+        return self._raise(Notice("list", key))
 
     def task_changed(self, record: TaskRecord) -> int:
         """notifications/tasks, the full DetailedTask, to every stream that asked for it."""
-        told = 0
-        for subscription in self:
-            if record.task_id in subscription.honoured.get("taskIds", ()):
-                subscription._notify("notifications/tasks", record.detailed())
-                told += 1
-        return told
+        return self._raise(Notice("task", record.task_id, record.detailed()))
 
     def resource_updated(self, uri: str) -> int:
-        told = 0
-        for subscription in self:
-            if subscription.watches(uri):
-                subscription._notify("notifications/resources/updated", {"uri": uri})
-                told += 1
-        return told
+        return self._raise(Notice("resource", uri))

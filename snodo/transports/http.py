@@ -37,6 +37,7 @@ from snodo.http_headers import check_headers, host_name
 from snodo.legacy.http import SESSION_HEADER, LegacyHttp, no_session_error
 from snodo.legacy.wire import ASSUMED_VERSION, is_initialize
 from snodo.server import Server, required_meta
+from snodo.transports.lifespan import lifespan
 
 __all__ = ["HttpApp", "Unauthorized"]
 
@@ -132,7 +133,7 @@ class HttpApp:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            await _lifespan(receive, send)
+            await lifespan(receive, send, self.server.startup, self.server.shutdown)
             if self.legacy is not None:
                 self.legacy.close()
             return
@@ -488,13 +489,3 @@ async def _send_json(send: Send, status: int, message: dict[str, Any]) -> None:
         }
     )
     await send({"type": "http.response.body", "body": body})
-
-
-async def _lifespan(receive: Receive, send: Send) -> None:
-    while True:
-        message = await receive()
-        if message["type"] == "lifespan.startup":
-            await send({"type": "lifespan.startup.complete"})
-        elif message["type"] == "lifespan.shutdown":
-            await send({"type": "lifespan.shutdown.complete"})
-            return

@@ -171,8 +171,10 @@ async def serve_stdio(
     # Only protocol messages may reach stdout: a stray print() in a handler goes to stderr.
     original, sys.stdout = sys.stdout, sys.stderr
     try:
+        await server.startup()  # the notification bus, when it reaches other workers
         async for line in _lines(read):
             session.receive(line)
         await session.close()
     finally:
         sys.stdout = original
+        await server.shutdown()
