@@ -20,6 +20,9 @@ secret drawn anew for every process, so a token only ever opens where it was iss
 The tasks extension's tools (``greet`` to ``test_tool_with_task``, at the end) keep
 their tasks in ``SNODO_TASK_STORE``: ``memory:`` (the default), ``sqlite:///PATH`` or
 ``redis://HOST:PORT/DB``; processes sharing one answer for each other's tasks.
+Notifications (task status, list changes, resource updates) reach the listen streams
+of other processes through ``SNODO_NOTIFY``: ``memory:`` (this process only) or
+``redis://...``; by default the task store's Redis when it is one, ``memory:`` otherwise.
 """
 
 from __future__ import annotations
@@ -36,11 +39,15 @@ from snodo import capabilities, elicitation, roots, sampling, state
 from snodo.context import Context
 from snodo.elicitation import Accepted
 from snodo.errors import InternalError
+from snodo.notify_bus import notification_bus
 from snodo.result import MISSING, InputRequired, ToolError, input_required, tool_error
 from snodo.server import CacheHint, Server
 from snodo.tasks import Tasks, background, task_store
 
 __all__ = ["server"]
+
+TASK_STORE = os.environ.get("SNODO_TASK_STORE") or "memory:"
+NOTIFY_DEFAULT = TASK_STORE if TASK_STORE.startswith(("redis://", "rediss://")) else "memory:"
 
 server = Server(
     "snodo-conformance-fixture",
@@ -49,7 +56,8 @@ server = Server(
     # The caching hints of the runner's reference fixture.
     list_cache=CacheHint(300_000, "public"),
     read_cache=CacheHint(300_000, "private"),
-    tasks=Tasks(task_store(os.environ.get("SNODO_TASK_STORE") or "memory:"), poll_interval_ms=200),
+    tasks=Tasks(task_store(TASK_STORE), poll_interval_ms=200),
+    notifications=notification_bus(os.environ.get("SNODO_NOTIFY") or NOTIFY_DEFAULT),
 )
 
 STATE_SECRET = (
@@ -160,6 +168,13 @@ def test_trigger_tool_change() -> str:
 def test_trigger_prompt_change() -> str:
     """Tell prompts/list_changed subscribers that the prompt list changed."""
     return f"Told {server.notify_list_changed('prompts')} subscription(s)."
+
+
+@server.tool
+def test_trigger_resource_update() -> str:
+    """Tell the subscribers of test://watched-resource that it changed."""
+    told = server.notify_resource_updated("test://watched-resource")
+    return f"Told {told} subscription(s)."
 
 
 # --- input requests (MRTR) ------------------------------------------------------------
