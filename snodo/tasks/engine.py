@@ -145,6 +145,7 @@ class Tasks:
         before: list[str] = []
 
         def change(record: TaskRecord) -> TaskRecord | None:
+            before.clear()  # a store may run this again after another writer won
             if record.terminal:
                 return None
             before.append(record.status)
@@ -350,6 +351,7 @@ class Tasks:
         before: list[str] = []
 
         def deliver(current: TaskRecord) -> TaskRecord | None:
+            before.clear()  # a store may run this again after another writer won
             fresh = {k: v for k, v in wanted.items() if k in current.input_requests}
             if current.terminal or not fresh:
                 return None
