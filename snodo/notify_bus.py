@@ -229,7 +229,7 @@ class RedisBus:
             else:
                 if "publish" in self._warned:
                     self._warned.discard("publish")
-                    log.warning("RedisBus: publishing again")
+                    log.info("RedisBus: publishing again")
             finally:
                 pending.task_done()
 
@@ -243,7 +243,7 @@ class RedisBus:
                 subscribed.set()
                 if "subscribe" in self._warned:
                     self._warned.discard("subscribe")
-                    log.warning("RedisBus: subscribed again")
+                    log.info("RedisBus: subscribed again")
                 backoff = 0.1
                 while True:
                     message = await pubsub.get_message(timeout=1.0)
