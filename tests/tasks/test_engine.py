@@ -100,7 +100,7 @@ async def call(server: Server, method: str, params: dict[str, Any], caps: Any = 
 
 
 async def settled(server: Server, task_id: str, status: str) -> dict[str, Any]:
-    for _ in range(200):
+    for _ in range(1000):  # 10 s: generous for a loaded machine, still bounded
         got = (await call(server, "tasks/get", {"taskId": task_id}))["result"]
         if got["status"] == status:
             return dict(got)
