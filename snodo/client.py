@@ -1,27 +1,25 @@
 """A dual-era MCP client: the current revision with MRTR, legacy sessions as a fallback.
 
-Every modern request carries ``_meta`` (version, client info, the capabilities of the
-installed handlers: ``snodo.client_handlers``); over HTTP also the mirrored headers.
-``call_tool``, ``read_resource`` and ``get_prompt`` run the MRTR loop
-(``snodo.client_rounds``). An optional deadline bounds a whole call, and
+How each request reaches the server, in whichever era it speaks, is the
+``Connection``'s business (``snodo.client_connection``): ``_meta``, headers, the era
+verdict, the legacy session. ``call_tool``, ``read_resource`` and ``get_prompt`` run
+the MRTR loop (``snodo.client_rounds``). An optional deadline bounds a whole call, and
 ``limits.request_timeout`` every request in it (``snodo.client_limits``). With
 ``manual=True`` the InputRequiredResult itself is returned, so a distributed client can
-persist it and ``resume`` elsewhere. Whether a server is modern or legacy is decided
-once (``snodo.era``); with a legacy server the same methods run over a
-``LegacySession`` and return the same types (``snodo.client_results``). Whatever the
-server does, a call ends within its bounds and raises only ``snodo.client_errors``.
+persist it and ``resume`` elsewhere. With a legacy server the same methods return the
+same types (``snodo.client_results``). Whatever the server does, a call ends within
+its bounds and raises only ``snodo.client_errors``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
-import itertools
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
+from snodo.client_connection import Connection
 from snodo.client_errors import (
     ClientError,
     DeadlineExceeded,
@@ -33,33 +31,14 @@ from snodo.client_errors import (
     TransportError,
 )
 from snodo.client_handlers import InputHandlers
-from snodo.client_limits import ClientLimits, within
+from snodo.client_limits import ClientLimits
 from snodo.client_listings import every_page
 from snodo.client_results import Flow, Handler, complete_result, result_of, validated
 from snodo.client_rounds import FlowBounds, run_flow
-from snodo.era import (
-    VERDICTS,
-    Era,
-    EraChoice,
-    ModernOnly,
-    NotModern,
-    UnsupportedServer,
-    error_message,
-    is_error_response,
-    is_modern_error,
-    named_versions,
-    probe,
-)
-from snodo.errors import ErrorCode
-from snodo.http_headers import outgoing_trace_context, request_headers, valid_header_params
+from snodo.era import Era, EraChoice, ModernOnly, UnsupportedServer
+from snodo.http_headers import valid_header_params
 from snodo.legacy_session import LegacySession
-from snodo.transports.client import (
-    ClientTransport,
-    HttpRefused,
-    HttpTransport,
-    SessionTransport,
-    StdioTransport,
-)
+from snodo.transports.client import ClientTransport, HttpTransport, StdioTransport
 from snodo_wire import (
     CompleteResult,
     DiscoverResult,
@@ -68,13 +47,7 @@ from snodo_wire import (
     ResourceTemplate,
     Tool,
 )
-from snodo_wire.protocol import (
-    LATEST_PROTOCOL_VERSION,
-    META_CLIENT_CAPABILITIES,
-    META_CLIENT_INFO,
-    META_PROTOCOL_VERSION,
-    SUPPORTED_PROTOCOL_VERSIONS,
-)
+from snodo_wire.protocol import LATEST_PROTOCOL_VERSION
 
 __all__ = [
     "Client",
@@ -129,21 +102,6 @@ class Client:
     ) -> None:
         if era not in ("auto", "modern", "legacy"):
             raise ValueError(f"era must be 'auto', 'modern' or 'legacy', not {era!r}")
-        self.transport = transport
-        self.info = {"name": name, "version": version}
-        self.protocol_version = protocol_version
-        self.era_choice: EraChoice = era
-        self.probe_timeout = probe_timeout
-        self.session_transport = transport if isinstance(transport, SessionTransport) else None
-        if era == "legacy" and self.session_transport is None:
-            raise ValueError(f"{type(transport).__name__} cannot hold a legacy session")
-        # The verdict, None until known; in process, the transport reaches snodo's own
-        # (modern) core.
-        self.era: Era | None = (
-            "modern" if era == "modern" or self.session_transport is None else None
-        )
-        self.legacy: LegacySession | None = None
-        self.settling = asyncio.Lock()
         self.inputs = InputHandlers(
             elicitation=elicitation,
             url_elicitation=url_elicitation,
@@ -157,8 +115,17 @@ class Client:
         self.backoff = backoff
         self.deadline = deadline
         self.on_notification = on_notification or (lambda _: None)
-        self.ids = itertools.count(1)
-        self.tool_schemas: dict[str, Mapping[str, Any]] = {}
+        self.connection = Connection(
+            transport,
+            info={"name": name, "version": version},
+            protocol_version=protocol_version,
+            era=era,
+            probe_timeout=probe_timeout,
+            capabilities=self.capabilities,
+            inputs=self.inputs,
+            on_notification=self.on_notification,
+            limits=self.limits,
+        )
 
     @classmethod
     def http(cls, url: str, *, auth: Any = None, **options: Any) -> Client:
@@ -180,33 +147,30 @@ class Client:
 
     async def close(self) -> None:
         """End the legacy session (waiting at most ``close_grace``), then the transport."""
-        if self.legacy is not None:
-            legacy, self.legacy = self.legacy, None
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(legacy.close(), self.limits.close_grace)
-        await self.transport.close()
+        await self.connection.close()
+
+    @property
+    def transport(self) -> ClientTransport:
+        return self.connection.transport
+
+    @property
+    def era(self) -> Era | None:
+        """``"modern"`` or ``"legacy"`` once known, else None."""
+        return self.connection.era
+
+    @property
+    def legacy(self) -> LegacySession | None:
+        """The legacy session, while one is open."""
+        return self.connection.legacy
+
+    @property
+    def protocol_version(self) -> str:
+        """The revision spoken (a -32022 retry may have changed it)."""
+        return self.connection.protocol_version
 
     def capabilities(self) -> dict[str, Any]:
         """What the installed handlers let this client declare."""
         return self.inputs.capabilities()
-
-    def _message(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
-        meta = {
-            META_PROTOCOL_VERSION: self.protocol_version,
-            META_CLIENT_CAPABILITIES: self.capabilities(),
-            META_CLIENT_INFO: self.info,
-            **{**outgoing_trace_context(), **dict(params.get("_meta") or {})},
-        }
-        return {
-            "jsonrpc": "2.0",
-            "id": next(self.ids),
-            "method": method,
-            "params": {**params, "_meta": meta},
-        }
-
-    def _headers(self, method: str, params: Mapping[str, Any]) -> dict[str, str]:
-        schema = self.tool_schemas.get(params.get("name", "")) if method == "tools/call" else None
-        return request_headers(method, params, self.protocol_version, schema)
 
     async def request(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Send one request and return its raw result, in whichever era the server
@@ -224,135 +188,7 @@ class Client:
         modern_only: bool = False,
         until: float | None = None,
     ) -> dict[str, Any]:
-        if self.era != "modern" and await self._settle() == "legacy":
-            return await self._legacy_call(method, params, modern_only, until)
-        try:
-            return await self._modern_request(method, params, until)
-        except NotModern as refused:
-            # A refusal no modern server sends: the server is legacy (or has become so).
-            if self.era_choice == "modern" or self.session_transport is None:
-                raise UnsupportedServer(
-                    f"the server refused a {self.protocol_version} request "
-                    f"(HTTP {refused.status}: {refused.detail}); "
-                    "it may speak an earlier revision (era='auto' or 'legacy')"
-                ) from None
-            async with self.settling:
-                if self.legacy is None:
-                    await self._open_legacy()
-            return await self._legacy_call(method, params, modern_only, until)
-
-    async def _modern_request(
-        self, method: str, params: dict[str, Any], until: float | None
-    ) -> dict[str, Any]:
-        for attempt in range(2):
-            message = self._message(method, params)
-            try:
-                response = await within(
-                    self.transport.request(
-                        message, self._headers(method, params), self.on_notification
-                    ),
-                    self.limits,
-                    until,
-                    method,
-                    self.deadline,
-                )
-            except HttpRefused as refused:
-                modern = is_modern_error(refused.body)
-                if not (modern or (self.era == "modern" and is_error_response(refused.body))):
-                    if self.era == "modern" and refused.status >= 500:
-                        raise  # a known modern server failing: no reason to change era
-                    raise NotModern(refused.status, error_message(refused.body)) from None
-                response = refused.body
-            if self.era != "modern":
-                self._verdict("modern")
-            # basic/versioning.mdx: on -32022 pick a version both sides speak and retry.
-            usable = [v for v in SUPPORTED_PROTOCOL_VERSIONS if v in named_versions(response)]
-            error = response.get("error") or {}
-            if (
-                attempt == 0
-                and usable
-                and error.get("code") == ErrorCode.UNSUPPORTED_PROTOCOL_VERSION
-            ):
-                self.protocol_version = usable[0]
-                continue
-            return result_of(response)
-        raise AssertionError("unreachable")
-
-    # -- era -------------------------------------------------------------------------------
-
-    def _verdict(self, era: Era) -> None:
-        self.era = era
-        origin = self.session_transport.origin if self.session_transport else None
-        if origin is not None:
-            VERDICTS[origin] = era
-
-    async def _settle(self) -> Era | None:
-        """The era, probing or opening the legacy session first when needed; None when
-        the first request itself is the probe (HTTP)."""
-        async with self.settling:
-            transport = self.session_transport
-            if self.era is not None or transport is None:
-                return self.era
-            if self.era_choice == "legacy":
-                await self._open_legacy()
-                return "legacy"
-            cached = VERDICTS.get(transport.origin) if transport.origin else None
-            if cached == "legacy":
-                try:
-                    await self._open_legacy()
-                    return "legacy"
-                except (UnsupportedServer, HttpRefused):
-                    # The cached assumption failed: forget it and probe afresh.
-                    del VERDICTS[transport.origin or ""]
-            if transport.probe_with_discover:
-                era, self.protocol_version = await probe(
-                    transport,
-                    self._message("server/discover", {}),
-                    self.on_notification,
-                    self.probe_timeout,
-                    self.protocol_version,
-                    self.era_choice,
-                )
-                if era == "legacy":
-                    era = await self._open_legacy(probed=True)
-                self.era = era
-            return self.era
-
-    async def _open_legacy(self, probed: bool = False) -> Era:
-        """Open the legacy session. After a probe, a server that refuses ``initialize``
-        naming a modern version we speak was modern after all (its answer came late)."""
-        assert self.session_transport is not None
-        session = LegacySession(
-            self.session_transport,
-            info=self.info,
-            inputs=self.inputs,
-            on_notification=self.on_notification,
-            ids=self.ids,
-            limits=self.limits,
-        )
-        try:
-            await within(session.open(), self.limits, self._until(), "initialize", self.deadline)
-        except UnsupportedServer as refused:
-            usable = [v for v in SUPPORTED_PROTOCOL_VERSIONS if v in refused.supported]
-            if not (probed and usable):
-                raise
-            self.protocol_version = usable[0]
-            return "modern"
-        self.legacy = session
-        self._verdict("legacy")
-        return "legacy"
-
-    async def _legacy_call(
-        self, method: str, params: dict[str, Any], modern_only: bool, until: float | None
-    ) -> dict[str, Any]:
-        assert self.legacy is not None
-        if modern_only:
-            raise ModernOnly(
-                f"manual=True and resume need a {LATEST_PROTOCOL_VERSION} server; "
-                f"this one speaks {self.legacy.version}"
-            )
-        call = self.legacy.call(method, params, self.on_notification)
-        return await within(call, self.limits, until, method, self.deadline)
+        return await self.connection.send(method, params, modern_only, until, self.deadline)
 
     # -- MRTR ----------------------------------------------------------------------------
 
@@ -447,7 +283,7 @@ class Client:
         calls carry their Mcp-Param headers."""
         found = [(validated(Tool, t), t) for t in await self._all("tools/list", "tools")]
         kept = [(tool, raw) for tool, raw in found if valid_header_params(raw["inputSchema"])]
-        self.tool_schemas = {tool.name: raw["inputSchema"] for tool, raw in kept}
+        self.connection.tool_schemas = {tool.name: raw["inputSchema"] for tool, raw in kept}
         return [tool for tool, _ in kept]
 
     async def list_resources(self) -> list[Resource]:
@@ -476,18 +312,19 @@ class Client:
     async def listen(self, **notifications: Any) -> AsyncIterator[dict[str, Any]]:
         """subscriptions/listen: yield notifications until the caller stops iterating
         (from a legacy server, in the same shape: ``LegacySession.listen``)."""
-        if self.era is None and await self._settle() is None:
+        if self.era is None and await self.connection.settle(self.deadline) is None:
             await self.discover()  # HTTP: the era must be known before the stream opens
         if self.era == "legacy":
             assert self.legacy is not None
-            listening = self.legacy.listen(notifications, next(self.ids))
+            listening = self.legacy.listen(notifications, next(self.connection.ids))
             async with contextlib.aclosing(listening) as legacy:
                 async for item in legacy:
                     yield item
             return
         params = {"notifications": notifications}
-        message = self._message("subscriptions/listen", params)
-        stream = self.transport.stream(message, self._headers("subscriptions/listen", params))
+        message = self.connection.message("subscriptions/listen", params)
+        headers = self.connection.headers("subscriptions/listen", params)
+        stream = self.transport.stream(message, headers)
         try:
             async for item in stream:
                 if "error" in item:
