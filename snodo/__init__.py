@@ -8,7 +8,7 @@ one-time state, ``snodo.errors`` holds the JSON-RPC errors, ``snodo.transports``
 stdio and HTTP adapters. The wire models are the separate package ``snodo_wire``.
 """
 
-from snodo.client import Client, Flow, RequestError
+from snodo.client import Client, Flow, RequestError, TaskHandle
 from snodo.context import Context
 from snodo.errors import McpError
 from snodo.keyring import Keyring
@@ -26,6 +26,7 @@ __all__ = [
     "Reply",
     "RequestError",
     "Server",
+    "TaskHandle",
     "input_required",
     "tool_error",
 ]

@@ -1,12 +1,15 @@
-"""A dual-era MCP client: the current revision with MRTR, legacy sessions as a fallback.
+"""A dual-era MCP client: the current revision with MRTR and tasks, legacy sessions as a
+fallback.
 
 How each request reaches the server, in whichever era it speaks, is the
 ``Connection``'s business (``snodo.client_connection``): ``_meta``, headers, the era
 verdict, the legacy session. ``call_tool``, ``read_resource`` and ``get_prompt`` run
-the MRTR loop (``snodo.client_rounds``). An optional deadline bounds a whole call, and
-``limits.request_timeout`` every request in it (``snodo.client_limits``). With
-``manual=True`` the InputRequiredResult itself is returned, so a distributed client can
-persist it and ``resume`` elsewhere. With a legacy server the same methods return the
+the MRTR loop (``snodo.client_rounds``); when a server answers ``tools/call`` with a
+task, the client follows it to its result (``snodo.client_tasks``). An optional
+deadline bounds a whole call, task included, and ``limits.request_timeout`` every
+request in it (``snodo.client_limits``). With ``manual=True`` a paused flow comes back
+as a ``Flow`` and a task as a ``TaskHandle``, both plain data a distributed client can
+persist and ``resume`` elsewhere. With a legacy server the same methods return the
 same types (``snodo.client_results``). Whatever the server does, a call ends within
 its bounds and raises only ``snodo.client_errors``.
 """
@@ -33,8 +36,16 @@ from snodo.client_errors import (
 from snodo.client_handlers import InputHandlers
 from snodo.client_limits import ClientLimits
 from snodo.client_listings import every_page
-from snodo.client_results import Flow, Handler, complete_result, result_of, validated
+from snodo.client_results import (
+    RESULT_MODELS,
+    Flow,
+    Handler,
+    complete_result,
+    result_of,
+    validated,
+)
 from snodo.client_rounds import FlowBounds, run_flow
+from snodo.client_tasks import TaskCancelled, TaskFailed, TaskHandle, follow
 from snodo.era import Era, EraChoice, ModernOnly, UnsupportedServer
 from snodo.http_headers import valid_header_params
 from snodo.legacy_session import LegacySession
@@ -48,6 +59,7 @@ from snodo_wire import (
     Tool,
 )
 from snodo_wire.protocol import LATEST_PROTOCOL_VERSION
+from snodo_wire_tasks.protocol import EXTENSION_ID as TASKS_EXTENSION
 
 __all__ = [
     "Client",
@@ -60,6 +72,9 @@ __all__ = [
     "ProtocolViolation",
     "RequestError",
     "RequestTimeout",
+    "TaskCancelled",
+    "TaskFailed",
+    "TaskHandle",
     "TooManyRounds",
     "TransportError",
     "UnsupportedServer",
@@ -71,12 +86,14 @@ class Client:
     """An MCP client for servers of either era, with one API.
 
     Install handlers for what the user can do (``elicitation``, ``url_elicitation``,
-    ``sampling``, ``roots``); capabilities are declared from them. ``era`` is
-    ``"auto"`` (probe once, then remember), ``"modern"`` or ``"legacy"``.
-    ``probe_timeout`` bounds the stdio probe: a server silent that long is legacy.
-    ``limits`` bounds what a server can make the client wait for or hold
-    (``ClientLimits``; give ``Client.http``/``Client.stdio`` the same to bound the
-    transport's reading too).
+    ``sampling``, ``roots``); capabilities are declared from them. ``tasks`` declares
+    the tasks extension (on by default: a task is followed to the same result a plain
+    call returns, so declaring it costs a caller nothing; off, a server runs its
+    task-optional tools inline). ``era`` is ``"auto"`` (probe once, then remember),
+    ``"modern"`` or ``"legacy"``. ``probe_timeout`` bounds the stdio probe: a server
+    silent that long is legacy. ``limits`` bounds what a server can make the client
+    wait for or hold (``ClientLimits``; give ``Client.http``/``Client.stdio`` the same
+    to bound the transport's reading too).
     """
 
     def __init__(
@@ -94,6 +111,7 @@ class Client:
         sampling_tools: bool = False,
         sampling_context: bool = False,
         roots: Handler | None = None,
+        tasks: bool = True,
         max_rounds: int = 10,
         backoff: tuple[float, float] = (0.05, 2.0),
         deadline: float | None = None,
@@ -110,6 +128,7 @@ class Client:
             sampling_context=sampling_context,
             roots=roots,
         )
+        self.tasks = tasks
         self.max_rounds = max_rounds
         self.limits = limits or ClientLimits()
         self.backoff = backoff
@@ -169,14 +188,25 @@ class Client:
         return self.connection.protocol_version
 
     def capabilities(self) -> dict[str, Any]:
-        """What the installed handlers let this client declare."""
-        return self.inputs.capabilities()
+        """What the installed handlers (and ``tasks``) let this client declare on a
+        modern request; a legacy ``initialize`` declares the handlers' alone."""
+        declared = self.inputs.capabilities()
+        if self.tasks:
+            declared["extensions"] = {TASKS_EXTENSION: {}}
+        return declared
 
     async def request(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Send one request and return its raw result, in whichever era the server
-        speaks; a modern server's -32022 is retried once with a version both speak.
-        Bounded by ``deadline`` (from now) and ``limits.request_timeout``."""
-        return await self._send(method, dict(params or {}), until=self._until())
+        speaks (a task is followed to its raw result); a modern server's -32022 is
+        retried once with a version both speak. Bounded by ``deadline`` (from now)
+        and ``limits.request_timeout``."""
+        until = self._until()
+        result = await self._send(method, dict(params or {}), until=until)
+        if result.get("resultType") != "task":
+            return result
+        followed = await self._task(method, result, until, manual=False)
+        assert isinstance(followed, dict)  # not manual: the task's result
+        return followed
 
     def _until(self) -> float | None:
         return None if self.deadline is None else time.monotonic() + self.deadline
@@ -198,11 +228,19 @@ class Client:
         return await self._rounds(method, params, None, None, manual)
 
     async def resume(
-        self, flow: Flow, responses: Mapping[str, Any] | None = None, manual: bool = False
+        self,
+        paused: Flow | TaskHandle,
+        responses: Mapping[str, Any] | None = None,
+        manual: bool = False,
     ) -> Any:
-        """Continue a paused flow, here or in another process: answer its input requests
-        (or send ``responses`` as the answers) and go on with the same bounds as ``run``."""
-        raw = flow.result.model_dump(mode="json", by_alias=True)
+        """Continue a paused flow or a task, here or in another process: answer its
+        input requests (or send ``responses`` as the answers) and go on with the same
+        bounds as ``run``. A task is followed to its result; with ``manual`` it comes
+        back as a ``TaskHandle`` when it needs input this client has not given."""
+        if isinstance(paused, TaskHandle):
+            outcome = await self._follow(paused, self._until(), manual, responses)
+            return _typed(paused.method, outcome)
+        raw = paused.result.model_dump(mode="json", by_alias=True)
         requests: dict[str, Any] = raw.get("inputRequests") or {}
         if responses is not None:
             answers: dict[str, Any] | None = dict(responses)
@@ -210,8 +248,8 @@ class Client:
             answers = {key: await self.inputs.answer(request) for key, request in requests.items()}
         state = raw.get("requestState")
         return await self._rounds(
-            flow.method,
-            flow.params,
+            paused.method,
+            paused.params,
             answers if (answers or responses is not None) else None,
             state if isinstance(state, str) else None,
             manual,
@@ -230,8 +268,48 @@ class Client:
         async def send(sent: dict[str, Any], until: float | None) -> dict[str, Any]:
             return await self._send(method, sent, manual or resuming, until)
 
+        async def on_task(created: dict[str, Any], until: float | None) -> Any:
+            return _typed(method, await self._task(method, created, until, manual))
+
         bounds = FlowBounds(self.max_rounds, self.backoff, self.deadline, self.limits)
-        return await run_flow(send, self.inputs, bounds, method, params, responses, state, manual)
+        return await run_flow(
+            send, self.inputs, bounds, method, params, responses, state, manual, on_task
+        )
+
+    # -- tasks ---------------------------------------------------------------------------
+
+    async def _task(
+        self, method: str, created: dict[str, Any], until: float | None, manual: bool
+    ) -> dict[str, Any] | TaskHandle:
+        """A task the server answered ``method`` with: its handle with ``manual``, else
+        its raw result once it ends."""
+        if not self.tasks:
+            raise ProtocolViolation("a task, though this client did not declare the extension")
+        handle = TaskHandle.created(method, created)
+        return handle if manual else await self._follow(handle, until, False, None)
+
+    async def _follow(
+        self,
+        handle: TaskHandle,
+        until: float | None,
+        manual: bool,
+        responses: Mapping[str, Any] | None,
+    ) -> dict[str, Any] | TaskHandle:
+        bounds = FlowBounds(self.max_rounds, self.backoff, self.deadline, self.limits)
+        call = self._task_call
+        return await follow(
+            call, self.inputs, bounds, handle, until, manual=manual, responses=responses
+        )
+
+    async def _task_call(
+        self, method: str, params: dict[str, Any], until: float | None
+    ) -> dict[str, Any]:
+        return await self._send(method, params, True, until)
+
+    async def cancel_task(self, task: TaskHandle | str) -> None:
+        """Ask the server to cancel a task (cooperative: it may still end otherwise)."""
+        task_id = task.task_id if isinstance(task, TaskHandle) else task
+        await self._task_call("tasks/cancel", {"taskId": task_id}, self._until())
 
     # -- the methods -----------------------------------------------------------------------
 
@@ -243,7 +321,8 @@ class Client:
         manual: bool = False,
         meta: Mapping[str, Any] | None = None,
     ) -> Any:
-        """The tool's CallToolResult (a Flow with ``manual=True`` when input is needed)."""
+        """The tool's CallToolResult, whether or not the server made a task; with
+        ``manual=True`` a Flow when input is needed first, a TaskHandle for a task."""
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = dict(arguments)
@@ -335,3 +414,10 @@ class Client:
         finally:
             # Closing the iterator ends the stream now, and with it the subscription.
             await stream.aclose()
+
+
+def _typed(method: str, outcome: dict[str, Any] | TaskHandle) -> Any:
+    """A task's handle as it is, its result as ``method``'s result model."""
+    if isinstance(outcome, TaskHandle):
+        return outcome
+    return complete_result(RESULT_MODELS[method], outcome)

@@ -10,6 +10,8 @@ apart when it cares::
     ├── ProtocolViolation       the server answered in a way the protocol does not allow
     │   └── LimitExceeded       ... or sent more than a ``ClientLimits`` cap allows
     ├── RequestError            the server answered with a JSON-RPC error (code, message, data)
+    │   └── TaskFailed          ... or a task ended ``failed`` with one (``snodo.client_tasks``)
+    ├── TaskCancelled           a task the client followed ended ``cancelled``
     ├── RequestTimeout          no answer within ``request_timeout`` (or the deadline)
     │   └── DeadlineExceeded    the flow's ``deadline=`` passed (also a TooManyRounds)
     ├── TooManyRounds           the server kept asking for input past ``max_rounds``

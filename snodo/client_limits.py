@@ -16,7 +16,8 @@ field                          default     bounds
 ``max_input_requests``         32          input requests in one MRTR round
 ``max_server_requests``        10,000      requests a legacy server sends per session
 ``max_pending_server_requests`` 16         of those being answered at once
-``close_grace``                2 s         how long ``close()`` waits for a child to exit
+``close_grace``                2 s         how long ``close()`` waits for a child to exit,
+                                           and a given-up task for its ``tasks/cancel``
 =============================  ==========  ============================================
 
 A cursor a listing has already returned ends it with ``ProtocolViolation``: following

@@ -7,7 +7,8 @@ same request, a fresh id and the exact ``requestState``. Rounds stop at
 ``max_rounds`` (``TooManyRounds``); state-only rounds back off exponentially, but
 never sleep past the deadline, and no round is waited for after the last
 (``DeadlineExceeded``). With ``manual`` the first InputRequiredResult is returned as a
-``Flow``.
+``Flow``. A CreateTaskResult ends the rounds: what follows is the task's
+(``snodo.client_tasks``), handed the call's deadline instant.
 """
 
 from __future__ import annotations
@@ -24,11 +25,15 @@ from snodo.client_limits import ClientLimits
 from snodo.client_results import RESULT_MODELS, Flow, complete_result, validated
 from snodo_wire import InputRequiredResult
 
-__all__ = ["FlowBounds", "Send", "run_flow"]
+__all__ = ["FlowBounds", "OnTask", "Send", "run_flow"]
 
 Send = Callable[[dict[str, Any], float | None], Awaitable[dict[str, Any]]]
 """Sends the flow's request with these params, bounded by a ``time.monotonic()``
 instant (or not); returns its result."""
+
+OnTask = Callable[[dict[str, Any], float | None], Awaitable[Any]]
+"""Takes a CreateTaskResult and the call's ``time.monotonic()`` deadline instant (or
+None); returns what the call returns."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,8 +54,10 @@ async def run_flow(
     responses: dict[str, Any] | None,
     state: str | None,
     manual: bool,
+    on_task: OnTask,
 ) -> Any:
-    """The flow's complete result (validated), or with ``manual`` its ``Flow``."""
+    """The flow's complete result (validated), or with ``manual`` its ``Flow``; when
+    the server makes a task, what ``on_task`` makes of it."""
     deadline = bounds.deadline
     until = None if deadline is None else time.monotonic() + deadline
     delay = bounds.backoff[0]
@@ -70,6 +77,8 @@ async def run_flow(
         kind = result.get("resultType", "complete")  # absent: an older server's result
         if kind == "complete":
             return complete_result(RESULT_MODELS[method], result)
+        if kind == "task":
+            return await on_task(result, until)
         if kind != "input_required":
             raise ProtocolViolation(f"unknown resultType {str(kind)[:80]!r}")
         interim = validated(InputRequiredResult, result)

@@ -24,8 +24,8 @@ from typing import Any
 import httpx
 import pytest
 
+from snodo.client import Client
 from snodo.http_headers import request_headers
-from snodo.tasks.client import TaskClient
 from tests.support.paths import ROOT
 from tests.support.processes import serving, snodo_run
 from tests.support.wire import VERSION, request
@@ -189,12 +189,12 @@ def test_the_runners_task_scenarios_pass_across_two_workers(store_url: str, tmp_
             assert "SUCCESS" in statuses, scenario
 
 
-def test_the_task_client_drives_a_task_across_workers(store_url: str) -> None:
+def test_the_client_drives_a_task_across_workers(store_url: str) -> None:
     async def confirm(params: dict[str, Any]) -> dict[str, Any]:
         return {"action": "accept", "content": {"confirm": True}}
 
     async def scenario(url: str) -> str:
-        async with TaskClient.http(url, elicitation=confirm, deadline=20) as client:
+        async with Client.http(url, elicitation=confirm, deadline=20) as client:
             result = await client.call_tool("confirm_delete", {"filename": "b.txt"})
             return str(result.content[0].text)
 

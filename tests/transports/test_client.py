@@ -38,6 +38,8 @@ TRANSPORTS = ["memory", "stdio", "http"]
 CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
 CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
+TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
+"""What every Client declares unless built with tasks=False."""
 
 
 class Recording:
@@ -184,7 +186,7 @@ def test_discover_and_a_plain_call(loop: Loop, connect: Connect, kind: str) -> N
         meta = params["_meta"]
         assert meta[PROTOCOL_VERSION] == VERSION
         assert meta[CLIENT_INFO] == {"name": "tester", "version": "9.9"}
-        assert meta[CAPABILITIES] == {}
+        assert meta[CAPABILITIES] == TASKS
     ids = [m["id"] for m in transport.sent]
     assert len(set(ids)) == len(ids)
     call_headers = transport.headers[-1]
@@ -327,7 +329,7 @@ def test_a_flow_asks_for_several_inputs_at_once(
         "name": {"action": "accept", "content": {"name": "Ada"}},
         "color": {"action": "accept", "content": {"color": "blue"}},
     }
-    assert retry["_meta"][CAPABILITIES] == {"elicitation": {"form": {}}}
+    assert retry["_meta"][CAPABILITIES] == {"elicitation": {"form": {}}, **TASKS}
     assert transport.sent[0]["id"] != transport.sent[1]["id"]
     if kind == "http":
         name = {"tool": "profile", "resource": "profile://me", "prompt": "profile"}[flow]
@@ -438,7 +440,7 @@ def test_sampling_roots_and_elicitation_in_one_round(loop: Loop, connect: Connec
     assert seen["roots"] == {}
     assert seen["elicitation"]["message"] == "Go ahead?"
     first, retry = transport.params()
-    caps: dict[str, Any] = {"elicitation": {"form": {}}, "sampling": {}, "roots": {}}
+    caps: dict[str, Any] = {"elicitation": {"form": {}}, "sampling": {}, "roots": {}, **TASKS}
     assert first["_meta"][CAPABILITIES] == caps and retry["_meta"][CAPABILITIES] == caps
     assert sorted(retry["inputResponses"]) == ["confirm", "roots", "summary"]
     assert "requestState" not in retry  # none was given, so none is sent
@@ -465,8 +467,21 @@ def _answer(params: dict[str, Any]) -> dict[str, Any]:
         ),
         ({"sampling_tools": True, "sampling_context": True}, {}),
         ({"roots": _answer}, {"roots": {}}),
+        ({"tasks": False}, {}),
+        ({"roots": _answer, "tasks": False}, {"roots": {}}),
     ],
-    ids=["none", "form", "url", "form+url", "sampling", "sampling+tools", "no-handler", "roots"],
+    ids=[
+        "none",
+        "form",
+        "url",
+        "form+url",
+        "sampling",
+        "sampling+tools",
+        "no-handler",
+        "roots",
+        "no-tasks",
+        "roots-no-tasks",
+    ],
 )
 def test_capabilities_are_declared_only_for_installed_handlers(
     loop: Loop, connect: Connect, options: dict[str, Any], declared: dict[str, Any]
@@ -475,11 +490,12 @@ def test_capabilities_are_declared_only_for_installed_handlers(
 
     async def main() -> str:
         async with Client(transport, **options) as client:
-            assert client.capabilities() == declared
+            assert client.capabilities() == expected
             return text_of(await client.call_tool("capabilities"))
 
-    assert json.loads(run(loop, main())) == declared  # what the server saw
-    assert transport.params()[0]["_meta"][CAPABILITIES] == declared
+    expected = declared if options.get("tasks") is False else {**declared, **TASKS}
+    assert json.loads(run(loop, main())) == expected  # what the server saw
+    assert transport.params()[0]["_meta"][CAPABILITIES] == expected
 
 
 @pytest.mark.parametrize(
