@@ -43,8 +43,18 @@ def prepare(schema: JSON, overlay: Overlay) -> JSON:
     names = sorted(defs)
     for name in names:
         _clean_descriptions(defs[name], frozenset(names))
+        _describe(defs[name], name)
     out["$defs"] = {name: defs[name] for name in names}
     return out
+
+
+def _describe(definition: JSON, name: str) -> None:
+    """Give an object definition the schema left undescribed a description, so that
+    every model class has a docstring (the API reference documents each one)."""
+    if "description" not in definition and (
+        definition.get("type") == "object" or "properties" in definition or "allOf" in definition
+    ):
+        definition["description"] = f"``{name}`` as the schema defines it; it has no description."
 
 
 def _resolve_pointer(doc: JSON, pointer: str) -> tuple[JSON, str | int]:

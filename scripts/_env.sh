@@ -9,7 +9,7 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=.venv/.snodo-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[dev]"
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[dev,docs]"
   touch "$stamp"
 fi
 legacy_sdk=interop/python_sdk_legacy/requirements.txt

@@ -26,6 +26,8 @@ class Missing(enum.Enum):
 
 
 MISSING: Final = Missing.MISSING
+"""What every ``response(ctx, key, request)`` returns when the retry has no answer
+under ``key``; it is falsy."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,4 +78,6 @@ class ToolError:
 
 
 def tool_error(message: str, structured_content: Any = None) -> ToolError:
+    """Return this from a tool to answer with ``isError: true``: the message as text,
+    and ``structured_content`` when given; the client's model sees it and may retry."""
     return ToolError(message, structured_content)

@@ -87,6 +87,9 @@ class CacheHint:
 
 @dataclass(slots=True)
 class Reply:
+    """What ``handle`` gives a transport for one message: the response, and what else
+    to send or hold open with it."""
+
     response: dict[str, Any] | None
     """None for a notification, and for an open subscription."""
     notifications: list[dict[str, Any]] = field(default_factory=list)
@@ -223,12 +226,17 @@ class Server:
         return register(function) if function is not None else register
 
     def add_tool(self, function: Handler, **options: Any) -> Tool:
+        """Register ``function`` as a tool, as ``@server.tool(**options)`` does; the
+        Tool as listed. Listening clients hear that the list changed."""
         return self.registry.add_tool(function, **options)
 
     def remove_tool(self, name: str) -> None:
+        """Stop offering the tool ``name`` (nothing if there is none)."""
         self.registry.remove_tool(name)
 
     def resource(self, uri: str, **options: Any) -> Callable[[F], F]:
+        """Register a resource at ``uri``: ``@server.resource(uri, name=..., ...)``."""
+
         def register(fn: F) -> F:
             self.registry.add_resource(fn, uri, **options)
             return fn
@@ -236,6 +244,9 @@ class Server:
         return register
 
     def resource_template(self, uri_template: str, **options: Any) -> Callable[[F], F]:
+        """Register resources matching an RFC 6570 ``uri_template``; the handler gets
+        the template's variables as arguments."""
+
         def register(fn: F) -> F:
             self.registry.add_template(fn, uri_template, **options)
             return fn
@@ -274,14 +285,17 @@ class Server:
         return function
 
     def notify_resource_updated(self, uri: str) -> int:
+        """Tell every listen stream watching ``uri`` that it changed; how many were told."""
         return self.subscriptions.resource_updated(uri)
 
     def notify_list_changed(self, kind: Literal["tools", "prompts", "resources"]) -> int:
+        """Tell the listen streams that opted in that a list changed; how many were told."""
         return self.subscriptions.list_changed(f"{kind}ListChanged")
 
     # -- protocol --------------------------------------------------------------------
 
     def capabilities(self) -> dict[str, Any]:
+        """The ServerCapabilities of what is registered, as server/discover answers."""
         return self.registry.capabilities()
 
     def check_version(self, version: str) -> None:

@@ -27,6 +27,7 @@ __all__ = ["MAX_KEYS", "MIN_SECRET_BYTES", "Key", "KeySet", "aead", "fingerprint
 MIN_SECRET_BYTES: Final = 32
 """256 bits: the HMAC-SHA256 output size (RFC 2104 section 3 key length advice)."""
 MAX_KEYS: Final = 8
+"""Most keys one keyring holds (ValueError beyond); a rotation needs two at a time."""
 KID_MAX: Final = 32
 _FINGERPRINT_LABEL: Final = b"snodo/state/kid"
 _HKDF_INFO: Final = b"snodo/state/e1/aes-256-gcm"

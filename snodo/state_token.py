@@ -35,7 +35,9 @@ __all__ = [
 ]
 
 VERSION: Final = "v1"
+"""The first field of a signed, readable token (docs/state-token.md)."""
 ENCRYPTED_VERSION: Final = "e1"
+"""The first field of an encrypted token."""
 DEFAULT_TTL: Final = 300
 """Seconds; the Elixir Snodo default (seeds, "State and effects")."""
 MAX_TTL: Final = 900

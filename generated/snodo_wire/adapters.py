@@ -11,31 +11,48 @@ from pydantic import TypeAdapter
 from . import models
 
 client_request: Final[TypeAdapter[models.ClientRequest]] = TypeAdapter(models.ClientRequest)
+"""Validates and dumps ``ClientRequest``."""
 content_block: Final[TypeAdapter[models.ContentBlock]] = TypeAdapter(models.ContentBlock)
+"""Validates and dumps ``ContentBlock``."""
 elicit_request_params: Final[TypeAdapter[models.ElicitRequestParams]] = TypeAdapter(
     models.ElicitRequestParams
 )
+"""Validates and dumps ``ElicitRequestParams``."""
 enum_schema: Final[TypeAdapter[models.EnumSchema]] = TypeAdapter(models.EnumSchema)
+"""Validates and dumps ``EnumSchema``."""
 input_request: Final[TypeAdapter[models.InputRequest]] = TypeAdapter(models.InputRequest)
+"""Validates and dumps ``InputRequest``."""
 input_response: Final[TypeAdapter[models.InputResponse]] = TypeAdapter(models.InputResponse)
+"""Validates and dumps ``InputResponse``."""
 jsonrpc_message: Final[TypeAdapter[models.JSONRPCMessage]] = TypeAdapter(models.JSONRPCMessage)
+"""Validates and dumps ``JSONRPCMessage``."""
 jsonrpc_response: Final[TypeAdapter[models.JSONRPCResponse]] = TypeAdapter(models.JSONRPCResponse)
+"""Validates and dumps ``JSONRPCResponse``."""
 json_value: Final[TypeAdapter[models.JSONValue]] = TypeAdapter(models.JSONValue)
+"""Validates and dumps ``JSONValue``."""
 multi_select_enum_schema: Final[TypeAdapter[models.MultiSelectEnumSchema]] = TypeAdapter(
     models.MultiSelectEnumSchema
 )
+"""Validates and dumps ``MultiSelectEnumSchema``."""
 primitive_schema_definition: Final[TypeAdapter[models.PrimitiveSchemaDefinition]] = TypeAdapter(
     models.PrimitiveSchemaDefinition
 )
+"""Validates and dumps ``PrimitiveSchemaDefinition``."""
 sampling_message_content_block: Final[TypeAdapter[models.SamplingMessageContentBlock]] = (
     TypeAdapter(models.SamplingMessageContentBlock)
 )
+"""Validates and dumps ``SamplingMessageContentBlock``."""
 server_notification: Final[TypeAdapter[models.ServerNotification]] = TypeAdapter(
     models.ServerNotification
 )
+"""Validates and dumps ``ServerNotification``."""
 server_result: Final[TypeAdapter[models.ServerResult]] = TypeAdapter(models.ServerResult)
+"""Validates and dumps ``ServerResult``."""
 single_select_enum_schema: Final[TypeAdapter[models.SingleSelectEnumSchema]] = TypeAdapter(
     models.SingleSelectEnumSchema
 )
+"""Validates and dumps ``SingleSelectEnumSchema``."""
 input_requests: Final[TypeAdapter[models.InputRequests]] = TypeAdapter(models.InputRequests)
+"""Validates and dumps ``InputRequests``."""
 input_responses: Final[TypeAdapter[models.InputResponses]] = TypeAdapter(models.InputResponses)
+"""Validates and dumps ``InputResponses``."""

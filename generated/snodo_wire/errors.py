@@ -12,6 +12,8 @@ from . import models
 
 
 class ErrorCode(IntEnum):
+    """The JSON-RPC error codes the schema names."""
+
     HEADER_MISMATCH = -32020
     MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
     UNSUPPORTED_PROTOCOL_VERSION = -32022
@@ -32,3 +34,4 @@ ERROR_DEFINITIONS: Final[dict[ErrorCode, type[BaseModel]]] = {
     ErrorCode.INTERNAL_ERROR: models.InternalError,
     ErrorCode.PARSE_ERROR: models.ParseError,
 }
+"""The schema definition that describes each error's object."""

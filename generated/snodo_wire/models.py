@@ -39,6 +39,10 @@ class BaseMetadata(BaseModel):
 
 
 class BooleanSchema(BaseModel):
+    """
+    ``BooleanSchema`` as the schema defines it; it has no description.
+    """
+
     default: StrictBool | MISSING = MISSING
     description: StrictStr | MISSING = MISSING
     title: StrictStr | MISSING = MISSING
@@ -46,6 +50,10 @@ class BooleanSchema(BaseModel):
 
 
 class Completion(BaseModel):
+    """
+    ``Completion`` as the schema defines it; it has no description.
+    """
+
     has_more: Annotated[
         StrictBool | MISSING,
         Field(
@@ -132,6 +140,10 @@ class ElicitResult(BaseModel):
 
 
 class Error(BaseModel):
+    """
+    ``Error`` as the schema defines it; it has no description.
+    """
+
     code: Annotated[StrictInt, Field(description="The error type that occurred.")]
     data: Annotated[
         Any | MISSING,
@@ -148,6 +160,10 @@ class Error(BaseModel):
 
 
 class HeaderMismatchErrorObject(Error):
+    """
+    ``HeaderMismatchErrorObject`` as the schema defines it; it has no description.
+    """
+
     code: Annotated[Literal[-32020], Field(description="The error type that occurred.")]
 
 
@@ -456,11 +472,19 @@ class ModelPreferences(BaseModel):
 
 
 class Notification(BaseModel):
+    """
+    ``Notification`` as the schema defines it; it has no description.
+    """
+
     method: StrictStr
     params: dict[str, Any] | MISSING = MISSING
 
 
 class NumberSchema(BaseModel):
+    """
+    ``NumberSchema`` as the schema defines it; it has no description.
+    """
+
     default: StrictInt | StrictFloat | MISSING = MISSING
     description: StrictStr | MISSING = MISSING
     maximum: StrictInt | StrictFloat | MISSING = MISSING
@@ -560,6 +584,10 @@ class PromptsCapability(BaseModel):
 
 
 class Request(BaseModel):
+    """
+    ``Request`` as the schema defines it; it has no description.
+    """
+
     method: StrictStr
     params: dict[str, Any] | MISSING = MISSING
 
@@ -674,6 +702,10 @@ class RootsCapability(BaseModel):
 
 
 class StringSchema(BaseModel):
+    """
+    ``StringSchema`` as the schema defines it; it has no description.
+    """
+
     default: StrictStr | MISSING = MISSING
     description: StrictStr | MISSING = MISSING
     format: Literal["date", "date-time", "email", "uri"] | MISSING = MISSING
@@ -745,6 +777,10 @@ class SubscriptionsListenResultMetaObject(BaseModel):
 
 
 class TextResourceContents(BaseModel):
+    """
+    ``TextResourceContents`` as the schema defines it; it has no description.
+    """
+
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
     mime_type: Annotated[
         StrictStr | MISSING,
@@ -760,11 +796,19 @@ class TextResourceContents(BaseModel):
 
 
 class TitledMultiSelectOption(BaseModel):
+    """
+    ``TitledMultiSelectOption`` as the schema defines it; it has no description.
+    """
+
     const: Annotated[StrictStr, Field(description="The constant enum value.")]
     title: Annotated[StrictStr, Field(description="Display title for this option.")]
 
 
 class TitledSingleSelectOption(BaseModel):
+    """
+    ``TitledSingleSelectOption`` as the schema defines it; it has no description.
+    """
+
     const: Annotated[StrictStr, Field(description="The enum value.")]
     title: Annotated[StrictStr, Field(description="Display label for this option.")]
 
@@ -917,6 +961,10 @@ class ToolsCapability(BaseModel):
 
 
 class UnsupportedProtocolVersionErrorData(BaseModel):
+    """
+    ``UnsupportedProtocolVersionErrorData`` as the schema defines it; it has no description.
+    """
+
     requested: Annotated[
         StrictStr, Field(description="The protocol version that was requested by the client.")
     ]
@@ -929,6 +977,10 @@ class UnsupportedProtocolVersionErrorData(BaseModel):
 
 
 class UnsupportedProtocolVersionErrorObject(Error):
+    """
+    ``UnsupportedProtocolVersionErrorObject`` as the schema defines it; it has no description.
+    """
+
     code: Annotated[Literal[-32022], Field(description="The error type that occurred.")]
     data: UnsupportedProtocolVersionErrorData
 
@@ -1007,6 +1059,10 @@ class AudioContent(BaseModel):
 
 
 class BlobResourceContents(BaseModel):
+    """
+    ``BlobResourceContents`` as the schema defines it; it has no description.
+    """
+
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
     blob: Annotated[
         StrictStr,
@@ -1146,6 +1202,10 @@ class JSONRPCRequest(BaseModel):
 
 
 class ListRootsRequestParams(BaseModel):
+    """
+    ``ListRootsRequestParams`` as the schema defines it; it has no description.
+    """
+
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
 
 
@@ -1182,6 +1242,10 @@ class NotificationParams(BaseModel):
 
 
 class PaginatedResult(BaseModel):
+    """
+    ``PaginatedResult`` as the schema defines it; it has no description.
+    """
+
     meta: Annotated[ResultMetaObject | MISSING, Field(alias="_meta")] = MISSING
     next_cursor: Annotated[
         StrictStr | MISSING,
@@ -2663,6 +2727,10 @@ class InputRequiredResult(BaseModel):
 
 
 class InputResponseRequestParams(BaseModel):
+    """
+    ``InputResponseRequestParams`` as the schema defines it; it has no description.
+    """
+
     meta: Annotated[RequestMetaObject, Field(alias="_meta")]
     input_responses: Annotated[InputResponses | MISSING, Field(alias="inputResponses")] = MISSING
     request_state: Annotated[StrictStr | MISSING, Field(alias="requestState")] = MISSING
@@ -2672,6 +2740,9 @@ JSONArray = TypeAliasType("JSONArray", list["JSONValue"])
 
 
 JSONObject = TypeAliasType("JSONObject", dict[str, "JSONValue"])
+"""
+``JSONObject`` as the schema defines it; it has no description.
+"""
 
 
 JSONValue = TypeAliasType(
@@ -2737,6 +2808,10 @@ class MissingRequiredClientCapabilityError(BaseModel):
 
 
 class MissingRequiredClientCapabilityErrorData(BaseModel):
+    """
+    ``MissingRequiredClientCapabilityErrorData`` as the schema defines it; it has no description.
+    """
+
     required_capabilities: Annotated[
         ClientCapabilities,
         Field(
@@ -2747,11 +2822,19 @@ class MissingRequiredClientCapabilityErrorData(BaseModel):
 
 
 class MissingRequiredClientCapabilityErrorObject(Error):
+    """
+    ``MissingRequiredClientCapabilityErrorObject`` as the schema defines it; it has no description.
+    """
+
     code: Annotated[Literal[-32021], Field(description="The error type that occurred.")]
     data: MissingRequiredClientCapabilityErrorData
 
 
 class PaginatedRequest(BaseModel):
+    """
+    ``PaginatedRequest`` as the schema defines it; it has no description.
+    """
+
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: StrictStr

@@ -6,15 +6,26 @@
 from typing import Final
 
 REVISION: Final = "2026-07-28"
+"""The revision of the pinned schema."""
 SCHEMA_SHA256: Final = "ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203"
+"""The sha256 of the schema file the package was generated from."""
 SCHEMA_URL: Final = "https://raw.githubusercontent.com/modelcontextprotocol/modelcontextprotocol/271ecc9accafdd9b83a3c869fa67c22953b2af80/schema/2026-07-28/schema.json"
+"""Where the pinned schema file is published."""
 LATEST_PROTOCOL_VERSION: Final = "2026-07-28"
+"""The newest protocol version these models speak."""
 SUPPORTED_PROTOCOL_VERSIONS: Final[tuple[str, ...]] = ("2026-07-28",)
+"""Every version these models speak, newest first."""
 
 # Reserved _meta keys.
 META_CLIENT_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"
+"""The reserved ``_meta`` key ``io.modelcontextprotocol/clientCapabilities``."""
 META_CLIENT_INFO: Final = "io.modelcontextprotocol/clientInfo"
+"""The reserved ``_meta`` key ``io.modelcontextprotocol/clientInfo``."""
 META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"
+"""The reserved ``_meta`` key ``io.modelcontextprotocol/logLevel``."""
 META_PROTOCOL_VERSION: Final = "io.modelcontextprotocol/protocolVersion"
+"""The reserved ``_meta`` key ``io.modelcontextprotocol/protocolVersion``."""
 META_SERVER_INFO: Final = "io.modelcontextprotocol/serverInfo"
+"""The reserved ``_meta`` key ``io.modelcontextprotocol/serverInfo``."""
 META_SUBSCRIPTION_ID: Final = "io.modelcontextprotocol/subscriptionId"
+"""The reserved ``_meta`` key ``io.modelcontextprotocol/subscriptionId``."""

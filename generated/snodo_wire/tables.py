@@ -36,6 +36,8 @@ class MethodSpec:
 
 @dataclass(frozen=True, slots=True)
 class NotificationSpec:
+    """A notification, one way or the other, and the models that carry it."""
+
     method: str
     notification: type[BaseModel]
     params: type[BaseModel] | None
@@ -168,8 +170,10 @@ METHODS: Final = MappingProxyType(
         ),
     }
 )
+"""The client's requests, by method."""
 
 INPUT_REQUIRED_METHODS: Final = frozenset(m for m, spec in METHODS.items() if spec.input_required)
+"""The methods whose result may be an InputRequiredResult."""
 
 SERVER_NOTIFICATIONS: Final = MappingProxyType(
     {
@@ -215,6 +219,7 @@ SERVER_NOTIFICATIONS: Final = MappingProxyType(
         ),
     }
 )
+"""Notifications a server sends, by method."""
 
 CLIENT_NOTIFICATIONS: Final = MappingProxyType(
     {
@@ -225,6 +230,7 @@ CLIENT_NOTIFICATIONS: Final = MappingProxyType(
         ),
     }
 )
+"""Notifications a client sends, by method."""
 
 INPUT_REQUESTS: Final = MappingProxyType(
     {
@@ -251,6 +257,7 @@ INPUT_REQUESTS: Final = MappingProxyType(
         ),
     }
 )
+"""The requests a server may embed in an InputRequiredResult, by method."""
 
 CAPABILITY_RULES: Final[tuple[CapabilityRule, ...]] = (
     CapabilityRule(
@@ -289,3 +296,4 @@ CAPABILITY_RULES: Final[tuple[CapabilityRule, ...]] = (
         always=True,
     ),
 )
+"""Which client capability each request a server makes needs, as condition rules."""

@@ -13,29 +13,44 @@ from . import models
 client_notification: Final[TypeAdapter[models.ClientNotification]] = TypeAdapter(
     models.ClientNotification
 )
+"""Validates and dumps ``ClientNotification``."""
 client_request: Final[TypeAdapter[models.ClientRequest]] = TypeAdapter(models.ClientRequest)
+"""Validates and dumps ``ClientRequest``."""
 client_result: Final[TypeAdapter[models.ClientResult]] = TypeAdapter(models.ClientResult)
+"""Validates and dumps ``ClientResult``."""
 content_block: Final[TypeAdapter[models.ContentBlock]] = TypeAdapter(models.ContentBlock)
+"""Validates and dumps ``ContentBlock``."""
 elicit_request_params: Final[TypeAdapter[models.ElicitRequestParams]] = TypeAdapter(
     models.ElicitRequestParams
 )
+"""Validates and dumps ``ElicitRequestParams``."""
 enum_schema: Final[TypeAdapter[models.EnumSchema]] = TypeAdapter(models.EnumSchema)
+"""Validates and dumps ``EnumSchema``."""
 jsonrpc_message: Final[TypeAdapter[models.JSONRPCMessage]] = TypeAdapter(models.JSONRPCMessage)
+"""Validates and dumps ``JSONRPCMessage``."""
 jsonrpc_response: Final[TypeAdapter[models.JSONRPCResponse]] = TypeAdapter(models.JSONRPCResponse)
+"""Validates and dumps ``JSONRPCResponse``."""
 multi_select_enum_schema: Final[TypeAdapter[models.MultiSelectEnumSchema]] = TypeAdapter(
     models.MultiSelectEnumSchema
 )
+"""Validates and dumps ``MultiSelectEnumSchema``."""
 primitive_schema_definition: Final[TypeAdapter[models.PrimitiveSchemaDefinition]] = TypeAdapter(
     models.PrimitiveSchemaDefinition
 )
+"""Validates and dumps ``PrimitiveSchemaDefinition``."""
 sampling_message_content_block: Final[TypeAdapter[models.SamplingMessageContentBlock]] = (
     TypeAdapter(models.SamplingMessageContentBlock)
 )
+"""Validates and dumps ``SamplingMessageContentBlock``."""
 server_notification: Final[TypeAdapter[models.ServerNotification]] = TypeAdapter(
     models.ServerNotification
 )
+"""Validates and dumps ``ServerNotification``."""
 server_request: Final[TypeAdapter[models.ServerRequest]] = TypeAdapter(models.ServerRequest)
+"""Validates and dumps ``ServerRequest``."""
 server_result: Final[TypeAdapter[models.ServerResult]] = TypeAdapter(models.ServerResult)
+"""Validates and dumps ``ServerResult``."""
 single_select_enum_schema: Final[TypeAdapter[models.SingleSelectEnumSchema]] = TypeAdapter(
     models.SingleSelectEnumSchema
 )
+"""Validates and dumps ``SingleSelectEnumSchema``."""

@@ -12,6 +12,8 @@ from . import models
 
 
 class ErrorCode(IntEnum):
+    """The JSON-RPC error codes the schema names."""
+
     RESOURCE_NOT_FOUND = -32002
     URL_ELICITATION_REQUIRED = -32042
     INVALID_REQUEST = -32600
@@ -30,3 +32,4 @@ ERROR_DEFINITIONS: Final[dict[ErrorCode, type[BaseModel]]] = {
     ErrorCode.INTERNAL_ERROR: models.Error,
     ErrorCode.PARSE_ERROR: models.Error,
 }
+"""The schema definition that describes each error's object."""

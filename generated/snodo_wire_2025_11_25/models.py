@@ -39,6 +39,10 @@ class BaseMetadata(BaseModel):
 
 
 class BlobResourceContents(BaseModel):
+    """
+    ``BlobResourceContents`` as the schema defines it; it has no description.
+    """
+
     meta: Annotated[
         dict[str, Any] | MISSING,
         Field(
@@ -58,6 +62,10 @@ class BlobResourceContents(BaseModel):
 
 
 class BooleanSchema(BaseModel):
+    """
+    ``BooleanSchema`` as the schema defines it; it has no description.
+    """
+
     default: StrictBool | MISSING = MISSING
     description: StrictStr | MISSING = MISSING
     title: StrictStr | MISSING = MISSING
@@ -65,6 +73,10 @@ class BooleanSchema(BaseModel):
 
 
 class CancelTaskRequestParams(BaseModel):
+    """
+    ``CancelTaskRequestParams`` as the schema defines it; it has no description.
+    """
+
     task_id: Annotated[
         StrictStr, Field(alias="taskId", description="The task identifier to cancel.")
     ]
@@ -93,6 +105,10 @@ class ClientTasksListCapability(BaseModel):
 
 
 class Completion(BaseModel):
+    """
+    ``Completion`` as the schema defines it; it has no description.
+    """
+
     has_more: Annotated[
         StrictBool | MISSING,
         Field(
@@ -180,6 +196,10 @@ class ElicitResult(BaseModel):
 
 
 class ElicitationCompleteNotificationParams(BaseModel):
+    """
+    ``ElicitationCompleteNotificationParams`` as the schema defines it; it has no description.
+    """
+
     elicitation_id: Annotated[
         StrictStr,
         Field(alias="elicitationId", description="The ID of the elicitation that completed."),
@@ -187,6 +207,10 @@ class ElicitationCompleteNotificationParams(BaseModel):
 
 
 class Error(BaseModel):
+    """
+    ``Error`` as the schema defines it; it has no description.
+    """
+
     code: Annotated[StrictInt, Field(description="The error type that occurred.")]
     data: Annotated[
         Any | MISSING,
@@ -203,6 +227,10 @@ class Error(BaseModel):
 
 
 class ExperimentalCapability(BaseModel):
+    """
+    ``ExperimentalCapability`` as the schema defines it; it has no description.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
@@ -210,6 +238,10 @@ class ExperimentalCapability(BaseModel):
 
 
 class FormElicitationCapability(BaseModel):
+    """
+    ``FormElicitationCapability`` as the schema defines it; it has no description.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
@@ -217,6 +249,10 @@ class FormElicitationCapability(BaseModel):
 
 
 class GetTaskPayloadRequestParams(BaseModel):
+    """
+    ``GetTaskPayloadRequestParams`` as the schema defines it; it has no description.
+    """
+
     task_id: Annotated[
         StrictStr, Field(alias="taskId", description="The task identifier to retrieve results for.")
     ]
@@ -246,6 +282,10 @@ class GetTaskPayloadResult(BaseModel):
 
 
 class GetTaskRequestParams(BaseModel):
+    """
+    ``GetTaskRequestParams`` as the schema defines it; it has no description.
+    """
+
     task_id: Annotated[
         StrictStr, Field(alias="taskId", description="The task identifier to query.")
     ]
@@ -479,11 +519,19 @@ class ModelPreferences(BaseModel):
 
 
 class Notification(BaseModel):
+    """
+    ``Notification`` as the schema defines it; it has no description.
+    """
+
     method: StrictStr
     params: dict[str, Any] | MISSING = MISSING
 
 
 class NotificationParams(BaseModel):
+    """
+    ``NotificationParams`` as the schema defines it; it has no description.
+    """
+
     meta: Annotated[
         dict[str, Any] | MISSING,
         Field(
@@ -494,6 +542,10 @@ class NotificationParams(BaseModel):
 
 
 class NumberSchema(BaseModel):
+    """
+    ``NumberSchema`` as the schema defines it; it has no description.
+    """
+
     default: StrictInt | StrictFloat | MISSING = MISSING
     description: StrictStr | MISSING = MISSING
     maximum: StrictInt | StrictFloat | MISSING = MISSING
@@ -503,6 +555,10 @@ class NumberSchema(BaseModel):
 
 
 class PaginatedResult(BaseModel):
+    """
+    ``PaginatedResult`` as the schema defines it; it has no description.
+    """
+
     meta: Annotated[
         dict[str, Any] | MISSING,
         Field(
@@ -612,6 +668,10 @@ class RelatedTaskMetadata(BaseModel):
 
 
 class Request(BaseModel):
+    """
+    ``Request`` as the schema defines it; it has no description.
+    """
+
     method: StrictStr
     params: dict[str, Any] | MISSING = MISSING
 
@@ -745,6 +805,10 @@ class ResourcesCapability(BaseModel):
 
 
 class Result(BaseModel):
+    """
+    ``Result`` as the schema defines it; it has no description.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
@@ -893,6 +957,10 @@ class SetLevelRequestParams(BaseModel):
 
 
 class StringSchema(BaseModel):
+    """
+    ``StringSchema`` as the schema defines it; it has no description.
+    """
+
     default: StrictStr | MISSING = MISSING
     description: StrictStr | MISSING = MISSING
     format: Literal["date", "date-time", "email", "uri"] | MISSING = MISSING
@@ -979,6 +1047,10 @@ class TaskToolsCapability(BaseModel):
 
 
 class TextResourceContents(BaseModel):
+    """
+    ``TextResourceContents`` as the schema defines it; it has no description.
+    """
+
     meta: Annotated[
         dict[str, Any] | MISSING,
         Field(
@@ -1000,11 +1072,19 @@ class TextResourceContents(BaseModel):
 
 
 class TitledMultiSelectOption(BaseModel):
+    """
+    ``TitledMultiSelectOption`` as the schema defines it; it has no description.
+    """
+
     const: Annotated[StrictStr, Field(description="The constant enum value.")]
     title: Annotated[StrictStr, Field(description="Display title for this option.")]
 
 
 class TitledSingleSelectOption(BaseModel):
+    """
+    ``TitledSingleSelectOption`` as the schema defines it; it has no description.
+    """
+
     const: Annotated[StrictStr, Field(description="The enum value.")]
     title: Annotated[StrictStr, Field(description="Display label for this option.")]
 
@@ -1092,6 +1172,10 @@ class ToolListChangedNotification(BaseModel):
 
 
 class ToolPropertySchema(BaseModel):
+    """
+    ``ToolPropertySchema`` as the schema defines it; it has no description.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
@@ -1180,6 +1264,10 @@ class UntitledSingleSelectEnumSchema(BaseModel):
 
 
 class UrlElicitationCapability(BaseModel):
+    """
+    ``UrlElicitationCapability`` as the schema defines it; it has no description.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
@@ -2043,6 +2131,10 @@ class ToolOutputSchema(BaseModel):
 
 
 class URLElicitationRequiredErrorData(BaseModel):
+    """
+    ``URLElicitationRequiredErrorData`` as the schema defines it; it has no description.
+    """
+
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
@@ -2054,6 +2146,10 @@ class URLElicitationRequiredErrorData(BaseModel):
 
 
 class URLElicitationRequiredErrorObject(Error):
+    """
+    ``URLElicitationRequiredErrorObject`` as the schema defines it; it has no description.
+    """
+
     code: Annotated[Literal[-32042], Field(description="The error type that occurred.")]
     data: URLElicitationRequiredErrorData
 
@@ -2365,6 +2461,10 @@ class ListToolsRequest(BaseModel):
 
 
 class PaginatedRequest(BaseModel):
+    """
+    ``PaginatedRequest`` as the schema defines it; it has no description.
+    """
+
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: StrictStr

@@ -6,11 +6,16 @@
 from typing import Final
 
 REVISION: Final = "2025-11-25"
+"""The revision of the pinned schema."""
 SCHEMA_SHA256: Final = "268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7"
+"""The sha256 of the schema file the package was generated from."""
 SCHEMA_URL: Final = "https://raw.githubusercontent.com/modelcontextprotocol/modelcontextprotocol/c4c367f9f58296a7053f5c78a52fd02bfbb56a49/schema/2025-11-25/schema.json"
+"""Where the pinned schema file is published."""
 LATEST_PROTOCOL_VERSION: Final = "2025-11-25"
+"""The newest protocol version these models speak."""
 SUPPORTED_PROTOCOL_VERSIONS: Final[tuple[str, ...]] = (
     "2025-11-25",
     "2025-06-18",
     "2025-03-26",
 )
+"""Every version these models speak, newest first."""

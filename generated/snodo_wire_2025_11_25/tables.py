@@ -36,6 +36,8 @@ class MethodSpec:
 
 @dataclass(frozen=True, slots=True)
 class NotificationSpec:
+    """A notification, one way or the other, and the models that carry it."""
+
     method: str
     notification: type[BaseModel]
     params: type[BaseModel] | None
@@ -194,8 +196,10 @@ METHODS: Final = MappingProxyType(
         ),
     }
 )
+"""The client's requests, by method."""
 
 INPUT_REQUIRED_METHODS: Final = frozenset(m for m, spec in METHODS.items() if spec.input_required)
+"""The methods whose result may be an InputRequiredResult."""
 
 SERVER_NOTIFICATIONS: Final = MappingProxyType(
     {
@@ -241,6 +245,7 @@ SERVER_NOTIFICATIONS: Final = MappingProxyType(
         ),
     }
 )
+"""Notifications a server sends, by method."""
 
 CLIENT_NOTIFICATIONS: Final = MappingProxyType(
     {
@@ -266,6 +271,7 @@ CLIENT_NOTIFICATIONS: Final = MappingProxyType(
         ),
     }
 )
+"""Notifications a client sends, by method."""
 
 
 SERVER_REQUESTS: Final = MappingProxyType(
@@ -296,6 +302,7 @@ SERVER_REQUESTS: Final = MappingProxyType(
         ),
     }
 )
+"""The requests a server sends the client within a session, by method."""
 
 CAPABILITY_RULES: Final[tuple[CapabilityRule, ...]] = (
     CapabilityRule(
@@ -334,3 +341,4 @@ CAPABILITY_RULES: Final[tuple[CapabilityRule, ...]] = (
         always=True,
     ),
 )
+"""Which client capability each request a server makes needs, as condition rules."""

@@ -11,23 +11,36 @@ from pydantic import TypeAdapter
 from . import models
 
 content_block: Final[TypeAdapter[models.ContentBlock]] = TypeAdapter(models.ContentBlock)
+"""Validates and dumps ``ContentBlock``."""
 detailed_task: Final[TypeAdapter[models.DetailedTask]] = TypeAdapter(models.DetailedTask)
+"""Validates and dumps ``DetailedTask``."""
 elicit_request_params: Final[TypeAdapter[models.ElicitRequestParams]] = TypeAdapter(
     models.ElicitRequestParams
 )
+"""Validates and dumps ``ElicitRequestParams``."""
 get_task_result: Final[TypeAdapter[models.GetTaskResult]] = TypeAdapter(models.GetTaskResult)
+"""Validates and dumps ``GetTaskResult``."""
 input_request: Final[TypeAdapter[models.InputRequest]] = TypeAdapter(models.InputRequest)
+"""Validates and dumps ``InputRequest``."""
 input_response: Final[TypeAdapter[models.InputResponse]] = TypeAdapter(models.InputResponse)
+"""Validates and dumps ``InputResponse``."""
 json_value: Final[TypeAdapter[models.JSONValue]] = TypeAdapter(models.JSONValue)
+"""Validates and dumps ``JSONValue``."""
 primitive_schema_definition: Final[TypeAdapter[models.PrimitiveSchemaDefinition]] = TypeAdapter(
     models.PrimitiveSchemaDefinition
 )
+"""Validates and dumps ``PrimitiveSchemaDefinition``."""
 sampling_message_content_block: Final[TypeAdapter[models.SamplingMessageContentBlock]] = (
     TypeAdapter(models.SamplingMessageContentBlock)
 )
+"""Validates and dumps ``SamplingMessageContentBlock``."""
 task_status: Final[TypeAdapter[models.TaskStatus]] = TypeAdapter(models.TaskStatus)
+"""Validates and dumps ``TaskStatus``."""
 task_status_notification_params: Final[TypeAdapter[models.TaskStatusNotificationParams]] = (
     TypeAdapter(models.TaskStatusNotificationParams)
 )
+"""Validates and dumps ``TaskStatusNotificationParams``."""
 input_requests: Final[TypeAdapter[models.InputRequests]] = TypeAdapter(models.InputRequests)
+"""Validates and dumps ``InputRequests``."""
 input_responses: Final[TypeAdapter[models.InputResponses]] = TypeAdapter(models.InputResponses)
+"""Validates and dumps ``InputResponses``."""

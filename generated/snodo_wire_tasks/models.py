@@ -20,6 +20,10 @@ class BaseModel(_BaseModel):
 
 
 class BooleanSchema(BaseModel):
+    """
+    ``BooleanSchema`` as the schema defines it; it has no description.
+    """
+
     default: StrictBool | MISSING = MISSING
     description: StrictStr | MISSING = MISSING
     title: StrictStr | MISSING = MISSING
@@ -27,6 +31,10 @@ class BooleanSchema(BaseModel):
 
 
 class CancelTaskRequestParams(BaseModel):
+    """
+    ``CancelTaskRequestParams`` as the schema defines it; it has no description.
+    """
+
     task_id: Annotated[StrictStr, Field(alias="taskId")]
 
 
@@ -36,6 +44,10 @@ TtlMs = TypeAliasType(
 
 
 class CancelledTask(BaseModel):
+    """
+    ``CancelledTask`` as the schema defines it; it has no description.
+    """
+
     created_at: Annotated[StrictStr, Field(alias="createdAt")]
     last_updated_at: Annotated[StrictStr, Field(alias="lastUpdatedAt")]
     poll_interval_ms: Annotated[
@@ -49,6 +61,10 @@ class CancelledTask(BaseModel):
 
 
 class CompletedTask(BaseModel):
+    """
+    ``CompletedTask`` as the schema defines it; it has no description.
+    """
+
     created_at: Annotated[StrictStr, Field(alias="createdAt")]
     last_updated_at: Annotated[StrictStr, Field(alias="lastUpdatedAt")]
     poll_interval_ms: Annotated[
@@ -97,6 +113,10 @@ class ElicitResult(BaseModel):
 
 
 class Error(BaseModel):
+    """
+    ``Error`` as the schema defines it; it has no description.
+    """
+
     code: Annotated[StrictInt, Field(description="The error type that occurred.")]
     data: Annotated[
         Any | MISSING,
@@ -113,6 +133,10 @@ class Error(BaseModel):
 
 
 class FailedTask(BaseModel):
+    """
+    ``FailedTask`` as the schema defines it; it has no description.
+    """
+
     created_at: Annotated[StrictStr, Field(alias="createdAt")]
     error: Error
     last_updated_at: Annotated[StrictStr, Field(alias="lastUpdatedAt")]
@@ -127,6 +151,10 @@ class FailedTask(BaseModel):
 
 
 class GetTaskRequestParams(BaseModel):
+    """
+    ``GetTaskRequestParams`` as the schema defines it; it has no description.
+    """
+
     task_id: Annotated[StrictStr, Field(alias="taskId")]
 
 
@@ -318,6 +346,10 @@ class ModelPreferences(BaseModel):
 
 
 class NumberSchema(BaseModel):
+    """
+    ``NumberSchema`` as the schema defines it; it has no description.
+    """
+
     default: StrictInt | StrictFloat | MISSING = MISSING
     description: StrictStr | MISSING = MISSING
     maximum: StrictInt | StrictFloat | MISSING = MISSING
@@ -379,6 +411,10 @@ class Root(BaseModel):
 
 
 class StringSchema(BaseModel):
+    """
+    ``StringSchema`` as the schema defines it; it has no description.
+    """
+
     default: StrictStr | MISSING = MISSING
     description: StrictStr | MISSING = MISSING
     format: Literal["date", "date-time", "email", "uri"] | MISSING = MISSING
@@ -389,6 +425,10 @@ class StringSchema(BaseModel):
 
 
 class Task(BaseModel):
+    """
+    ``Task`` as the schema defines it; it has no description.
+    """
+
     created_at: Annotated[StrictStr, Field(alias="createdAt")]
     last_updated_at: Annotated[StrictStr, Field(alias="lastUpdatedAt")]
     poll_interval_ms: Annotated[
@@ -407,17 +447,37 @@ TaskStatus = TypeAliasType(
 
 
 class TaskSubscriptionAcknowledgedNotifications(BaseModel):
+    """
+    ``TaskSubscriptionAcknowledgedNotifications`` as the schema defines it; it has no description.
+    """
+
     task_ids: Annotated[list[StrictStr] | MISSING, Field(alias="taskIds")] = MISSING
 
 
 class TaskSubscriptionNotifications(BaseModel):
+    """
+    ``TaskSubscriptionNotifications`` as the schema defines it; it has no description.
+    """
+
     task_ids: Annotated[list[StrictStr] | MISSING, Field(alias="taskIds")] = MISSING
 
 
-TasksExtensionCapability = TypeAliasType("TasksExtensionCapability", dict[StrictStr, Any])
+TasksExtensionCapability = TypeAliasType(
+    "TasksExtensionCapability",
+    Annotated[
+        dict[StrictStr, Any],
+        Field(
+            description="``TasksExtensionCapability`` as the schema defines it; it has no description."
+        ),
+    ],
+)
 
 
 class TextResourceContents(BaseModel):
+    """
+    ``TextResourceContents`` as the schema defines it; it has no description.
+    """
+
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
     mime_type: Annotated[
         StrictStr | MISSING,
@@ -433,11 +493,19 @@ class TextResourceContents(BaseModel):
 
 
 class TitledMultiSelectOption(BaseModel):
+    """
+    ``TitledMultiSelectOption`` as the schema defines it; it has no description.
+    """
+
     const: Annotated[StrictStr, Field(description="The constant enum value.")]
     title: Annotated[StrictStr, Field(description="Display title for this option.")]
 
 
 class TitledSingleSelectOption(BaseModel):
+    """
+    ``TitledSingleSelectOption`` as the schema defines it; it has no description.
+    """
+
     const: Annotated[StrictStr, Field(description="The enum value.")]
     title: Annotated[StrictStr, Field(description="Display label for this option.")]
 
@@ -601,6 +669,10 @@ class UntitledSingleSelectEnumSchema(BaseModel):
 
 
 class WorkingTask(BaseModel):
+    """
+    ``WorkingTask`` as the schema defines it; it has no description.
+    """
+
     created_at: Annotated[StrictStr, Field(alias="createdAt")]
     last_updated_at: Annotated[StrictStr, Field(alias="lastUpdatedAt")]
     poll_interval_ms: Annotated[
@@ -662,6 +734,10 @@ class AudioContent(BaseModel):
 
 
 class BlobResourceContents(BaseModel):
+    """
+    ``BlobResourceContents`` as the schema defines it; it has no description.
+    """
+
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
     blob: Annotated[
         StrictStr,
@@ -675,6 +751,10 @@ class BlobResourceContents(BaseModel):
 
 
 class CancelTaskRequest(BaseModel):
+    """
+    ``CancelTaskRequest`` as the schema defines it; it has no description.
+    """
+
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: Literal["tasks/cancel"]
@@ -699,7 +779,7 @@ class EmbeddedResource(BaseModel):
 
 class GetCancelledTaskResult(BaseModel):
     """
-    Common result fields.
+    ``CancelledTask`` as the schema defines it; it has no description.
     """
 
     model_config = ConfigDict(
@@ -731,7 +811,7 @@ class GetCancelledTaskResult(BaseModel):
 
 class GetCompletedTaskResult(BaseModel):
     """
-    Common result fields.
+    ``CompletedTask`` as the schema defines it; it has no description.
     """
 
     model_config = ConfigDict(
@@ -764,7 +844,7 @@ class GetCompletedTaskResult(BaseModel):
 
 class GetFailedTaskResult(BaseModel):
     """
-    Common result fields.
+    ``FailedTask`` as the schema defines it; it has no description.
     """
 
     model_config = ConfigDict(
@@ -796,6 +876,10 @@ class GetFailedTaskResult(BaseModel):
 
 
 class GetTaskRequest(BaseModel):
+    """
+    ``GetTaskRequest`` as the schema defines it; it has no description.
+    """
+
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: Literal["tasks/get"]
@@ -804,7 +888,7 @@ class GetTaskRequest(BaseModel):
 
 class GetWorkingTaskResult(BaseModel):
     """
-    Common result fields.
+    ``WorkingTask`` as the schema defines it; it has no description.
     """
 
     model_config = ConfigDict(
@@ -866,6 +950,10 @@ class JSONRPCRequest(BaseModel):
 
 
 class ListRootsRequestParams(BaseModel):
+    """
+    ``ListRootsRequestParams`` as the schema defines it; it has no description.
+    """
+
     meta: Annotated[MetaObject | MISSING, Field(alias="_meta")] = MISSING
 
 
@@ -1082,6 +1170,10 @@ class UntitledMultiSelectEnumSchema(BaseModel):
 
 
 class UpdateTaskResult(Result):
+    """
+    ``UpdateTaskResult`` as the schema defines it; it has no description.
+    """
+
     result_type: Annotated[
         Literal["complete"],
         Field(
@@ -1092,10 +1184,16 @@ class UpdateTaskResult(Result):
 
 
 class WorkingTaskNotificationParams(NotificationParams, WorkingTask):
-    pass
+    """
+    ``WorkingTaskNotificationParams`` as the schema defines it; it has no description.
+    """
 
 
 class CancelTaskResult(Result):
+    """
+    ``CancelTaskResult`` as the schema defines it; it has no description.
+    """
+
     result_type: Annotated[
         Literal["complete"],
         Field(
@@ -1106,11 +1204,15 @@ class CancelTaskResult(Result):
 
 
 class CancelledTaskNotificationParams(NotificationParams, CancelledTask):
-    pass
+    """
+    ``CancelledTaskNotificationParams`` as the schema defines it; it has no description.
+    """
 
 
 class CompletedTaskNotificationParams(NotificationParams, CompletedTask):
-    pass
+    """
+    ``CompletedTaskNotificationParams`` as the schema defines it; it has no description.
+    """
 
 
 ContentBlock = TypeAliasType(
@@ -1123,6 +1225,10 @@ ContentBlock = TypeAliasType(
 
 
 class CreateTaskResult(Result):
+    """
+    ``CreateTaskResult`` as the schema defines it; it has no description.
+    """
+
     created_at: Annotated[StrictStr, Field(alias="createdAt")]
     last_updated_at: Annotated[StrictStr, Field(alias="lastUpdatedAt")]
     poll_interval_ms: Annotated[
@@ -1143,7 +1249,9 @@ class CreateTaskResult(Result):
 
 
 class FailedTaskNotificationParams(NotificationParams, FailedTask):
-    pass
+    """
+    ``FailedTaskNotificationParams`` as the schema defines it; it has no description.
+    """
 
 
 class ListRootsRequest(BaseModel):
@@ -1326,6 +1434,10 @@ class SamplingMessage(BaseModel):
 
 
 class UpdateTaskRequestParams(BaseModel):
+    """
+    ``UpdateTaskRequestParams`` as the schema defines it; it has no description.
+    """
+
     input_responses: Annotated[InputResponses, Field(alias="inputResponses")]
     task_id: Annotated[StrictStr, Field(alias="taskId")]
 
@@ -1357,6 +1469,10 @@ ElicitRequestParams = TypeAliasType(
 
 
 class UpdateTaskRequest(BaseModel):
+    """
+    ``UpdateTaskRequest`` as the schema defines it; it has no description.
+    """
+
     id: RequestId
     jsonrpc: Literal["2.0"]
     method: Literal["tasks/update"]
@@ -1449,7 +1565,7 @@ DetailedTask = TypeAliasType(
 
 class GetInputRequiredTaskResult(BaseModel):
     """
-    Common result fields.
+    ``InputRequiredTask`` as the schema defines it; it has no description.
     """
 
     model_config = ConfigDict(
@@ -1506,6 +1622,10 @@ Keys are server-assigned identifiers; values are the request objects.
 
 
 class InputRequiredTask(BaseModel):
+    """
+    ``InputRequiredTask`` as the schema defines it; it has no description.
+    """
+
     created_at: Annotated[StrictStr, Field(alias="createdAt")]
     input_requests: Annotated[InputRequests, Field(alias="inputRequests")]
     last_updated_at: Annotated[StrictStr, Field(alias="lastUpdatedAt")]
@@ -1520,6 +1640,9 @@ class InputRequiredTask(BaseModel):
 
 
 JSONObject = TypeAliasType("JSONObject", dict[str, "JSONValue"])
+"""
+``JSONObject`` as the schema defines it; it has no description.
+"""
 
 
 JSONValue = TypeAliasType(
@@ -1529,6 +1652,10 @@ JSONValue = TypeAliasType(
 
 
 class TaskStatusNotification(BaseModel):
+    """
+    ``TaskStatusNotification`` as the schema defines it; it has no description.
+    """
+
     jsonrpc: Literal["2.0"]
     method: Literal["notifications/tasks"]
     params: TaskStatusNotificationParams
@@ -1547,7 +1674,9 @@ TaskStatusNotificationParams = TypeAliasType(
 
 
 class InputRequiredTaskNotificationParams(NotificationParams, InputRequiredTask):
-    pass
+    """
+    ``InputRequiredTaskNotificationParams`` as the schema defines it; it has no description.
+    """
 
 
 CreateMessageRequest.model_rebuild()

@@ -6,10 +6,15 @@
 from typing import Final
 
 REVISION: Final = "ext-tasks"
+"""The revision of the pinned schema."""
 SCHEMA_SHA256: Final = "10933a5003097bbccb03d964e6a5f7a2819cc4d7a1d07e27c6765cbf5da35c5c"
+"""The sha256 of the schema file the package was generated from."""
 SCHEMA_URL: Final = "https://modelcontextprotocol.io/ext-tasks/schema.json"
+"""Where the pinned schema file is published."""
 LATEST_PROTOCOL_VERSION: Final = "2026-07-28"
+"""The newest protocol version these models speak."""
 SUPPORTED_PROTOCOL_VERSIONS: Final[tuple[str, ...]] = ("2026-07-28",)
+"""Every version these models speak, newest first."""
 
-# The extension identifier: the key under capabilities.extensions.
 EXTENSION_ID: Final = "io.modelcontextprotocol/tasks"
+"""The extension identifier: the key under capabilities.extensions."""

@@ -36,6 +36,8 @@ class MethodSpec:
 
 @dataclass(frozen=True, slots=True)
 class NotificationSpec:
+    """A notification, one way or the other, and the models that carry it."""
+
     method: str
     notification: type[BaseModel]
     params: object
@@ -106,8 +108,10 @@ METHODS: Final = MappingProxyType(
         ),
     }
 )
+"""The client's requests, by method."""
 
 INPUT_REQUIRED_METHODS: Final = frozenset(m for m, spec in METHODS.items() if spec.input_required)
+"""The methods whose result may be an InputRequiredResult."""
 
 SERVER_NOTIFICATIONS: Final = MappingProxyType(
     {
@@ -118,8 +122,10 @@ SERVER_NOTIFICATIONS: Final = MappingProxyType(
         ),
     }
 )
+"""Notifications a server sends, by method."""
 
 CLIENT_NOTIFICATIONS: Final[MappingProxyType[str, NotificationSpec]] = MappingProxyType({})
+"""Notifications a client sends, by method."""
 
 INPUT_REQUESTS: Final = MappingProxyType(
     {
@@ -146,5 +152,7 @@ INPUT_REQUESTS: Final = MappingProxyType(
         ),
     }
 )
+"""The requests a server may embed in an InputRequiredResult, by method."""
 
 CAPABILITY_RULES: Final[tuple[CapabilityRule, ...]] = ()
+"""Which client capability each request a server makes needs, as condition rules."""

@@ -1,0 +1,90 @@
+"""The API reference covers every public name: each object a reference page renders
+(``::: name`` in docs/reference/) has a docstring, and so does every public name in it.
+
+The walk follows what mkdocstrings renders with mkdocs.yml's options: a module's public
+members (its ``__all__`` where it has one), a class's members not starting with ``_``,
+and, for aliases, the object they point to. Instance attributes and dataclass fields are
+described in their class's docstring, and a generated type alias by its definition, so
+they are not required to carry their own.
+mkdocstrings hides an object without a docstring instead of failing; this check is what
+makes a missing one fail.
+"""
+
+from __future__ import annotations
+
+import re
+
+import griffe
+import pytest
+
+from tests.support.paths import ROOT
+
+REFERENCE = ROOT / "docs" / "reference"
+DIRECTIVE = re.compile(r"^::: ([\w.]+)$", re.MULTILINE)
+
+
+def documented_roots() -> list[str]:
+    """Every ``::: name`` of the reference pages, in page order."""
+    names = []
+    for page in sorted(REFERENCE.glob("*.md")):
+        names += DIRECTIVE.findall(page.read_text(encoding="utf-8"))
+    return names
+
+
+def _loader() -> griffe.GriffeLoader:
+    return griffe.GriffeLoader(search_paths=[str(ROOT), str(ROOT / "generated")])
+
+
+def is_type_alias(obj: griffe.Object) -> bool:
+    """A generated union or map alias (``X = TypeAliasType("X", A | B)``): the page
+    shows its definition, the members it names, which is what documents it."""
+    return obj.kind is griffe.Kind.ATTRIBUTE and str(obj.value).startswith("TypeAliasType(")
+
+
+def undocumented(obj: griffe.Object | griffe.Alias, seen: set[str]) -> list[str]:
+    """Paths under ``obj`` that the reference would show if they had a docstring."""
+    target = obj.final_target if isinstance(obj, griffe.Alias) else obj
+    if target.path in seen:
+        return []
+    seen.add(target.path)
+    described = bool(target.docstring and target.docstring.value.strip())
+    missing = [] if described or is_type_alias(target) else [obj.path]
+    if target.kind is griffe.Kind.MODULE:
+        members = [m for m in target.members.values() if m.is_public and not m.is_module]
+    elif target.kind is griffe.Kind.CLASS:
+        members = [
+            m
+            for name, m in target.members.items()
+            if not name.startswith("_") and m.kind is not griffe.Kind.ATTRIBUTE
+        ]
+    else:
+        members = []
+    for member in members:
+        missing += undocumented(member, seen)
+    return missing
+
+
+def test_the_reference_pages_name_the_public_modules() -> None:
+    roots = documented_roots()
+    for needed in ("snodo", "snodo.client", "snodo.state", "snodo_wire"):
+        assert needed in roots
+
+
+@pytest.mark.parametrize("name", documented_roots())
+def test_every_documented_name_has_a_docstring(name: str) -> None:
+    loader = _loader()
+    package = loader.load(name.split(".", maxsplit=1)[0])
+    loader.resolve_aliases(external=False)
+    obj = package if "." not in name else package[name.split(".", 1)[1]]
+    assert undocumented(obj, set()) == []
+
+
+def test_the_walk_sees_a_missing_docstring() -> None:
+    module = griffe.visit(
+        "sample",
+        filepath=ROOT / "sample.py",
+        code='"""A module."""\n__all__ = ["f", "C"]\ndef f(): ...\n'
+        'class C:\n    """A class."""\n    def m(self): ...\n    def _p(self): ...\n'
+        'A = TypeAliasType("A", int | str)\nB = 1\n__all__ += ["A", "B"]\n',
+    )
+    assert undocumented(module, set()) == ["sample.f", "sample.C.m", "sample.B"]
