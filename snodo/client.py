@@ -366,13 +366,16 @@ class Client:
         return [tool for tool, _ in kept]
 
     async def list_resources(self) -> list[Resource]:
+        """Every resource, following cursors."""
         return [validated(Resource, r) for r in await self._all("resources/list", "resources")]
 
     async def list_resource_templates(self) -> list[ResourceTemplate]:
+        """Every resource template, following cursors."""
         found = await self._all("resources/templates/list", "resourceTemplates")
         return [validated(ResourceTemplate, t) for t in found]
 
     async def list_prompts(self) -> list[Prompt]:
+        """Every prompt, following cursors."""
         return [validated(Prompt, p) for p in await self._all("prompts/list", "prompts")]
 
     async def complete(

@@ -1,0 +1,92 @@
+"""Every Python block of the site runs: each ```python block in docs/ is one
+pymdownx.snippets include of a program file, every included program is run by a test
+(here for docs/examples/, by tests/examples for examples/), and where a page shows a
+program's output (a ```console block starting ``$ python NAME.py``) it is the output
+the program prints today."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.paths import ROOT
+
+DOCS = ROOT / "docs"
+PYTHON_BLOCK = re.compile(r"^```python[^\n]*\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+CONSOLE_BLOCK = re.compile(
+    r"^```console\n\$ python (\S+\.py)\n(.*?)^```$", re.MULTILINE | re.DOTALL
+)
+INCLUDE = re.compile(r'^--8<-- "([\w/.-]+\.py)"\n$')
+# Programs under examples/ that the site includes, and the test file that runs each.
+RUN_ELSEWHERE = {
+    "examples/weather.py": "tests/examples/test_readme.py",
+    "examples/weather_client.py": "tests/examples/test_readme.py",
+    "examples/http_auth.py": "tests/examples/test_readme.py",
+    "examples/oauth_server.py": "tests/examples/test_readme.py",
+    "examples/wire_models.py": "tests/examples/test_readme.py",
+    "examples/preferences.py": "tests/examples/test_examples.py",
+    "examples/protected.py": "tests/examples/test_examples.py",
+}
+PROGRAMS = sorted(p.relative_to(ROOT).as_posix() for p in (DOCS / "examples").glob("*.py"))
+
+
+def pages() -> list[Path]:
+    return sorted(p for p in DOCS.rglob("*.md") if "examples" not in p.parts)
+
+
+def included() -> dict[str, list[str]]:
+    """Each included program, and the pages that include it."""
+    found: dict[str, list[str]] = {}
+    for page in pages():
+        for block in PYTHON_BLOCK.findall(page.read_text(encoding="utf-8")):
+            match = INCLUDE.match(block)
+            assert match, f"{page.name}: a python block that is not an include:\n{block}"
+            found.setdefault(match.group(1), []).append(page.name)
+    return found
+
+
+def test_every_python_block_includes_a_program_a_test_runs() -> None:
+    programs = included()
+    assert programs, "no python block found: is the pattern still right?"
+    for path in programs:
+        assert (ROOT / path).is_file(), path
+        if path in PROGRAMS:
+            continue
+        runner = RUN_ELSEWHERE.get(path)
+        assert runner is not None, f"{path} is shown in the docs but no test runs it"
+        assert Path(path).name in (ROOT / runner).read_text(encoding="utf-8")
+
+
+def test_the_block_patterns_refuse_inline_code() -> None:
+    page = '```python\nprint(1)\n```\n```python title="a.py"\n--8<-- "docs/examples/a.py"\n```\n'
+    blocks = PYTHON_BLOCK.findall(page)
+    assert [bool(INCLUDE.match(b)) for b in blocks] == [False, True]
+
+
+def shown_output() -> dict[str, str]:
+    shown = {}
+    for page in pages():
+        for name, output in CONSOLE_BLOCK.findall(page.read_text(encoding="utf-8")):
+            shown[name] = output
+    return shown
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_the_program_runs_and_prints_what_its_page_shows(program: str) -> None:
+    done = subprocess.run(
+        [sys.executable, program],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    expected = shown_output().get(Path(program).name)
+    if expected is not None:
+        assert done.stdout == expected
+    assert program in included(), f"{program} is not shown on any page"
