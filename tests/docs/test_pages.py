@@ -58,7 +58,7 @@ def test_every_python_block_includes_a_program_a_test_runs() -> None:
             continue
         runner = RUN_ELSEWHERE.get(path)
         assert runner is not None, f"{path} is shown in the docs but no test runs it"
-        assert Path(path).name in (ROOT / runner).read_text(encoding="utf-8")
+        assert Path(path).stem in (ROOT / runner).read_text(encoding="utf-8"), (path, runner)
 
 
 def test_the_block_patterns_refuse_inline_code() -> None:
