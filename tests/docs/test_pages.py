@@ -30,8 +30,14 @@ RUN_ELSEWHERE = {
     "examples/wire_models.py": "tests/examples/test_readme.py",
     "examples/preferences.py": "tests/examples/test_examples.py",
     "examples/protected.py": "tests/examples/test_examples.py",
+    # It needs a protected server and a browser: its user agent is run by this test.
+    "docs/examples/oauth_client.py": "tests/docs/test_oauth_client.py",
 }
-PROGRAMS = sorted(p.relative_to(ROOT).as_posix() for p in (DOCS / "examples").glob("*.py"))
+PROGRAMS = sorted(
+    path
+    for path in (p.relative_to(ROOT).as_posix() for p in (DOCS / "examples").glob("*.py"))
+    if path not in RUN_ELSEWHERE
+)
 
 
 def pages() -> list[Path]:
