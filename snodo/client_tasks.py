@@ -113,6 +113,7 @@ class TaskHandle:
         return cls(method, task.task_id, _interval_ms(result, DEFAULT_POLL_MS))
 
     def to_json(self) -> str:
+        """The handle as a JSON object, to store or send; ``from_json`` reads it back."""
         return json.dumps(
             {
                 "method": self.method,

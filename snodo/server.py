@@ -87,8 +87,7 @@ class CacheHint:
 
 @dataclass(slots=True)
 class Reply:
-    """What ``handle`` gives a transport for one message: the response, and what else
-    to send or hold open with it."""
+    """What ``handle`` gives a transport for one message, and what to send with it."""
 
     response: dict[str, Any] | None
     """None for a notification, and for an open subscription."""
@@ -226,8 +225,7 @@ class Server:
         return register(function) if function is not None else register
 
     def add_tool(self, function: Handler, **options: Any) -> Tool:
-        """Register ``function`` as a tool, as ``@server.tool(**options)`` does; the
-        Tool as listed. Listening clients hear that the list changed."""
+        """Register a tool as ``@server.tool(**options)`` does; the Tool as listed."""
         return self.registry.add_tool(function, **options)
 
     def remove_tool(self, name: str) -> None:
@@ -244,8 +242,7 @@ class Server:
         return register
 
     def resource_template(self, uri_template: str, **options: Any) -> Callable[[F], F]:
-        """Register resources matching an RFC 6570 ``uri_template``; the handler gets
-        the template's variables as arguments."""
+        """Register resources matching an RFC 6570 template; its variables are arguments."""
 
         def register(fn: F) -> F:
             self.registry.add_template(fn, uri_template, **options)
@@ -291,8 +288,6 @@ class Server:
     def notify_list_changed(self, kind: Literal["tools", "prompts", "resources"]) -> int:
         """Tell the listen streams that opted in that a list changed; how many were told."""
         return self.subscriptions.list_changed(f"{kind}ListChanged")
-
-    # -- protocol --------------------------------------------------------------------
 
     def capabilities(self) -> dict[str, Any]:
         """The ServerCapabilities of what is registered, as server/discover answers."""
