@@ -11,9 +11,10 @@ the retry answered ``complete``), and **echo**, a one-round ``tools/call``.
 
 Three servers, each in its own process, one uvicorn worker on a free 127.0.0.1 port,
 all ``--http httptools --loop uvloop``, fed the same request bytes and headers. Each is
-served the way its own entry point serves it: snodo with the uvicorn options of ``snodo
-run`` (``snodo.cli.uvicorn_options``), the official SDK with uvicorn's defaults (what
-its ``run("streamable-http")`` passes), the floor with nothing extra.
+served the way its own entry point serves it: snodo as ``snodo run`` does (uvicorn's
+proxy-headers middleware off unless ``--proxy-headers``), the official SDK with
+uvicorn's defaults (what its ``run("streamable-http")`` passes: proxy headers on), the
+floor with nothing extra.
 
 Before timing, every server is checked with ``http.client`` (an independent client):
 both flows' answers, a tampered state refused, a mismatched ``Mcp-Name`` and
@@ -72,9 +73,9 @@ REQUESTS_PER_FLOW = {"mrtr": 2, "echo": 1}
 
 def uvicorn_extra(kind: str) -> dict[str, Any]:
     """Options beyond the shared ones, as each server's own entry point sets them."""
-    if kind == "floor":
-        return {"proxy_headers": False}
-    return {}  # snodo run and the official SDK leave uvicorn's defaults
+    if kind in ("floor", "snodo"):
+        return {"proxy_headers": False}  # snodo run: off unless --proxy-headers
+    return {}  # the official SDK passes host, port and log level only
 
 
 def serve(kind: str) -> None:
@@ -388,7 +389,7 @@ def orchestrate(args: argparse.Namespace) -> None:
     servers: list[_Server] = []
     with contextlib.ExitStack() as logs:
         try:
-            for kind in KINDS:
+            for kind in (kind for kind in KINDS if kind in args.servers.split(",")):
                 servers.append(_start(kind, logs.enter_context(tempfile.TemporaryFile("w+"))))
             _run(servers, flows, args)
         finally:
@@ -439,7 +440,7 @@ def _report(runs: dict[tuple[str, str], list[dict[str, Any]]], flows: list[str])
             f"{'req/s':>7} {'client µs/req':>14} {'requests':>9} {'errors':>6}"
         )
         floor = None
-        for kind in KINDS:
+        for kind in (kind for kind in KINDS if (kind, flow) in runs):
             measured = runs[(kind, flow)]
             per = [run["server_cpu"] / run["requests"] * 1e6 for run in measured]
             cpu = statistics.median(per)
@@ -462,6 +463,7 @@ def _report(runs: dict[tuple[str, str], list[dict[str, Any]]], flows: list[str])
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--flows", default=",".join(FLOWS), help="comma-separated: mrtr,echo")
+    parser.add_argument("--servers", default=",".join(KINDS), help="comma-separated subset")
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--seconds", type=float, default=3.0, help="timed seconds, at most")

@@ -314,6 +314,17 @@ def main(argv: list[str] | None = None) -> int:
         help="with --http h11: most bytes of a request head (default: %(default)s)",
     )
     run.add_argument(
+        "--proxy-headers",
+        action="store_true",
+        help="trust X-Forwarded-For/-Proto from --forwarded-allow-ips (behind a proxy only)",
+    )
+    run.add_argument(
+        "--forwarded-allow-ips",
+        metavar="IPS",
+        default=None,
+        help="with --proxy-headers: the proxies trusted (default: uvicorn's, 127.0.0.1)",
+    )
+    run.add_argument(
         "--request-log",
         action="store_true",
         help="one JSON line per request on stderr, with trace ids (needs snodo[otel])",
@@ -356,7 +367,12 @@ def main(argv: list[str] | None = None) -> int:
         "limit_concurrency": args.limit_concurrency,
         "http": args.http,
         "h11_max_incomplete_event_size": args.h11_max_incomplete_event_size,
+        # Off unless asked: snodo reads neither the client address nor the scheme, so
+        # rewriting them from X-Forwarded-* costs every request and serves nobody.
+        "proxy_headers": args.proxy_headers,
     }
+    if args.forwarded_allow_ips is not None:
+        options["forwarded_allow_ips"] = args.forwarded_allow_ips
     if args.workers == 1:
         app = _app(args.target, args.path, ",".join(args.allow_host), ",".join(args.allow_origin))
         _announce(args)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import httpx
+import pytest
 
 from snodo.http_headers import request_headers
 from tests.support.processes import serving, snodo_run
@@ -77,3 +78,33 @@ def test_protected_server_answers_401_with_its_metadata() -> None:
         document = httpx.get(metadata_url).json()
         assert document["resource"] == resource
         assert document["authorization_servers"] == ["http://127.0.0.1:9000"]
+
+
+def test_proxy_headers_are_off_unless_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """uvicorn rewrites the client address and scheme from X-Forwarded-* only on request."""
+    import uvicorn
+
+    from snodo import cli
+
+    passed: list[dict[str, Any]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: passed.append(options))
+    target = "examples/preferences.py:server"
+    assert cli.main(["run", target, "--transport", "http"]) == 0
+    assert cli.main(["run", target, "--transport", "http", "--proxy-headers"]) == 0
+    assert (
+        cli.main(
+            [
+                "run",
+                target,
+                "--transport",
+                "http",
+                "--proxy-headers",
+                "--forwarded-allow-ips",
+                "10.0.0.1",
+            ]
+        )
+        == 0
+    )
+    assert [options["proxy_headers"] for options in passed] == [False, True, True]
+    assert "forwarded_allow_ips" not in passed[0]
+    assert passed[2]["forwarded_allow_ips"] == "10.0.0.1"
