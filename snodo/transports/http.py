@@ -6,10 +6,10 @@ POST only, no sessions. Each POST carries one JSON-RPC message and gets one answ
 The answer is JSON unless a notification actually happens, so a plain call costs no
 SSE framing.
 
-The header layer checks what only HTTP carries (the number of header lines, Host and
-Origin against DNS rebinding, method, content type, Accept, body size, authentication,
-the mirrored headers) before the core sees the body, in the order
-docs/request-checks.md gives.
+The header layer checks what only HTTP carries (the number of header lines, then
+``snodo.transports.http_head``: Host and Origin against DNS rebinding, method, content
+type, Accept, body size; then authentication and the mirrored headers) before the
+core sees the body, in the order docs/request-checks.md gives.
 
 With OAuth (``Server(authorization=...)``, ``snodo.auth``) it also serves the resource
 metadata, and answers 403 when the core refuses an item for its scopes.
@@ -21,7 +21,6 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
-from dataclasses import dataclass
 from typing import Any
 
 from snodo import jsonrpc
@@ -33,10 +32,11 @@ from snodo.errors import (
     ParseError,
     UnsupportedProtocolVersion,
 )
-from snodo.http_headers import check_headers, host_name
-from snodo.legacy.http import SESSION_HEADER, LegacyHttp, no_session_error
+from snodo.http_headers import check_headers
+from snodo.legacy.http import LegacyHttp, no_session_error
 from snodo.legacy.wire import ASSUMED_VERSION, is_initialize
 from snodo.server import Server, required_meta
+from snodo.transports.http_head import HeadRules, Plain, read_headers
 from snodo.transports.lifespan import lifespan
 
 __all__ = ["HttpApp", "Unauthorized"]
@@ -80,25 +80,6 @@ Authenticate = Callable[[Mapping[str, str]], Awaitable[str | None] | str | None]
 """Turns request headers (lower-case names) into a principal, or raises Unauthorized."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Plain:
-    status: int
-    body: bytes = b""
-    content_type: bytes = b"text/plain; charset=utf-8"
-    extra: tuple[tuple[bytes, bytes], ...] = ()
-
-
-def _headers(scope: Scope) -> dict[str, str]:
-    """Lower-case names; a repeated header's values joined with ", " (RFC 9110 5.3), so a
-    mirrored header sent twice never matches the body. Values are collected in lists and
-    joined once: linear in the number of lines."""
-    collected: dict[str, list[str]] = {}
-    for raw_name, raw_value in scope["headers"]:
-        name = raw_name.decode("latin-1").lower()
-        collected.setdefault(name, []).append(raw_value.decode("latin-1"))
-    return {name: ", ".join(values) for name, values in collected.items()}
-
-
 class HttpApp:
     """An ASGI app serving one ``Server`` at ``path`` (every path when None)."""
 
@@ -116,10 +97,9 @@ class HttpApp:
     ) -> None:
         self.server = server
         self.path = path
-        self.allowed_hosts = (
-            None if allowed_hosts is None else frozenset(h.lower() for h in allowed_hosts)
+        self.head = HeadRules(
+            path, allowed_hosts, allowed_origins, max_body_bytes, server.legacy is not None
         )
-        self.allowed_origins = None if allowed_origins is None else frozenset(allowed_origins)
         self.max_body_bytes = max_body_bytes
         self.max_header_lines = max_header_lines
         self.authenticate = authenticate
@@ -140,20 +120,19 @@ class HttpApp:
         if scope["type"] != "http":
             return
         if len(scope["headers"]) > self.max_header_lines:
-            await _send_plain(send, _Plain(431, b"too many header lines"))
+            await _send_plain(send, Plain(431, b"too many header lines"))
             return
-        headers = _headers(scope)
+        headers = read_headers(scope["headers"])
         if self.authorization is not None and scope["path"] in self.authorization.metadata_paths:
             # Public, but still only under an allowed Host.
-            host = host_name(headers.get("host", ""))
-            if self.allowed_hosts is not None and host not in self.allowed_hosts:
-                await _send_plain(send, _Plain(421, b"misdirected request: host not allowed"))
+            if not self.head.host_allowed(headers.get("host", "")):
+                await _send_plain(send, Plain(421, b"misdirected request: host not allowed"))
             else:
                 await _send_plain(
                     send, _answered(self.authorization.metadata_answer(scope["method"]))
                 )
             return
-        refusal = self._refuse(scope, headers)
+        refusal = self.head.refuse(scope, headers)
         if refusal is not None:
             await _send_plain(send, refusal)
             return
@@ -168,7 +147,7 @@ class HttpApp:
                 return
             principal, scopes = authorized.principal, authorized.scopes
         body = b"" if scope["method"] != "POST" else await self._body(receive, headers)
-        if isinstance(body, _Plain):
+        if isinstance(body, Plain):
             await _send_plain(send, body)
             return
         if self.authenticate is not None:
@@ -178,7 +157,7 @@ class HttpApp:
             except Unauthorized as exc:
                 await _send_plain(
                     send,
-                    _Plain(
+                    Plain(
                         401,
                         b"unauthorized",
                         extra=((b"www-authenticate", exc.www_authenticate.encode()),),
@@ -192,50 +171,17 @@ class HttpApp:
         else:
             await self._exchange(body, headers, principal, scopes, receive, send)
 
-    def _refuse(self, scope: Scope, headers: Mapping[str, str]) -> _Plain | None:
-        if self.path is not None and scope["path"].rstrip("/") != self.path.rstrip("/"):
-            return _Plain(404, b"not found")
-        host = host_name(headers.get("host", ""))
-        if self.allowed_hosts is not None and (host is None or host not in self.allowed_hosts):
-            return _Plain(421, b"misdirected request: host not allowed")
-        origin = headers.get("origin")
-        if origin is not None and not self._origin_allowed(origin):
-            return _Plain(403, b"forbidden: origin not allowed")
-        legacy = self.legacy is not None and SESSION_HEADER in headers
-        if legacy and scope["method"] in ("GET", "DELETE"):
-            return None  # a legacy session's stream, or its end
-        if scope["method"] != "POST":
-            return _Plain(405, b"method not allowed", extra=((b"allow", b"POST"),))
-        if headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
-            return _Plain(415, b"content type must be application/json")
-        accept = headers.get("accept", "*/*")
-        if not any(t in accept for t in ("application/json", "text/event-stream", "*/*")):
-            return _Plain(406, b"accept application/json or text/event-stream")
-        length = headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > self.max_body_bytes:
-            return _Plain(413, b"request body too large")
-        return None
-
-    def _origin_allowed(self, origin: str) -> bool:
-        if self.allowed_origins is not None:
-            return origin in self.allowed_origins
-        if self.allowed_hosts is None:
-            return True
-        scheme, _, authority = origin.partition("://")
-        host = host_name(authority)
-        return scheme in ("http", "https") and host is not None and host in self.allowed_hosts
-
-    async def _body(self, receive: Receive, headers: Mapping[str, str]) -> bytes | _Plain:
+    async def _body(self, receive: Receive, headers: Mapping[str, str]) -> bytes | Plain:
         chunks: list[bytes] = []
         size = 0
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
-                return _Plain(400, b"client went away")
+                return Plain(400, b"client went away")
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_body_bytes:
-                return _Plain(413, b"request body too large")
+                return Plain(413, b"request body too large")
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)
@@ -313,7 +259,7 @@ class HttpApp:
             and isinstance(message, dict)
             and message.get("method") == "subscriptions/listen"
         ):
-            await _send_plain(send, _Plain(406, b"subscriptions/listen needs text/event-stream"))
+            await _send_plain(send, Plain(406, b"subscriptions/listen needs text/event-stream"))
             return
         exchange = _Exchange(self.server, message, headers, principal, streams, receive, send)
         await exchange.authorized(scopes, self.authorization).run()
@@ -347,12 +293,13 @@ class _Exchange:
         self.streams = streams
         self.receive = receive
         self.send = send
-        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        # Made with the first notification, as the sender is: a plain call needs neither.
+        self.queue: asyncio.Queue[dict[str, Any] | None] | None = None
         self.sender: asyncio.Task[None] | None = None
         self.watcher: asyncio.Task[None] | None = None
         self.disconnected = False
         self.started = False
-        self.lock = asyncio.Lock()
+        self.lock: asyncio.Lock | None = None
 
     def authorized(
         self, scopes: frozenset[str] | None, authorization: ProtectedResource | None
@@ -364,12 +311,13 @@ class _Exchange:
     def _emit(self, note: dict[str, Any]) -> None:
         if not self.streams:
             return  # the client takes JSON only: request-scoped notifications are dropped
+        if self.queue is None:
+            self.queue = asyncio.Queue()
+            self.sender = asyncio.ensure_future(self._stream_events(self.queue))
         self.queue.put_nowait(note)
-        if self.sender is None:
-            self.sender = asyncio.ensure_future(self._stream_events())
 
-    async def _stream_events(self) -> None:
-        while (note := await self.queue.get()) is not None:
+    async def _stream_events(self, queue: asyncio.Queue[dict[str, Any] | None]) -> None:
+        while (note := await queue.get()) is not None:
             await self._event(note)
 
     async def _watch(self, task: asyncio.Task[Any]) -> None:
@@ -399,7 +347,7 @@ class _Exchange:
                 self._start_watching(task)
                 await self._listen(reply.subscription)
             elif reply.response is None:
-                await _send_plain(self.send, _Plain(202))
+                await _send_plain(self.send, Plain(202))
             elif (
                 reply.required_scopes is not None
                 and self.authorization is not None
@@ -407,7 +355,7 @@ class _Exchange:
             ):
                 refused = self.authorization.insufficient(reply.required_scopes)
                 await _send_plain(self.send, _answered(refused.answer))
-            elif self.sender is not None:
+            elif self.sender is not None and self.queue is not None:
                 self.queue.put_nowait(None)
                 await self.sender
                 await self._event(reply.response)
@@ -427,6 +375,8 @@ class _Exchange:
                         await helper
 
     async def _chunk(self, body: bytes, more: bool = True) -> None:
+        if self.lock is None:
+            self.lock = asyncio.Lock()
         async with self.lock:
             if not self.started:
                 self.started = True
@@ -457,8 +407,8 @@ class _Exchange:
             self.server.close_subscription(subscription)
 
 
-def _answered(answer: Answer) -> _Plain:
-    return _Plain(answer.status, answer.body, b"application/json", answer.headers)
+def _answered(answer: Answer) -> Plain:
+    return Plain(answer.status, answer.body, b"application/json", answer.headers)
 
 
 async def _wait_disconnect(receive: Receive) -> None:
@@ -468,7 +418,7 @@ async def _wait_disconnect(receive: Receive) -> None:
             return
 
 
-async def _send_plain(send: Send, plain: _Plain) -> None:
+async def _send_plain(send: Send, plain: Plain) -> None:
     headers = list(plain.extra)
     if plain.body:
         headers.insert(0, (b"content-type", plain.content_type))
@@ -484,7 +434,7 @@ async def _send_json(send: Send, status: int, message: dict[str, Any]) -> None:
             "status": status,
             "headers": [
                 (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
+                (b"content-length", b"%d" % len(body)),
             ],
         }
     )
