@@ -1,0 +1,62 @@
+"""The server's fast Context build equals the constructor's, field for field."""
+
+from __future__ import annotations
+
+import dataclasses
+from types import MappingProxyType
+from typing import Any
+
+import pytest
+
+from snodo.context import Context, request_context
+
+
+def _values() -> dict[str, Any]:
+    params = {"name": "echo", "arguments": {"text": "hi"}}
+    return {
+        "request_id": 7,
+        "request_method": "tools/call",
+        "request_params": MappingProxyType(params),
+        "protocol_version": "2026-07-28",
+        "client_capabilities": MappingProxyType({"elicitation": {}}),
+        "client_info": {"name": "c", "version": "1"},
+        "log_level": "info",
+        "principal": "alice",
+        "scopes": frozenset({"read"}),
+        "progress_token": "p",
+        "input_responses": MappingProxyType({}),
+        "request_state": None,
+        "transport": "http",
+        "headers": {"host": "localhost"},
+        "clock": lambda: 5.0,
+        "emit": lambda note: None,
+    }
+
+
+@pytest.mark.parametrize("extra", [{}, {"state_data": {"step": 1}, "sealer": str}])
+def test_request_context_equals_the_constructor(extra: dict[str, Any]) -> None:
+    values = {**_values(), **extra}
+    fast, made = request_context(**values), Context(**values)
+    for spec in dataclasses.fields(Context):
+        assert getattr(fast, spec.name) == getattr(made, spec.name), spec.name
+    assert fast == made
+    assert fast.state == {} and fast.state is not request_context(**values).state
+
+
+def test_request_context_is_frozen_and_replaceable() -> None:
+    ctx = request_context(**_values())
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ctx.principal = "mallory"  # type: ignore[misc]
+    assert dataclasses.replace(ctx, principal="bob").principal == "bob"
+    assert ctx.principal == "alice"
+
+
+def test_progress_is_tracked_per_context() -> None:
+    sent: list[dict[str, Any]] = []
+    ctx = request_context(**{**_values(), "emit": sent.append})
+    ctx.report_progress(1)
+    with pytest.raises(ValueError, match="increase"):
+        ctx.report_progress(1)
+    other = request_context(**{**_values(), "emit": sent.append})
+    other.report_progress(1)
+    assert [note["params"]["progress"] for note in sent] == [1, 1]
