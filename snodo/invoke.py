@@ -16,6 +16,9 @@ from snodo.context import Context
 
 Handler = Callable[..., Any]
 
+_PLAIN = frozenset({str, dict, list, int, float, bool, type(None)})
+"""Result types that are never awaitable, so need no ``inspect.isawaitable``."""
+
 
 @dataclass(frozen=True, slots=True)
 class Parameter:
@@ -39,7 +42,7 @@ class Invoker:
         if self.context_param is not None:
             kwargs[self.context_param] = ctx
         result = self.function(**kwargs)
-        if self.is_async or inspect.isawaitable(result):
+        if self.is_async or (type(result) not in _PLAIN and inspect.isawaitable(result)):
             return await typing.cast(Awaitable[Any], result)
         return result
 

@@ -65,12 +65,57 @@ class Tool:
     """OAuth scopes a caller needs, checked before the handler runs (none: open)."""
     task: TaskSupport | None = None
     """Whether the tool may (``optional``) or must (``required``) run as a task."""
+    plain: tuple[tuple[str, type, Any], ...] | None = None
+    """(name, type, default) of each parameter when all are str, int, float or bool
+    with a scalar default: arguments of exactly those types need no conversion."""
 
     def bind(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         if self.model is None:
             return dict(arguments)
+        if self.plain is not None:
+            bound = _plain_bind(self.plain, arguments)
+            if bound is not None:
+                return bound
         values = self.model.model_validate(arguments)
         return {name: getattr(values, name) for name in type(values).model_fields}
+
+
+_PLAIN_TYPES = (str, int, float, bool)
+_REQUIRED = inspect.Parameter.empty
+
+
+def _plain_parameters(run: Invoker) -> tuple[tuple[str, type, Any], ...] | None:
+    plain = []
+    for param in run.parameters:
+        default = param.default
+        if param.annotation not in _PLAIN_TYPES or not (
+            default is _REQUIRED or default is None or type(default) in _PLAIN_TYPES
+        ):
+            return None
+        plain.append((param.name, param.annotation, default))
+    return tuple(plain)
+
+
+def _plain_bind(
+    plain: tuple[tuple[str, type, Any], ...], arguments: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """What the arguments model returns, when every argument already has its exact type
+    (pydantic hands such values back unchanged); None sends anything else to the model,
+    unknown or missing arguments included, so its conversions and errors stay its own."""
+    bound: dict[str, Any] = {}
+    given = 0
+    for name, kind, default in plain:
+        if name in arguments:
+            value = arguments[name]
+            if type(value) is not kind:
+                return None
+            given += 1
+        elif default is _REQUIRED:
+            return None
+        else:
+            value = default
+        bound[name] = value
+    return bound if given == len(arguments) else None
 
 
 def _strip_titles(schema: dict[str, Any]) -> dict[str, Any]:
@@ -183,6 +228,7 @@ def make_tool(
         arguments=compile_schema(input_schema),
         output=compile_schema(output_schema) if output_schema is not None else None,
         model=model,
+        plain=None if model is None else _plain_parameters(run),
         headers=headers,
         scopes=frozenset(scopes),
         task=task,
@@ -232,6 +278,8 @@ def finished(tool: Tool, value: Any) -> dict[str, Any]:
 
 def tool_result(tool: Tool, value: Any) -> dict[str, Any]:
     """Turn what a tool function returned into a CallToolResult (without resultType)."""
+    if type(value) is str and tool.output is None:  # the commonest answer, as _block makes it
+        return {"content": [{"type": "text", "text": value}]}
     if isinstance(value, ToolError):
         error: dict[str, Any] = {
             "content": [{"type": "text", "text": value.message}],
