@@ -137,11 +137,12 @@ def decode(data: bytes | str) -> Any:
     too many values (-32700). Shape is checked before decoding, so refused text costs a
     few scans of its bytes and nothing more."""
     try:
-        text = (
-            data.decode(json.detect_encoding(data), "surrogatepass")
-            if isinstance(data, bytes)
-            else data
-        )
+        if not isinstance(data, bytes):
+            text = data
+        elif data[:1] == b"{" and data[1:2] != b"\x00":  # what detect_encoding calls UTF-8
+            text = data.decode("utf-8", "surrogatepass")
+        else:
+            text = data.decode(json.detect_encoding(data), "surrogatepass")
     except ValueError as exc:
         raise ParseError() from exc
     problem = _shape_error(text)
