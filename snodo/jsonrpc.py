@@ -17,6 +17,11 @@ from typing import Any
 
 from snodo.errors import InvalidRequest, McpError, ParseError
 
+try:  # optional (in snodo[http]): reads a request about four times faster than json
+    import orjson as _orjson
+except ImportError:  # pragma: no cover - the standard decoder alone gives the same values
+    _orjson = None  # type: ignore[assignment]
+
 __all__ = [
     "Notification",
     "Request",
@@ -43,6 +48,8 @@ TOO_DEEP = "Parse error: JSON nested too deeply"
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _ONE_KIND = str.maketrans("{}", "[]")
 _NO_SPACE = str.maketrans("", "", " \t\n\r")
+_LONG_DIGITS = re.compile(r"[0-9]{19}")
+"""Digits that may spell an integer beyond 64 bits, which orjson would read as a float."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +155,14 @@ def decode(data: bytes | str) -> Any:
     problem = _shape_error(text)
     if problem is not None:
         raise ParseError(problem)
+    # orjson where it gives exactly the standard decoder's value (ints stay ints, floats
+    # floats); anything it refuses (NaN, overflow, lone surrogates, big integers) goes
+    # to the standard decoder, whose verdict stands.
+    if _orjson is not None and _LONG_DIGITS.search(text) is None:
+        try:
+            return _orjson.loads(text)
+        except _orjson.JSONDecodeError:
+            pass
     try:
         return _DECODER.decode(text)
     except (ValueError, RecursionError) as exc:
