@@ -47,6 +47,8 @@ Send = Callable[[Message], Awaitable[None]]
 AsgiApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 KINDS = ("floor", "snodo", "official")
+OBSERVED = "snodo-otel"
+"""snodo with an OtelObserver (opt-in: ``http_flow.py --servers floor,snodo,snodo-otel``)."""
 FLOWS = ("mrtr", "echo")
 SECRET = bytes(range(32))  # a fixed benchmark key, shared by nobody
 PROTOCOL = "2026-07-28"
@@ -79,7 +81,7 @@ def final_text(user: str, theme: str, step: int) -> str:
 # -- the three apps -----------------------------------------------------------------------
 
 
-def snodo_app() -> AsgiApp:
+def snodo_app(observed: bool = False) -> AsgiApp:
     from snodo import elicitation, state  # noqa: PLC0415 - only the snodo process needs it
     from snodo.context import Context  # noqa: PLC0415
     from snodo.result import InputRequired, input_required  # noqa: PLC0415
@@ -87,6 +89,15 @@ def snodo_app() -> AsgiApp:
     from snodo.transports.http import HttpApp  # noqa: PLC0415
 
     server = Server("bench-flow", "1.0.0")
+    if observed:  # the otel extra with SDK providers and no exporter: spans made, dropped
+        from opentelemetry.sdk.metrics import MeterProvider  # noqa: PLC0415
+        from opentelemetry.sdk.trace import TracerProvider  # noqa: PLC0415
+
+        from snodo.otel import OtelObserver  # noqa: PLC0415
+
+        server.observer = OtelObserver(
+            tracer_provider=TracerProvider(), meter_provider=MeterProvider()
+        )
     question = elicitation.form(QUESTION, SCHEMA)
 
     @server.tool
@@ -262,6 +273,7 @@ APPS: dict[str, Callable[[], AsgiApp]] = {
     "floor": lambda: floor_app,
     "snodo": snodo_app,
     "official": official_app,
+    OBSERVED: lambda: snodo_app(observed=True),
 }
 
 

@@ -56,6 +56,7 @@ from flows import (
     APPS,
     FLOWS,
     KINDS,
+    OBSERVED,
     PATH,
     QUESTION,
     SCHEMA,
@@ -73,7 +74,7 @@ REQUESTS_PER_FLOW = {"mrtr": 2, "echo": 1}
 
 def uvicorn_extra(kind: str) -> dict[str, Any]:
     """Options beyond the shared ones, as each server's own entry point sets them."""
-    if kind in ("floor", "snodo"):
+    if kind in ("floor", "snodo", OBSERVED):
         return {"proxy_headers": False}  # snodo run: off unless --proxy-headers
     return {}  # the official SDK passes host, port and log level only
 
@@ -389,7 +390,7 @@ def orchestrate(args: argparse.Namespace) -> None:
     servers: list[_Server] = []
     with contextlib.ExitStack() as logs:
         try:
-            for kind in (kind for kind in KINDS if kind in args.servers.split(",")):
+            for kind in (k for k in (*KINDS, OBSERVED) if k in args.servers.split(",")):
                 servers.append(_start(kind, logs.enter_context(tempfile.TemporaryFile("w+"))))
             _run(servers, flows, args)
         finally:
@@ -440,7 +441,7 @@ def _report(runs: dict[tuple[str, str], list[dict[str, Any]]], flows: list[str])
             f"{'req/s':>7} {'client µs/req':>14} {'requests':>9} {'errors':>6}"
         )
         floor = None
-        for kind in (kind for kind in KINDS if (kind, flow) in runs):
+        for kind in (kind for kind in (*KINDS, OBSERVED) if (kind, flow) in runs):
             measured = runs[(kind, flow)]
             per = [run["server_cpu"] / run["requests"] * 1e6 for run in measured]
             cpu = statistics.median(per)
@@ -469,7 +470,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="timed seconds, at most")
     parser.add_argument("--requests", type=int, default=40_000, help="timed requests, at most")
     parser.add_argument("--warmup", type=int, default=200, help="untimed flows first")
-    parser.add_argument("--serve", choices=KINDS, help=argparse.SUPPRESS)
+    parser.add_argument("--serve", choices=(*KINDS, OBSERVED), help=argparse.SUPPRESS)
     parser.add_argument("--load", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--flow", choices=FLOWS, help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
