@@ -81,7 +81,11 @@ Authenticate = Callable[[Mapping[str, str]], Awaitable[str | None] | str | None]
 
 
 class HttpApp:
-    """An ASGI app serving one ``Server`` at ``path`` (every path when None)."""
+    """An ASGI app serving one ``Server`` at ``path`` (every path when None).
+
+    Served with uvicorn directly, pass ``proxy_headers=False`` as ``snodo run`` does
+    (unless ``--proxy-headers``): snodo reads neither the client address nor the scheme.
+    """
 
     def __init__(
         self,
