@@ -168,6 +168,15 @@ def request_context(**values: Any) -> Context:
     return ctx
 
 
+def refilled(ctx: Context, **changes: Any) -> Context:
+    """``dataclasses.replace(ctx, **changes)`` in one step, as ``request_context`` builds:
+    every other field, ``state`` included, is the same object as in ``ctx``."""
+    copy = object.__new__(Context)
+    copy.__dict__.update(ctx.__dict__)
+    copy.__dict__.update(changes)
+    return copy
+
+
 def check_log_level(level: object) -> str | None:
     if level is None:
         return None

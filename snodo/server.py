@@ -43,7 +43,7 @@ from snodo.observe import QUIET, Observation, Observer
 from snodo.registry import CompletionRef, Registry
 from snodo.replay import ReplayGuard
 from snodo.result import InputRequired
-from snodo.sealing import open_state
+from snodo.sealing import with_state
 from snodo.state_token import DEFAULT_TTL
 from snodo.subscriptions import MAX_OPEN_STREAMS, Subscription, Subscriptions
 from snodo.tasks.engine import Tasks
@@ -434,40 +434,32 @@ class Server:
                 spec.params.model_validate(params)
         except ValidationError as exc:
             raise InvalidParams(params_error(exc)) from exc
-        values: dict[str, Any] = {
-            "request_id": request.id,
-            "request_method": request.method,
-            "request_params": MappingProxyType(params),
-            "protocol_version": version,
-            "client_capabilities": MappingProxyType(declared),
-            "client_info": meta.get(META_CLIENT_INFO),
-            "log_level": check_log_level(meta.get(META_LOG_LEVEL)),
-            "principal": principal,
-            "scopes": scopes,
-            "progress_token": meta.get("progressToken"),
-            "input_responses": MappingProxyType(params.get("inputResponses") or {}),
-            "request_state": params.get("requestState"),
-            "transport": transport,
-            "headers": headers,
-            "clock": self.clock,
-            "emit": emit,
-        }
-        ctx = request_context(**values)
+        ctx = request_context(
+            request_id=request.id,
+            request_method=request.method,
+            request_params=MappingProxyType(params),
+            protocol_version=version,
+            client_capabilities=MappingProxyType(declared),
+            client_info=meta.get(META_CLIENT_INFO),
+            log_level=check_log_level(meta.get(META_LOG_LEVEL)),
+            principal=principal,
+            scopes=scopes,
+            progress_token=meta.get("progressToken"),
+            input_responses=MappingProxyType(params.get("inputResponses") or {}),
+            request_state=params.get("requestState"),
+            transport=transport,
+            headers=headers,
+            clock=self.clock,
+            emit=emit,
+        )
         if self.keyring is not None:
-            values["state_data"], values["sealer"] = await open_state(
-                self.keyring, ctx, ctx.request_state, principal, observation
-            )
-            ctx = request_context(**values)
+            ctx = await with_state(self.keyring, ctx, observation)
         outcome = await self._run(ctx, handler)
         if isinstance(outcome, Subscription):
             return outcome
         return self._finish(ctx, outcome)
 
     async def _run(self, original: Context, handler: Any) -> Outcome:
-        if not self.middlewares:
-            direct: Outcome = await handler(self.served, original, original.request_params)
-            return direct
-
         async def innermost(passed: Context) -> Outcome:
             # Only ``state`` travels from middleware to the handler.
             ctx = original if passed is original else replace(original, state=passed.state)

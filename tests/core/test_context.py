@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from snodo.context import Context, request_context
+from snodo.context import Context, refilled, request_context
 
 
 def _values() -> dict[str, Any]:
@@ -60,3 +60,12 @@ def test_progress_is_tracked_per_context() -> None:
     other = request_context(**{**_values(), "emit": sent.append})
     other.report_progress(1)
     assert [note["params"]["progress"] for note in sent] == [1, 1]
+
+
+def test_refilled_equals_replace_and_shares_what_replace_shares() -> None:
+    ctx = request_context(**_values())
+    fast = refilled(ctx, state_data={"step": 2}, sealer=str)
+    slow = dataclasses.replace(ctx, state_data={"step": 2}, sealer=str)
+    assert fast == slow
+    assert fast.state is ctx.state is slow.state
+    assert ctx.state_data is None and ctx.sealer is None
