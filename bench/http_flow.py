@@ -51,6 +51,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, cast
 
+import harness
 import uvicorn
 from flows import (
     APPS,
@@ -193,13 +194,6 @@ def validate(kind: str, port: int) -> int:
 # -- the load generator (its own process) -------------------------------------------------
 
 
-def proc_cpu_seconds(pid: int) -> float:
-    """utime + stime of a process, from /proc/PID/stat (fields 14 and 15)."""
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 class _Connection(asyncio.Protocol):
     """One keep-alive HTTP/1.1 connection, one request in flight, Content-Length bodies."""
 
@@ -294,14 +288,14 @@ async def _load(args: argparse.Namespace) -> dict[str, Any]:
     warm = _Tally(budget=max(args.warmup, args.concurrency), deadline=time.perf_counter() + 60)
     await asyncio.gather(*(_flows(conn, args.port, args.flow, warm, False) for conn in conns))
     tally = _Tally(budget=args.requests, deadline=0.0)
-    server_before, client_before = proc_cpu_seconds(args.pid), time.process_time()
+    server_before, client_before = harness.proc_cpu_seconds(args.pid), time.process_time()
     started = time.perf_counter()
     tally.deadline = started + args.seconds
     counts = await asyncio.gather(
         *(_flows(conn, args.port, args.flow, tally, True) for conn in conns)
     )
     elapsed = time.perf_counter() - started
-    server_cpu = proc_cpu_seconds(args.pid) - server_before
+    server_cpu = harness.proc_cpu_seconds(args.pid) - server_before
     client_cpu = time.process_time() - client_before
     for conn in conns:
         assert conn.transport is not None
@@ -328,30 +322,7 @@ def load_main(args: argparse.Namespace) -> None:
 # -- orchestration ------------------------------------------------------------------------
 
 
-@dataclass
-class _Server:
-    kind: str
-    process: subprocess.Popen[str]
-    port: int
-    log: Any
-
-
-def _start(kind: str, log: Any) -> _Server:
-    process = subprocess.Popen(
-        [sys.executable, __file__, "--serve", kind],
-        stdout=subprocess.PIPE,
-        stderr=log,
-        text=True,
-    )
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    if not line.startswith("PORT "):
-        log.seek(0)
-        raise RuntimeError(f"{kind} server did not start: {line!r}\n{log.read()}")
-    return _Server(kind, process, int(line.split()[1]), log)
-
-
-def _measure(server: _Server, flow: str, args: argparse.Namespace) -> dict[str, Any]:
+def _measure(server: harness.Child, flow: str, args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.NamedTemporaryFile("r", suffix=".json") as out:
         command = [
             sys.executable,
@@ -360,7 +331,7 @@ def _measure(server: _Server, flow: str, args: argparse.Namespace) -> dict[str, 
             f"--flow={flow}",
             f"--out={out.name}",
             f"--port={server.port}",
-            f"--pid={server.process.pid}",
+            f"--pid={server.pid}",
             f"--concurrency={args.concurrency}",
             f"--requests={args.requests}",
             f"--seconds={args.seconds}",
@@ -387,24 +358,24 @@ def orchestrate(args: argparse.Namespace) -> None:
         f"or <= {args.seconds:g} s, after {args.warmup} warm-up flows) per server and flow, "
         "taking turns; medians over rounds"
     )
-    servers: list[_Server] = []
+    servers: list[harness.Child] = []
     with contextlib.ExitStack() as logs:
         try:
             for kind in (k for k in (*KINDS, OBSERVED) if k in args.servers.split(",")):
-                servers.append(_start(kind, logs.enter_context(tempfile.TemporaryFile("w+"))))
+                log = logs.enter_context(tempfile.TemporaryFile("w+b"))
+                servers.append(harness.start(__file__, kind, log))
             _run(servers, flows, args)
         finally:
-            _stop(servers)
+            harness.stop([server.process for server in servers])
 
 
-def _run(servers: list[_Server], flows: list[str], args: argparse.Namespace) -> None:
+def _run(servers: list[harness.Child], flows: list[str], args: argparse.Namespace) -> None:
     for server in servers:
         try:
             checks = validate(server.kind, server.port)
         except (WrongAnswerError, OSError, ValueError) as exc:
-            server.log.seek(0)
             raise RuntimeError(
-                f"{server.kind} failed validation: {exc}\n{server.log.read()}"
+                f"{server.kind} failed validation: {exc}\n{server.log_text()}"
             ) from exc
         print(f"validated {server.kind:8} on 127.0.0.1:{server.port}: {checks} checks passed")
     runs: dict[tuple[str, str], list[dict[str, Any]]] = {
@@ -416,20 +387,6 @@ def _run(servers: list[_Server], flows: list[str], args: argparse.Namespace) -> 
         for server, flow in turns[shift:] + turns[:shift]:
             runs[(server.kind, flow)].append(_measure(server, flow, args))
     _report(runs, flows)
-
-
-def _stop(servers: list[_Server]) -> None:
-    """Stop the server processes this run started (by their own handles, nothing else)."""
-    for server in servers:
-        server.process.terminate()
-    for server in servers:
-        try:
-            server.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.process.kill()
-            server.process.wait()
-        if server.process.stdout is not None:
-            server.process.stdout.close()
 
 
 def _report(runs: dict[tuple[str, str], list[dict[str, Any]]], flows: list[str]) -> None:
