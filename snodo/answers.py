@@ -28,7 +28,7 @@ from snodo.errors import InvalidParams
 from snodo.result import MISSING, Missing
 from snodo_wire import CreateMessageResult, ElicitResult, ListRootsResult, adapters
 
-__all__ = ["check_request", "check_responses", "invalid", "params_error", "read"]
+__all__ = ["check_params", "check_request", "check_responses", "invalid", "params_error", "read"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -49,8 +49,12 @@ def read(ctx: Context, key: str, model: type[M], kind: str) -> M | Missing:
     """The answer under ``key`` as ``model``, ``MISSING`` when none came."""
     if key not in ctx.input_responses:
         return MISSING
+    raw = ctx.input_responses[key]
+    checked = ctx.checked_answers.get(key) if ctx.checked_answers else None
+    if checked is not None and checked[0] is raw and type(checked[1]) is model:
+        return checked[1]  # the same raw answer, validated by check_responses
     try:
-        return model.model_validate(ctx.input_responses[key], by_alias=True, by_name=False)
+        return model.model_validate(raw, by_alias=True, by_name=False)
     except ValidationError:
         raise invalid(kind, key) from None
 
@@ -68,17 +72,31 @@ _ANSWER_KEYS: dict[str, type[BaseModel]] = {"action": ElicitResult, "roots": Lis
 """A required key of each answer kind; anything else is most likely a sampling result."""
 
 
-def check_responses(responses: Any) -> None:
+_REUSABLE = frozenset(
+    m
+    for m in (ElicitResult, ListRootsResult, CreateMessageResult)
+    if not any(f.alias or f.validation_alias for f in m.model_fields.values())
+)
+"""Answer models with no aliased field: validating by name as well as by alias (as the
+check does) and by alias only (as ``read`` does) gives them the same model, so ``read``
+may reuse the check's."""
+
+
+def check_responses(responses: Any) -> dict[str, tuple[Any, BaseModel]]:
     """The retry's inputResponses, each a valid InputResponse; as the generated union
     decides, but trying first the branch the answer's keys point to (the union is
-    untagged, and trying all three costs several times more)."""
+    untagged, and trying all three costs several times more). Returns, by key, the
+    answers whose model ``read`` may reuse (see ``Context.checked_answers``)."""
     if not isinstance(responses, dict):
         raise InvalidParams("Invalid params: inputResponses: must be an object")
+    checked: dict[str, tuple[Any, BaseModel]] = {}
     for key, answer in responses.items():
         if isinstance(answer, dict):
             likely = next((m for k, m in _ANSWER_KEYS.items() if k in answer), CreateMessageResult)
             try:
-                likely.model_validate(answer)
+                model = likely.model_validate(answer)
+                if likely in _REUSABLE:
+                    checked[key] = (answer, model)
                 continue
             except ValidationError:
                 pass
@@ -86,3 +104,22 @@ def check_responses(responses: Any) -> None:
             adapters.input_response.validate_python(answer)
         except ValidationError as exc:
             raise InvalidParams(params_error(exc, f"inputResponses.{key}")) from exc
+    return checked
+
+
+def check_params(
+    model: type[BaseModel], params: Mapping[str, Any], input_required: bool
+) -> dict[str, tuple[Any, BaseModel]]:
+    """``params`` against the method's ``model``; on a retry (``input_required``), its
+    inputResponses first, each as ``check_responses`` does, and what that returns."""
+    responses = params.get("inputResponses")
+    checked: dict[str, tuple[Any, BaseModel]] = {}
+    try:
+        if responses is not None and input_required:
+            checked = check_responses(responses)
+            model.model_validate({**params, "inputResponses": {}})
+        else:
+            model.model_validate(params)
+    except ValidationError as exc:
+        raise InvalidParams(params_error(exc)) from exc
+    return checked

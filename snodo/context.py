@@ -66,6 +66,10 @@ class Context:
     progress_token: str | int | None = None
     input_responses: Mapping[str, Any] = field(default_factory=dict)
     """Answers to an earlier round's inputRequests, by key (raw JSON objects)."""
+    checked_answers: Mapping[str, tuple[Any, Any]] | None = field(default=None, repr=False)
+    """Answers the server already validated, by key: (the raw answer, its wire model).
+    ``snodo.answers.read`` reuses the model while the raw answer is still the one in
+    ``input_responses``, so an answer is validated once per request."""
     request_state: str | None = None
     """The requestState echoed from an earlier round, if any."""
     state_data: Any = None

@@ -18,11 +18,9 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Literal, TypeVar, overload
 
-from pydantic import ValidationError
-
 from snodo import jsonrpc
 from snodo.admission import admit
-from snodo.answers import check_responses, params_error
+from snodo.answers import check_params
 from snodo.auth.protected import ProtectedResource
 from snodo.context import Context, Emit, check_log_level, request_context
 from snodo.dispatch import HANDLERS, Outcome, Served, method_spec
@@ -425,15 +423,7 @@ class Server:
         params = request.params
         meta, version, declared = required_meta(params)
         self.check_version(version)
-        responses = params.get("inputResponses")
-        try:
-            if responses is not None and spec.input_required:
-                check_responses(responses)
-                spec.params.model_validate({**params, "inputResponses": {}})
-            else:
-                spec.params.model_validate(params)
-        except ValidationError as exc:
-            raise InvalidParams(params_error(exc)) from exc
+        checked_answers = check_params(spec.params, params, spec.input_required)
         ctx = request_context(
             request_id=request.id,
             request_method=request.method,
@@ -446,6 +436,7 @@ class Server:
             scopes=scopes,
             progress_token=meta.get("progressToken"),
             input_responses=MappingProxyType(params.get("inputResponses") or {}),
+            checked_answers=checked_answers,
             request_state=params.get("requestState"),
             transport=transport,
             headers=headers,
