@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from typing import Any
 
@@ -269,6 +270,51 @@ class HttpApp:
         await exchange.authorized(scopes, self.authorization).run()
 
 
+class _LateRequests:
+    """Requests running on this event loop, oldest first, with when each began.
+
+    One timer for all of them starts the disconnect watcher of each request still
+    running WATCH_AFTER seconds after it began, in place of a timer armed and cancelled
+    per request: most requests end well before, and then cost a dict insert and delete.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.running: dict[_Exchange, float] = {}
+        self.timer: asyncio.TimerHandle | None = None
+
+    @classmethod
+    def of_running_loop(cls) -> _LateRequests:
+        loop = asyncio.get_running_loop()
+        late = _LATE.get(loop)
+        if late is None:
+            late = _LATE[loop] = cls(loop)
+        return late
+
+    def add(self, exchange: _Exchange) -> None:
+        self.running[exchange] = began = self.loop.time()
+        if self.timer is None:
+            self.timer = self.loop.call_at(began + WATCH_AFTER, self._due)
+
+    def remove(self, exchange: _Exchange) -> None:
+        self.running.pop(exchange, None)
+
+    def _due(self) -> None:
+        self.timer = None
+        late = self.loop.time() - WATCH_AFTER
+        for exchange, began in list(self.running.items()):
+            if began > late:  # this one and all after it began too recently
+                self.timer = self.loop.call_at(began + WATCH_AFTER, self._due)
+                return
+            del self.running[exchange]
+            exchange.start_watching()
+
+
+_LATE: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LateRequests] = (
+    weakref.WeakKeyDictionary()
+)
+
+
 class _Exchange:
     """One POST: run the request, answering JSON, or SSE once a notification appears.
 
@@ -301,6 +347,7 @@ class _Exchange:
         self.queue: asyncio.Queue[dict[str, Any] | None] | None = None
         self.sender: asyncio.Task[None] | None = None
         self.watcher: asyncio.Task[None] | None = None
+        self.task: asyncio.Task[Any] | None = None
         self.disconnected = False
         self.started = False
         self.lock: asyncio.Lock | None = None
@@ -329,14 +376,14 @@ class _Exchange:
         self.disconnected = True
         task.cancel()
 
-    def _start_watching(self, task: asyncio.Task[Any]) -> None:
-        if self.watcher is None:
-            self.watcher = asyncio.ensure_future(self._watch(task))
+    def start_watching(self) -> None:
+        if self.watcher is None and self.task is not None:
+            self.watcher = asyncio.ensure_future(self._watch(self.task))
 
     async def run(self) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        timer = asyncio.get_running_loop().call_later(WATCH_AFTER, self._start_watching, task)
+        self.task = asyncio.current_task()
+        late = _LateRequests.of_running_loop()
+        late.add(self)
         try:
             reply = await self.server.handle(
                 self.message,
@@ -346,9 +393,9 @@ class _Exchange:
                 headers=self.headers,
                 emit=self._emit,
             )
-            timer.cancel()
+            late.remove(self)
             if reply.subscription is not None:
-                self._start_watching(task)
+                self.start_watching()
                 await self._listen(reply.subscription)
             elif reply.response is None:
                 await _send_plain(self.send, Plain(202))
@@ -371,7 +418,7 @@ class _Exchange:
             if not self.disconnected:
                 raise  # the server is shutting down, not the client leaving
         finally:
-            timer.cancel()
+            late.remove(self)
             for helper in (self.watcher, self.sender):
                 if helper is not None and not helper.done():
                     helper.cancel()
