@@ -67,3 +67,23 @@ def test_the_request_is_a_required_argument_of_every_reader() -> None:
     for read in (elicitation.response, sampling.response, roots.response):
         with pytest.raises(TypeError):
             read(ctx(), "k")  # type: ignore[call-arg]
+
+
+def test_an_answer_the_server_checked_is_read_as_that_model_and_only_for_that_answer() -> None:
+    from dataclasses import replace
+
+    from snodo.answers import check_responses, read
+    from snodo_wire import ElicitResult
+
+    accepted = {"action": "accept", "content": {"name": "Ada"}}
+    checked = check_responses({"who": accepted})
+    assert checked["who"][0] is accepted
+    retry = replace(ctx(who=accepted), checked_answers=checked)
+    assert read(retry, "who", ElicitResult, "elicitation") is checked["who"][1]
+    # Another raw answer under the same key (a task's later round) is validated afresh.
+    later = replace(retry, input_responses={"who": {"action": "launch"}})
+    with pytest.raises(InvalidParams, match="Invalid elicitation response for 'who'"):
+        read(later, "who", ElicitResult, "elicitation")
+    declined = replace(retry, input_responses={"who": {"action": "decline"}})
+    answer = read(declined, "who", ElicitResult, "elicitation")
+    assert isinstance(answer, ElicitResult) and answer.action == "decline"
