@@ -279,7 +279,9 @@ class _LateRequests:
     """
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self.loop = loop
+        # A proxy, not the loop: a strong reference from the value would keep the
+        # WeakKeyDictionary's key, and so every closed loop, alive.
+        self.loop = weakref.proxy(loop)
         self.running: dict[_Exchange, float] = {}
         self.timer: asyncio.TimerHandle | None = None
 
