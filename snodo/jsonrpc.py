@@ -13,7 +13,9 @@ import json
 import math
 import re
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
+from uuid import UUID
 
 from snodo.errors import InvalidRequest, McpError, ParseError
 
@@ -50,6 +52,11 @@ _ONE_KIND = str.maketrans("{}", "[]")
 _NO_SPACE = str.maketrans("", "", " \t\n\r")
 _LONG_DIGITS = re.compile(r"[0-9]{19}")
 """Digits that may spell an integer beyond 64 bits, which orjson would read as a float."""
+_SKELETON = bytes.maketrans(b"123456789[", b"000000000{")
+_LONG_ZEROS = b"0" * 19
+"""The same test on UTF-8 bytes: every digit made 0 (and every ``[`` a ``{``, for one
+count of containers), then one substring search; a regular expression over text costs
+ten times more."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,15 +141,53 @@ def finite_float(literal: str) -> float:
     return value
 
 
+def _as_json(value: Any) -> Any:
+    """What the encoders write for the two non-JSON types orjson writes natively: a UUID
+    as its text, an Enum member as its value; anything else is refused, as json does."""
+    if isinstance(value, UUID):
+        return str(value)
+    if isinstance(value, Enum):
+        return value.value
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=finite_float)
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_ENCODER = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_as_json
+)
 """Built once: json.dumps/loads with options build a new coder on every call."""
+_ORJSON_OPTIONS = (
+    0
+    if _orjson is None
+    else _orjson.OPT_PASSTHROUGH_SUBCLASS
+    | _orjson.OPT_PASSTHROUGH_DATACLASS
+    | _orjson.OPT_PASSTHROUGH_DATETIME
+)
+"""Subclasses of the JSON types, dataclasses and datetimes go to ``_as_json``, which
+refuses them as the standard encoder does (it would write a str or int subclass itself,
+so orjson's refusal sends those to it)."""
 
 
 def decode(data: bytes | str) -> Any:
     """Parse JSON text, refusing NaN, Infinity, overflowing numbers, over-deep nesting and
     too many values (-32700). Shape is checked before decoding, so refused text costs a
     few scans of its bytes and nothing more."""
+    if _orjson is not None and isinstance(data, bytes) and data[:1] == b"{":
+        # The usual request, read straight from its bytes: brackets, commas and digits are
+        # ASCII, so the counts and the digit test mean on UTF-8 bytes what they mean on
+        # its text. Invalid UTF-8 (an encoded surrogate included) is refused by orjson and
+        # takes the path below, as does text failing the first shape test.
+        skeleton = data.translate(_SKELETON)
+        containers = skeleton.count(b"{")
+        if (
+            containers <= MAX_DEPTH
+            and containers + skeleton.count(b",") < MAX_VALUES
+            and _LONG_ZEROS not in skeleton
+        ):
+            try:
+                return _orjson.loads(data)
+            except _orjson.JSONDecodeError:
+                pass
     try:
         if not isinstance(data, bytes):
             text = data
@@ -225,9 +270,26 @@ def error_response(request_id: RequestId | None, error: McpError) -> dict[str, A
 
 
 def encode(message: dict[str, Any]) -> bytes:
-    """Compact UTF-8 JSON on one line (no embedded newlines, as stdio framing needs)."""
+    """Compact UTF-8 JSON on one line (no embedded newlines, as stdio framing needs).
+
+    orjson writes it when installed, unless its text holds ``null``: orjson writes NaN and
+    the infinities as null where the standard encoder refuses them, so that text, and
+    whatever orjson refuses (lone surrogates, integers beyond 64 bits, keys that are not
+    strings, subclasses, nesting past 254), is written by the standard encoder, whose
+    verdict stands. Either way the same values come out.
+    """
+    if _orjson is not None:
+        try:
+            fast: bytes = _orjson.dumps(message, _as_json, _ORJSON_OPTIONS)
+        except TypeError:  # orjson.JSONEncodeError is a TypeError
+            pass
+        else:
+            if b"null" not in fast:
+                return fast
     text = _ENCODER.encode(message)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate from the peer: escape it, stay valid UTF-8
-        return json.dumps(message, separators=(",", ":"), allow_nan=False).encode("ascii")
+        return json.dumps(message, separators=(",", ":"), allow_nan=False, default=_as_json).encode(
+            "ascii"
+        )
