@@ -143,11 +143,18 @@ def finite_float(literal: str) -> float:
 
 def _as_json(value: Any) -> Any:
     """What the encoders write for the two non-JSON types orjson writes natively: a UUID
-    as its text, an Enum member as its value; anything else is refused, as json does."""
+    as its text, an Enum member as its value; anything else not JSON is refused, as json
+    does."""
     if isinstance(value, UUID):
         return str(value)
     if isinstance(value, Enum):
         return value.value
+    # Subclasses reach here from orjson only. A dict or list subclass that reads as its
+    # base type (snodo.built's frozen requests) is written as the standard encoder would.
+    if isinstance(value, dict) and type(value).items is dict.items:
+        return dict(value)
+    if isinstance(value, list) and type(value).__iter__ is list.__iter__:
+        return list(value)
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 

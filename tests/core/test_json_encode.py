@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from snodo import jsonrpc
+from snodo.built import FrozenArray
 
 pytestmark = pytest.mark.skipif(find_spec("orjson") is None, reason="orjson is in the dev extra")
 
@@ -36,6 +37,17 @@ class Mode(enum.StrEnum):
 
 class Name(str):
     pass
+
+
+class Sorted(dict[str, Any]):
+    """A mapping that reads differently from its stored items."""
+
+    def items(self) -> Any:
+        return sorted(dict.items(self))
+
+
+class Frozen(dict[str, Any]):
+    __slots__ = ()
 
 
 @dataclasses.dataclass
@@ -75,6 +87,9 @@ values = st.recursive(
         | st.tuples(inner, inner)
         | st.dictionaries(st.text(max_size=4) | st.integers(0, 9), inner, max_size=4)
         | st.dictionaries(st.text(max_size=4), inner, max_size=3).map(OrderedDict)
+        | st.dictionaries(st.text(max_size=4), inner, max_size=3).map(Sorted)
+        | st.dictionaries(st.text(max_size=4), inner, max_size=3).map(Frozen)
+        | st.lists(inner, max_size=3).map(FrozenArray)
     ),
     max_leaves=20,
 )
