@@ -47,10 +47,12 @@ def admit(method: str, outcome: InputRequired, declared: Mapping[str, Any]) -> d
     result = outcome.to_result()
     requests = result.get("inputRequests", {})
     try:
-        if all(isinstance(request, BuiltRequest) for request in requests.values()):
-            InputRequiredResult.model_validate({**result, "inputRequests": {}})
-        else:
+        if not all(isinstance(request, BuiltRequest) for request in requests.values()):
             InputRequiredResult.model_validate(result)
+        elif not isinstance(result.get("requestState", ""), str):
+            # All the model could refuse of the rest, which ``to_result`` built: its keys
+            # are resultType (a str), inputRequests and requestState.
+            InputRequiredResult.model_validate({**result, "inputRequests": {}})
     except ValidationError as exc:
         log.error("%s handler built an invalid input request: %s", method, exc)
         raise InternalError() from exc

@@ -56,11 +56,14 @@ class FrozenArray(list[Any]):
 class BuiltRequest(FrozenObject):
     """A bare input request as its builder checked it; ``checked`` is the builder's note."""
 
-    __slots__ = ("checked",)
+    __slots__ = ("checked", "needs")
 
     def __init__(self, request: Mapping[str, Any], checked: Any = None) -> None:
         dict.__init__(self, {key: freeze(value) for key, value in request.items()})
         self.checked = checked
+        self.needs: tuple[Any, ...] | None = None
+        """The capability rules it needs, once ``snodo.capabilities`` has worked them out
+        (they cannot change: neither can the request)."""
 
 
 def freeze(value: Any) -> Any:

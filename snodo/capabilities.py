@@ -17,8 +17,10 @@ idempotent and ignores order, so the same set of needs always yields the same ob
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 from typing import Any
 
+from snodo.built import BuiltRequest
 from snodo_wire.tables import CAPABILITY_RULES, CapabilityRule
 
 __all__ = ["declares", "merge", "missing", "needs", "path_object"]
@@ -26,17 +28,22 @@ __all__ = ["declares", "merge", "missing", "needs", "path_object"]
 Path = tuple[str, ...]
 
 
+def _is_object(node: Any) -> bool:
+    # The two types declared capabilities come as, before the slower ABC check.
+    return type(node) is dict or type(node) is MappingProxyType or isinstance(node, Mapping)
+
+
 def declares(declared: Mapping[str, Any], path: Path, empty_parent_satisfies: bool = False) -> bool:
     node: Any = declared
     for depth, step in enumerate(path):
-        if not isinstance(node, Mapping):
+        if not _is_object(node):
             return False
         if step not in node:
             last = depth == len(path) - 1
             # client/elicitation.mdx: `elicitation: {}` declares form mode alone.
             return last and empty_parent_satisfies and depth > 0 and not node
         node = node[step]
-    return isinstance(node, Mapping)
+    return _is_object(node)
 
 
 def _applies(rule: CapabilityRule, params: Mapping[str, Any]) -> bool:
@@ -83,12 +90,22 @@ def merge(*objects: Mapping[str, Any]) -> dict[str, Any]:
     return dict(sorted(out.items()))
 
 
+def _needed(request: Mapping[str, Any]) -> Iterable[CapabilityRule]:
+    """``needs(request)``, worked out once for a built request, which cannot change."""
+    if not isinstance(request, BuiltRequest):
+        return needs(request)
+    if request.needs is None:
+        request.needs = tuple(needs(request))
+    rules: tuple[CapabilityRule, ...] = request.needs
+    return rules
+
+
 def missing(requests: Iterable[Mapping[str, Any]], declared: Mapping[str, Any]) -> dict[str, Any]:
     """Every capability the requests need and ``declared`` lacks, as one object."""
     lacking = [
         path_object(rule.requires)
         for request in requests
-        for rule in needs(request)
+        for rule in _needed(request)
         if not declares(declared, rule.requires, rule.empty_parent_satisfies)
     ]
-    return merge(*lacking)
+    return merge(*lacking) if lacking else {}
