@@ -25,8 +25,15 @@ from pydantic import BaseModel, ValidationError
 
 from snodo.context import Context
 from snodo.errors import InvalidParams
+from snodo.plain_params import plain_call_params
 from snodo.result import MISSING, Missing
-from snodo_wire import CreateMessageResult, ElicitResult, ListRootsResult, adapters
+from snodo_wire import (
+    CallToolRequestParams,
+    CreateMessageResult,
+    ElicitResult,
+    ListRootsResult,
+    adapters,
+)
 
 __all__ = ["check_params", "check_request", "check_responses", "invalid", "params_error", "read"]
 
@@ -107,6 +114,10 @@ def check_responses(responses: Any) -> dict[str, tuple[Any, BaseModel]]:
     return checked
 
 
+def _never(params: Any) -> bool:
+    return False
+
+
 def check_params(
     model: type[BaseModel], params: Mapping[str, Any], input_required: bool
 ) -> dict[str, tuple[Any, BaseModel]]:
@@ -114,11 +125,14 @@ def check_params(
     inputResponses first, each as ``check_responses`` does, and what that returns."""
     responses = params.get("inputResponses")
     checked: dict[str, tuple[Any, BaseModel]] = {}
+    plain = plain_call_params if model is CallToolRequestParams else _never
     try:
         if responses is not None and input_required:
             checked = check_responses(responses)
-            model.model_validate({**params, "inputResponses": {}})
-        else:
+            rest = {**params, "inputResponses": {}}
+            if not plain(rest):
+                model.model_validate(rest)
+        elif not plain(params):
             model.model_validate(params)
     except ValidationError as exc:
         raise InvalidParams(params_error(exc)) from exc

@@ -1,0 +1,139 @@
+"""The usual ``tools/call`` params, recognised as valid without running the model.
+
+Validating params against the generated ``CallToolRequestParams`` (with its ``_meta``,
+client capabilities and client info models) is the largest single step of a tool call
+in the core. Nearly every call is plain: a name, arguments, the version and
+capabilities in ``_meta``, perhaps a request state. ``plain_call_params`` accepts only
+params the model certainly accepts, by exact types and known keys; for anything else it
+says no and the caller runs the model, so what is refused, and the message saying why,
+are always the model's. It never refuses, it only spares the model.
+
+The shapes below are those of the pinned modern models;
+tests/core/test_plain_params.py checks them against the models' fields (so a
+regeneration that changes those fields fails there) and checks, on generated params,
+that whatever this accepts the model accepts.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from snodo.context import LOG_RANK
+from snodo_wire.protocol import (
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    META_PROTOCOL_VERSION,
+)
+
+__all__ = ["plain_call_params"]
+
+_META_NAMES: Final = frozenset(
+    (
+        "io_modelcontextprotocol_client_capabilities",
+        "io_modelcontextprotocol_client_info",
+        "io_modelcontextprotocol_log_level",
+        "io_modelcontextprotocol_protocol_version",
+        "progress_token",
+    )
+)
+"""RequestMetaObject's field names: the models validate by name too, so a key spelled
+like one is not an extra."""
+_PARAMS_NAMES: Final = frozenset(("meta", "input_responses", "request_state"))
+"""CallToolRequestParams' field names that differ from their keys on the wire."""
+_EMPTY_FIELDS: Final = {"elicitation": ("form", "url"), "sampling": ("context", "tools")}
+"""Capabilities whose fields are JSON objects: plain when each field given is ``{}``."""
+_MAPS: Final = ("experimental", "extensions")
+"""Capabilities mapping names to JSON objects: plain when each value is ``{}``."""
+_INFO_TEXTS: Final = ("title", "description")
+
+
+def _empty(value: Any) -> bool:
+    return type(value) is dict and not value
+
+
+def _plain_capabilities(declared: Any) -> bool:
+    if type(declared) is not dict:
+        return False
+    for key, value in declared.items():
+        if key in _EMPTY_FIELDS:
+            if type(value) is not dict:
+                return False
+            fields = _EMPTY_FIELDS[key]
+            for name, item in value.items():
+                if name not in fields or type(item) is not dict or item:
+                    return False
+        elif key in _MAPS:
+            if type(value) is not dict:
+                return False
+            for name, item in value.items():
+                if type(name) is not str or type(item) is not dict or item:
+                    return False
+        elif key == "roots":
+            if type(value) is not dict:  # RootsCapability has no fields: anything is extra
+                return False
+        elif type(key) is not str:
+            return False
+        # Any other key is an extra, which the model keeps unvalidated.
+    return True
+
+
+def _plain_client_info(info: Any) -> bool:
+    if type(info) is not dict or type(info.get("name")) is not str:
+        return False
+    if type(info.get("version")) is not str:
+        return False
+    return all(
+        key in ("name", "version") or (key in _INFO_TEXTS and type(value) is str)
+        for key, value in info.items()
+    )
+
+
+def _plain_meta(meta: Any) -> bool:
+    if type(meta) is not dict or type(meta.get(META_PROTOCOL_VERSION)) is not str:
+        return False
+    for key, value in meta.items():
+        if key == META_PROTOCOL_VERSION:
+            continue
+        if key == META_CLIENT_CAPABILITIES:
+            if not _plain_capabilities(value):
+                return False
+        elif key == "progressToken":
+            if type(value) is not str and type(value) is not int:
+                return False
+        elif key == META_LOG_LEVEL:
+            if type(value) is not str or value not in LOG_RANK:
+                return False
+        elif key == META_CLIENT_INFO:
+            if not _plain_client_info(value):
+                return False
+        elif type(key) is not str or key in _META_NAMES:
+            return False
+    return META_CLIENT_CAPABILITIES in meta
+
+
+def plain_call_params(params: Any) -> bool:
+    """True only for ``tools/call`` params that ``CallToolRequestParams`` accepts."""
+    if type(params) is not dict or type(params.get("name")) is not str:
+        return False
+    for key, value in params.items():
+        if key == "name":
+            continue
+        if key == "_meta":
+            if not _plain_meta(value):
+                return False
+        elif key == "arguments":
+            if type(value) is not dict:
+                return False
+            for name in value:
+                if type(name) is not str:
+                    return False
+        elif key == "requestState":
+            if type(value) is not str:
+                return False
+        elif key == "inputResponses":
+            if not _empty(value):  # answers are checked one by one before this
+                return False
+        elif type(key) is not str or key in _PARAMS_NAMES:
+            return False
+    return "_meta" in params
