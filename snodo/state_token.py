@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, Final, NamedTuple, Protocol
 
-from snodo.canonical import B64_ALPHABET, b64, check_data, decode, encode, too_deep, unb64
+from snodo.canonical import B64_ALPHABET, b64, check_data, encode, read_payload, unb64
 from snodo.errors import InvalidState
 from snodo.state_keys import Key, KeySet, aead
 
@@ -195,10 +195,7 @@ def _split(token: object) -> list[str] | None:
 
 
 def _payload(raw: bytes) -> Any:
-    text = raw.decode("utf-8")
-    if too_deep(text):
-        raise ValueError("too deep")
-    return decode(text)
+    return read_payload(raw)
 
 
 def inspect(token: str) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from snodo import state
+from snodo import canonical, state
 from snodo.errors import InvalidState
 from tests.support.state_vectors import DATA, KEY_A, KEY_B, PARAMS, Ctx
 from tests.support.strategies import strict_json_values
@@ -121,3 +121,23 @@ def test_key_order_never_changes_the_token(value: Any, rng: random.Random) -> No
 def test_arbitrary_strings_are_refused_with_invalid_state_only(text: str) -> None:
     assert rejected(text, None)
     assert rejected("v1.a." + text, None)
+
+
+@SETTINGS
+@given(strict_json_values, st.integers(min_value=0, max_value=40))
+def test_a_payload_reads_as_the_standard_decoder_reads_it(value: Any, depth: int) -> None:
+    text = canonical.encode(value)
+    raw = ("[" * depth + text + "]" * depth).encode("utf-8", "surrogatepass")
+    try:
+        standard: Any = tagged(canonical.decode(raw.decode("utf-8", "surrogatepass")))
+        if canonical.too_deep(raw.decode("utf-8", "surrogatepass")):
+            standard = "refused"
+    except ValueError:
+        standard = "refused"
+    try:
+        ours: Any = tagged(canonical.read_payload(raw))
+    except ValueError:
+        ours = "refused"
+    if "\\ud8" in text.lower() or any(0xD800 <= ord(c) <= 0xDFFF for c in text):
+        return  # lone surrogates: not UTF-8, refused by both before any value is read
+    assert ours == standard
