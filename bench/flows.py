@@ -17,8 +17,8 @@ headers (``MCP-Protocol-Version``, ``Mcp-Method``, ``Mcp-Name``):
 The apps, each serving both tools:
 
 * **snodo**: ``HttpApp`` over a ``Server``; the theme tool uses ``snodo.elicitation`` (the
-  answer checked against the requested schema) and ``snodo.state`` (HMAC-SHA256 bound to
-  method, principal and arguments);
+  answer checked against the requested schema) and a ``snodo.keyring.Keyring`` built once
+  (HMAC-SHA256 state bound to method, principal and arguments);
 * **official**: ``mcp`` 2.3.0 ``MCPServer`` served by ``streamable_http_app(json_response=
   True, stateless_http=True)``; the theme tool returns ``InputRequiredResult`` and reads
   ``ctx.input_responses``/``ctx.request_state`` on the retry, the state sealed by the
@@ -82,8 +82,9 @@ def final_text(user: str, theme: str, step: int) -> str:
 
 
 def snodo_app(observed: bool = False) -> AsgiApp:
-    from snodo import elicitation, state  # noqa: PLC0415 - only the snodo process needs it
+    from snodo import elicitation  # noqa: PLC0415 - only the snodo process needs it
     from snodo.context import Context  # noqa: PLC0415
+    from snodo.keyring import Keyring  # noqa: PLC0415
     from snodo.result import InputRequired, input_required  # noqa: PLC0415
     from snodo.server import Server  # noqa: PLC0415
     from snodo.transports.http import HttpApp  # noqa: PLC0415
@@ -99,6 +100,7 @@ def snodo_app(observed: bool = False) -> AsgiApp:
             tracer_provider=TracerProvider(), meter_provider=MeterProvider()
         )
     question = elicitation.form(QUESTION, SCHEMA)
+    keyring = Keyring(secret=SECRET)  # built once, as the official app's keys are
 
     @server.tool
     def theme(user: str, ctx: Context) -> InputRequired | str:
@@ -108,9 +110,9 @@ def snodo_app(observed: bool = False) -> AsgiApp:
             return "Nothing changed."
         if ctx.request_state is None or not isinstance(answer, elicitation.Accepted):
             data = {"user": user, "step": 1}
-            sealed = state.seal(data, ctx, secret=SECRET, principal=ctx.principal)
+            sealed = keyring.seal(data, ctx, principal=ctx.principal)
             return input_required({"theme": question}, request_state=sealed)
-        known = state.open(ctx.request_state, ctx, secret=SECRET, principal=ctx.principal)
+        known = keyring.open(ctx.request_state, ctx, principal=ctx.principal)
         return final_text(known["user"], str(answer.content["theme"]), known["step"])
 
     @server.tool
