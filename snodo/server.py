@@ -451,6 +451,10 @@ class Server:
         return self._finish(ctx, outcome)
 
     async def _run(self, original: Context, handler: Any) -> Outcome:
+        if not self.middlewares:  # nothing in between: no chain to build
+            direct: Outcome = await handler(self.served, original, original.request_params)
+            return direct
+
         async def innermost(passed: Context) -> Outcome:
             # Only ``state`` travels from middleware to the handler.
             ctx = original if passed is original else replace(original, state=passed.state)
