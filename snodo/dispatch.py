@@ -111,7 +111,12 @@ async def tools_call(served: Served, ctx: Context, params: Params) -> Outcome:
     reason = tool.arguments.first_error(arguments)
     if reason is not None:
         return tool_result(tool, ToolError(f"Invalid arguments for tool {name}: {reason}"))
-    value = await _called(tool, lambda: tool.invoker(ctx, tool.bind(arguments)))
+    try:  # as _called does, without a closure per call
+        value = await tool.invoker(ctx, tool.bind(arguments))
+    except McpError:
+        raise
+    except Exception as exc:
+        value = _failure(tool, exc)
     if isinstance(value, Background):
         if tool.task is None:
             log.error("tool %s returned background work but was not registered with task=", name)
@@ -132,9 +137,13 @@ async def _called(tool: Tool, call: Callable[[], Awaitable[Any]]) -> Any:
     except McpError:
         raise
     except Exception as exc:
-        # The client sees only the message; the operator needs the traceback.
-        log.warning("tool %s failed", tool.name, exc_info=True)
-        return ToolError(str(exc) or type(exc).__name__)
+        return _failure(tool, exc)
+
+
+def _failure(tool: Tool, exc: Exception) -> ToolError:
+    # The client sees only the message; the operator needs the traceback.
+    log.warning("tool %s failed", tool.name, exc_info=exc)
+    return ToolError(str(exc) or type(exc).__name__)
 
 
 async def _guarded(ctx: Context, what: str, call: Awaitable[Any]) -> Any:
