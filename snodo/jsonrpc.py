@@ -12,9 +12,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 from uuid import UUID
 
 from snodo.errors import InvalidRequest, McpError, ParseError
@@ -59,21 +58,24 @@ count of containers), then one substring search; a regular expression over text 
 ten times more."""
 
 
-@dataclass(frozen=True, slots=True)
-class Request:
+# Named tuples: immutable as frozen dataclasses are, and built in a third of the time
+# (every message is one).
+class Request(NamedTuple):
+    """A request: it has an id and is answered."""
+
     id: RequestId
     method: str
     params: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class Notification:
+class Notification(NamedTuple):
+    """A notification: no id, no answer."""
+
     method: str
     params: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class Response:
+class Response(NamedTuple):
     """A response or error sent by the peer (clients read these)."""
 
     id: RequestId | None
