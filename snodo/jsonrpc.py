@@ -284,8 +284,8 @@ def encode(message: dict[str, Any]) -> bytes:
     orjson writes it when installed, unless its text holds ``null``: orjson writes NaN and
     the infinities as null where the standard encoder refuses them, so that text, and
     whatever orjson refuses (lone surrogates, integers beyond 64 bits, keys that are not
-    strings, subclasses, nesting past 254), is written by the standard encoder, whose
-    verdict stands. Either way the same values come out.
+    strings, str and int subclasses, nesting past 254), is written by the standard
+    encoder, whose verdict stands. Either way the same values come out.
     """
     if _orjson is not None:
         try:
