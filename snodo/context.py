@@ -155,13 +155,14 @@ class Context:
 _DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(Context) if f.default is not MISSING}
 
 
-def request_context(**values: Any) -> Context:
+def request_context(values: Mapping[str, Any]) -> Context:
     """``Context(**values)``, as the server builds one for every request.
 
     A frozen dataclass assigns each of its twenty fields through ``object.__setattr__``;
     filling the new instance's dict in one step costs a fifth of that, and it was the
-    largest single cost of the core's request path. The result equals the constructor's
-    (tests/core/test_context.py checks it), for the same required fields.
+    largest single cost of the core's request path. The values come as one mapping, not
+    as keywords, which would be gathered into a new dict on every call. The result equals
+    the constructor's (tests/core/test_context.py checks it), for the same required fields.
     """
     ctx = object.__new__(Context)
     filled = ctx.__dict__

@@ -425,23 +425,25 @@ class Server:
         self.check_version(version)
         checked_answers = check_params(spec.params, params, spec.input_required)
         ctx = request_context(
-            request_id=request.id,
-            request_method=request.method,
-            request_params=MappingProxyType(params),
-            protocol_version=version,
-            client_capabilities=MappingProxyType(declared),
-            client_info=meta.get(META_CLIENT_INFO),
-            log_level=check_log_level(meta.get(META_LOG_LEVEL)),
-            principal=principal,
-            scopes=scopes,
-            progress_token=meta.get("progressToken"),
-            input_responses=MappingProxyType(params.get("inputResponses") or {}),
-            checked_answers=checked_answers,
-            request_state=params.get("requestState"),
-            transport=transport,
-            headers=headers,
-            clock=self.clock,
-            emit=emit,
+            {
+                "request_id": request.id,
+                "request_method": request.method,
+                "request_params": MappingProxyType(params),
+                "protocol_version": version,
+                "client_capabilities": MappingProxyType(declared),
+                "client_info": meta.get(META_CLIENT_INFO),
+                "log_level": check_log_level(meta.get(META_LOG_LEVEL)),
+                "principal": principal,
+                "scopes": scopes,
+                "progress_token": meta.get("progressToken"),
+                "input_responses": MappingProxyType(params.get("inputResponses") or {}),
+                "checked_answers": checked_answers,
+                "request_state": params.get("requestState"),
+                "transport": transport,
+                "headers": headers,
+                "clock": self.clock,
+                "emit": emit,
+            }
         )
         if self.keyring is not None:
             ctx = await with_state(self.keyring, ctx, observation)

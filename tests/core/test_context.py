@@ -36,15 +36,15 @@ def _values() -> dict[str, Any]:
 @pytest.mark.parametrize("extra", [{}, {"state_data": {"step": 1}, "sealer": str}])
 def test_request_context_equals_the_constructor(extra: dict[str, Any]) -> None:
     values = {**_values(), **extra}
-    fast, made = request_context(**values), Context(**values)
+    fast, made = request_context(values), Context(**values)
     for spec in dataclasses.fields(Context):
         assert getattr(fast, spec.name) == getattr(made, spec.name), spec.name
     assert fast == made
-    assert fast.state == {} and fast.state is not request_context(**values).state
+    assert fast.state == {} and fast.state is not request_context(values).state
 
 
 def test_request_context_is_frozen_and_replaceable() -> None:
-    ctx = request_context(**_values())
+    ctx = request_context(_values())
     with pytest.raises(dataclasses.FrozenInstanceError):
         ctx.principal = "mallory"  # type: ignore[misc]
     assert dataclasses.replace(ctx, principal="bob").principal == "bob"
@@ -53,17 +53,17 @@ def test_request_context_is_frozen_and_replaceable() -> None:
 
 def test_progress_is_tracked_per_context() -> None:
     sent: list[dict[str, Any]] = []
-    ctx = request_context(**{**_values(), "emit": sent.append})
+    ctx = request_context({**_values(), "emit": sent.append})
     ctx.report_progress(1)
     with pytest.raises(ValueError, match="increase"):
         ctx.report_progress(1)
-    other = request_context(**{**_values(), "emit": sent.append})
+    other = request_context({**_values(), "emit": sent.append})
     other.report_progress(1)
     assert [note["params"]["progress"] for note in sent] == [1, 1]
 
 
 def test_refilled_equals_replace_and_shares_what_replace_shares() -> None:
-    ctx = request_context(**_values())
+    ctx = request_context(_values())
     fast = refilled(ctx, state_data={"step": 2}, sealer=str)
     slow = dataclasses.replace(ctx, state_data={"step": 2}, sealer=str)
     assert fast == slow
