@@ -114,10 +114,6 @@ def check_responses(responses: Any) -> dict[str, tuple[Any, BaseModel]]:
     return checked
 
 
-def _never(params: Any) -> bool:
-    return False
-
-
 def check_params(
     model: type[BaseModel], params: Mapping[str, Any], input_required: bool
 ) -> dict[str, tuple[Any, BaseModel]]:
@@ -125,14 +121,15 @@ def check_params(
     inputResponses first, each as ``check_responses`` does, and what that returns."""
     responses = params.get("inputResponses")
     checked: dict[str, tuple[Any, BaseModel]] = {}
-    plain = plain_call_params if model is CallToolRequestParams else _never
+    # tools/call, the hot method: plain params need no model (snodo.plain_params).
+    plain = model is CallToolRequestParams
     try:
         if responses is not None and input_required:
             checked = check_responses(responses)
             rest = {**params, "inputResponses": {}}
-            if not plain(rest):
+            if not (plain and plain_call_params(rest)):
                 model.model_validate(rest)
-        elif not plain(params):
+        elif not (plain and plain_call_params(params)):
             model.model_validate(params)
     except ValidationError as exc:
         raise InvalidParams(params_error(exc)) from exc

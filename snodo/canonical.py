@@ -15,12 +15,7 @@ import math
 import re
 from typing import Any, Final
 
-from snodo.jsonrpc import finite_float
-
-try:  # optional (in snodo[http]), as in snodo.jsonrpc
-    import orjson as _orjson
-except ImportError:  # pragma: no cover - the standard decoder alone gives the same values
-    _orjson = None  # type: ignore[assignment]
+from snodo.jsonrpc import UNREAD, finite_float, read_utf8
 
 __all__ = [
     "B64_ALPHABET",
@@ -57,23 +52,13 @@ def _refuse_constant(name: str) -> Any:
 decode = json.JSONDecoder(parse_constant=_refuse_constant, parse_float=finite_float).decode
 """JSON text to a value; ValueError for NaN and infinities, which canonical JSON refuses."""
 
-_DIGITS_AND_BRACKETS = bytes.maketrans(b"123456789[", b"000000000{")
-_LONG_DIGITS = b"0" * 19
-
 
 def read_payload(raw: bytes) -> Any:
     """``decode`` of UTF-8 text, refusing it (ValueError) when it nests deeper than a
-    payload may. orjson reads it when installed and it gives the same value: no run of
-    19 digits (an integer it would read as a float), no more brackets than the limit;
-    what orjson refuses (lone surrogates among them) goes to ``decode``, whose verdict
-    stands."""
-    if _orjson is not None:
-        skeleton = raw.translate(_DIGITS_AND_BRACKETS)
-        if skeleton.count(b"{") <= MAX_DATA_DEPTH + 1 and _LONG_DIGITS not in skeleton:
-            try:
-                return _orjson.loads(raw)
-            except _orjson.JSONDecodeError:
-                pass
+    payload may; orjson reads it where ``snodo.jsonrpc.read_utf8`` says it may."""
+    value = read_utf8(raw, MAX_DATA_DEPTH + 1)  # too_deep's own first test
+    if value is not UNREAD:
+        return value
     text = raw.decode("utf-8")
     if too_deep(text):
         raise ValueError("too deep")

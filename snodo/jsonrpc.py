@@ -13,7 +13,7 @@ import json
 import math
 import re
 from enum import Enum
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 from uuid import UUID
 
 from snodo.errors import InvalidRequest, McpError, ParseError
@@ -24,6 +24,7 @@ except ImportError:  # pragma: no cover - the standard decoder alone gives the s
     _orjson = None  # type: ignore[assignment]
 
 __all__ = [
+    "UNREAD",
     "Notification",
     "Request",
     "Response",
@@ -31,6 +32,7 @@ __all__ = [
     "encode",
     "error_response",
     "parse",
+    "read_utf8",
     "result_response",
 ]
 
@@ -177,26 +179,43 @@ refuses them as the standard encoder does (it would write a str or int subclass 
 so orjson's refusal sends those to it)."""
 
 
+UNREAD: Final = object()
+"""What ``read_utf8`` returns when orjson did not read the text."""
+
+
+def read_utf8(data: bytes, max_containers: int, max_values: int | None = None) -> Any:
+    """The value of UTF-8 JSON ``data`` as orjson reads it, or ``UNREAD``.
+
+    Read only when orjson is installed and its value is certainly the standard decoder's
+    (no run of 19 digits: an integer it would read as a float), and the text has at most
+    ``max_containers`` brackets and, with ``max_values``, fewer brackets and commas than
+    that. Brackets, commas and digits are ASCII, so these counts mean on the bytes what
+    they mean on the text (an upper bound: strings may hold them too). Whatever orjson
+    refuses, invalid UTF-8 and encoded surrogates included, is ``UNREAD``: the caller's
+    standard decoder has the last word.
+    """
+    if _orjson is None:
+        return UNREAD
+    skeleton = data.translate(_SKELETON)
+    containers = skeleton.count(b"{")
+    if containers > max_containers or _LONG_ZEROS in skeleton:
+        return UNREAD
+    if max_values is not None and containers + skeleton.count(b",") >= max_values:
+        return UNREAD
+    try:
+        return _orjson.loads(data)
+    except _orjson.JSONDecodeError:
+        return UNREAD
+
+
 def decode(data: bytes | str) -> Any:
     """Parse JSON text, refusing NaN, Infinity, overflowing numbers, over-deep nesting and
     too many values (-32700). Shape is checked before decoding, so refused text costs a
     few scans of its bytes and nothing more."""
-    if _orjson is not None and isinstance(data, bytes) and data[:1] == b"{":
-        # The usual request, read straight from its bytes: brackets, commas and digits are
-        # ASCII, so the counts and the digit test mean on UTF-8 bytes what they mean on
-        # its text. Invalid UTF-8 (an encoded surrogate included) is refused by orjson and
-        # takes the path below, as does text failing the first shape test.
-        skeleton = data.translate(_SKELETON)
-        containers = skeleton.count(b"{")
-        if (
-            containers <= MAX_DEPTH
-            and containers + skeleton.count(b",") < MAX_VALUES
-            and _LONG_ZEROS not in skeleton
-        ):
-            try:
-                return _orjson.loads(data)
-            except _orjson.JSONDecodeError:
-                pass
+    if isinstance(data, bytes) and data[:1] == b"{":  # the usual request, read from bytes
+        value = read_utf8(data, MAX_DEPTH, MAX_VALUES)
+        if value is not UNREAD:
+            return value
     try:
         if not isinstance(data, bytes):
             text = data

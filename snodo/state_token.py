@@ -194,10 +194,6 @@ def _split(token: object) -> list[str] | None:
     return parts if (parts[0], len(parts)) in _SHAPES else None
 
 
-def _payload(raw: bytes) -> Any:
-    return read_payload(raw)
-
-
 def inspect(token: str) -> dict[str, Any]:
     """The readable fields of a token, UNVERIFIED: for operators and logs, never for trust.
 
@@ -211,7 +207,7 @@ def inspect(token: str) -> dict[str, Any]:
     if version == ENCRYPTED_VERSION:
         return {"version": version, "kid": kid}
     try:
-        payload = _payload(unb64(encoded))
+        payload = read_payload(unb64(encoded))
     except (ValueError, RecursionError) as exc:
         raise ValueError("not a state token") from exc
     if not isinstance(payload, dict):
@@ -300,7 +296,7 @@ def verify_token(
             raise InvalidState("malformed") from None
     # Authentic from here on: a key holder made it. Still parse defensively.
     try:
-        payload = _payload(raw)
+        payload = read_payload(raw)
     except (ValueError, RecursionError):
         raise InvalidState("malformed") from None
     if type(payload) is not dict or not _valid_payload(payload):
