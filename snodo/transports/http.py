@@ -283,7 +283,7 @@ class _LateRequests:
         # WeakKeyDictionary's key, and so every closed loop, alive.
         self.loop = weakref.proxy(loop)
         self.running: dict[_Exchange, float] = {}
-        self.timer: asyncio.TimerHandle | None = None
+        self.armed = False  # a flag, not the TimerHandle, which holds the loop too
 
     @classmethod
     def of_running_loop(cls) -> _LateRequests:
@@ -295,18 +295,20 @@ class _LateRequests:
 
     def add(self, exchange: _Exchange) -> None:
         self.running[exchange] = began = self.loop.time()
-        if self.timer is None:
-            self.timer = self.loop.call_at(began + WATCH_AFTER, self._due)
+        if not self.armed:
+            self.armed = True
+            self.loop.call_at(began + WATCH_AFTER, self._due)
 
     def remove(self, exchange: _Exchange) -> None:
         self.running.pop(exchange, None)
 
     def _due(self) -> None:
-        self.timer = None
+        self.armed = False
         late = self.loop.time() - WATCH_AFTER
         for exchange, began in list(self.running.items()):
             if began > late:  # this one and all after it began too recently
-                self.timer = self.loop.call_at(began + WATCH_AFTER, self._due)
+                self.armed = True
+                self.loop.call_at(began + WATCH_AFTER, self._due)
                 return
             del self.running[exchange]
             exchange.start_watching()
