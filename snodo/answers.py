@@ -19,7 +19,7 @@ roots, a non-empty sample) it does after ``read``, raising ``invalid`` the same 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 from pydantic import BaseModel, ValidationError
 
@@ -79,14 +79,26 @@ _ANSWER_KEYS: dict[str, type[BaseModel]] = {"action": ElicitResult, "roots": Lis
 """A required key of each answer kind; anything else is most likely a sampling result."""
 
 
+def _aliased(annotation: Any, seen: set[type] | None = None) -> bool:
+    """Whether a model in ``annotation``, at any depth, has a field with an alias."""
+    seen = set() if seen is None else seen
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        if annotation in seen:
+            return False
+        seen.add(annotation)
+        return any(
+            f.alias or f.validation_alias or _aliased(f.annotation, seen)
+            for f in annotation.model_fields.values()
+        )
+    return any(_aliased(arg, seen) for arg in get_args(annotation))
+
+
 _REUSABLE = frozenset(
-    m
-    for m in (ElicitResult, ListRootsResult, CreateMessageResult)
-    if not any(f.alias or f.validation_alias for f in m.model_fields.values())
+    m for m in (ElicitResult, ListRootsResult, CreateMessageResult) if not _aliased(m)
 )
-"""Answer models with no aliased field: validating by name as well as by alias (as the
-check does) and by alias only (as ``read`` does) gives them the same model, so ``read``
-may reuse the check's."""
+"""Answer models with no aliased field, nested ones included: validating by name as
+well as by alias (as the check does) and by alias only (as ``read`` does) gives them
+the same model, so ``read`` may reuse the check's."""
 
 
 def check_responses(responses: Any) -> dict[str, tuple[Any, BaseModel]]:

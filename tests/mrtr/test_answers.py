@@ -87,3 +87,18 @@ def test_an_answer_the_server_checked_is_read_as_that_model_and_only_for_that_an
     declined = replace(retry, input_responses={"who": {"action": "decline"}})
     answer = read(declined, "who", ElicitResult, "elicitation")
     assert isinstance(answer, ElicitResult) and answer.action == "decline"
+
+
+def test_an_answer_whose_nested_models_have_aliases_is_read_by_alias_only() -> None:
+    from dataclasses import replace
+
+    from snodo.answers import check_responses, read
+    from snodo_wire import ListRootsResult
+
+    # "meta" is Root's field name, not its wire name "_meta": the retry's check, which
+    # accepts either, must not hand ``read`` (wire names only) a model holding it.
+    answer = {"roots": [{"uri": "file:///work", "meta": {"by": "name"}}]}
+    retry = replace(ctx(k=answer), checked_answers=check_responses({"k": answer}))
+    read_back = read(retry, "k", ListRootsResult, "roots")
+    assert read_back == ListRootsResult.model_validate(answer, by_alias=True, by_name=False)
+    assert read_back != ListRootsResult.model_validate(answer)
