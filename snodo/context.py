@@ -153,6 +153,9 @@ class Context:
 
 
 _DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(Context) if f.default is not MISSING}
+_FACTORIES: tuple[tuple[str, Callable[[], Any]], ...] = tuple(
+    (f.name, f.default_factory) for f in fields(Context) if f.default_factory is not MISSING
+)
 
 
 def request_context(values: Mapping[str, Any]) -> Context:
@@ -167,8 +170,9 @@ def request_context(values: Mapping[str, Any]) -> Context:
     ctx = object.__new__(Context)
     filled = ctx.__dict__
     filled.update(_DEFAULTS)
-    filled["state"] = {}
-    filled["_progress"] = _Progress()
+    for name, make in _FACTORIES:
+        if name not in values:
+            filled[name] = make()
     filled.update(values)
     return ctx
 

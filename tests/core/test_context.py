@@ -33,9 +33,26 @@ def _values() -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize("extra", [{}, {"state_data": {"step": 1}, "sealer": str}])
-def test_request_context_equals_the_constructor(extra: dict[str, Any]) -> None:
-    values = {**_values(), **extra}
+REQUIRED = (
+    "request_id",
+    "request_method",
+    "request_params",
+    "protocol_version",
+    "client_capabilities",
+)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        _values(),
+        {**_values(), "state_data": {"step": 1}, "sealer": str},
+        # Only the required fields: every default, each factory's too, as the constructor's.
+        {name: _values()[name] for name in REQUIRED},
+    ],
+    ids=["all", "state", "required-only"],
+)
+def test_request_context_equals_the_constructor(values: dict[str, Any]) -> None:
     fast, made = request_context(values), Context(**values)
     for spec in dataclasses.fields(Context):
         assert getattr(fast, spec.name) == getattr(made, spec.name), spec.name
