@@ -245,7 +245,7 @@ class Client:
         if responses is not None:
             answers: dict[str, Any] | None = dict(responses)
         else:
-            answers = {key: await self.inputs.answer(request) for key, request in requests.items()}
+            answers = await self.inputs.answer_round(requests, self.limits.max_input_requests)
         state = raw.get("requestState")
         return await self._rounds(
             paused.method,

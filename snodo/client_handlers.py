@@ -123,6 +123,12 @@ class InputHandlers:
         for request in requests.values():
             self.check(request)
 
+    async def answer_round(self, requests: Any, cap: int) -> dict[str, Any]:
+        """Every input request of a round answered, by key, once ``check_round`` lets
+        the whole round through."""
+        self.check_round(requests, cap)
+        return {key: await self.answer(request) for key, request in requests.items()}
+
     async def answer(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """Run the handler for ``request`` (method and params), once ``check`` lets
         it; return its validated result as wire JSON."""

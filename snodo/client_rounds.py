@@ -88,12 +88,12 @@ async def run_flow(
         state = result.get("requestState")
         if not requests and state is None:
             raise ProtocolViolation("input_required without inputRequests or requestState")
-        inputs.check_round(requests, bounds.limits.max_input_requests)
+        answers = await inputs.answer_round(requests, bounds.limits.max_input_requests)
         if requests:
             pause, delay = 0.0, bounds.backoff[0]
         else:
             pause, delay = delay, min(delay * 2, bounds.backoff[1])
-        responses = {key: await inputs.answer(req) for key, req in requests.items()} or None
+        responses = answers or None
         if until is not None and time.monotonic() > until:
             raise DeadlineExceeded(f"{method} did not complete within {deadline} s")
     raise TooManyRounds(f"{method} still needed input after {bounds.max_rounds} rounds")

@@ -210,8 +210,8 @@ async def _follow(
     answered = set(handle.answered)
     interval_ms = handle.poll_interval_ms
     if responses is None and handle.input_requests:
-        inputs.check_round(handle.input_requests, bounds.limits.max_input_requests)
-        responses = {k: await inputs.answer(r) for k, r in handle.input_requests.items()}
+        cap = bounds.limits.max_input_requests
+        responses = await inputs.answer_round(handle.input_requests, cap)
     if responses:
         update = {"taskId": task_id, "inputResponses": dict(responses)}
         await call("tasks/update", update, until)
@@ -238,8 +238,7 @@ async def _follow(
             rounds += 1
             if rounds > bounds.max_rounds:
                 raise TooManyRounds(f"task {task_id} still needed input after {rounds - 1} rounds")
-            inputs.check_round(fresh, bounds.limits.max_input_requests)
-            answers = {key: await inputs.answer(request) for key, request in fresh.items()}
+            answers = await inputs.answer_round(fresh, bounds.limits.max_input_requests)
             await call("tasks/update", {"taskId": task_id, "inputResponses": answers}, until)
             answered.update(fresh)
         pause = interval_ms / 1000

@@ -442,8 +442,10 @@ ROUNDS: dict[str, tuple[dict[str, Any], type[ClientError]]] = {
 }
 
 
+@pytest.mark.parametrize("resumed", [False, True], ids=["run", "resume"])
 @pytest.mark.parametrize("case", sorted(ROUNDS))
-def test_a_round_is_checked_before_any_handler_runs(case: str) -> None:
+def test_a_round_is_checked_before_any_handler_runs(case: str, resumed: bool) -> None:
+    """Alike whether the client runs the flow or resumes a paused one."""
     requests, error = ROUNDS[case]
     asked = Asked()
     transport = Scripted(
@@ -458,7 +460,10 @@ def test_a_round_is_checked_before_any_handler_runs(case: str) -> None:
             sampling=asked.sample,
         )
         with pytest.raises(error):
-            await client.call_tool("t")
+            if resumed:
+                await client.resume(await client.call_tool("t", manual=True))
+            else:
+                await client.call_tool("t")
 
     run(main())
     assert asked.calls == []
