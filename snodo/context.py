@@ -153,6 +153,7 @@ class Context:
 
 
 _DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(Context) if f.default is not MISSING}
+_FIELD_COUNT = len(fields(Context))
 _FACTORIES: tuple[tuple[str, Callable[[], Any]], ...] = tuple(
     (f.name, f.default_factory) for f in fields(Context) if f.default_factory is not MISSING
 )
@@ -170,10 +171,13 @@ def request_context(values: Mapping[str, Any]) -> Context:
     ctx = object.__new__(Context)
     filled = ctx.__dict__
     filled.update(_DEFAULTS)
-    for name, make in _FACTORIES:
-        if name not in values:
-            filled[name] = make()
+    filled["state"] = {}  # the two factory fields no caller passes
+    filled["_progress"] = _Progress()
     filled.update(values)
+    if len(filled) < _FIELD_COUNT:  # a factory field the values left out
+        for name, make in _FACTORIES:
+            if name not in filled:
+                filled[name] = make()
     return ctx
 
 
