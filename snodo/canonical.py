@@ -15,7 +15,7 @@ import math
 import re
 from typing import Any, Final
 
-from snodo.jsonrpc import UNREAD, finite_float, read_utf8
+from snodo.jsonrpc import UNREAD, as_json, finite_float, read_utf8, write_fast
 
 __all__ = [
     "B64_ALPHABET",
@@ -34,15 +34,36 @@ MAX_DATA_DEPTH: Final = 32
 B64_ALPHABET: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
 """The base64url alphabet (RFC 4648 section 5); key ids use exactly these characters too."""
 
-# One encoder for every canonical text: sorted keys, no whitespace, raw UTF-8, no NaN.
-# check_circular is off because cycles are caught elsewhere (depth walk, RecursionError).
-encode = json.JSONEncoder(
+# The standard encoder, whose text is canonical JSON by definition: sorted keys, no
+# whitespace, raw UTF-8, no NaN. check_circular is off because cycles are caught
+# elsewhere (depth walk, RecursionError). A UUID or Enum member is written as its
+# value, as orjson writes it and as snodo writes it on the wire.
+_standard = json.JSONEncoder(
     ensure_ascii=False,
     allow_nan=False,
     sort_keys=True,
     separators=(",", ":"),
     check_circular=False,
+    default=as_json,
 ).encode
+_FLOAT_OR_NULL = re.compile(rb"null|[0-9][.eE]")
+"""Where orjson's text may differ from the standard encoder's: a float (it writes
+``0.00001`` for ``1e-05``) or a ``null`` (it writes NaN and the infinities so). A string
+that merely looks like one costs the slower path, never a different text."""
+
+
+def encode(value: Any) -> str:
+    """Canonical JSON text of ``value``: the standard encoder's text, always.
+
+    orjson writes it when installed and its text holds no float and no ``null``; what
+    it refuses (subclasses, lone surrogates, integers beyond 64 bits, keys that are not
+    strings) goes to the standard encoder, whose verdict stands. Keys sort the same
+    either way: UTF-8 byte order is code point order.
+    """
+    fast = write_fast(value, sort_keys=True)
+    if fast is not None and _FLOAT_OR_NULL.search(fast) is None:
+        return fast.decode()
+    return _standard(value)
 
 
 def _refuse_constant(name: str) -> Any:

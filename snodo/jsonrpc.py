@@ -28,12 +28,14 @@ __all__ = [
     "Notification",
     "Request",
     "Response",
+    "as_json",
     "decode",
     "encode",
     "error_response",
     "parse",
     "read_utf8",
     "result_response",
+    "write_fast",
 ]
 
 RequestId = str | int
@@ -145,7 +147,7 @@ def finite_float(literal: str) -> float:
     return value
 
 
-def _as_json(value: Any) -> Any:
+def as_json(value: Any) -> Any:
     """What the encoders write for the two non-JSON types orjson writes natively: a UUID
     as its text, an Enum member as its value; anything else not JSON is refused, as json
     does."""
@@ -164,7 +166,7 @@ def _as_json(value: Any) -> Any:
 
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant, parse_float=finite_float)
 _ENCODER = json.JSONEncoder(
-    ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_as_json
+    ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=as_json
 )
 """Built once: json.dumps/loads with options build a new coder on every call."""
 _ORJSON_OPTIONS = (
@@ -174,9 +176,30 @@ _ORJSON_OPTIONS = (
     | _orjson.OPT_PASSTHROUGH_DATACLASS
     | _orjson.OPT_PASSTHROUGH_DATETIME
 )
-"""Subclasses of the JSON types, dataclasses and datetimes go to ``_as_json``, which
+"""Subclasses of the JSON types, dataclasses and datetimes go to ``as_json``, which
 refuses them as the standard encoder does (it would write a str or int subclass itself,
 so orjson's refusal sends those to it)."""
+
+
+_SORTED_OPTIONS = 0 if _orjson is None else _ORJSON_OPTIONS | _orjson.OPT_SORT_KEYS
+
+
+def write_fast(value: Any, sort_keys: bool = False) -> bytes | None:
+    """orjson's text of ``value``, or None where orjson is not installed or refuses it.
+
+    Not yet the standard encoder's text: orjson writes NaN and the infinities as
+    ``null``, and some floats differently, so each caller checks the text (``encode``
+    and ``snodo.canonical.encode`` say how) before trusting it.
+    """
+    if _orjson is None:
+        return None
+    try:
+        written: bytes = _orjson.dumps(
+            value, as_json, _SORTED_OPTIONS if sort_keys else _ORJSON_OPTIONS
+        )
+    except TypeError:  # orjson.JSONEncodeError is a TypeError
+        return None
+    return written
 
 
 UNREAD: Final = object()
@@ -306,18 +329,13 @@ def encode(message: dict[str, Any]) -> bytes:
     strings, str and int subclasses, nesting past 254), is written by the standard
     encoder, whose verdict stands. Either way the same values come out.
     """
-    if _orjson is not None:
-        try:
-            fast: bytes = _orjson.dumps(message, _as_json, _ORJSON_OPTIONS)
-        except TypeError:  # orjson.JSONEncodeError is a TypeError
-            pass
-        else:
-            if b"null" not in fast:
-                return fast
+    fast = write_fast(message)
+    if fast is not None and b"null" not in fast:
+        return fast
     text = _ENCODER.encode(message)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate from the peer: escape it, stay valid UTF-8
-        return json.dumps(message, separators=(",", ":"), allow_nan=False, default=_as_json).encode(
+        return json.dumps(message, separators=(",", ":"), allow_nan=False, default=as_json).encode(
             "ascii"
         )

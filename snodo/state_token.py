@@ -122,7 +122,10 @@ def _binding(ctx: StateContext, principal: str | None) -> str:
         for key, value in params.items()
         if key not in _UNBOUND and not (key == "arguments" and value == {})
     }
-    text = encode([ctx.request_method, principal, salient])
+    # The canonical text of the array, item by item: an anonymous principal's null
+    # would otherwise send the whole array to the slower encoder.
+    who = "null" if principal is None else encode(principal)
+    text = f"[{encode(ctx.request_method)},{who},{encode(salient)}]"
     return b64(hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest())
 
 

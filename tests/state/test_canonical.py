@@ -1,0 +1,75 @@
+"""Canonical JSON written by orjson is exactly the standard encoder's text, or not used."""
+
+from __future__ import annotations
+
+import enum
+import math
+import uuid
+from importlib.util import find_spec
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from snodo import canonical, jsonrpc
+from tests.support.strategies import json_trees, strict_json_values
+
+pytestmark = pytest.mark.skipif(find_spec("orjson") is None, reason="orjson is in the dev extra")
+
+# No floats and no null: the values orjson's text is used for. Any code point but the
+# surrogates in strings and keys (controls, astral planes), integers of any size.
+plain_values = json_trees(
+    st.booleans() | st.integers() | st.text(st.characters(exclude_categories=["Cs"])),
+    width=5,
+    key_size=8,
+    max_leaves=25,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(plain_values | strict_json_values)
+def test_the_text_is_the_standard_encoders(value: Any) -> None:
+    assert canonical.encode(value) == canonical._standard(value)
+
+
+def test_plain_values_take_orjsons_text() -> None:
+    value = {"b": [1, True, "\x01\n\u2028"], "a": {"\U0001f419": 2, "\uffff": 3}}
+    fast = jsonrpc.write_fast(value, sort_keys=True)
+    assert fast is not None and fast.decode() == canonical._standard(value)
+    assert canonical.encode(value) == canonical._standard(value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        1e-05,  # orjson writes 0.00001
+        {"f": [1e16, -0.0, 0.1, 123456789012345.6]},
+        {"none": None, "n": 1},
+        "\ud800",  # a lone surrogate: orjson refuses it
+        2**64,  # orjson refuses integers beyond 64 bits
+        {"k": 2**70, "s": "x"},
+    ],
+)
+def test_what_orjson_writes_differently_or_refuses_is_the_standard_encoders(value: Any) -> None:
+    assert canonical.encode(value) == canonical._standard(value)
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, {"a": [-math.inf]}, {1: "int key", "a": 1}])
+def test_what_the_standard_encoder_refuses_is_refused(bad: Any) -> None:
+    with pytest.raises((ValueError, TypeError)):
+        canonical._standard(bad)
+    with pytest.raises((ValueError, TypeError)):
+        canonical.encode(bad)
+
+
+class Colour(enum.Enum):
+    RED = "red"
+
+
+def test_a_uuid_and_an_enum_member_are_their_values_either_way() -> None:
+    token = uuid.UUID(int=7)
+    for value in ([token, Colour.RED], [token, Colour.RED, 0.5]):  # fast and standard path
+        text = canonical.encode(value)
+        assert text.startswith(f'["{token}","red"')
+        assert text == canonical._standard(value)
