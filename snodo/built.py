@@ -56,7 +56,7 @@ class FrozenArray(list[Any]):
 class BuiltRequest(FrozenObject):
     """A bare input request as its builder checked it; ``checked`` is the builder's note."""
 
-    __slots__ = ("checked", "needs")
+    __slots__ = ("checked", "needs", "written")
 
     def __init__(self, request: Mapping[str, Any], checked: Any = None) -> None:
         dict.__init__(self, {key: freeze(value) for key, value in request.items()})
@@ -64,6 +64,9 @@ class BuiltRequest(FrozenObject):
         self.needs: tuple[Any, ...] | None = None
         """The capability rules it needs, once ``snodo.capabilities`` has worked them out
         (they cannot change: neither can the request)."""
+        self.written: Any = None
+        """Its JSON text, once ``snodo.jsonrpc`` has written it with orjson (an
+        ``orjson.Fragment``): a request sent on every round is written once."""
 
 
 def freeze(value: Any) -> Any:

@@ -16,6 +16,7 @@ from enum import Enum
 from typing import Any, Final, NamedTuple
 from uuid import UUID
 
+from snodo.built import BuiltRequest
 from snodo.errors import InvalidRequest, McpError, ParseError
 
 try:  # optional (in snodo[http]): reads a request about four times faster than json
@@ -156,7 +157,12 @@ def as_json(value: Any) -> Any:
     if isinstance(value, Enum):
         return value.value
     # Subclasses reach here from orjson only. A dict or list subclass that reads as its
-    # base type (snodo.built's frozen requests) is written as the standard encoder would.
+    # base type (snodo.built's frozen requests) is written as the standard encoder would;
+    # a whole built request, which cannot change, is written once and its text reused.
+    if type(value) is BuiltRequest and _orjson is not None:
+        if value.written is None:
+            value.written = _orjson.Fragment(_orjson.dumps(dict(value), as_json, _ORJSON_OPTIONS))
+        return value.written
     if isinstance(value, dict) and type(value).items is dict.items:
         return dict(value)
     if isinstance(value, list) and type(value).__iter__ is list.__iter__:

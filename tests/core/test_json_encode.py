@@ -17,7 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from snodo import jsonrpc
-from snodo.built import FrozenArray
+from snodo.built import BuiltRequest, FrozenArray
 
 pytestmark = pytest.mark.skipif(find_spec("orjson") is None, reason="orjson is in the dev extra")
 
@@ -90,6 +90,7 @@ values = st.recursive(
         | st.dictionaries(st.text(max_size=4), inner, max_size=3).map(Sorted)
         | st.dictionaries(st.text(max_size=4), inner, max_size=3).map(Frozen)
         | st.lists(inner, max_size=3).map(FrozenArray)
+        | st.dictionaries(st.text(max_size=4), inner, max_size=3).map(BuiltRequest)
     ),
     max_leaves=20,
 )
@@ -109,6 +110,17 @@ def _written(message: dict[str, Any], monkeypatch: pytest.MonkeyPatch, fast: boo
 def test_orjson_writes_what_the_standard_encoder_writes(message: dict[str, Any]) -> None:
     monkeypatch = pytest.MonkeyPatch()
     assert _written(message, monkeypatch, True) == _written(message, monkeypatch, False)
+
+
+def test_a_built_request_is_written_once_and_its_text_reused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    built = BuiltRequest({"method": "roots/list", "params": {"note": "é", "n": [1, 2]}})
+    message = {"id": 1, "result": {"inputRequests": {"a": built, "b": built}}}
+    first = jsonrpc.encode(message)
+    assert built.written is not None
+    assert jsonrpc.encode(message) == first
+    assert _written(message, monkeypatch, False) == json.loads(first)
 
 
 def test_non_finite_numbers_are_refused_as_before() -> None:
