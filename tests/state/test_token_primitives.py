@@ -1,8 +1,12 @@
-"""Canonical JSON written by orjson is exactly the standard encoder's text, or not used."""
+"""The primitives a state token is built from, each exactly its reference: canonical JSON
+(orjson's text only where it is the standard encoder's), base64url (as the standard
+library reads it) and HMAC-SHA256 (as the hmac module computes it)."""
 
 from __future__ import annotations
 
+import base64
 import enum
+import hmac
 import math
 import uuid
 from importlib.util import find_spec
@@ -13,9 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from snodo import canonical, jsonrpc
+from snodo.state_keys import Key
 from tests.support.strategies import json_trees, strict_json_values
 
-pytestmark = pytest.mark.skipif(find_spec("orjson") is None, reason="orjson is in the dev extra")
+needs_orjson = pytest.mark.skipif(find_spec("orjson") is None, reason="orjson is in the dev extra")
 
 # No floats and no null: the values orjson's text is used for. Any code point but the
 # surrogates in strings and keys (controls, astral planes), integers of any size.
@@ -27,12 +32,14 @@ plain_values = json_trees(
 )
 
 
+@needs_orjson
 @settings(max_examples=500, deadline=None)
 @given(plain_values | strict_json_values)
 def test_the_text_is_the_standard_encoders(value: Any) -> None:
     assert canonical.encode(value) == canonical._standard(value)
 
 
+@needs_orjson
 def test_plain_values_take_orjsons_text() -> None:
     value = {"b": [1, True, "\x01\n\u2028"], "a": {"\U0001f419": 2, "\uffff": 3}}
     fast = jsonrpc.write_fast(value, sort_keys=True)
@@ -73,3 +80,39 @@ def test_a_uuid_and_an_enum_member_are_their_values_either_way() -> None:
         text = canonical.encode(value)
         assert text.startswith(f'["{token}","red"')
         assert text == canonical._standard(value)
+
+
+def _standard_unb64(text: str) -> bytes | str:
+    try:
+        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    except ValueError:
+        return "refused"
+
+
+def _ours_unb64(text: str) -> bytes | str:
+    try:
+        return canonical.unb64(text)
+    except ValueError:
+        return "refused"
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.binary(max_size=40).map(canonical.b64)
+    | st.text(alphabet=canonical.B64_ALPHABET + "=+/.é \\n", max_size=40)
+    | st.text(max_size=20)
+)
+def test_base64url_reads_as_the_standard_library_reads_it(text: str) -> None:
+    assert _ours_unb64(text) == _standard_unb64(text)
+
+
+@given(st.binary(max_size=64))
+def test_base64url_round_trips(raw: bytes) -> None:
+    assert canonical.unb64(canonical.b64(raw)) == raw
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(min_size=32, max_size=200), st.binary(max_size=300))
+def test_a_keys_mac_is_hmac_sha256(secret: bytes, message: bytes) -> None:
+    """Keys longer than SHA-256's block are hashed first, as RFC 2104 says."""
+    assert Key(secret).mac(message) == hmac.digest(secret, message, "sha256")
