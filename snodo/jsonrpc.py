@@ -227,7 +227,9 @@ def read_utf8(data: bytes, max_containers: int, max_values: int | None = None) -
         return UNREAD
     skeleton = data.translate(_SKELETON)
     containers = skeleton.count(b"{")
-    if containers > max_containers or _LONG_ZEROS in skeleton:
+    # find, not ``in``: on bytes, ``in`` first tries the operand as an integer and
+    # raises and clears a TypeError on every call.
+    if containers > max_containers or skeleton.find(_LONG_ZEROS) >= 0:
         return UNREAD
     if max_values is not None and containers + skeleton.count(b",") >= max_values:
         return UNREAD
@@ -336,7 +338,7 @@ def encode(message: dict[str, Any]) -> bytes:
     encoder, whose verdict stands. Either way the same values come out.
     """
     fast = write_fast(message)
-    if fast is not None and b"null" not in fast:
+    if fast is not None and fast.find(b"null") < 0:  # find: see read_utf8
         return fast
     text = _ENCODER.encode(message)
     try:

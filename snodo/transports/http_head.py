@@ -38,6 +38,13 @@ class Plain:
     extra: tuple[tuple[bytes, bytes], ...] = ()
 
 
+MAX_KNOWN_NAMES = 256
+"""Header names whose lower-case text is kept, in the order first seen: the dozen every
+client sends are decoded once per process, and names made up by a peer cannot grow it
+past this."""
+_NAMES: dict[bytes, str] = {}
+
+
 def read_headers(raw: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
     """Lower-case names to values; a repeated header's values joined with ", ", in order.
 
@@ -47,7 +54,11 @@ def read_headers(raw: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
     headers: dict[str, str] = {}
     repeated: dict[str, list[str]] | None = None
     for raw_name, raw_value in raw:
-        name = raw_name.decode("latin-1").lower()
+        name = _NAMES.get(raw_name)
+        if name is None:
+            name = raw_name.decode("latin-1").lower()
+            if len(_NAMES) < MAX_KNOWN_NAMES:
+                _NAMES[raw_name] = name
         value = raw_value.decode("latin-1")
         if name not in headers:
             headers[name] = value
