@@ -109,8 +109,10 @@ class Context:
         (``@server.tool(scopes=[...])``) are checked before the handler runs. Nothing is
         checked where the transport does no OAuth (``scopes`` is None).
         """
+        if self.scopes is None:
+            return
         wanted = frozenset(needed)
-        if self.scopes is not None and not wanted <= self.scopes:
+        if not wanted <= self.scopes:
             raise InsufficientScope(wanted)
 
     @property

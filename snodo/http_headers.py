@@ -74,6 +74,8 @@ def encode_value(value: str | int | bool) -> str:
 
 def decode_value(raw: str) -> str:
     """The text a header value stands for; raises ValueError for a malformed sentinel."""
+    if not raw.startswith("=?base64?"):  # a plain value: no regular expression to run
+        return raw
     found = _SENTINEL.match(raw)
     if found is None:
         return raw

@@ -33,6 +33,8 @@ class CompiledSchema:
 
     def first_error(self, instance: Any) -> str | None:
         """A one-line reason naming where the instance failed, or None when valid."""
+        if self._validator.is_valid(instance):  # the usual case: no error objects built
+            return None
         for error in self._validator.iter_errors(instance):
             where = "/".join(str(step) for step in error.instance_path)
             return f"{error.message} at /{where}" if where else str(error.message)
