@@ -56,8 +56,11 @@ def ratio(numerator: float, denominator: float) -> str:
 # -- server processes -------------------------------------------------------------------
 
 
-def serve_uvicorn(app: Any) -> None:
-    """Serve ``app`` with one uvicorn worker on a free loopback port; print the port."""
+def serve_uvicorn(app: Any, **options: Any) -> None:
+    """Serve ``app`` with one uvicorn worker on a free loopback port; print the port.
+
+    ``options`` override the uvicorn settings below (a server served as its own entry
+    point serves it, such as the official SDK's proxy headers)."""
     import uvicorn  # noqa: PLC0415 - only server processes need it
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -65,17 +68,17 @@ def serve_uvicorn(app: Any) -> None:
     sock.bind(("127.0.0.1", 0))
     sock.listen(4096)  # connections queue here until uvicorn's loop accepts them
     print(f"PORT {sock.getsockname()[1]}", flush=True)
-    config = uvicorn.Config(
-        app,
-        http="httptools",
-        loop="uvloop",
-        lifespan="on",
-        log_level="warning",
-        access_log=False,
-        workers=1,
-        proxy_headers=False,  # both servers alike; nothing here sits behind a proxy
-        timeout_keep_alive=600,  # idle listen streams and sessions must outlive a phase
-    )
+    settings: dict[str, Any] = {
+        "http": "httptools",
+        "loop": "uvloop",
+        "lifespan": "on",
+        "log_level": "warning",
+        "access_log": False,
+        "workers": 1,
+        "proxy_headers": False,  # all servers alike; nothing here sits behind a proxy
+        "timeout_keep_alive": 600,  # idle listen streams and sessions must outlive a phase
+    }
+    config = uvicorn.Config(app, **{**settings, **options})
     uvicorn.Server(config).run(sockets=[sock])
 
 

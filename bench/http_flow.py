@@ -77,28 +77,12 @@ def uvicorn_extra(kind: str) -> dict[str, Any]:
     """Options beyond the shared ones, as each server's own entry point sets them."""
     if kind in ("floor", "snodo", OBSERVED):
         return {"proxy_headers": False}  # snodo run: off unless --proxy-headers
-    return {}  # the official SDK passes host, port and log level only
+    return {"proxy_headers": True}  # uvicorn's default: the official SDK passes no more
 
 
 def serve(kind: str) -> None:
     """Serve one app on a free loopback port; print the port once it is listening."""
-    app = APPS[kind]()
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(2048)  # connections queue here until uvicorn's loop accepts them
-    print(f"PORT {sock.getsockname()[1]}", flush=True)
-    config = uvicorn.Config(
-        app,
-        http="httptools",
-        loop="uvloop",
-        lifespan="on",
-        log_level="warning",
-        access_log=False,
-        workers=1,
-        **uvicorn_extra(kind),
-    )
-    uvicorn.Server(config).run(sockets=[sock])
+    harness.serve_uvicorn(APPS[kind](), **uvicorn_extra(kind))
 
 
 def raw_request(port: int, flow: str, body: bytes) -> bytes:
