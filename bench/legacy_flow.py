@@ -56,18 +56,10 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 import harness
+from flows import QUESTION, SCHEMA, SECRET, THEMES, USER
 from harness import Connection, HttpError, Response, encode, header_lines
 
 LEGACY = "2025-11-25"
-SECRET = bytes(range(32))  # a fixed benchmark key, shared by nobody
-USER = "alice"
-THEMES = ["light", "dark", "system"]
-QUESTION = "Which theme do you prefer?"
-SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {"theme": {"type": "string", "title": "Theme", "enum": THEMES}},
-    "required": ["theme"],
-}
 ECHO_TEXT = "hello"
 
 
