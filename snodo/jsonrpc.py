@@ -190,6 +190,14 @@ so orjson's refusal sends those to it)."""
 _SORTED_OPTIONS = 0 if _orjson is None else _ORJSON_OPTIONS | _orjson.OPT_SORT_KEYS
 
 
+def _as_sorted_json(value: Any) -> Any:
+    """``as_json`` for text with sorted keys: a built request's kept text is in the order
+    it was built, so it is written afresh, sorted, like any other object."""
+    if type(value) is BuiltRequest:
+        return dict(value)
+    return as_json(value)
+
+
 def write_fast(value: Any, sort_keys: bool = False) -> bytes | None:
     """orjson's text of ``value``, or None where orjson is not installed or refuses it.
 
@@ -200,9 +208,10 @@ def write_fast(value: Any, sort_keys: bool = False) -> bytes | None:
     if _orjson is None:
         return None
     try:
-        written: bytes = _orjson.dumps(
-            value, as_json, _SORTED_OPTIONS if sort_keys else _ORJSON_OPTIONS
-        )
+        if sort_keys:
+            written: bytes = _orjson.dumps(value, _as_sorted_json, _SORTED_OPTIONS)
+        else:
+            written = _orjson.dumps(value, as_json, _ORJSON_OPTIONS)
     except TypeError:  # orjson.JSONEncodeError is a TypeError
         return None
     return written

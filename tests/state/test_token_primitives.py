@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from snodo import canonical, jsonrpc
+from snodo.built import BuiltRequest
 from snodo.state_keys import Key
 from tests.support.strategies import json_trees, strict_json_values
 
@@ -60,6 +61,14 @@ def test_plain_values_take_orjsons_text() -> None:
 )
 def test_what_orjson_writes_differently_or_refuses_is_the_standard_encoders(value: Any) -> None:
     assert canonical.encode(value) == canonical._standard(value)
+
+
+def test_a_built_request_is_written_sorted_whatever_text_it_keeps() -> None:
+    built = BuiltRequest({"method": "roots/list", "params": {"b": 1, "a": [True, "x"]}})
+    jsonrpc.encode({"kept": built})  # keeps its text, in the order it was built
+    value = {"z": built, "a": 1}
+    assert canonical.encode(value) == canonical._standard(value)
+    assert canonical.encode(value).startswith('{"a":1,"z":{"method":"roots/list","params":{"a"')
 
 
 @pytest.mark.parametrize("bad", [math.nan, math.inf, {"a": [-math.inf]}, {1: "int key", "a": 1}])
