@@ -157,12 +157,7 @@ def as_json(value: Any) -> Any:
     if isinstance(value, Enum):
         return value.value
     # Subclasses reach here from orjson only. A dict or list subclass that reads as its
-    # base type (snodo.built's frozen requests) is written as the standard encoder would;
-    # a whole built request, which cannot change, is written once and its text reused.
-    if type(value) is BuiltRequest and _orjson is not None:
-        if value.written is None:
-            value.written = _orjson.Fragment(_orjson.dumps(dict(value), as_json, _ORJSON_OPTIONS))
-        return value.written
+    # base type (snodo.built's frozen requests) is written as the standard encoder would.
     if isinstance(value, dict) and type(value).items is dict.items:
         return dict(value)
     if isinstance(value, list) and type(value).__iter__ is list.__iter__:
@@ -190,11 +185,14 @@ so orjson's refusal sends those to it)."""
 _SORTED_OPTIONS = 0 if _orjson is None else _ORJSON_OPTIONS | _orjson.OPT_SORT_KEYS
 
 
-def _as_sorted_json(value: Any) -> Any:
-    """``as_json`` for text with sorted keys: a built request's kept text is in the order
-    it was built, so it is written afresh, sorted, like any other object."""
+def _as_wire_json(value: Any) -> Any:
+    """``as_json`` for messages: a built request, which cannot change, is written once
+    and its text (an ``orjson.Fragment``) reused on every round. Text with sorted keys
+    does not use it: that text is in the order the request was built."""
     if type(value) is BuiltRequest:
-        return dict(value)
+        if value.written is None:
+            value.written = _orjson.Fragment(_orjson.dumps(dict(value), as_json, _ORJSON_OPTIONS))
+        return value.written
     return as_json(value)
 
 
@@ -209,9 +207,9 @@ def write_fast(value: Any, sort_keys: bool = False) -> bytes | None:
         return None
     try:
         if sort_keys:
-            written: bytes = _orjson.dumps(value, _as_sorted_json, _SORTED_OPTIONS)
+            written: bytes = _orjson.dumps(value, as_json, _SORTED_OPTIONS)
         else:
-            written = _orjson.dumps(value, as_json, _ORJSON_OPTIONS)
+            written = _orjson.dumps(value, _as_wire_json, _ORJSON_OPTIONS)
     except TypeError:  # orjson.JSONEncodeError is a TypeError
         return None
     return written
