@@ -119,22 +119,25 @@ class HttpTransport:
         stream = self._post(message, headers, cursor)
         heard = 0
         for attempt in range(self.RESUME_ATTEMPTS + 1):
-            async for item in stream:
-                if "method" not in item and item.get("id") == message.get("id"):
-                    return item
-                if "error" in item and item.get("id") is None:
-                    return item  # refused before its id could be read (a -32700, say)
-                if "method" not in item:
-                    continue  # an answer to some other request: not ours
-                heard += 1
-                if heard > self.limits.max_notifications:
-                    raise LimitExceeded(
-                        f"more than {self.limits.max_notifications} messages before the answer"
-                    )
-                if "id" in item:
-                    await self._answer(item, headers)
-                else:
-                    on_notification(item)
+            # Closed here, not by the loop's finalizer: returning with the answer closes
+            # the response at once, and leaves no task behind.
+            async with contextlib.aclosing(stream):
+                async for item in stream:
+                    if "method" not in item and item.get("id") == message.get("id"):
+                        return item
+                    if "error" in item and item.get("id") is None:
+                        return item  # refused before its id could be read (a -32700, say)
+                    if "method" not in item:
+                        continue  # an answer to some other request: not ours
+                    heard += 1
+                    if heard > self.limits.max_notifications:
+                        raise LimitExceeded(
+                            f"more than {self.limits.max_notifications} messages before the answer"
+                        )
+                    if "id" in item:
+                        await self._answer(item, headers)
+                    else:
+                        on_notification(item)
             if cursor.last_id is None or attempt == self.RESUME_ATTEMPTS:
                 break
             # The server closed the stream before the answer and left a place to resume.
@@ -154,8 +157,11 @@ class HttpTransport:
         self, message: dict[str, Any], headers: Mapping[str, str]
     ) -> AsyncGenerator[dict[str, Any], None]:
         try:
-            async with self._wire():
-                async for item in self._post(message, headers, self._reader()):
+            async with (
+                self._wire(),
+                contextlib.aclosing(self._post(message, headers, self._reader())) as posted,
+            ):
+                async for item in posted:
                     yield item
         except HttpRefused as refused:
             if not (isinstance(refused.body, dict) and "error" in refused.body):
@@ -219,8 +225,9 @@ class HttpTransport:
             if session:
                 self.session_id = session
             if "text/event-stream" in response.headers.get("content-type", ""):
-                async for item in self._events(response, cursor):
-                    yield item
+                async with contextlib.aclosing(self._events(response, cursor)) as events:
+                    async for item in events:
+                        yield item
                 return
             raw = await self._body(response)
             if not raw:
@@ -252,8 +259,9 @@ class HttpTransport:
                 return  # 405: the server offers no standalone stream
             if "text/event-stream" not in response.headers.get("content-type", ""):
                 return
-            async for item in self._events(response, cursor):
-                yield item
+            async with contextlib.aclosing(self._events(response, cursor)) as events:
+                async for item in events:
+                    yield item
 
     async def begin_session(self, headers: Mapping[str, str]) -> None:
         """Open the standalone GET stream (where the server offers one) for the
@@ -267,11 +275,12 @@ class HttpTransport:
 
     async def _listen(self, headers: dict[str, str], opened: asyncio.Event) -> None:
         try:
-            async for item in self._get(headers, self._reader(), opened):
-                if "method" in item and "id" in item:
-                    await self._answer(item, headers)
-                elif "method" in item:
-                    self.on_unsolicited(item)
+            async with contextlib.aclosing(self._get(headers, self._reader(), opened)) as got:
+                async for item in got:
+                    if "method" in item and "id" in item:
+                        await self._answer(item, headers)
+                    elif "method" in item:
+                        self.on_unsolicited(item)
         except Exception:  # the session goes on without its GET stream
             return
         finally:
