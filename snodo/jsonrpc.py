@@ -238,7 +238,12 @@ def read_utf8(data: bytes, max_containers: int, max_values: int | None = None) -
     # raises and clears a TypeError on every call.
     if containers > max_containers or skeleton.find(_LONG_ZEROS) >= 0:
         return UNREAD
-    if max_values is not None and containers + skeleton.count(b",") >= max_values:
+    # Each bracket or comma is a byte of its own: shorter text cannot reach max_values.
+    if (
+        max_values is not None
+        and len(data) >= max_values
+        and containers + skeleton.count(b",") >= max_values
+    ):
         return UNREAD
     try:
         return _orjson.loads(data)

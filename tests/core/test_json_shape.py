@@ -59,22 +59,26 @@ def test_nesting_is_refused_exactly_past_the_limit(
 
 
 @settings(max_examples=500, deadline=None)
-@given(values, st.integers(min_value=1, max_value=40), st.sampled_from([None, 0, 2]))
-@example([""], 3, None)  # a string must not make its array look empty
-def test_values_are_counted_exactly(value: Any, limit: int, indent: int | None) -> None:
-    """Refused exactly past the limit, whatever the strings hold."""
-    text = json.dumps([value, 0], indent=indent)
+@given(values, st.integers(min_value=1, max_value=40), st.sampled_from([None, 0, 2]), st.booleans())
+@example([""], 3, None, False)  # a string must not make its array look empty
+def test_values_are_counted_exactly(
+    value: Any, limit: int, indent: int | None, in_object: bool
+) -> None:
+    """Refused exactly past the limit, whatever the strings hold; an object is read by
+    the fast path, an array by the standard one."""
+    whole: Any = {"v": [value, 0]} if in_object else [value, 0]
+    text = json.dumps(whole, indent=indent)
     saved = jsonrpc.MAX_VALUES
     jsonrpc.MAX_VALUES = limit
     try:
-        held = count([value, 0])
+        held = count(whole)
         try:
             decoded = jsonrpc.decode(text)
         except ParseError as exc:
             assert exc.message == jsonrpc.TOO_MANY_VALUES
             assert held > limit
         else:
-            assert decoded == [value, 0]
+            assert decoded == whole
             assert held <= limit
     finally:
         jsonrpc.MAX_VALUES = saved
