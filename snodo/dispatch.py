@@ -112,7 +112,9 @@ async def tools_call(served: Served, ctx: Context, params: Params) -> Outcome:
     if reason is not None:
         return tool_result(tool, ToolError(f"Invalid arguments for tool {name}: {reason}"))
     try:  # as _called does, without a closure per call
-        value = await tool.invoker(ctx, tool.bind(arguments))
+        value = tool.invoker.start(ctx, tool.bind(arguments))
+        if tool.invoker.awaits(value):
+            value = await value
     except McpError:
         raise
     except Exception as exc:

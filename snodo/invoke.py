@@ -38,13 +38,22 @@ class Invoker:
     """The function takes ``**kwargs``: every argument is passed through."""
 
     async def __call__(self, ctx: Context, arguments: Mapping[str, Any]) -> Any:
+        result = self.start(ctx, arguments)
+        if self.awaits(result):
+            return await typing.cast(Awaitable[Any], result)
+        return result
+
+    def start(self, ctx: Context, arguments: Mapping[str, Any]) -> Any:
+        """The function called: its value, or what to await for it (see ``awaits``).
+        The hot path uses the two halves, so a sync tool runs with no coroutine."""
         kwargs = dict(arguments)
         if self.context_param is not None:
             kwargs[self.context_param] = ctx
-        result = self.function(**kwargs)
-        if self.is_async or (type(result) not in _PLAIN and inspect.isawaitable(result)):
-            return await typing.cast(Awaitable[Any], result)
-        return result
+        return self.function(**kwargs)
+
+    def awaits(self, result: Any) -> bool:
+        """Whether ``start``'s result is still to be awaited."""
+        return self.is_async or (type(result) not in _PLAIN and inspect.isawaitable(result))
 
 
 def _is_context(annotation: Any) -> bool:

@@ -447,15 +447,16 @@ class Server:
         )
         if self.keyring is not None:
             ctx = await with_state(self.keyring, ctx, observation)
-        outcome = await self._run(ctx, handler)
+        if self.middlewares:
+            outcome = await self._run(ctx, handler)
+        else:  # nothing in between: no chain to build, and no coroutine for one
+            outcome = await handler(self.served, ctx, ctx.request_params)
         if isinstance(outcome, Subscription):
             return outcome
         return self._finish(ctx, outcome)
 
     async def _run(self, original: Context, handler: Any) -> Outcome:
-        if not self.middlewares:  # nothing in between: no chain to build
-            direct: Outcome = await handler(self.served, original, original.request_params)
-            return direct
+        """The handler through the middleware chain."""
 
         async def innermost(passed: Context) -> Outcome:
             # Only ``state`` travels from middleware to the handler.

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Awaitable
 from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
+from snodo.server import Server
 from snodo.tools import make_tool
+from tests.support.wire import answer, request
 
 
 def plain(text: str, count: int, ratio: float, flag: bool = False, note: str = "") -> str:
@@ -66,3 +70,48 @@ def test_exact_types_are_passed_through_and_defaults_filled() -> None:
     got = make_tool(plain).bind({"text": "a", "count": 2, "ratio": 0.5})
     assert got == {"text": "a", "count": 2, "ratio": 0.5, "flag": False, "note": ""}
     assert type(make_tool(plain).bind({"text": "a", "count": 2, "ratio": 1})["ratio"]) is float
+
+
+def test_every_shape_of_callable_is_called_and_awaited_as_needed() -> None:
+    """A sync tool runs with no coroutine; anything that hands back an awaitable (an
+    async function, a partial of one, an object with an async ``__call__``, a sync
+    function returning a coroutine) is awaited, and its failure is the tool's error."""
+
+    def say(text: str) -> str:
+        return text
+
+    async def shout(text: str) -> str:
+        return text.upper()
+
+    class Caller:
+        __name__ = "caller"
+
+        async def __call__(self, text: str) -> str:
+            return f"{text}!"
+
+    def later(text: str) -> Awaitable[str]:
+        return shout(text)
+
+    async def broken(text: str) -> str:
+        raise RuntimeError("no")
+
+    server = Server("shapes", "1.0.0")
+    server.tool(say, name="sync")
+    server.tool(shout, name="async")
+    server.tool(functools.partial(shout), name="partial", description="d")
+    server.tool(Caller(), name="object", description="d")
+    server.tool(later, name="returns_coroutine")
+    server.tool(broken, name="broken")
+    expected = {
+        "sync": "hi",
+        "async": "HI",
+        "partial": "HI",
+        "object": "hi!",
+        "returns_coroutine": "HI",
+    }
+    for name, text in expected.items():
+        result = answer(server, request("tools/call", {"name": name, "arguments": {"text": "hi"}}))
+        assert result["result"]["content"] == [{"type": "text", "text": text}], name
+        assert "isError" not in result["result"] or result["result"]["isError"] is False
+    failed = answer(server, request("tools/call", {"name": "broken", "arguments": {"text": "x"}}))
+    assert failed["result"]["isError"] is True
