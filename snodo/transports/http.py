@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from typing import Any
 
@@ -34,10 +33,11 @@ from snodo.errors import (
     UnsupportedProtocolVersion,
 )
 from snodo.http_headers import check_headers
-from snodo.legacy.http import LegacyHttp, no_session_error
+from snodo.legacy.http import SESSION_HEADER, LegacyHttp, no_session_error
 from snodo.legacy.wire import ASSUMED_VERSION, is_initialize
 from snodo.server import Server, required_meta
 from snodo.transports.http_head import HeadRules, Plain, read_headers
+from snodo.transports.late_requests import LateRequests
 from snodo.transports.lifespan import lifespan
 
 __all__ = ["HttpApp", "Unauthorized"]
@@ -65,8 +65,6 @@ MAX_HEADER_LINES = 100
 """Header lines a request may carry (answered 431 beyond). Browsers and proxies send a
 few dozen; counting is the only work done before refusing."""
 KEEPALIVE_SECONDS = 15.0
-WATCH_AFTER = 0.05
-"""Seconds a request may run before a task starts watching for the client leaving."""
 
 
 class Unauthorized(Exception):
@@ -213,6 +211,38 @@ class HttpApp:
             mirrored = self.server.mirrored_headers(str(params.get("name")))
         check_headers(headers, message["method"], params, mirrored)
 
+    def _legacy_route(
+        self,
+        message: Any,
+        headers: Mapping[str, str],
+        principal: str | None,
+        scopes: frozenset[str] | None,
+        send: Send,
+    ) -> Awaitable[None] | None:
+        """What answers a POST of the legacy era, or None for a modern one."""
+        if self.legacy is not None and self.legacy.claims(message, headers):
+            return self.legacy.post(message, headers, principal, send, scopes)
+        if not (is_initialize(message) or LegacyHttp.sessionless(message, headers)):
+            return None
+        # An initialize-based client, which a header cannot help (basic/versioning.mdx):
+        # a modern-only server names its versions, a dual-era one asks for a session.
+        raw_id = message.get("id")
+        if self.legacy is not None:
+            response = no_session_error()
+        else:
+            params = message.get("params")
+            asked = params.get("protocolVersion") if isinstance(params, dict) else None
+            # The legacy transport: no version header and no session, assume the oldest.
+            refusal = UnsupportedProtocolVersion(
+                asked
+                if isinstance(asked, str)
+                else headers.get("mcp-protocol-version", ASSUMED_VERSION),
+                list(self.server.supported_versions),
+            )
+            readable = isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool)
+            response = jsonrpc.error_response(raw_id if readable else None, refusal)
+        return _send_json(send, 400, response)
+
     def _exchange(
         self,
         body: bytes,
@@ -228,27 +258,17 @@ class HttpApp:
             message = jsonrpc.decode(body)
         except ParseError as exc:
             return _send_json(send, 400, jsonrpc.error_response(None, exc))
-        if self.legacy is not None and self.legacy.claims(message, headers):
-            return self.legacy.post(message, headers, principal, send, scopes)
-        if is_initialize(message) or LegacyHttp.sessionless(message, headers):
-            # An initialize-based client, which a header cannot help (basic/versioning.mdx):
-            # a modern-only server names its versions, a dual-era one asks for a session.
-            raw_id = message.get("id")
-            if self.legacy is not None:
-                response = no_session_error()
-            else:
-                params = message.get("params")
-                asked = params.get("protocolVersion") if isinstance(params, dict) else None
-                # The legacy transport: no version header and no session, assume the oldest.
-                refusal = UnsupportedProtocolVersion(
-                    asked
-                    if isinstance(asked, str)
-                    else headers.get("mcp-protocol-version", ASSUMED_VERSION),
-                    list(self.server.supported_versions),
-                )
-                readable = isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool)
-                response = jsonrpc.error_response(raw_id if readable else None, refusal)
-            return _send_json(send, 400, response)
+        # A version header, no session and no initialize: none of the legacy routes
+        # below can take it, so the usual modern request skips their checks.
+        if (
+            type(message) is not dict
+            or message.get("method") == "initialize"
+            or "mcp-protocol-version" not in headers
+            or SESSION_HEADER in headers
+        ):
+            legacy = self._legacy_route(message, headers, principal, scopes, send)
+            if legacy is not None:
+                return legacy
         try:
             self._preflight(message, headers)
         except McpError as exc:
@@ -265,55 +285,6 @@ class HttpApp:
             return _send_plain(send, Plain(406, b"subscriptions/listen needs text/event-stream"))
         exchange = _Exchange(self.server, message, headers, principal, streams, receive, send)
         return exchange.authorized(scopes, self.authorization).run()
-
-
-class _LateRequests:
-    """Requests running on this event loop, oldest first, with when each began.
-
-    One timer for all of them starts the disconnect watcher of each request still
-    running WATCH_AFTER seconds after it began, in place of a timer armed and cancelled
-    per request: most requests end well before, and then cost a dict insert and delete.
-    """
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        # A proxy, not the loop: a strong reference from the value would keep the
-        # WeakKeyDictionary's key, and so every closed loop, alive.
-        self.loop = weakref.proxy(loop)
-        self.running: dict[_Exchange, float] = {}
-        self.armed = False  # a flag, not the TimerHandle, which holds the loop too
-
-    @classmethod
-    def of_running_loop(cls) -> _LateRequests:
-        loop = asyncio.get_running_loop()
-        late = _LATE.get(loop)
-        if late is None:
-            late = _LATE[loop] = cls(loop)
-        return late
-
-    def add(self, exchange: _Exchange) -> None:
-        self.running[exchange] = began = self.loop.time()
-        if not self.armed:
-            self.armed = True
-            self.loop.call_at(began + WATCH_AFTER, self._due)
-
-    def remove(self, exchange: _Exchange) -> None:
-        self.running.pop(exchange, None)
-
-    def _due(self) -> None:
-        self.armed = False
-        late = self.loop.time() - WATCH_AFTER
-        for exchange, began in list(self.running.items()):
-            if began > late:  # this one and all after it began too recently
-                self.armed = True
-                self.loop.call_at(began + WATCH_AFTER, self._due)
-                return
-            del self.running[exchange]
-            exchange.start_watching()
-
-
-_LATE: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LateRequests] = (
-    weakref.WeakKeyDictionary()
-)
 
 
 class _Exchange:
@@ -383,7 +354,7 @@ class _Exchange:
 
     async def run(self) -> None:
         self.task = asyncio.current_task()
-        late = _LateRequests.of_running_loop()
+        late = LateRequests.of_running_loop()
         late.add(self)
         try:
             reply = await self.server.handle(

@@ -6,18 +6,18 @@ import asyncio
 import gc
 from typing import Any
 
-from snodo.transports import http
+from snodo.transports import late_requests
 
 
 def test_a_closed_loop_leaves_the_table() -> None:
     async def touch() -> None:
-        http._LateRequests.of_running_loop()
+        late_requests.LateRequests.of_running_loop()
 
-    before = len(http._LATE)
+    before = len(late_requests._BY_LOOP)
     for _ in range(3):
         asyncio.run(touch())
     gc.collect()
-    assert len(http._LATE) == before
+    assert len(late_requests._BY_LOOP) == before
 
 
 class _Quick:
@@ -29,13 +29,13 @@ class _Quick:
 
 def test_a_loop_closed_while_its_timer_is_pending_leaves_the_table() -> None:
     async def one_request() -> None:
-        late = http._LateRequests.of_running_loop()
+        late = late_requests.LateRequests.of_running_loop()
         exchange: Any = _Quick()
         late.add(exchange)
         late.remove(exchange)
 
-    before = len(http._LATE)
+    before = len(late_requests._BY_LOOP)
     for _ in range(3):
         asyncio.run(one_request())
     gc.collect()
-    assert len(http._LATE) == before
+    assert len(late_requests._BY_LOOP) == before
