@@ -43,6 +43,8 @@ MAX_KNOWN_NAMES = 256
 client sends are decoded once per process, and names made up by a peer cannot grow it
 past this."""
 _NAMES: dict[bytes, str] = {}
+MAX_KNOWN_HOSTS = 64
+"""Host header values whose verdict each ``HeadRules`` keeps; others are checked anew."""
 
 
 def read_headers(raw: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
@@ -99,10 +101,23 @@ class HeadRules:
         )
         self.allowed_origins = None if allowed_origins is None else frozenset(allowed_origins)
         self.max_body_bytes = max_body_bytes
+        self.max_body_digits = len(str(max_body_bytes))
+        """A declared length with fewer digits is within the limit, unparsed."""
+        self.host_verdicts: dict[str, bool] = {}
+        """``host_allowed`` by Host header, for the MAX_KNOWN_HOSTS first seen: a client
+        sends the same one on every request."""
         self.sessions = sessions
         """Legacy sessions are served: a GET or DELETE naming one passes."""
 
     def host_allowed(self, authority: str) -> bool:
+        verdict = self.host_verdicts.get(authority)
+        if verdict is None:
+            verdict = self._host_allowed(authority)
+            if len(self.host_verdicts) < MAX_KNOWN_HOSTS:
+                self.host_verdicts[authority] = verdict
+        return verdict
+
+    def _host_allowed(self, authority: str) -> bool:
         if self.allowed_hosts is None:
             return True
         name, colon, port = authority.partition(":")
@@ -142,6 +157,11 @@ class HeadRules:
         if JSON not in accept and SSE not in accept and "*/*" not in accept:
             return Plain(406, b"accept application/json or text/event-stream")
         length = headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > self.max_body_bytes:
+        if (
+            length is not None
+            and len(length) >= self.max_body_digits
+            and length.isdigit()
+            and int(length) > self.max_body_bytes
+        ):
             return Plain(413, b"request body too large")
         return None

@@ -1,4 +1,5 @@
-"""Reading a request's head: lower-case names, repeated values joined, names kept bounded."""
+"""Reading a request's head: lower-case names, repeated values joined, names kept bounded;
+kept Host verdicts and the declared-length check agree with working them out afresh."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from snodo.transports import http_head
-from snodo.transports.http_head import read_headers
+from snodo.transports.http_head import HeadRules, read_headers
 
 
 def _reference(raw: list[tuple[bytes, bytes]]) -> dict[str, str]:
@@ -33,3 +34,44 @@ def test_names_a_peer_makes_up_do_not_grow_the_kept_names_past_the_bound() -> No
     assert read_headers([(b"Content-Type", b"application/json")]) == {
         "content-type": "application/json"
     }
+
+
+def _rules(max_body_bytes: int = 4_194_304) -> HeadRules:
+    return HeadRules("/mcp", ["localhost", "127.0.0.1", "[::1]"], None, max_body_bytes, False)
+
+
+authorities = st.one_of(
+    st.sampled_from(["localhost:8000", "127.0.0.1", "[::1]:1", "LOCALHOST:65535", "evil.com"]),
+    st.builds(
+        "{}:{}".format,
+        st.sampled_from(["localhost", "127.0.0.1", "example.org", "[::1]", ""]),
+        st.text("0123456789a \u0665", max_size=7),
+    ),
+    st.text(max_size=12),
+)
+
+
+@given(st.lists(authorities, max_size=8))
+def test_a_kept_host_verdict_is_the_verdict_worked_out_afresh(seen: list[str]) -> None:
+    rules = _rules()
+    for _ in range(2):  # the second pass reads the kept verdicts
+        for authority in seen:
+            assert rules.host_allowed(authority) == rules._host_allowed(authority)
+
+
+def test_host_headers_a_peer_makes_up_do_not_grow_the_kept_verdicts_past_the_bound() -> None:
+    rules = _rules()
+    for i in range(3 * http_head.MAX_KNOWN_HOSTS):
+        assert not rules.host_allowed(f"host-{i}.example:80")
+    assert len(rules.host_verdicts) == http_head.MAX_KNOWN_HOSTS
+    assert rules.host_allowed("localhost:8000")
+
+
+@given(st.integers(min_value=1, max_value=10**9), st.text("0123456789x\u0665", max_size=12))
+def test_a_declared_length_is_refused_exactly_past_the_limit(limit: int, length: str) -> None:
+    scope = {"path": "/mcp", "method": "POST"}
+    headers = {"host": "localhost", "content-type": "application/json", "content-length": length}
+    refusal = _rules(limit).refuse(scope, headers)
+    too_long = length.isdigit() and int(length) > limit
+    assert (refusal is not None and refusal.status == 413) == too_long
+    assert refusal is None or refusal.status == 413
