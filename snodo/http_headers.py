@@ -39,6 +39,7 @@ __all__ = [
 ]
 
 _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+SENTINEL_PREFIX = "=?base64?"
 _SENTINEL = re.compile(r"^=\?base64\?(.*)\?=$", re.DOTALL)
 _PLAIN = re.compile(r"^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$")
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -74,7 +75,7 @@ def encode_value(value: str | int | bool) -> str:
 
 def decode_value(raw: str) -> str:
     """The text a header value stands for; raises ValueError for a malformed sentinel."""
-    if not raw.startswith("=?base64?"):  # a plain value: no regular expression to run
+    if not raw.startswith(SENTINEL_PREFIX):  # a plain value: no regular expression to run
         return raw
     found = _SENTINEL.match(raw)
     if found is None:
@@ -158,6 +159,12 @@ def request_headers(
     return headers
 
 
+def _bare(text: str) -> bool:
+    """Text that is its own header value as it stands (``_same`` would strip nothing and
+    decode nothing): the usual tool name, compared without either."""
+    return text[:1] not in " \t=" and text[-1:] not in " \t"
+
+
 def _same(header: str, value: Any) -> bool:
     try:
         text = decode_value(header.strip(" \t"))
@@ -187,12 +194,12 @@ def check_headers(
     _meta checks, as the spec orders them.
     """
     given = headers.get("mcp-method")
-    if given is None or given.strip(" \t") != method:
+    if given is None or (given != method and given.strip(" \t") != method):
         raise HeaderMismatch("Header mismatch: Mcp-Method does not match the body's method")
     name = name_for(method, params)
     if name is not None:
         raw = headers.get("mcp-name")
-        if raw is None or not _same(raw, name):
+        if raw is None or (not (raw == name and _bare(name)) and not _same(raw, name)):
             raise HeaderMismatch("Header mismatch: Mcp-Name does not match the body")
     if method != "tools/call" or not mirrored:
         return

@@ -200,7 +200,7 @@ class HttpApp:
             raise HeaderMismatch("Header mismatch: MCP-Protocol-Version header is required")
         params = message.get("params")
         _, version, _ = required_meta(params)
-        if header_version.strip() != version:
+        if header_version != version and header_version.strip() != version:
             raise HeaderMismatch(
                 "Header mismatch: MCP-Protocol-Version does not match the body's protocolVersion"
             )

@@ -8,7 +8,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from snodo.http_headers import decode_value, encode_value
+from snodo.errors import HeaderMismatch
+from snodo.http_headers import check_headers, decode_value, encode_value
 
 SENTINEL = re.compile(r"^=\?base64\?(.*)\?=$", re.DOTALL)
 
@@ -49,3 +50,29 @@ def test_a_value_decodes_as_the_sentinel_rule_says(prefix: str, middle: str, suf
 def test_encoded_values_decode_to_their_text(value: str | int | bool) -> None:
     text = ("true" if value else "false") if isinstance(value, bool) else str(value)
     assert decode_value(encode_value(value)) == text
+
+
+names = st.one_of(
+    st.text(max_size=8),
+    st.builds("{}{}{}".format, prefixes, st.text(max_size=8), suffixes),
+    st.binary(max_size=6).map(lambda b: "=?base64?" + base64.b64encode(b).decode() + "?="),
+)
+
+
+@given(names, st.one_of(names, names.map(encode_value), st.just(None)))
+def test_mcp_name_is_checked_as_the_sentinel_rule_says(name: str, raw: str | None) -> None:
+    """The header matches when it stands for the name (sentinel decoded, blanks around
+    it dropped), the header equal to the name included only when it is no sentinel."""
+    headers = {"mcp-method": "tools/call"} | ({} if raw is None else {"mcp-name": raw})
+    try:
+        expected = raw is not None and decode_value(raw.strip(" \t")) == name
+    except ValueError:
+        expected = False
+    try:
+        check_headers(headers, "tools/call", {"name": name})
+    except HeaderMismatch:
+        assert not expected
+    else:
+        assert expected
+    encoded = {"mcp-method": "tools/call", "mcp-name": encode_value(name)}
+    check_headers(encoded, "tools/call", {"name": name})  # the client's own header matches
