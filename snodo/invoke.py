@@ -13,11 +13,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from snodo.context import Context
+from snodo.result import InputRequired
 
 Handler = Callable[..., Any]
 
-_PLAIN = frozenset({str, dict, list, int, float, bool, type(None)})
-"""Result types that are never awaitable, so need no ``inspect.isawaitable``."""
+_PLAIN = frozenset({str, dict, list, int, float, bool, type(None), InputRequired})
+"""Result types that are never awaitable, so need no ``inspect.isawaitable`` (an ABC
+check, the dearest step of a sync call)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,15 +34,20 @@ class LateRequests:
         # A proxy, not the loop: a strong reference from the value would keep the
         # WeakKeyDictionary's key, and so every closed loop, alive.
         self.loop = weakref.proxy(loop)
+        self.loop_ref = weakref.ref(loop)
         self.running: dict[Watchable, float] = {}
         self.armed = False  # a flag, not the TimerHandle, which holds the loop too
 
     @classmethod
     def of_running_loop(cls) -> LateRequests:
         loop = asyncio.get_running_loop()
+        last = _LAST[0]
+        if last is not None and last.loop_ref() is loop:  # one loop serves them all
+            return last
         late = _BY_LOOP.get(loop)
         if late is None:
             late = _BY_LOOP[loop] = cls(loop)
+        _LAST[0] = late
         return late
 
     def add(self, exchange: Watchable) -> None:
@@ -69,3 +74,6 @@ class LateRequests:
 _BY_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LateRequests] = (
     weakref.WeakKeyDictionary()
 )
+_LAST: list[LateRequests | None] = [None]
+"""The table ``of_running_loop`` handed out last: a server runs one loop, and comparing
+it costs less than a lookup in the weak dictionary (which makes a weak reference)."""

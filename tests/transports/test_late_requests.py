@@ -39,3 +39,22 @@ def test_a_loop_closed_while_its_timer_is_pending_leaves_the_table() -> None:
         asyncio.run(one_request())
     gc.collect()
     assert len(late_requests._BY_LOOP) == before
+
+
+def test_each_loop_has_its_own_table_and_keeps_it() -> None:
+    async def tables() -> tuple[Any, Any]:
+        return late_requests.LateRequests.of_running_loop(), (
+            late_requests.LateRequests.of_running_loop()
+        )
+
+    first = asyncio.run(tables())
+    second = asyncio.run(tables())
+    assert first[0] is first[1] and second[0] is second[1]
+    assert first[0] is not second[0]  # the table kept from the last loop is not reused
+    loops = [asyncio.new_event_loop() for _ in range(2)]
+    try:
+        seen = [loop.run_until_complete(tables())[0] for loop in loops + loops]
+        assert seen[0] is seen[2] and seen[1] is seen[3] and seen[0] is not seen[1]
+    finally:
+        for loop in loops:
+            loop.close()
