@@ -102,6 +102,9 @@ class Reply:
         return int(error["code"]) if isinstance(error, dict) else None
 
 
+_NO_RESPONSES: Mapping[str, Any] = MappingProxyType({})  # every first round's input_responses
+
+
 def required_meta(params: Any) -> tuple[dict[str, Any], str, dict[str, Any]]:
     """``_meta``, its protocol version and client capabilities, which every request
     must carry (basic/index.mdx); -32602 when any is missing."""
@@ -368,7 +371,7 @@ class Server:
             return Reply(jsonrpc.error_response(jsonrpc.error_id(exc), exc))
         if not isinstance(incoming, jsonrpc.Request):
             return Reply(None)  # notifications (cancellation) and stray responses
-        observer = self.observer
+        observer = self._observer
         observation = None
         if observer is not QUIET:
             observation = observer.request(incoming, "modern", transport, headers or {})
@@ -424,6 +427,7 @@ class Server:
         meta, version, declared = required_meta(params)
         self.check_version(version)
         checked_answers = check_params(spec.params, params, spec.input_required)
+        responses = params.get("inputResponses")
         ctx = request_context(
             {
                 "request_id": request.id,
@@ -436,7 +440,7 @@ class Server:
                 "principal": principal,
                 "scopes": scopes,
                 "progress_token": meta.get("progressToken"),
-                "input_responses": MappingProxyType(params.get("inputResponses") or {}),
+                "input_responses": MappingProxyType(responses) if responses else _NO_RESPONSES,
                 "checked_answers": checked_answers,
                 "request_state": params.get("requestState"),
                 "transport": transport,
@@ -448,16 +452,14 @@ class Server:
         if self.keyring is not None:
             ctx = await with_state(self.keyring, ctx, observation)
         if self.middlewares:
-            outcome = await self._run(ctx, handler)
+            outcome = await self._through_middleware(ctx, handler)
         else:  # nothing in between: no chain to build, and no coroutine for one
             outcome = await handler(self.served, ctx, ctx.request_params)
         if isinstance(outcome, Subscription):
             return outcome
         return self._finish(ctx, outcome)
 
-    async def _run(self, original: Context, handler: Any) -> Outcome:
-        """The handler through the middleware chain."""
-
+    async def _through_middleware(self, original: Context, handler: Any) -> Outcome:
         async def innermost(passed: Context) -> Outcome:
             # Only ``state`` travels from middleware to the handler.
             ctx = original if passed is original else replace(original, state=passed.state)
