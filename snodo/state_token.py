@@ -125,8 +125,20 @@ def _binding(ctx: StateContext, principal: str | None) -> str:
     # The canonical text of the array, item by item: an anonymous principal's null
     # would otherwise send the whole array to the slower encoder.
     who = "null" if principal is None else encode(principal)
-    text = f"[{encode(ctx.request_method)},{who},{encode(salient)}]"
+    method = ctx.request_method
+    named = _METHOD_TEXTS.get(method)
+    if named is None:
+        named = encode(method)
+        if len(_METHOD_TEXTS) < MAX_KNOWN_METHODS:
+            _METHOD_TEXTS[method] = named
+    text = f"[{named},{who},{encode(salient)}]"
     return b64(hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest())
+
+
+MAX_KNOWN_METHODS: Final = 64
+"""Method names whose canonical text ``_binding`` keeps: the few that seal state are
+written once per process, and made-up names cannot grow the table past this."""
+_METHOD_TEXTS: dict[str, str] = {}
 
 
 def _mac(key: Key, signed: str, binding: str) -> str:

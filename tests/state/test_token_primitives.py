@@ -1,11 +1,13 @@
 """The primitives a state token is built from, each exactly its reference: canonical JSON
 (orjson's text only where it is the standard encoder's), base64url (as the standard
-library reads it) and HMAC-SHA256 (as the hmac module computes it)."""
+library reads it), HMAC-SHA256 (as the hmac module computes it) and the request binding
+(the digest of the canonical array, method names' text kept or not)."""
 
 from __future__ import annotations
 
 import base64
 import enum
+import hashlib
 import hmac
 import math
 import uuid
@@ -16,9 +18,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from snodo import canonical, jsonrpc
+from snodo import canonical, jsonrpc, state_token
 from snodo.built import BuiltRequest
 from snodo.state_keys import Key
+from tests.support.state_vectors import PARAMS, Ctx
 from tests.support.strategies import json_trees, strict_json_values
 
 needs_orjson = pytest.mark.skipif(find_spec("orjson") is None, reason="orjson is in the dev extra")
@@ -125,3 +128,34 @@ def test_base64url_round_trips(raw: bytes) -> None:
 def test_a_keys_mac_is_hmac_sha256(secret: bytes, message: bytes) -> None:
     """Keys longer than SHA-256's block are hashed first, as RFC 2104 says."""
     assert Key(secret).mac(message) == hmac.digest(secret, message, "sha256")
+
+
+def _reference_binding(method: str, principal: str | None, params: dict[str, Any]) -> str:
+    salient = {
+        k: v
+        for k, v in params.items()
+        if k not in ("_meta", "inputResponses", "requestState")
+        and not (k == "arguments" and v == {})
+    }
+    text = canonical._standard([method, principal, salient])
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+@given(
+    st.sampled_from(["tools/call", "prompts/get", "resources/read"]) | st.text(max_size=12),
+    st.none() | st.text(max_size=6),
+)
+def test_the_binding_is_the_canonical_arrays_digest_every_time(
+    method: str, principal: str | None
+) -> None:
+    ctx = Ctx(request_method=method)
+    expected = _reference_binding(method, principal, dict(PARAMS))
+    for _ in range(2):  # the second time from the kept text of the method
+        assert state_token._binding(ctx, principal) == expected
+
+
+def test_made_up_methods_do_not_grow_the_kept_method_texts_past_the_bound() -> None:
+    for i in range(3 * state_token.MAX_KNOWN_METHODS):
+        state_token._binding(Ctx(request_method=f"made/up/{i}"), None)
+    assert len(state_token._METHOD_TEXTS) <= state_token.MAX_KNOWN_METHODS
