@@ -258,8 +258,8 @@ class HttpApp:
             message = jsonrpc.decode(body)
         except ParseError as exc:
             return _send_json(send, 400, jsonrpc.error_response(None, exc))
-        # A version header, no session and no initialize: none of the legacy routes
-        # below can take it, so the usual modern request skips their checks.
+        # A version header, no session and no initialize: no route of
+        # ``_legacy_route`` can take it, so the usual modern request skips its checks.
         if (
             type(message) is not dict
             or message.get("method") == "initialize"
