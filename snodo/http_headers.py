@@ -159,13 +159,11 @@ def request_headers(
     return headers
 
 
-def _bare(text: str) -> bool:
-    """Text that is its own header value as it stands (``_same`` would strip nothing and
-    decode nothing): the usual tool name, compared without either."""
-    return text[:1] not in " \t=" and text[-1:] not in " \t"
-
-
 def _same(header: str, value: Any) -> bool:
+    # The usual header is the value itself, with no blank to strip and no sentinel to
+    # decode (it cannot start with "="): equal, without doing either.
+    if header == value and header[:1] not in " \t=" and header[-1:] not in " \t":
+        return True
     try:
         text = decode_value(header.strip(" \t"))
     except ValueError:
@@ -199,7 +197,7 @@ def check_headers(
     name = name_for(method, params)
     if name is not None:
         raw = headers.get("mcp-name")
-        if raw is None or (not (raw == name and _bare(name)) and not _same(raw, name)):
+        if raw is None or not _same(raw, name):
             raise HeaderMismatch("Header mismatch: Mcp-Name does not match the body")
     if method != "tools/call" or not mirrored:
         return
