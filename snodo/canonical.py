@@ -23,6 +23,7 @@ __all__ = [
     "check_data",
     "decode",
     "encode",
+    "encode_utf8",
     "read_payload",
     "too_deep",
     "unb64",
@@ -63,6 +64,20 @@ def encode(value: Any) -> str:
     if fast is not None and _FLOAT_OR_NULL.search(fast) is None:
         return fast.decode()
     return _standard(value)
+
+
+def encode_utf8(value: Any, floats: bool = True, errors: str = "strict") -> bytes:
+    """``encode``'s text as UTF-8 bytes, without going through ``str``: what is hashed
+    and MACed is bytes. A lone surrogate raises (UnicodeEncodeError, a ValueError) unless
+    ``errors`` is ``"surrogatepass"``; orjson refuses one, so the standard text decides.
+
+    ``floats=False`` says the caller has walked ``value`` (``check_data``) and found no
+    float, so orjson's text is the standard encoder's with no search of it.
+    """
+    fast = write_fast(value, sort_keys=True)
+    if fast is not None and (not floats or _FLOAT_OR_NULL.search(fast) is None):
+        return fast
+    return _standard(value).encode("utf-8", errors)
 
 
 def _refuse_constant(name: str) -> Any:
@@ -108,19 +123,20 @@ def unb64(text: str) -> bytes:
     return binascii.a2b_base64(raw)
 
 
-def check_data(value: object, depth: int = 0) -> None:
-    """Refuse anything that is not exactly JSON, so what ``open`` returns equals ``data``.
+def check_data(value: object, depth: int = 0) -> bool:
+    """Refuse anything that is not exactly JSON, so what ``open`` returns equals ``data``;
+    whether it holds a float (the one type orjson may write otherwise: ``encode_utf8``).
 
     json.dumps would quietly turn tuples into arrays and int keys into strings, and
     subclasses (bool is an int) would blur the numeric types the encoding keeps apart.
     """
     kind = type(value)
     if kind is str or kind is int or kind is bool or value is None:
-        return
+        return False
     if kind is float and isinstance(value, float):
         if not math.isfinite(value):
             raise ValueError("data must not contain NaN or infinities")
-        return
+        return True
     if kind is dict and isinstance(value, dict):
         if any(type(key) is not str for key in value):
             raise ValueError("object keys in data must be strings")
@@ -131,8 +147,11 @@ def check_data(value: object, depth: int = 0) -> None:
         raise ValueError(f"data must be JSON (dict, list, str, int, float, bool, None), not {kind}")
     if depth >= MAX_DATA_DEPTH:
         raise ValueError(f"data nests deeper than {MAX_DATA_DEPTH} levels")
+    floats = False
     for item in items:
-        check_data(item, depth + 1)
+        if check_data(item, depth + 1):
+            floats = True
+    return floats
 
 
 def too_deep(text: str) -> bool:

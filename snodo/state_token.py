@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, Final, NamedTuple, Protocol
 
-from snodo.canonical import B64_ALPHABET, b64, check_data, encode, read_payload, unb64
+from snodo.canonical import B64_ALPHABET, b64, check_data, encode_utf8, read_payload, unb64
 from snodo.errors import InvalidState
 from snodo.state_keys import Key, KeySet, aead
 
@@ -62,6 +62,7 @@ _FLOW_ALPHABET: Final = B64_ALPHABET + "."
 _JTI_LENGTH: Final = 22
 """base64url of the 16-byte id, unpadded."""
 _SHAPES: Final = frozenset(((VERSION, 4), (ENCRYPTED_VERSION, 3)))
+_ENCRYPTED_PREFIX: Final = ENCRYPTED_VERSION.encode("ascii")
 
 
 class StateContext(Protocol):
@@ -108,46 +109,45 @@ def check_flag(name: str, value: object) -> bool:
     return value
 
 
-def _binding(ctx: StateContext, principal: str | None) -> str:
-    """base64url SHA-256 of canonical ``[method, principal, salient params]``.
+def _binding(ctx: StateContext, principal: str | None) -> bytes:
+    """base64url (ASCII bytes) of SHA-256 of canonical ``[method, principal, salient params]``.
 
     Lone surrogates (which a JSON parser lets through from the peer) are hashed in their
     surrogatepass form so binding never fails on odd but well-formed input. An empty
     ``arguments`` object means what no ``arguments`` means, so it is bound the same: a
     client may send either on a retry.
     """
-    params = ctx.request_params
-    salient = {
-        key: value
-        for key, value in params.items()
-        if key not in _UNBOUND and not (key == "arguments" and value == {})
-    }
+    salient = dict(ctx.request_params)
+    for key in _UNBOUND:
+        salient.pop(key, None)
+    if salient.get("arguments") == {}:
+        del salient["arguments"]
     # The canonical text of the array, item by item: an anonymous principal's null
     # would otherwise send the whole array to the slower encoder.
-    who = "null" if principal is None else encode(principal)
     method = ctx.request_method
     named = _METHOD_TEXTS.get(method)
     if named is None:
-        named = encode(method)
+        named = encode_utf8(method, errors="surrogatepass")
         if len(_METHOD_TEXTS) < MAX_KNOWN_METHODS:
             _METHOD_TEXTS[method] = named
-    text = f"[{named},{who},{encode(salient)}]"
-    return b64(hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest())
+    who = b"null" if principal is None else encode_utf8(principal, errors="surrogatepass")
+    text = b"[%b,%b,%b]" % (named, who, encode_utf8(salient, errors="surrogatepass"))
+    return b64(hashlib.sha256(text).digest()).encode("ascii")
 
 
 MAX_KNOWN_METHODS: Final = 64
 """Method names whose canonical text ``_binding`` keeps: the few that seal state are
 written once per process, and made-up names cannot grow the table past this."""
-_METHOD_TEXTS: dict[str, str] = {}
+_METHOD_TEXTS: dict[str, bytes] = {}
 
 
-def _mac(key: Key, signed: str, binding: str) -> str:
-    return b64(key.mac(f"{signed}.{binding}".encode("ascii")))
+def _mac(key: Key, signed: str, binding: bytes) -> str:
+    return b64(key.mac(b"%b.%b" % (signed.encode("ascii"), binding)))
 
 
-def _aad(kid: str, binding: str) -> bytes:
+def _aad(kid: str, binding: bytes) -> bytes:
     """What an ``e1`` box authenticates besides its payload, as ``v1`` MACs it."""
-    return f"{ENCRYPTED_VERSION}.{kid}.{binding}".encode("ascii")
+    return b"%b.%b.%b" % (_ENCRYPTED_PREFIX, kid.encode("ascii"), binding)
 
 
 def _random(randbytes: Callable[[int], bytes], size: int) -> bytes:
@@ -173,15 +173,15 @@ def seal_token(
     ``flow`` (checked by ``check_flow``) rides in the payload beside the data: as readable
     as the data is, and as authentic.
     """
-    check_data(data)
+    text = encode_utf8(data, check_data(data))
     issued = math.floor(ctx.clock())
-    payload = f'{{"data":{encode(data)},"exp":{issued + lifetime}'
+    plain = b'{"data":%b,"exp":%d' % (text, issued + lifetime)
     if flow is not None:
-        payload += f',"flow":"{flow}"'
-    payload += f',"iat":{issued}'
+        plain += b',"flow":"%b"' % flow.encode("ascii")
+    plain += b',"iat":%d' % issued
     if once:
-        payload += f',"jti":"{b64(_random(randbytes, ONCE_ID_BYTES))}"'
-    plain = f"{payload}}}".encode()
+        plain += b',"jti":"%b"' % b64(_random(randbytes, ONCE_ID_BYTES)).encode("ascii")
+    plain += b"}"
     try:
         binding = _binding(ctx, principal)
     except (TypeError, ValueError, RecursionError) as exc:
@@ -228,7 +228,7 @@ def inspect(token: str) -> dict[str, Any]:
     return {"version": VERSION, "kid": kid, **payload}
 
 
-def _decrypt(key: Key, kid: str, box: str, binding: str) -> bytes:
+def _decrypt(key: Key, kid: str, box: str, binding: bytes) -> bytes:
     """The payload of an ``e1`` box, or InvalidState."""
     # Only the exact encoding the sealer wrote: the alphabet (urlsafe_b64decode would skip
     # other characters) and the spare bits of the last character (re-encoding must match).

@@ -28,6 +28,14 @@ needs_orjson = pytest.mark.skipif(find_spec("orjson") is None, reason="orjson is
 
 # No floats and no null: the values orjson's text is used for. Any code point but the
 # surrogates in strings and keys (controls, astral planes), integers of any size.
+# Strings with lone surrogates too: a JSON parser lets them through from the peer.
+surrogate_values = json_trees(
+    st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(st.characters(exclude_categories=[]), max_size=4),
+    width=3,
+    key_size=4,
+    max_leaves=8,
+)
 plain_values = json_trees(
     st.booleans() | st.integers() | st.text(st.characters(exclude_categories=["Cs"])),
     width=5,
@@ -130,7 +138,7 @@ def test_a_keys_mac_is_hmac_sha256(secret: bytes, message: bytes) -> None:
     assert Key(secret).mac(message) == hmac.digest(secret, message, "sha256")
 
 
-def _reference_binding(method: str, principal: str | None, params: dict[str, Any]) -> str:
+def _reference_binding(method: str, principal: str | None, params: dict[str, Any]) -> bytes:
     salient = {
         k: v
         for k, v in params.items()
@@ -139,7 +147,7 @@ def _reference_binding(method: str, principal: str | None, params: dict[str, Any
     }
     text = canonical._standard([method, principal, salient])
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
-    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=")
 
 
 @given(
@@ -153,6 +161,50 @@ def test_the_binding_is_the_canonical_arrays_digest_every_time(
     expected = _reference_binding(method, principal, dict(PARAMS))
     for _ in range(2):  # the second time from the kept text of the method
         assert state_token._binding(ctx, principal) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["name", "arguments", "_meta", "requestState", "cursor", "uri"]),
+        strict_json_values | surrogate_values | st.just({}),
+        max_size=5,
+    ),
+    st.none() | st.text(max_size=6),
+)
+def test_the_binding_of_any_params_is_the_canonical_arrays_digest(
+    params: dict[str, Any], principal: str | None
+) -> None:
+    """Floats, nulls, lone surrogates and empty arguments included: the bytes path
+    writes what the standard encoder's text, encoded with surrogatepass, would be."""
+    ctx = Ctx(request_params=params)
+    expected = _reference_binding(ctx.request_method, principal, params)
+    assert state_token._binding(ctx, principal) == expected
+
+
+@settings(max_examples=500, deadline=None)
+@given(plain_values | strict_json_values | surrogate_values)
+def test_the_utf8_text_is_the_standard_encoders_with_or_without_the_float_search(
+    value: Any,
+) -> None:
+    """``floats=False`` only where ``check_data`` found none, as the sealer passes it."""
+    expected = canonical._standard(value).encode("utf-8", "surrogatepass")
+    assert canonical.encode_utf8(value, errors="surrogatepass") == expected
+    try:
+        floats = canonical.check_data(value)
+        strict = canonical._standard(value).encode()
+    except ValueError:  # a lone surrogate: data refuses it
+        with pytest.raises(ValueError):
+            canonical.encode_utf8(value)
+        return
+    assert canonical.encode_utf8(value) == strict
+    assert canonical.encode_utf8(value, floats) == strict
+
+
+def test_check_data_says_whether_a_float_is_inside() -> None:
+    assert canonical.check_data({"a": [1, "x", None, True]}) is False
+    assert canonical.check_data({"a": [1, {"b": [0.5]}]}) is True
+    assert canonical.check_data({"a": [1.0], "b": 2}) is True
 
 
 def test_made_up_methods_do_not_grow_the_kept_method_texts_past_the_bound() -> None:
