@@ -353,8 +353,9 @@ class _Exchange:
             self.watcher = asyncio.ensure_future(self._watch(self.task))
 
     async def run(self) -> None:
-        self.task = asyncio.current_task()
-        late = LateRequests.of_running_loop()
+        loop = asyncio.get_running_loop()
+        self.task = asyncio.current_task(loop)
+        late = LateRequests.of_loop(loop)
         late.add(self)
         try:
             reply = await self.server.handle(

@@ -13,7 +13,8 @@ from typing import Protocol
 __all__ = ["WATCH_AFTER", "LateRequests", "Watchable"]
 
 WATCH_AFTER = 0.05
-"""Seconds a request may run before a task starts watching for the client leaving."""
+"""Seconds a request runs before a task starts watching for the client leaving: at least
+this, at most twice this (the table looks over its requests once per WATCH_AFTER)."""
 
 
 class Watchable(Protocol):
@@ -23,11 +24,12 @@ class Watchable(Protocol):
 
 
 class LateRequests:
-    """Requests running on this event loop, oldest first, with when each began.
+    """Requests running on this event loop, oldest first, each with the tick it began in.
 
-    One timer for all of them starts the disconnect watcher of each request still
-    running WATCH_AFTER seconds after it began, in place of a timer armed and cancelled
-    per request: most requests end well before, and then cost a dict insert and delete.
+    One timer for all of them ticks every WATCH_AFTER seconds while any runs, and starts
+    the disconnect watcher of each request that began before the previous tick, so has
+    run at least WATCH_AFTER: in place of a timer armed and cancelled per request. Most
+    requests end well before, and then cost a dict insert and delete, no clock read.
     """
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -35,12 +37,13 @@ class LateRequests:
         # WeakKeyDictionary's key, and so every closed loop, alive.
         self.loop = weakref.proxy(loop)
         self.loop_ref = weakref.ref(loop)
-        self.running: dict[Watchable, float] = {}
+        self.running: dict[Watchable, int] = {}
+        self.tick = 0
         self.armed = False  # a flag, not the TimerHandle, which holds the loop too
 
     @classmethod
-    def of_running_loop(cls) -> LateRequests:
-        loop = asyncio.get_running_loop()
+    def of_loop(cls, loop: asyncio.AbstractEventLoop) -> LateRequests:
+        """The table of ``loop``, the running one."""
         last = _LAST[0]
         if last is not None and last.loop_ref() is loop:  # one loop serves them all
             return last
@@ -50,25 +53,30 @@ class LateRequests:
         _LAST[0] = late
         return late
 
+    @classmethod
+    def of_running_loop(cls) -> LateRequests:
+        return cls.of_loop(asyncio.get_running_loop())
+
     def add(self, exchange: Watchable) -> None:
-        self.running[exchange] = began = self.loop.time()
+        self.running[exchange] = self.tick
         if not self.armed:
             self.armed = True
-            self.loop.call_at(began + WATCH_AFTER, self._due)
+            self.loop.call_later(WATCH_AFTER, self._due)
 
     def remove(self, exchange: Watchable) -> None:
         self.running.pop(exchange, None)
 
     def _due(self) -> None:
-        self.armed = False
-        late = self.loop.time() - WATCH_AFTER
+        self.tick += 1
+        recent = self.tick - 1  # began since the tick before this one: not yet due
         for exchange, began in list(self.running.items()):
-            if began > late:  # this one and all after it began too recently
-                self.armed = True
-                self.loop.call_at(began + WATCH_AFTER, self._due)
-                return
+            if began >= recent:  # this one and all after it began too recently
+                break
             del self.running[exchange]
             exchange.start_watching()
+        self.armed = bool(self.running)
+        if self.armed:
+            self.loop.call_later(WATCH_AFTER, self._due)
 
 
 _BY_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LateRequests] = (

@@ -58,3 +58,36 @@ def test_each_loop_has_its_own_table_and_keeps_it() -> None:
     finally:
         for loop in loops:
             loop.close()
+
+
+class _Recorded:
+    def __init__(self, watched: list[str], name: str) -> None:
+        self.watched, self.name = watched, name
+
+    def start_watching(self) -> None:
+        self.watched.append(self.name)
+
+
+def test_a_request_is_watched_at_the_second_tick_after_it_began() -> None:
+    """A tick comes every WATCH_AFTER seconds, so a request is watched once it has run at
+    least that long (and at most twice that); one that ended is never watched. The ticks
+    are called by hand here, on a loop that never runs its own timer."""
+    loop = asyncio.new_event_loop()
+    try:
+        late = late_requests.LateRequests(loop)
+        watched: list[str] = []
+        first, ended, second = (_Recorded(watched, name) for name in ("first", "ended", "second"))
+        late.add(first)
+        late.add(ended)
+        late._due()  # first and ended may have begun just now: not yet
+        assert watched == [] and late.armed
+        late.add(second)
+        late.remove(ended)
+        late._due()
+        assert watched == ["first"]
+        late._due()
+        assert watched == ["first", "second"]
+        late._due()  # nothing left running: the timer is not armed again
+        assert watched == ["first", "second"] and not late.armed and not late.running
+    finally:
+        loop.close()
