@@ -75,8 +75,11 @@ def params_error(exc: ValidationError, prefix: str = "") -> str:
     )
 
 
-_ANSWER_KEYS: dict[str, type[BaseModel]] = {"action": ElicitResult, "roots": ListRootsResult}
-"""A required key of each answer kind; anything else is most likely a sampling result."""
+def _likely(answer: dict[str, Any]) -> type[BaseModel]:
+    """The answer kind a required key points to; without one, most likely sampling."""
+    if "action" in answer:
+        return ElicitResult
+    return ListRootsResult if "roots" in answer else CreateMessageResult
 
 
 def _aliased(annotation: Any, seen: set[type] | None = None) -> bool:
@@ -110,8 +113,8 @@ def check_responses(responses: Any) -> dict[str, tuple[Any, BaseModel]]:
         raise InvalidParams("Invalid params: inputResponses: must be an object")
     checked: dict[str, tuple[Any, BaseModel]] = {}
     for key, answer in responses.items():
-        if isinstance(answer, dict):
-            likely = next((m for k, m in _ANSWER_KEYS.items() if k in answer), CreateMessageResult)
+        if type(answer) is dict:
+            likely = _likely(answer)
             try:
                 model = likely.model_validate(answer)
                 if likely in _REUSABLE:
@@ -138,9 +141,8 @@ def check_params(
     try:
         if responses is not None and input_required:
             checked = check_responses(responses)
-            rest = {**params, "inputResponses": {}}
-            if not (plain and plain_call_params(rest)):
-                model.model_validate(rest)
+            if not (plain and plain_call_params(params, answers_checked=True)):
+                model.model_validate({**params, "inputResponses": {}})
         elif not (plain and plain_call_params(params)):
             model.model_validate(params)
     except ValidationError as exc:

@@ -48,10 +48,6 @@ _MAPS: Final = ("experimental", "extensions")
 _INFO_TEXTS: Final = ("title", "description")
 
 
-def _empty(value: Any) -> bool:
-    return type(value) is dict and not value
-
-
 def _plain_capabilities(declared: Any) -> bool:
     if type(declared) is not dict:
         return False
@@ -112,8 +108,12 @@ def _plain_meta(meta: Any) -> bool:
     return META_CLIENT_CAPABILITIES in meta
 
 
-def plain_call_params(params: Any) -> bool:
-    """True only for ``tools/call`` params that ``CallToolRequestParams`` accepts."""
+def plain_call_params(params: Any, answers_checked: bool = False) -> bool:
+    """True only for ``tools/call`` params that ``CallToolRequestParams`` accepts.
+
+    ``answers_checked``: each of the inputResponses has been checked (as
+    ``snodo.answers.check_responses`` does), so only their object is looked at here.
+    """
     if type(params) is not dict or type(params.get("name")) is not str:
         return False
     for key, value in params.items():
@@ -132,8 +132,12 @@ def plain_call_params(params: Any) -> bool:
             if type(value) is not str:
                 return False
         elif key == "inputResponses":
-            if not _empty(value):  # answers are checked one by one before this
+            # Answers are checked one by one, by the caller, or by the model.
+            if type(value) is not dict or (value and not answers_checked):
                 return False
+            for name in value:
+                if type(name) is not str:
+                    return False
         elif type(key) is not str or key in _PARAMS_NAMES:
             return False
     return "_meta" in params

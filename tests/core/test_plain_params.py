@@ -168,6 +168,11 @@ def test_what_it_accepts_the_model_accepts(
         assert _accepted(candidate)
     elif not edits:
         raise AssertionError(f"valid params not recognised as plain: {candidate}")
+    # On a retry whose answers were checked one by one, as the model sees the rest.
+    if plain_call_params(candidate, answers_checked=True):
+        answers = candidate.get("inputResponses", {})
+        assert type(answers) is dict and all(type(key) is str for key in answers)
+        assert _accepted({**candidate, "inputResponses": {}})
 
 
 USUAL: list[dict[str, Any]] = [
@@ -204,6 +209,14 @@ def test_the_usual_params_are_plain_and_valid() -> None:
     for candidate in USUAL:
         assert plain_call_params(candidate)
         assert _accepted(candidate)
+
+
+def test_checked_answers_are_looked_at_only_for_their_object_and_keys() -> None:
+    answered = {**USUAL[1], "inputResponses": {"theme": {"action": "accept"}}}
+    assert not plain_call_params(answered)  # unchecked answers: the model's to judge
+    assert plain_call_params(answered, answers_checked=True)
+    for odd in ([], {7: {"action": "accept"}}, "answers"):
+        assert not plain_call_params({**answered, "inputResponses": odd}, answers_checked=True)
 
 
 def test_anything_unusual_goes_to_the_model() -> None:
