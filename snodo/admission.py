@@ -46,8 +46,13 @@ def admit(method: str, outcome: InputRequired, declared: Mapping[str, Any]) -> d
         raise InternalError()
     result = outcome.to_result()
     requests = result.get("inputRequests", {})
+    built = True
+    for request in requests.values():
+        if not isinstance(request, BuiltRequest):
+            built = False  # made by hand, not by a module's builder: the model checks it
+            break
     try:
-        if not all(isinstance(request, BuiltRequest) for request in requests.values()):
+        if not built:
             InputRequiredResult.model_validate(result)
         elif not isinstance(result.get("requestState", ""), str):
             # All the model could refuse of the rest, which ``to_result`` built: its keys

@@ -102,10 +102,9 @@ def _needed(request: Mapping[str, Any]) -> Iterable[CapabilityRule]:
 
 def missing(requests: Iterable[Mapping[str, Any]], declared: Mapping[str, Any]) -> dict[str, Any]:
     """Every capability the requests need and ``declared`` lacks, as one object."""
-    lacking = [
-        path_object(rule.requires)
-        for request in requests
-        for rule in _needed(request)
-        if not declares(declared, rule.requires, rule.empty_parent_satisfies)
-    ]
+    lacking: list[dict[str, Any]] = []
+    for request in requests:
+        for rule in _needed(request):
+            if not declares(declared, rule.requires, rule.empty_parent_satisfies):
+                lacking.append(path_object(rule.requires))
     return merge(*lacking) if lacking else {}
