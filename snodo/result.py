@@ -62,7 +62,8 @@ def input_required(
     for key, request in requests.items():
         if not isinstance(key, str) or not key:
             raise ValueError("input request keys must be non-empty strings")
-        if not isinstance(request, Mapping) or not isinstance(request.get("method"), str):
+        # A dict (a built request is one) first: the Mapping ABC check is a Python call.
+        if not isinstance(request, (dict, Mapping)) or not isinstance(request.get("method"), str):
             raise ValueError(f"input request {key!r} is not a request object")
     if request_state is not None and not isinstance(request_state, str):
         raise TypeError("request_state must be a string (seal it with snodo.state.seal)")
