@@ -10,6 +10,7 @@ import enum
 import hashlib
 import hmac
 import math
+import re
 import uuid
 from importlib.util import find_spec
 from typing import Any
@@ -49,6 +50,20 @@ plain_values = json_trees(
 @given(plain_values | strict_json_values)
 def test_the_text_is_the_standard_encoders(value: Any) -> None:
     assert canonical.encode(value) == canonical._standard(value)
+
+
+_FLOAT_OR_NULL = re.compile(rb"null|[0-9][.eE]")
+"""The reference: where orjson's text may differ, as a regular expression says it."""
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.binary(max_size=40)
+    | st.text(alphabet='0123456789.eEnul"xE9 ', max_size=30).map(str.encode)
+    | plain_values.map(lambda value: canonical._standard(value).encode())
+)
+def test_may_differ_is_the_regular_expression(text: bytes) -> None:
+    assert canonical.may_differ(text) == (_FLOAT_OR_NULL.search(text) is not None)
 
 
 @needs_orjson
