@@ -35,7 +35,15 @@ from snodo_wire import (
     adapters,
 )
 
-__all__ = ["check_params", "check_request", "check_responses", "invalid", "params_error", "read"]
+__all__ = [
+    "check_params",
+    "check_request",
+    "check_responses",
+    "invalid",
+    "params_error",
+    "plain_elicit_result",
+    "read",
+]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -75,6 +83,38 @@ def params_error(exc: ValidationError, prefix: str = "") -> str:
     )
 
 
+_ACTIONS = frozenset(("accept", "cancel", "decline"))
+
+
+def plain_elicit_result(answer: Any) -> bool:
+    """True only for an answer ``ElicitResult`` accepts and reads back unchanged: a known
+    action, and content (if any) an object of strings, integers, floats, booleans and
+    lists of strings, each of exactly that type. Other keys are extras the model keeps
+    unread. Like ``snodo.plain_params`` it never refuses: anything else goes to the model.
+    """
+    if type(answer) is not dict:
+        return False
+    action = answer.get("action")
+    if type(action) is not str or action not in _ACTIONS:
+        return False
+    content = answer.get("content", answer)
+    if content is answer:  # no content: URL mode, or a decline
+        return True
+    if type(content) is not dict:
+        return False
+    for name, value in content.items():
+        kind = type(value)
+        if type(name) is not str:
+            return False
+        if kind is list:
+            for item in value:
+                if type(item) is not str:
+                    return False
+        elif kind is not str and kind is not int and kind is not float and kind is not bool:
+            return False
+    return True
+
+
 def _likely(answer: dict[str, Any]) -> type[BaseModel]:
     """The answer kind a required key points to; without one, most likely sampling."""
     if "action" in answer:
@@ -107,14 +147,18 @@ the same model, so ``read`` may reuse the check's."""
 def check_responses(responses: Any) -> dict[str, tuple[Any, BaseModel]]:
     """The retry's inputResponses, each a valid InputResponse; as the generated union
     decides, but trying first the branch the answer's keys point to (the union is
-    untagged, and trying all three costs several times more). Returns, by key, the
-    answers whose model ``read`` may reuse (see ``Context.checked_answers``)."""
+    untagged, and trying all three costs several times more). A plain elicitation answer
+    (``plain_elicit_result``) needs no model: ``snodo.elicitation`` reads it as plainly.
+    Returns, by key, the answers whose model ``read`` may reuse (see
+    ``Context.checked_answers``)."""
     if not isinstance(responses, dict):
         raise InvalidParams("Invalid params: inputResponses: must be an object")
     checked: dict[str, tuple[Any, BaseModel]] = {}
     for key, answer in responses.items():
         if type(answer) is dict:
             likely = _likely(answer)
+            if likely is ElicitResult and plain_elicit_result(answer):
+                continue  # valid; ``snodo.elicitation`` reads it as plainly
             try:
                 model = likely.model_validate(answer)
                 if likely in _REUSABLE:

@@ -186,16 +186,21 @@ def response(ctx: Context, key: str, request: Mapping[str, Any]) -> ElicitationR
     requested schema, else ``InvalidParams``.
     """
     checked = _requested(request)
-    answer = answers.read(ctx, key, ElicitResult, KIND)
-    if isinstance(answer, Missing):
-        return MISSING
-    if answer.action == "decline":
+    raw = ctx.input_responses.get(key)
+    if raw is not None and answers.plain_elicit_result(raw):
+        action, given = raw["action"], raw.get("content")  # what the model would read
+    else:
+        answer = answers.read(ctx, key, ElicitResult, KIND)
+        if isinstance(answer, Missing):
+            return MISSING
+        action, given = answer.action, answer.content
+    if action == "decline":
         return Declined()
-    if answer.action == "cancel":
+    if action == "cancel":
         return Cancelled()
     if checked is None:
         return Accepted({})  # URL mode: consent only; any content is ignored
-    content = answer.content if isinstance(answer.content, dict) else {}
+    content = given if isinstance(given, dict) else {}
     try:
         return Accepted(check_content(checked, content))
     except RejectedValueError:

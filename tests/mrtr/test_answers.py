@@ -6,6 +6,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from snodo import elicitation, roots, sampling
 from snodo.context import Context
@@ -75,7 +77,9 @@ def test_an_answer_the_server_checked_is_read_as_that_model_and_only_for_that_an
     from snodo.answers import check_responses, read
     from snodo_wire import ElicitResult
 
-    accepted = {"action": "accept", "content": {"name": "Ada"}}
+    # Not plain (a tuple where JSON gives a list: a caller handing decoded values), but
+    # valid: the model checks it, and ``read`` reuses that model.
+    accepted = {"action": "accept", "content": {"name": "Ada", "tags": ("a", "b")}}
     checked = check_responses({"who": accepted})
     assert checked["who"][0] is accepted
     retry = replace(ctx(who=accepted), checked_answers=checked)
@@ -102,3 +106,71 @@ def test_an_answer_whose_nested_models_have_aliases_is_read_by_alias_only() -> N
     read_back = read(retry, "k", ListRootsResult, "roots")
     assert read_back == ListRootsResult.model_validate(answer, by_alias=True, by_name=False)
     assert read_back != ListRootsResult.model_validate(answer)
+
+
+answer_values = (
+    st.text(max_size=5)
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.booleans()
+    | st.none()
+    | st.lists(st.text(max_size=3) | st.integers(), max_size=3)
+    | st.tuples(st.text(max_size=3))
+    | st.dictionaries(st.text(max_size=3), st.integers(), max_size=2)
+)
+elicit_answers = st.fixed_dictionaries(
+    {},
+    optional={
+        "action": st.sampled_from(["accept", "decline", "cancel", "launch"]) | st.integers(),
+        "content": st.dictionaries(st.text(max_size=4), answer_values, max_size=4) | answer_values,
+        "_meta": st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    },
+)
+
+
+@settings(max_examples=1000)
+@given(elicit_answers)
+def test_a_plain_elicitation_answer_is_one_the_model_accepts_and_reads_the_same(
+    answer: dict[str, Any],
+) -> None:
+    """What ``plain_elicit_result`` accepts, ``ElicitResult`` accepts too, with the same
+    action and content, so ``elicitation.response`` may read the answer without it."""
+    from pydantic import ValidationError
+
+    from snodo.answers import plain_elicit_result
+    from snodo_wire import ElicitResult
+
+    if not plain_elicit_result(answer):
+        return
+    try:
+        model = ElicitResult.model_validate(answer, by_alias=True, by_name=False)
+    except ValidationError as exc:
+        raise AssertionError(f"plain, but the model refuses {answer!r}") from exc
+    assert model.action == answer["action"]
+    if "content" in answer:
+        assert model.content == answer["content"]
+        assert all(type(model.content[k]) is type(v) for k, v in answer["content"].items())
+    else:
+        assert not isinstance(model.content, dict)
+
+
+def test_the_usual_answers_are_plain_and_odd_ones_go_to_the_model() -> None:
+    from snodo.answers import plain_elicit_result
+
+    for usual in (
+        {"action": "accept", "content": {"theme": "dark", "n": 3, "x": 0.5, "ok": True}},
+        {"action": "accept", "content": {"tags": ["a", "b"]}},
+        {"action": "decline"},
+        {"action": "cancel", "_meta": {"k": 1}},
+    ):
+        assert plain_elicit_result(usual)
+    for odd in (
+        {"action": "launch"},
+        {"content": {}},
+        {"action": "accept", "content": {"n": None}},
+        {"action": "accept", "content": {"tags": [1]}},
+        {"action": "accept", "content": {"deep": {"a": 1}}},
+        {"action": "accept", "content": []},
+        ["accept"],
+    ):
+        assert not plain_elicit_result(odd)
