@@ -103,6 +103,7 @@ class Reply:
 
 
 _NO_RESPONSES: Mapping[str, Any] = MappingProxyType({})  # every first round's input_responses
+_CACHEABLE = frozenset(name for name, spec in METHODS.items() if spec.cacheable)
 
 
 def required_meta(params: Any) -> tuple[dict[str, Any], str, dict[str, Any]]:
@@ -179,7 +180,7 @@ class Server:
         ):
             if value is not None:
                 info[key] = value
-        self.info: Mapping[str, Any] = MappingProxyType(info)
+        self.info: MappingProxyType[str, Any] = MappingProxyType(info)
         self.cache = {
             "server/discover": discover_cache,
             "resources/read": read_cache,
@@ -477,7 +478,7 @@ class Server:
             result = admit(ctx.request_method, outcome, ctx.client_capabilities)
         elif isinstance(outcome, dict):
             result = {"resultType": "complete", **outcome}
-            if getattr(METHODS.get(ctx.request_method), "cacheable", False):
+            if ctx.request_method in _CACHEABLE:
                 hint = self.cache.get(ctx.request_method, self.list_cache)
                 result.setdefault("ttlMs", hint.ttl_ms)
                 result.setdefault("cacheScope", hint.scope)
@@ -485,10 +486,10 @@ class Server:
             log.error("%s produced %r, not a result", ctx.request_method, type(outcome).__name__)
             raise InternalError()
         meta = result.get("_meta")
-        result["_meta"] = {
-            META_SERVER_INFO: dict(self.info),
-            **(meta if isinstance(meta, dict) else {}),
-        }
+        stamped = {META_SERVER_INFO: self.info.copy()}  # the proxy's dict, copied in C
+        if isinstance(meta, dict):
+            stamped.update(meta)
+        result["_meta"] = stamped
         return result
 
 
