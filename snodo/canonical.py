@@ -61,25 +61,15 @@ def may_differ(text: bytes) -> bool:
     return marked.find(b"0.") >= 0 or marked.find(b"0e") >= 0
 
 
-def encode(value: Any) -> str:
-    """Canonical JSON text of ``value``: the standard encoder's text, always.
+def encode_utf8(value: Any, floats: bool = True, errors: str = "strict") -> bytes:
+    """Canonical JSON of ``value`` as UTF-8 bytes: the standard encoder's text, always.
+    What is hashed and MACed is bytes, so it never goes through ``str``.
 
     orjson writes it when installed and its text holds no float and no ``null``; what
     it refuses (subclasses, lone surrogates, integers beyond 64 bits, keys that are not
     strings) goes to the standard encoder, whose verdict stands. Keys sort the same
-    either way: UTF-8 byte order is code point order.
-    """
-    fast = write_fast(value, sort_keys=True)
-    if fast is not None and not may_differ(fast):
-        return fast.decode()
-    return _standard(value)
-
-
-def encode_utf8(value: Any, floats: bool = True, errors: str = "strict") -> bytes:
-    """``encode``'s text as UTF-8 bytes, without going through ``str``: what is hashed
-    and MACed is bytes. A lone surrogate raises (UnicodeEncodeError, a ValueError) unless
-    ``errors`` is ``"surrogatepass"``; orjson refuses one, so the standard text decides.
-
+    either way: UTF-8 byte order is code point order. A lone surrogate raises
+    (UnicodeEncodeError, a ValueError) unless ``errors`` is ``"surrogatepass"``.
     ``floats=False`` says the caller has walked ``value`` (``check_data``) and found no
     float, so orjson's text is the standard encoder's with no search of it.
     """
@@ -87,6 +77,11 @@ def encode_utf8(value: Any, floats: bool = True, errors: str = "strict") -> byte
     if fast is not None and not (floats and may_differ(fast)):
         return fast
     return _standard(value).encode("utf-8", errors)
+
+
+def encode(value: Any) -> str:
+    """Canonical JSON text of ``value`` (``encode_utf8``'s, as ``str``)."""
+    return encode_utf8(value, errors="surrogatepass").decode("utf-8", "surrogatepass")
 
 
 def _refuse_constant(name: str) -> Any:
