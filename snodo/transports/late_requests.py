@@ -53,10 +53,6 @@ class LateRequests:
         _LAST[0] = late
         return late
 
-    @classmethod
-    def of_running_loop(cls) -> LateRequests:
-        return cls.of_loop(asyncio.get_running_loop())
-
     def add(self, exchange: Watchable) -> None:
         self.running[exchange] = self.tick
         if not self.armed:
@@ -83,5 +79,5 @@ _BY_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, LateRequests] = (
     weakref.WeakKeyDictionary()
 )
 _LAST: list[LateRequests | None] = [None]
-"""The table ``of_running_loop`` handed out last: a server runs one loop, and comparing
+"""The table ``of_loop`` handed out last: a server runs one loop, and comparing
 it costs less than a lookup in the weak dictionary (which makes a weak reference)."""

@@ -11,7 +11,7 @@ from snodo.transports import late_requests
 
 def test_a_closed_loop_leaves_the_table() -> None:
     async def touch() -> None:
-        late_requests.LateRequests.of_running_loop()
+        late_requests.LateRequests.of_loop(asyncio.get_running_loop())
 
     before = len(late_requests._BY_LOOP)
     for _ in range(3):
@@ -29,7 +29,7 @@ class _Quick:
 
 def test_a_loop_closed_while_its_timer_is_pending_leaves_the_table() -> None:
     async def one_request() -> None:
-        late = late_requests.LateRequests.of_running_loop()
+        late = late_requests.LateRequests.of_loop(asyncio.get_running_loop())
         exchange: Any = _Quick()
         late.add(exchange)
         late.remove(exchange)
@@ -43,8 +43,8 @@ def test_a_loop_closed_while_its_timer_is_pending_leaves_the_table() -> None:
 
 def test_each_loop_has_its_own_table_and_keeps_it() -> None:
     async def tables() -> tuple[Any, Any]:
-        return late_requests.LateRequests.of_running_loop(), (
-            late_requests.LateRequests.of_running_loop()
+        return late_requests.LateRequests.of_loop(asyncio.get_running_loop()), (
+            late_requests.LateRequests.of_loop(asyncio.get_running_loop())
         )
 
     first = asyncio.run(tables())
