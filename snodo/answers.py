@@ -97,9 +97,9 @@ def plain_elicit_result(answer: Any) -> bool:
     action = answer.get("action")
     if type(action) is not str or action not in _ACTIONS:
         return False
-    content = answer.get("content", answer)
-    if content is answer:  # no content: URL mode, or a decline
+    if "content" not in answer:  # URL mode, or a decline
         return True
+    content = answer["content"]
     if type(content) is not dict:
         return False
     for name, value in content.items():

@@ -373,7 +373,7 @@ _FORMAT_CHECKS = {"email": _is_email, "uri": _is_uri, "date": _is_date, "date-ti
 
 
 def check_content(checked: CheckedSchema, content: object) -> dict[str, FormValue]:
-    if not (type(content) is dict or isinstance(content, Mapping)):  # the ABC check last
+    if not isinstance(content, (dict, Mapping)):  # dict first: the ABC check is a Python call
         raise RejectedValueError("content must be an object")
     for name in checked.required:
         if name not in content:
