@@ -304,10 +304,17 @@ def test_authentic_but_malformed_plaintexts_are_refused(plaintext: str) -> None:
         state.open(forge_e1(plaintext, KEY_A, "k", Ctx()), Ctx(), secret=KEY_A)
 
 
+@functools.cache
+def _one_token() -> str:
+    return state.seal(DATA, Ctx(), encrypted=True, **OPTIONS)
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.data())
 def test_any_single_character_change_is_refused(data: st.DataObject) -> None:
-    token = state.seal(DATA, Ctx(), encrypted=True, **OPTIONS)
+    # One token for every example: a token sealed per example (a fresh nonce each time)
+    # would make the drawn replacement depend on it, which hypothesis refuses as flaky.
+    token = _one_token()
     index = data.draw(st.integers(0, len(token) - 1))
     replacement = data.draw(
         st.sampled_from("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.").filter(
