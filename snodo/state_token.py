@@ -11,6 +11,7 @@ import hashlib
 import hmac
 import math
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any, Final, NamedTuple, Protocol
 
 from snodo.canonical import B64_ALPHABET, b64, check_data, encode_utf8, read_payload, unb64
@@ -116,7 +117,15 @@ def _binding(ctx: StateContext, principal: str | None) -> bytes:
     ``arguments`` object means what no ``arguments`` means, so it is bound the same: a
     client may send either on a retry.
     """
-    salient = dict(ctx.request_params)
+    params = ctx.request_params
+    # A Context's params are a proxy over a dict: dict() of a proxy goes key by key,
+    # its copy() is the dict's own copy, in C.
+    try:
+        salient = params.copy() if type(params) is MappingProxyType else None
+    except AttributeError:  # a proxy over a mapping without copy()
+        salient = None
+    if type(salient) is not dict:  # any other mapping, or a proxy over one
+        salient = dict(params)
     for key in _UNBOUND:
         salient.pop(key, None)
     if salient.get("arguments") == {}:

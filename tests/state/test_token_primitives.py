@@ -6,13 +6,17 @@ library reads it), HMAC-SHA256 (as the hmac module computes it) and the request 
 from __future__ import annotations
 
 import base64
+import copy
 import enum
 import hashlib
 import hmac
 import math
 import re
 import uuid
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping
 from importlib.util import find_spec
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -153,6 +157,22 @@ def test_a_keys_mac_is_hmac_sha256(secret: bytes, message: bytes) -> None:
     assert Key(secret).mac(message) == hmac.digest(secret, message, "sha256")
 
 
+class _ReadOnly(Mapping[str, Any]):
+    """A mapping with no copy() of its own."""
+
+    def __init__(self, items: Mapping[str, Any]) -> None:
+        self._items = dict(items)
+
+    def __getitem__(self, key: str) -> Any:
+        return self._items[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
 def _reference_binding(method: str, principal: str | None, params: dict[str, Any]) -> bytes:
     salient = {
         k: v
@@ -192,9 +212,20 @@ def test_the_binding_of_any_params_is_the_canonical_arrays_digest(
 ) -> None:
     """Floats, nulls, lone surrogates and empty arguments included: the bytes path
     writes what the standard encoder's text, encoded with surrogatepass, would be."""
-    ctx = Ctx(request_params=params)
-    expected = _reference_binding(ctx.request_method, principal, params)
-    assert state_token._binding(ctx, principal) == expected
+    expected = _reference_binding("tools/call", principal, params)
+    before = copy.deepcopy(params)
+    # As a plain dict, as a Context holds it (a proxy over a dict), and as proxies over
+    # other mappings (whose copy() is not a dict, or is missing): one binding, and the
+    # caller's params untouched.
+    for held in (
+        params,
+        MappingProxyType(params),
+        MappingProxyType(OrderedDict(params)),
+        MappingProxyType(_ReadOnly(params)),
+    ):
+        ctx = Ctx(request_method="tools/call", request_params=held)
+        assert state_token._binding(ctx, principal) == expected
+    assert params == before
 
 
 @settings(max_examples=500, deadline=None)
