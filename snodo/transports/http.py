@@ -17,16 +17,13 @@ metadata, and answers 403 when the core refuses an item for its scopes.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from typing import Any
 
 from snodo import jsonrpc
-from snodo.auth.protected import Answer, ProtectedResource, Refused
+from snodo.auth.protected import ProtectedResource, Refused
 from snodo.errors import (
-    ErrorCode,
     HeaderMismatch,
     McpError,
     ParseError,
@@ -36,8 +33,8 @@ from snodo.http_headers import check_headers
 from snodo.legacy.http import SESSION_HEADER, LegacyHttp, no_session_error
 from snodo.legacy.wire import ASSUMED_VERSION, is_initialize
 from snodo.server import Server, required_meta
+from snodo.transports.http_exchange import STATUS, Exchange, answered, send_json, send_plain
 from snodo.transports.http_head import HeadRules, Plain, read_headers
-from snodo.transports.late_requests import LateRequests
 from snodo.transports.lifespan import lifespan
 
 __all__ = ["HttpApp", "Unauthorized"]
@@ -49,22 +46,10 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 
-STATUS: dict[int, int] = {
-    ErrorCode.PARSE_ERROR: 400,
-    ErrorCode.INVALID_REQUEST: 400,
-    ErrorCode.INVALID_PARAMS: 400,
-    ErrorCode.HEADER_MISMATCH: 400,
-    ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY: 400,
-    ErrorCode.UNSUPPORTED_PROTOCOL_VERSION: 400,
-    ErrorCode.METHOD_NOT_FOUND: 404,
-}
-"""HTTP status per JSON-RPC error; anything else is 200 with the error in the body."""
-
 LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
 MAX_HEADER_LINES = 100
 """Header lines a request may carry (answered 431 beyond). Browsers and proxies send a
 few dozen; counting is the only work done before refusing."""
-KEEPALIVE_SECONDS = 15.0
 
 
 class Unauthorized(Exception):
@@ -123,21 +108,21 @@ class HttpApp:
         if scope["type"] != "http":
             return
         if len(scope["headers"]) > self.max_header_lines:
-            await _send_plain(send, Plain(431, b"too many header lines"))
+            await send_plain(send, Plain(431, b"too many header lines"))
             return
         headers = read_headers(scope["headers"])
         if self.authorization is not None and scope["path"] in self.authorization.metadata_paths:
             # Public, but still only under an allowed Host.
             if not self.head.host_allowed(headers.get("host", "")):
-                await _send_plain(send, Plain(421, b"misdirected request: host not allowed"))
+                await send_plain(send, Plain(421, b"misdirected request: host not allowed"))
             else:
-                await _send_plain(
-                    send, _answered(self.authorization.metadata_answer(scope["method"]))
+                await send_plain(
+                    send, answered(self.authorization.metadata_answer(scope["method"]))
                 )
             return
         refusal = self.head.refuse(scope, headers)
         if refusal is not None:
-            await _send_plain(send, refusal)
+            await send_plain(send, refusal)
             return
         principal = None
         scopes: frozenset[str] | None = None
@@ -146,19 +131,32 @@ class HttpApp:
             try:
                 authorized = await self.authorization.authorize(headers)
             except Refused as refused:
-                await _send_plain(send, _answered(refused.answer))
+                await send_plain(send, answered(refused.answer))
                 return
             principal, scopes = authorized.principal, authorized.scopes
-        body = b"" if scope["method"] != "POST" else await self._body(receive, headers)
+        body: bytes | Plain = b""
+        if scope["method"] == "POST":
+            # A body almost always comes whole in one message: taken here, with no
+            # coroutine more; anything else is read by _rest_of_body.
+            first = await receive()
+            whole: bytes = first.get("body", b"")
+            if (
+                first["type"] != "http.request"
+                or first.get("more_body", False)
+                or len(whole) > self.max_body_bytes
+            ):
+                body = await self._rest_of_body(first, receive)
+            else:
+                body = whole
         if isinstance(body, Plain):
-            await _send_plain(send, body)
+            await send_plain(send, body)
             return
         if self.authenticate is not None:
             try:
                 found = self.authenticate(headers)
                 principal = await found if isinstance(found, Awaitable) else found
             except Unauthorized as exc:
-                await _send_plain(
+                await send_plain(
                     send,
                     Plain(
                         401,
@@ -174,11 +172,12 @@ class HttpApp:
         else:
             await self._exchange(body, headers, principal, scopes, receive, send)
 
-    async def _body(self, receive: Receive, headers: Mapping[str, str]) -> bytes | Plain:
+    async def _rest_of_body(self, first: Message, receive: Receive) -> bytes | Plain:
+        """The whole body from its ``first`` message on, or the answer refusing it."""
         chunks: list[bytes] = []
         size = 0
+        message = first
         while True:
-            message = await receive()
             if message["type"] == "http.disconnect":
                 return Plain(400, b"client went away")
             chunk = message.get("body", b"")
@@ -188,6 +187,7 @@ class HttpApp:
             chunks.append(chunk)
             if not message.get("more_body", False):
                 return b"".join(chunks)
+            message = await receive()
 
     def _preflight(self, message: Any, headers: Mapping[str, str]) -> None:
         """The header checks that need the body, before the core sees it."""
@@ -241,7 +241,7 @@ class HttpApp:
             )
             readable = isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool)
             response = jsonrpc.error_response(raw_id if readable else None, refusal)
-        return _send_json(send, 400, response)
+        return send_json(send, 400, response)
 
     def _exchange(
         self,
@@ -257,7 +257,7 @@ class HttpApp:
         try:
             message = jsonrpc.decode(body)
         except ParseError as exc:
-            return _send_json(send, 400, jsonrpc.error_response(None, exc))
+            return send_json(send, 400, jsonrpc.error_response(None, exc))
         # A version header, no session and no initialize: no route of
         # ``_legacy_route`` can take it, so the usual modern request skips its checks.
         if (
@@ -275,191 +275,22 @@ class HttpApp:
             raw_id = message.get("id") if isinstance(message, dict) else None
             readable = isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool)
             response = jsonrpc.error_response(raw_id if readable else None, exc)
-            return _send_json(send, STATUS.get(exc.code, 200), response)
+            return send_json(send, STATUS.get(exc.code, 200), response)
         streams = "text/event-stream" in headers.get("accept", "")
         if (
             not streams
             and isinstance(message, dict)
             and message.get("method") == "subscriptions/listen"
         ):
-            return _send_plain(send, Plain(406, b"subscriptions/listen needs text/event-stream"))
-        exchange = _Exchange(self.server, message, headers, principal, streams, receive, send)
-        return exchange.authorized(scopes, self.authorization).run()
-
-
-class _Exchange:
-    """One POST: run the request, answering JSON, or SSE once a notification appears.
-
-    The handler runs in the ASGI task itself. Only a request still running after
-    WATCH_AFTER seconds gets a task watching for the client going away (which cancels
-    it), and only a request that emits a notification gets a task streaming events: a
-    plain call costs neither.
-    """
-
-    def __init__(
-        self,
-        server: Server,
-        message: Any,
-        headers: Mapping[str, str],
-        principal: str | None,
-        streams: bool,
-        receive: Receive,
-        send: Send,
-    ) -> None:
-        self.server = server
-        self.message = message
-        self.headers = headers
-        self.principal = principal
-        self.scopes: frozenset[str] | None = None
-        self.authorization: ProtectedResource | None = None
-        self.streams = streams
-        self.receive = receive
-        self.send = send
-        # Made with the first notification, as the sender is: a plain call needs neither.
-        self.queue: asyncio.Queue[dict[str, Any] | None] | None = None
-        self.sender: asyncio.Task[None] | None = None
-        self.watcher: asyncio.Task[None] | None = None
-        self.task: asyncio.Task[Any] | None = None
-        self.disconnected = False
-        self.started = False
-        self.lock: asyncio.Lock | None = None
-
-    def authorized(
-        self, scopes: frozenset[str] | None, authorization: ProtectedResource | None
-    ) -> _Exchange:
-        """With OAuth: the granted scopes, and what answers an insufficient scope."""
-        self.scopes, self.authorization = scopes, authorization
-        return self
-
-    def _emit(self, note: dict[str, Any]) -> None:
-        if not self.streams:
-            return  # the client takes JSON only: request-scoped notifications are dropped
-        if self.queue is None:
-            self.queue = asyncio.Queue()
-            self.sender = asyncio.ensure_future(self._stream_events(self.queue))
-        self.queue.put_nowait(note)
-
-    async def _stream_events(self, queue: asyncio.Queue[dict[str, Any] | None]) -> None:
-        while (note := await queue.get()) is not None:
-            await self._event(note)
-
-    async def _watch(self, task: asyncio.Task[Any]) -> None:
-        await _wait_disconnect(self.receive)
-        self.disconnected = True
-        task.cancel()
-
-    def start_watching(self) -> None:
-        if self.watcher is None and self.task is not None:
-            self.watcher = asyncio.ensure_future(self._watch(self.task))
-
-    async def run(self) -> None:
-        loop = asyncio.get_running_loop()
-        self.task = asyncio.current_task(loop)
-        late = LateRequests.of_loop(loop)
-        late.add(self)
-        try:
-            reply = await self.server.handle(
-                self.message,
-                principal=self.principal,
-                scopes=self.scopes,
-                transport="http",
-                headers=self.headers,
-                emit=self._emit,
-            )
-            late.remove(self)
-            if reply.subscription is not None:
-                self.start_watching()
-                await self._listen(reply.subscription)
-            elif reply.response is None:
-                await _send_plain(self.send, Plain(202))
-            elif (
-                reply.required_scopes is not None
-                and self.authorization is not None
-                and self.sender is None
-            ):
-                refused = self.authorization.insufficient(reply.required_scopes)
-                await _send_plain(self.send, _answered(refused.answer))
-            elif self.sender is not None and self.queue is not None:
-                self.queue.put_nowait(None)
-                await self.sender
-                await self._event(reply.response)
-                await self._chunk(b"", more=False)
-            else:
-                status = STATUS.get(reply.error_code, 200) if reply.error_code else 200
-                await _send_json(self.send, status, reply.response)
-        except asyncio.CancelledError:
-            if not self.disconnected:
-                raise  # the server is shutting down, not the client leaving
-        finally:
-            late.remove(self)
-            for helper in (self.watcher, self.sender):
-                if helper is not None and not helper.done():
-                    helper.cancel()
-                    with contextlib.suppress(BaseException):
-                        await helper
-
-    async def _chunk(self, body: bytes, more: bool = True) -> None:
-        if self.lock is None:
-            self.lock = asyncio.Lock()
-        async with self.lock:
-            if not self.started:
-                self.started = True
-                await self.send(
-                    {
-                        "type": "http.response.start",
-                        "status": 200,
-                        "headers": [
-                            (b"content-type", b"text/event-stream"),
-                            (b"cache-control", b"no-cache"),
-                            (b"x-accel-buffering", b"no"),
-                        ],
-                    }
-                )
-            await self.send({"type": "http.response.body", "body": body, "more_body": more})
-
-    async def _event(self, message: dict[str, Any]) -> None:
-        await self._chunk(b"event: message\ndata: " + jsonrpc.encode(message) + b"\n\n")
-
-    async def _listen(self, subscription: Any) -> None:
-        """Hold a subscriptions/listen stream open until the client closes it."""
-        try:
-            await self._chunk(b"")
-            while True:
-                await asyncio.sleep(KEEPALIVE_SECONDS)
-                await self._chunk(b":\n\n")
-        finally:
-            self.server.close_subscription(subscription)
-
-
-def _answered(answer: Answer) -> Plain:
-    return Plain(answer.status, answer.body, b"application/json", answer.headers)
-
-
-async def _wait_disconnect(receive: Receive) -> None:
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            return
-
-
-async def _send_plain(send: Send, plain: Plain) -> None:
-    headers = list(plain.extra)
-    if plain.body:
-        headers.insert(0, (b"content-type", plain.content_type))
-    await send({"type": "http.response.start", "status": plain.status, "headers": headers})
-    await send({"type": "http.response.body", "body": plain.body})
-
-
-async def _send_json(send: Send, status: int, message: dict[str, Any]) -> None:
-    body = jsonrpc.encode(message)
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", b"%d" % len(body)),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+            return send_plain(send, Plain(406, b"subscriptions/listen needs text/event-stream"))
+        return Exchange(
+            self.server,
+            message,
+            headers,
+            principal,
+            scopes,
+            self.authorization,
+            streams,
+            receive,
+            send,
+        ).run()

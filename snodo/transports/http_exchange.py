@@ -1,0 +1,231 @@
+"""One Streamable HTTP POST of the current revision, run and answered.
+
+``HttpApp`` (``snodo.transports.http``) checks the head and the body and hands the
+message here: the request runs in the ASGI task, answered as JSON, or as SSE once it
+emits a notification or opens a subscriptions/listen stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from typing import Any
+
+from snodo import jsonrpc
+from snodo.auth.protected import Answer, ProtectedResource
+from snodo.errors import ErrorCode
+from snodo.server import Server
+from snodo.transports.http_head import Plain
+from snodo.transports.late_requests import LateRequests
+
+__all__ = ["KEEPALIVE_SECONDS", "STATUS", "Exchange", "answered", "send_json", "send_plain"]
+
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+KEEPALIVE_SECONDS = 15.0
+"""Seconds between the comments that keep an idle subscriptions/listen stream open."""
+STATUS: dict[int, int] = {
+    ErrorCode.PARSE_ERROR: 400,
+    ErrorCode.INVALID_REQUEST: 400,
+    ErrorCode.INVALID_PARAMS: 400,
+    ErrorCode.HEADER_MISMATCH: 400,
+    ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY: 400,
+    ErrorCode.UNSUPPORTED_PROTOCOL_VERSION: 400,
+    ErrorCode.METHOD_NOT_FOUND: 404,
+}
+"""HTTP status per JSON-RPC error; anything else is 200 with the error in the body."""
+
+
+class Exchange:
+    """One POST: run the request, answering JSON, or SSE once a notification appears.
+
+    The handler runs in the ASGI task itself. Only a request still running after
+    WATCH_AFTER seconds gets a task watching for the client going away (which cancels
+    it), and only a request that emits a notification gets a task streaming events: a
+    plain call costs neither.
+    """
+
+    __slots__ = (
+        "authorization",
+        "disconnected",
+        "headers",
+        "lock",
+        "message",
+        "principal",
+        "queue",
+        "receive",
+        "scopes",
+        "send",
+        "sender",
+        "server",
+        "started",
+        "streams",
+        "task",
+        "watcher",
+    )
+
+    def __init__(
+        self,
+        server: Server,
+        message: Any,
+        headers: Mapping[str, str],
+        principal: str | None,
+        scopes: frozenset[str] | None,
+        authorization: ProtectedResource | None,
+        streams: bool,
+        receive: Receive,
+        send: Send,
+    ) -> None:
+        self.server = server
+        self.message = message
+        self.headers = headers
+        self.principal = principal
+        self.scopes = scopes  # with OAuth: what the token grants
+        self.authorization = authorization  # and what answers an insufficient scope
+        self.streams = streams
+        self.receive = receive
+        self.send = send
+        # Made with the first notification, as the sender is: a plain call needs neither.
+        self.queue: asyncio.Queue[dict[str, Any] | None] | None = None
+        self.sender: asyncio.Task[None] | None = None
+        self.watcher: asyncio.Task[None] | None = None
+        self.task: asyncio.Task[Any] | None = None
+        self.disconnected = False
+        self.started = False
+        self.lock: asyncio.Lock | None = None
+
+    def _emit(self, note: dict[str, Any]) -> None:
+        if not self.streams:
+            return  # the client takes JSON only: request-scoped notifications are dropped
+        if self.queue is None:
+            self.queue = asyncio.Queue()
+            self.sender = asyncio.ensure_future(self._stream_events(self.queue))
+        self.queue.put_nowait(note)
+
+    async def _stream_events(self, queue: asyncio.Queue[dict[str, Any] | None]) -> None:
+        while (note := await queue.get()) is not None:
+            await self._event(note)
+
+    async def _watch(self, task: asyncio.Task[Any]) -> None:
+        await _wait_disconnect(self.receive)
+        self.disconnected = True
+        task.cancel()
+
+    def start_watching(self) -> None:
+        if self.watcher is None and self.task is not None:
+            self.watcher = asyncio.ensure_future(self._watch(self.task))
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        self.task = asyncio.current_task(loop)
+        late = LateRequests.of_loop(loop)
+        late.add(self)
+        try:
+            reply = await self.server.handle(
+                self.message,
+                principal=self.principal,
+                scopes=self.scopes,
+                transport="http",
+                headers=self.headers,
+                emit=self._emit,
+            )
+            late.remove(self)
+            if reply.subscription is not None:
+                self.start_watching()
+                await self._listen(reply.subscription)
+            elif reply.response is None:
+                await send_plain(self.send, Plain(202))
+            elif (
+                reply.required_scopes is not None
+                and self.authorization is not None
+                and self.sender is None
+            ):
+                refused = self.authorization.insufficient(reply.required_scopes)
+                await send_plain(self.send, answered(refused.answer))
+            elif self.sender is not None and self.queue is not None:
+                self.queue.put_nowait(None)
+                await self.sender
+                await self._event(reply.response)
+                await self._chunk(b"", more=False)
+            else:
+                status = STATUS.get(reply.error_code, 200) if reply.error_code else 200
+                await send_json(self.send, status, reply.response)
+        except asyncio.CancelledError:
+            if not self.disconnected:
+                raise  # the server is shutting down, not the client leaving
+        finally:
+            late.remove(self)
+            for helper in (self.watcher, self.sender):
+                if helper is not None and not helper.done():
+                    helper.cancel()
+                    with contextlib.suppress(BaseException):
+                        await helper
+
+    async def _chunk(self, body: bytes, more: bool = True) -> None:
+        if self.lock is None:
+            self.lock = asyncio.Lock()
+        async with self.lock:
+            if not self.started:
+                self.started = True
+                await self.send(
+                    {
+                        "type": "http.response.start",
+                        "status": 200,
+                        "headers": [
+                            (b"content-type", b"text/event-stream"),
+                            (b"cache-control", b"no-cache"),
+                            (b"x-accel-buffering", b"no"),
+                        ],
+                    }
+                )
+            await self.send({"type": "http.response.body", "body": body, "more_body": more})
+
+    async def _event(self, message: dict[str, Any]) -> None:
+        await self._chunk(b"event: message\ndata: " + jsonrpc.encode(message) + b"\n\n")
+
+    async def _listen(self, subscription: Any) -> None:
+        """Hold a subscriptions/listen stream open until the client closes it."""
+        try:
+            await self._chunk(b"")
+            while True:
+                await asyncio.sleep(KEEPALIVE_SECONDS)
+                await self._chunk(b":\n\n")
+        finally:
+            self.server.close_subscription(subscription)
+
+
+def answered(answer: Answer) -> Plain:
+    return Plain(answer.status, answer.body, b"application/json", answer.headers)
+
+
+async def _wait_disconnect(receive: Receive) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return
+
+
+async def send_plain(send: Send, plain: Plain) -> None:
+    headers = list(plain.extra)
+    if plain.body:
+        headers.insert(0, (b"content-type", plain.content_type))
+    await send({"type": "http.response.start", "status": plain.status, "headers": headers})
+    await send({"type": "http.response.body", "body": plain.body})
+
+
+async def send_json(send: Send, status: int, message: dict[str, Any]) -> None:
+    body = jsonrpc.encode(message)
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", b"%d" % len(body)),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
