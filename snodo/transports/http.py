@@ -9,7 +9,8 @@ SSE framing.
 The header layer checks what only HTTP carries (the number of header lines, then
 ``snodo.transports.http_head``: Host and Origin against DNS rebinding, method, content
 type, Accept, body size; then authentication and the mirrored headers) before the
-core sees the body, in the order docs/request-checks.md gives.
+core sees the body, in the order docs/request-checks.md gives; then
+``snodo.transports.http_exchange`` runs the request and answers it.
 
 With OAuth (``Server(authorization=...)``, ``snodo.auth``) it also serves the resource
 metadata, and answers 403 when the core refuses an item for its scopes.
@@ -17,7 +18,6 @@ metadata, and answers 403 when the core refuses an item for its scopes.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from typing import Any
 
@@ -38,8 +38,6 @@ from snodo.transports.http_head import HeadRules, Plain, read_headers
 from snodo.transports.lifespan import lifespan
 
 __all__ = ["HttpApp", "Unauthorized"]
-
-log = logging.getLogger("snodo.http")
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]

@@ -27,6 +27,7 @@ Send = Callable[[Message], Awaitable[None]]
 
 KEEPALIVE_SECONDS = 15.0
 """Seconds between the comments that keep an idle subscriptions/listen stream open."""
+
 STATUS: dict[int, int] = {
     ErrorCode.PARSE_ERROR: 400,
     ErrorCode.INVALID_REQUEST: 400,
