@@ -133,7 +133,6 @@ class Exchange:
                 headers=self.headers,
                 emit=self._emit,
             )
-            late.remove(self)
             if reply.subscription is not None:
                 self.start_watching()
                 await self._listen(reply.subscription)
@@ -158,12 +157,15 @@ class Exchange:
             if not self.disconnected:
                 raise  # the server is shutting down, not the client leaving
         finally:
+            # Left in the table while the answer is sent: a client that stalls the send
+            # past WATCH_AFTER gets a watcher too, and is let go if it leaves.
             late.remove(self)
-            for helper in (self.watcher, self.sender):
-                if helper is not None and not helper.done():
-                    helper.cancel()
-                    with contextlib.suppress(BaseException):
-                        await helper
+            if self.watcher is not None or self.sender is not None:
+                for helper in (self.watcher, self.sender):
+                    if helper is not None and not helper.done():
+                        helper.cancel()
+                        with contextlib.suppress(BaseException):
+                            await helper
 
     async def _chunk(self, body: bytes, more: bool = True) -> None:
         if self.lock is None:

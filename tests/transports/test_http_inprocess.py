@@ -1,8 +1,9 @@
-"""How ``HttpApp`` reads a POST body from the ASGI messages it is given, in process.
+"""``HttpApp`` driven in process by scripted ASGI messages.
 
 uvicorn hands a small body over in one message; these drive the app with the other
 shapes an ASGI server may use (a body in several messages, a disconnect instead of a
-body, a body over the limit without a Content-Length) and check what is answered.
+body, a body over the limit without a Content-Length) and check what is answered, and
+what happens when a client stops taking the answer and leaves.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 from snodo.server import Server
 from snodo.transports.http import HttpApp
+from snodo.transports.late_requests import WATCH_AFTER
 from tests.support.wire import VERSION, request
 
 LIMIT = 1024
@@ -136,3 +138,26 @@ def test_a_body_of_exactly_the_limit_is_read() -> None:
     status, answer = _serve([{"type": "http.request", "body": padded}])
     assert status == 200
     assert json.loads(answer)["result"]["content"] == [{"type": "text", "text": ""}]
+
+
+def test_a_client_that_stalls_the_answer_and_leaves_is_let_go() -> None:
+    """The answer's send never completes; the client's disconnect ends the request."""
+    messages: list[dict[str, Any]] = [{"type": "http.request", "body": _body("stalled")}]
+    started = asyncio.Event()
+
+    async def receive() -> dict[str, Any]:
+        if messages:
+            return messages.pop(0)
+        await started.wait()
+        await asyncio.sleep(3 * WATCH_AFTER)  # a watcher has started by now
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, Any]) -> None:
+        started.set()
+        await asyncio.Event().wait()  # a client that no longer reads
+
+    async def run() -> None:
+        await asyncio.wait_for(_app()(_scope(), receive, send), timeout=5)
+
+    asyncio.run(run())  # returns: neither hung on the send nor raised
+    assert started.is_set()
