@@ -72,7 +72,10 @@ class StateContext(Protocol):
     def request_method(self) -> str: ...
 
     @property
-    def request_params(self) -> Mapping[str, Any]: ...
+    def request_params(self) -> Mapping[str, Any]:
+        """The request's params. A ``MappingProxyType`` is read through its ``copy()``,
+        which must give a new dict of the same items, as a proxy over a dict does."""
+        ...
 
     @property
     def clock(self) -> Callable[[], float]: ...
@@ -119,7 +122,7 @@ def _binding(ctx: StateContext, principal: str | None) -> bytes:
     """
     params = ctx.request_params
     # A Context's params are a proxy over a dict: dict() of a proxy goes key by key,
-    # its copy() is the dict's own copy, in C.
+    # its copy() is the dict's own copy, in C (StateContext says what it relies on).
     try:
         salient = params.copy() if type(params) is MappingProxyType else None
     except AttributeError:  # a proxy over a mapping without copy()

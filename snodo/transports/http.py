@@ -141,6 +141,7 @@ class HttpApp:
             if (
                 first["type"] != "http.request"
                 or first.get("more_body", False)
+                or type(whole) is not bytes  # joined into bytes there
                 or len(whole) > self.max_body_bytes
             ):
                 body = await self._rest_of_body(first, receive)

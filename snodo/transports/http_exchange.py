@@ -43,10 +43,10 @@ STATUS: dict[int, int] = {
 class Exchange:
     """One POST: run the request, answering JSON, or SSE once a notification appears.
 
-    The handler runs in the ASGI task itself. Only a request still running after
-    WATCH_AFTER seconds gets a task watching for the client going away (which cancels
-    it), and only a request that emits a notification gets a task streaming events: a
-    plain call costs neither.
+    The handler runs in the ASGI task itself. Only a request still running, or still
+    sending its answer, after WATCH_AFTER seconds gets a task watching for the client
+    going away (which cancels it), and only a request that emits a notification gets a
+    task streaming events: a plain call costs neither.
     """
 
     __slots__ = (
@@ -201,6 +201,7 @@ class Exchange:
 
 
 def answered(answer: Answer) -> Plain:
+    """An OAuth answer (``snodo.auth``) as a plain HTTP response."""
     return Plain(answer.status, answer.body, b"application/json", answer.headers)
 
 
@@ -212,6 +213,7 @@ async def _wait_disconnect(receive: Receive) -> None:
 
 
 async def send_plain(send: Send, plain: Plain) -> None:
+    """Answer with a status and a short body, no JSON-RPC."""
     headers = list(plain.extra)
     if plain.body:
         headers.insert(0, (b"content-type", plain.content_type))
@@ -220,6 +222,7 @@ async def send_plain(send: Send, plain: Plain) -> None:
 
 
 async def send_json(send: Send, status: int, message: dict[str, Any]) -> None:
+    """Answer with one JSON-RPC message as ``application/json``."""
     body = jsonrpc.encode(message)
     await send(
         {

@@ -13,7 +13,7 @@ import hmac
 import math
 import re
 import uuid
-from collections import OrderedDict
+from collections import ChainMap, OrderedDict
 from collections.abc import Iterator, Mapping
 from importlib.util import find_spec
 from types import MappingProxyType
@@ -221,6 +221,7 @@ def test_the_binding_of_any_params_is_the_canonical_arrays_digest(
         params,
         MappingProxyType(params),
         MappingProxyType(OrderedDict(params)),
+        MappingProxyType(ChainMap(dict(params))),  # its copy() is a ChainMap, not JSON
         MappingProxyType(_ReadOnly(params)),
     ):
         ctx = Ctx(request_method="tools/call", request_params=held)

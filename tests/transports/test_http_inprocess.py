@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import MutableMapping
 from typing import Any
 
 from snodo.server import Server
@@ -55,7 +56,7 @@ def _body(text: str) -> bytes:
 
 def _serve(messages: list[dict[str, Any]]) -> tuple[int, bytes]:
     """Status and body the app answers when ``messages`` are what it receives."""
-    sent: list[dict[str, Any]] = []
+    sent: list[MutableMapping[str, Any]] = []
     pending = list(messages)
 
     async def receive() -> dict[str, Any]:
@@ -64,7 +65,7 @@ def _serve(messages: list[dict[str, Any]]) -> tuple[int, bytes]:
         await asyncio.sleep(3600)  # nothing more comes: the app must not wait for it
         raise AssertionError("unreachable")
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         sent.append(message)
 
     async def run() -> None:
@@ -105,6 +106,25 @@ def test_an_empty_first_message_then_the_body_is_read() -> None:
     status, answer = _serve(messages)
     assert status == 200
     assert json.loads(answer)["id"] == 7
+
+
+def test_a_first_message_without_a_body_then_the_body_is_read() -> None:
+    body = _body("no body key")
+    status, answer = _serve([{"type": "http.request", "more_body": True}, *_chunks(body, 64)])
+    assert status == 200
+    assert json.loads(answer)["result"]["content"][0]["text"] == "no body key"
+
+
+def test_a_request_with_no_body_at_all_is_a_parse_error() -> None:
+    status, answer = _serve([{"type": "http.request"}])
+    assert status == 400
+    assert json.loads(answer)["error"]["code"] == -32700
+
+
+def test_a_body_handed_over_as_a_bytearray_is_read_as_bytes() -> None:
+    status, answer = _serve([{"type": "http.request", "body": bytearray(_body("mutable"))}])
+    assert status == 200
+    assert json.loads(answer)["result"]["content"][0]["text"] == "mutable"
 
 
 def test_a_disconnect_before_the_body_is_answered_400() -> None:
@@ -148,11 +168,12 @@ def test_a_client_that_stalls_the_answer_and_leaves_is_let_go() -> None:
     async def receive() -> dict[str, Any]:
         if messages:
             return messages.pop(0)
+        # Only a watcher asks for more: it hears the client leave once the answer stalled.
         await started.wait()
-        await asyncio.sleep(3 * WATCH_AFTER)  # a watcher has started by now
+        await asyncio.sleep(3 * WATCH_AFTER)
         return {"type": "http.disconnect"}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         started.set()
         await asyncio.Event().wait()  # a client that no longer reads
 
