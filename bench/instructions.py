@@ -1,0 +1,149 @@
+"""Instructions per request of the in-process flows, counted by valgrind: no timing noise.
+
+Run from the repository root (needs ``valgrind`` on PATH):
+
+    .venv/bin/python bench/instructions.py [--flows mrtr,echo] [--apps floor,snodo,snodo core]
+                                           [--requests 1000] [--quick]
+
+The flows and apps are ``inprocess.py``'s (``bench/flows.py`` says what each does). Each
+case runs twice in a fresh child under ``valgrind --tool=cachegrind --cache-sim=no``: once
+with ``--requests`` worth of flows after a warm-up, once with the warm-up alone; the
+difference of the two totals, divided by the requests, is what a request costs in
+instructions, start-up and warm-up cancelled out. Hash seed and address layout are fixed
+(``PYTHONHASHSEED=0``, ``setarch -R`` where there is one), so a rerun gives the same
+figure to within a fraction of a percent: small enough to see what one change buys,
+which CPU time on a shared machine cannot show.
+
+Instructions are not time. The floor's instructions are mostly the C of ``json``; the
+Python that snodo runs retires fewer instructions per cycle, so its CPU-time ratio
+(``inprocess.py``) is higher than this one. Under valgrind, OpenSSL takes its portable
+SHA-256 (the CPU's SHA extensions are not offered), so hashing counts for more here than
+it costs on the CPU: the MRTR flow, which seals and opens state, the most. No timing
+assertions; ``--quick`` (four echo requests, floor and snodo) checks that the table
+comes out.
+"""
+
+import argparse
+import asyncio
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+REQUESTS_PER_FLOW = {"mrtr": 2, "echo": 1}
+APPS = ("floor", "snodo", "snodo core", "official")
+WARMUP_FLOWS = 20
+_REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
+
+
+def child(app: str, flow: str, flows: int) -> None:
+    """Run ``flows`` flows of one case after the warm-up (the process valgrind watches)."""
+    import inprocess  # noqa: PLC0415 - only the child imports the apps
+
+    async def main() -> None:
+        if app == "snodo core":
+            run = inprocess.core_flow(flow)
+        else:
+            lifespan = inprocess.Lifespan(inprocess.APPS[app]())
+            await lifespan.start()
+            run = inprocess.asgi_flow(lifespan.app, flow)
+        for _ in range(WARMUP_FLOWS):
+            if not await run():
+                raise RuntimeError(f"{app} answered the {flow} flow wrongly")
+        for _ in range(flows):
+            await run()
+
+    asyncio.run(main())
+    # Out at once: shutting the app and the interpreter down costs what the flows left
+    # behind, which differs between the two runs of a case and is no request's cost.
+    os._exit(0)
+
+
+def counted(app: str, flow: str, flows: int) -> int:
+    """Instructions the child retires from start to exit, warm-up and ``flows`` flows."""
+    command = [
+        "valgrind",
+        "--tool=cachegrind",
+        "--cache-sim=no",
+        "--cachegrind-out-file=/dev/null",
+        sys.executable,
+        __file__,
+        "--child",
+        app,
+        flow,
+        str(flows),
+    ]
+    if shutil.which("setarch"):
+        command = ["setarch", platform.machine(), "-R", *command]
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+        check=False,
+        timeout=1800,
+    )
+    found = _REFS.search(done.stderr)
+    if done.returncode != 0 or found is None:
+        raise RuntimeError(f"{app} {flow} under valgrind failed:\n{done.stderr[-3000:]}")
+    return int(found.group(1).replace(",", ""))
+
+
+def per_request(cases: list[tuple[str, str]], requests: int) -> dict[tuple[str, str], float]:
+    """Instructions per request of each (flow, app), one child per core at a
+    time (valgrind runs its guest on one thread)."""
+    runs = {}
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        for flow, app in cases:
+            flows = max(1, requests // REQUESTS_PER_FLOW[flow])
+            for count in (flows, 0):
+                runs[(flow, app, count)] = pool.submit(counted, app, flow, count)
+    results = {}
+    for flow, app in cases:
+        flows = max(1, requests // REQUESTS_PER_FLOW[flow])
+        extra = runs[(flow, app, flows)].result() - runs[(flow, app, 0)].result()
+        results[(flow, app)] = extra / (flows * REQUESTS_PER_FLOW[flow])
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--flows", default="mrtr,echo")
+    parser.add_argument("--apps", default="floor,snodo,snodo core")
+    parser.add_argument("--requests", type=int, default=1000)
+    parser.add_argument("--quick", action="store_true", help="a few echo requests")
+    parser.add_argument("--child", nargs=3, metavar=("APP", "FLOW", "FLOWS"))
+    args = parser.parse_args()
+    if args.child:
+        app, flow, flows = args.child
+        child(app, flow, int(flows))
+        return
+    if shutil.which("valgrind") is None:
+        sys.exit("instructions.py needs valgrind on PATH")
+    flows = ["echo"] if args.quick else [f for f in args.flows.split(",") if f]
+    requests = 4 if args.quick else args.requests
+    apps = ["floor", "snodo"] if args.quick else [app for app in args.apps.split(",") if app]
+    unknown = sorted(set(apps) - set(APPS))
+    if unknown or "floor" not in apps:
+        sys.exit(f"--apps: from {', '.join(APPS)}, floor included")
+    print(
+        f"instructions: {time.strftime('%Y-%m-%d %H:%M')}, Python {platform.python_version()}, "
+        f"{requests} requests per case after {WARMUP_FLOWS} warm-up flows"
+    )
+    print()
+    print("| flow | app | instructions per request | x floor |")
+    print("|---|---|---|---|")
+    results = per_request([(flow, app) for flow in flows for app in apps], requests)
+    for flow in flows:
+        floor = results[(flow, "floor")]
+        for app in apps:
+            value = results[(flow, app)]
+            print(f"| {flow} | {app} | {value:,.0f} | {value / floor:.2f}x |")
+
+
+if __name__ == "__main__":
+    main()
