@@ -2,17 +2,24 @@
 
 Run from the repository root (needs ``valgrind`` on PATH):
 
-    .venv/bin/python bench/instructions.py [--flows mrtr,echo] [--apps floor,snodo,snodo core]
-                                           [--requests 1000] [--quick]
+    .venv/bin/python bench/instructions.py [--flows mrtr,echo]
+        [--apps 'floor,snodo,snodo core'] [--requests 1000] [--quick]
 
-The flows and apps are ``inprocess.py``'s (``bench/flows.py`` says what each does). Each
+``--apps`` takes ``official`` too (the official SDK's app; slow under valgrind).
+
+The flows and apps are ``inprocess.py``'s (``bench/flows.py`` says what each does), on
+the standard asyncio loop rather than uvloop (the same for every app). Each
 case runs twice in a fresh child under ``valgrind --tool=cachegrind --cache-sim=no``: once
 with ``--requests`` worth of flows after a warm-up, once with the warm-up alone; the
 difference of the two totals, divided by the requests, is what a request costs in
 instructions, start-up and warm-up cancelled out. Hash seed and address layout are fixed
-(``PYTHONHASHSEED=0``, ``setarch -R`` where there is one), so a rerun gives the same
-figure to within a fraction of a percent: small enough to see what one change buys,
-which CPU time on a shared machine cannot show.
+(``PYTHONHASHSEED=0``, ``setarch -R`` where the system allows it), so on an idle
+machine a rerun of the same code gives the same figure to within a few instructions,
+which CPU time on a shared machine cannot. (On a busy one, snodo's count moves by up to
+about a thousand: its late-request table ticks by the wall clock, 20 times a second,
+and a slower run sees more ticks per request.) Between two versions of the code, paths
+the change does not touch can move by a few thousand instructions (objects hashed by
+address land elsewhere), so a smaller change is better counted on its own function.
 
 Instructions are not time. The floor's instructions are mostly the C of ``json``; the
 Python that snodo runs often retires fewer instructions per cycle, so its CPU-time ratio
@@ -25,6 +32,7 @@ comes out.
 
 import argparse
 import asyncio
+import functools
 import os
 import platform
 import re
@@ -56,11 +64,23 @@ def child(app: str, flow: str, flows: int) -> None:
                 raise RuntimeError(f"{app} answered the {flow} flow wrongly")
         for _ in range(flows):
             await run()
+        # Out at once, from inside the loop: shutting the app, the loop and the
+        # interpreter down costs what the flows left behind, which differs between the
+        # two runs of a case and is no request's cost.
+        os._exit(0)
 
     asyncio.run(main())
-    # Out at once: shutting the app and the interpreter down costs what the flows left
-    # behind, which differs between the two runs of a case and is no request's cost.
-    os._exit(0)
+
+
+@functools.cache
+def _fixed_layout() -> bool:
+    """Whether ``setarch -R`` works here (containers may forbid turning ASLR off)."""
+    if shutil.which("setarch") is None:
+        return False
+    probe = subprocess.run(
+        ["setarch", platform.machine(), "-R", "true"], capture_output=True, check=False
+    )
+    return probe.returncode == 0
 
 
 def counted(app: str, flow: str, flows: int) -> int:
@@ -77,7 +97,7 @@ def counted(app: str, flow: str, flows: int) -> int:
         flow,
         str(flows),
     ]
-    if shutil.which("setarch"):
+    if _fixed_layout():
         command = ["setarch", platform.machine(), "-R", *command]
     done = subprocess.run(
         command,
@@ -93,18 +113,23 @@ def counted(app: str, flow: str, flows: int) -> int:
     return int(found.group(1).replace(",", ""))
 
 
+def flows_for(flow: str, requests: int) -> int:
+    """Whole flows of ``flow`` that make at least one and about ``requests`` requests."""
+    return max(1, requests // REQUESTS_PER_FLOW[flow])
+
+
 def per_request(cases: list[tuple[str, str]], requests: int) -> dict[tuple[str, str], float]:
-    """Instructions per request of each (flow, app), one child per core at a
-    time (valgrind runs its guest on one thread)."""
+    """Instructions per request of each (flow, app), one child per core at a time
+    (valgrind runs its guest on one thread)."""
     runs = {}
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         for flow, app in cases:
-            flows = max(1, requests // REQUESTS_PER_FLOW[flow])
+            flows = flows_for(flow, requests)
             for count in (flows, 0):
                 runs[(flow, app, count)] = pool.submit(counted, app, flow, count)
     results = {}
     for flow, app in cases:
-        flows = max(1, requests // REQUESTS_PER_FLOW[flow])
+        flows = flows_for(flow, requests)
         extra = runs[(flow, app, flows)].result() - runs[(flow, app, 0)].result()
         results[(flow, app)] = extra / (flows * REQUESTS_PER_FLOW[flow])
     return results
@@ -131,9 +156,15 @@ def main() -> None:
         sys.exit(f"--apps: from {', '.join(APPS)}, floor included")
     if not flows or not set(flows) <= set(REQUESTS_PER_FLOW):
         sys.exit(f"--flows: from {', '.join(REQUESTS_PER_FLOW)}")
+    if requests < 1:
+        sys.exit("--requests: at least 1")
+    counts = ", ".join(
+        f"{flow} {flows_for(flow, requests) * REQUESTS_PER_FLOW[flow]}" for flow in flows
+    )
     print(
         f"instructions: {time.strftime('%Y-%m-%d %H:%M')}, Python {platform.python_version()}, "
-        f"{requests} requests per case after {WARMUP_FLOWS} warm-up flows"
+        f"requests per case ({counts}) after {WARMUP_FLOWS} warm-up flows; "
+        f"address layout {'fixed' if _fixed_layout() else 'random (setarch -R refused)'}"
     )
     print()
     print("| flow | app | instructions per request | x floor |")

@@ -16,8 +16,12 @@ pytestmark = pytest.mark.skipif(
 def test_instructions_quick_prints_its_table() -> None:
     rows = {(row["flow"], row["app"]): row for row in table(run_quick("instructions.py"))}
     assert set(rows) == {("echo", "floor"), ("echo", "snodo")}
-    assert rows[("echo", "floor")]["x floor"] == "1.00x"
     for key, row in rows.items():
-        # A Python request through an ASGI app is tens of thousands of instructions: a
-        # count far below that means the two runs of a case did not differ by the flows.
-        assert int(row["instructions per request"].replace(",", "")) > 20_000, key
+        # A request through these apps is 100k-200k instructions, a whole process
+        # hundreds of millions: far below means the two runs of a case did not differ
+        # by the flows; above 400k that the warm-up run was not subtracted, or the
+        # difference (four requests here) not divided by them.
+        count = int(row["instructions per request"].replace(",", ""))
+        assert 20_000 < count < 400_000, key
+    # snodo checks more than the floor does, but not orders of magnitude more.
+    assert 1.0 < float(rows[("echo", "snodo")]["x floor"].rstrip("x")) < 5.0
