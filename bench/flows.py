@@ -50,6 +50,7 @@ KINDS = ("floor", "snodo", "official")
 OBSERVED = "snodo-otel"
 """snodo with an OtelObserver (opt-in: ``http_flow.py --servers floor,snodo,snodo-otel``)."""
 FLOWS = ("mrtr", "echo")
+REQUESTS_PER_FLOW = {"mrtr": 2, "echo": 1}
 SECRET = bytes(range(32))  # a fixed benchmark key, shared by nobody
 PROTOCOL = "2026-07-28"
 PATH = "/mcp"

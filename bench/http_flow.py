@@ -60,6 +60,7 @@ from flows import (
     OBSERVED,
     PATH,
     QUESTION,
+    REQUESTS_PER_FLOW,
     SCHEMA,
     USER,
     call_body,
@@ -69,8 +70,6 @@ from flows import (
     headers_for,
     state_of,
 )
-
-REQUESTS_PER_FLOW = {"mrtr": 2, "echo": 1}
 
 
 def uvicorn_extra(kind: str) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from flows import (
     FLOWS,
     KINDS,
     PATH,
+    REQUESTS_PER_FLOW,
     USER,
     AsgiApp,
     Message,
@@ -41,7 +42,6 @@ from flows import (
     state_of,
 )
 
-REQUESTS_PER_FLOW = {"mrtr": 2, "echo": 1}
 Flow = Callable[[], Awaitable[bool]]
 
 

@@ -42,7 +42,8 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-REQUESTS_PER_FLOW = {"mrtr": 2, "echo": 1}
+from flows import REQUESTS_PER_FLOW
+
 APPS = ("floor", "snodo", "snodo core", "official")
 WARMUP_FLOWS = 20
 _REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
