@@ -8,7 +8,6 @@ emits a notification or opens a subscriptions/listen stream.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any
 
@@ -160,12 +159,12 @@ class Exchange:
             # Left in the table while the answer is sent: a client that stalls the send
             # past WATCH_AFTER gets a watcher too, and is let go if it leaves.
             late.remove(self)
-            if self.watcher is not None or self.sender is not None:
-                for helper in (self.watcher, self.sender):
-                    if helper is not None and not helper.done():
-                        helper.cancel()
-                        with contextlib.suppress(BaseException):
-                            await helper
+            # Cancelled, each ends on the loop's next turn; not awaited here: an await in
+            # this ``finally`` makes the compiled build (setup.py) raise the cancellation
+            # it has just swallowed to the caller.
+            for helper in (self.watcher, self.sender):
+                if helper is not None and not helper.done():
+                    helper.cancel()
 
     async def _chunk(self, body: bytes, more: bool = True) -> None:
         if self.lock is None:
