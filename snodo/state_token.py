@@ -123,12 +123,15 @@ def _binding(ctx: StateContext, principal: str | None) -> bytes:
     params = ctx.request_params
     # A Context's params are a proxy over a dict: dict() of a proxy goes key by key,
     # its copy() is the dict's own copy, in C (StateContext says what it relies on).
+    copied: object = None
     try:
-        salient = params.copy() if type(params) is MappingProxyType else None
+        if type(params) is MappingProxyType:
+            proxy: Any = params  # its copy() is what the mapping under it gives: any type
+            copied = proxy.copy()
     except AttributeError:  # a proxy over a mapping without copy()
-        salient = None
-    if type(salient) is not dict:  # any other mapping, or a proxy over one
-        salient = dict(params)
+        pass
+    # Any other mapping, or a proxy over one, is copied key by key.
+    salient = copied if type(copied) is dict else dict(params)
     for key in _UNBOUND:
         salient.pop(key, None)
     if salient.get("arguments") == {}:
@@ -161,8 +164,8 @@ def _aad(kid: str, binding: bytes) -> bytes:
     return b"%b.%b.%b" % (_ENCRYPTED_PREFIX, kid.encode("ascii"), binding)
 
 
-def _random(randbytes: Callable[[int], bytes], size: int) -> bytes:
-    raw = randbytes(size)
+def _random(randbytes: Callable[[int], object], size: int) -> bytes:
+    raw = randbytes(size)  # the caller's function: anything, until checked
     if type(raw) is not bytes or len(raw) != size:
         raise ValueError(f"randbytes({size}) must return {size} bytes")
     return raw

@@ -137,7 +137,7 @@ class HttpApp:
             # A body almost always comes whole in one message: taken here, with no
             # coroutine more; anything else is read by _rest_of_body.
             first = await receive()
-            whole: bytes = first.get("body", b"")
+            whole = first.get("body", b"")
             if (
                 first["type"] != "http.request"
                 or first.get("more_body", False)

@@ -8,6 +8,7 @@ so ``pytest -m "not packaging"`` can leave it out of quick runs.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -48,9 +49,10 @@ NEEDS_EXTRA: dict[str, str] = {
 pytestmark = pytest.mark.packaging
 
 
-def _run(argv: list[str | Path], cwd: Path = ROOT, timeout: float = 300) -> str:
+def _run(argv: list[str | Path], cwd: Path = ROOT, timeout: float = 300, **extra_env: str) -> str:
     """Run outside any venv's activation, so nothing resolves to the source tree."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env.update(extra_env)
     done = subprocess.run(
         [str(arg) for arg in argv],
         cwd=cwd,
@@ -87,11 +89,14 @@ def _modules(names: list[str]) -> list[str]:
     return sorted(modules)
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    work = tmp_path_factory.mktemp("wheel")
+@pytest.fixture(scope="module", params=["pure", "compiled"])
+def wheel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The pure-Python wheel, and the compiled one (setup.py, SNODO_COMPILE=1)."""
+    work = tmp_path_factory.mktemp(f"wheel-{request.param}")
     source = _checkout(work / "src")
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", work / "dist", source])
+    compile_ = "1" if request.param == "compiled" else "0"
+    argv: list[str | Path] = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q"]
+    _run([*argv, "-w", work / "dist", source], timeout=600, SNODO_COMPILE=compile_)
     (built,) = (work / "dist").glob("snodo-*.whl")
     return built
 
@@ -132,6 +137,41 @@ def test_every_module_imports_in_a_bare_venv(wheel: Path, venv: Path) -> None:
     _run([venv / "bin" / "python", "-c", script, *wanted], cwd=venv)
     found = _run([venv / "bin" / "python", "-c", "import snodo; print(snodo.__file__)"], cwd=venv)
     assert Path(found.strip()).is_relative_to(venv)
+
+
+def test_the_compiled_wheel_holds_what_setup_py_compiles_and_runs_it(
+    wheel: Path, venv: Path
+) -> None:
+    """Each module setup.py lists is an extension module in the compiled wheel (and none
+    in the pure one); in the bare venv it is what imports, and answers a tools/call."""
+    setup = (ROOT / "setup.py").read_text()
+    listed = re.findall(r'^    "(snodo/[a-z_/]+)\.py",$', setup, re.MULTILINE)
+    assert "snodo/server" not in listed and "snodo/transports/http" in listed
+    names = zipfile.ZipFile(wheel).namelist()
+    extensions = {name.split(".", 1)[0] for name in names if name.endswith(".so")}
+    if "linux_x86_64" not in wheel.name:  # the pure wheel: py3-none-any
+        assert extensions == set()
+        return
+    assert extensions == {*listed, "snodo__mypyc"}
+    script = """
+import asyncio, json
+import snodo.jsonrpc
+from snodo.server import Server
+assert not snodo.jsonrpc.__file__.endswith(".py"), snodo.jsonrpc.__file__
+server = Server("w", "1")
+@server.tool
+def add(a: int, b: int) -> int:
+    return a + b
+meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}
+call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"_meta": meta, "name": "add", "arguments": {"a": 2, "b": 3}}}
+reply = asyncio.run(server.handle(json.dumps(call).encode()))
+print(reply.response["result"]["content"][0]["text"])
+call["params"]["arguments"]["b"] = "3"
+print(asyncio.run(server.handle(json.dumps(call).encode())).response["result"]["isError"])
+"""
+    assert _run([venv / "bin" / "python", "-c", script], cwd=venv).split() == ["5", "True"]
 
 
 @pytest.mark.parametrize("command", [["snodo"], ["python", "-m", "snodo"]])

@@ -1,0 +1,51 @@
+"""The compiled build: ``SNODO_COMPILE=1`` compiles the request path with mypyc.
+
+Without it (the default, and every editable install) the wheel is pure Python. With it,
+the modules below become C extensions built from the same typed source: a request runs
+the same code and every check, interpreted no longer. The rest stays Python either way:
+the ``Server`` class, contexts, the public state and elicitation functions (a compiled
+signature would answer a wrong type before their own checks do), the client, OAuth, the
+CLI and the generated models. The in-tree backend (``build_backend/snodo_build.py``)
+adds mypyc to the build's requirements only when asked for.
+"""
+
+from __future__ import annotations
+
+import os
+
+from setuptools import setup
+
+COMPILED = [
+    "snodo/admission.py",
+    "snodo/answers.py",
+    "snodo/canonical.py",
+    "snodo/capabilities.py",
+    "snodo/dispatch.py",
+    "snodo/form_schema.py",
+    "snodo/http_headers.py",
+    "snodo/invoke.py",
+    "snodo/jsonrpc.py",
+    "snodo/plain_params.py",
+    "snodo/registry.py",
+    "snodo/result.py",
+    "snodo/schemas.py",
+    "snodo/state_token.py",
+    "snodo/tools.py",
+    "snodo/transports/http.py",
+    "snodo/transports/http_exchange.py",
+    "snodo/transports/http_head.py",
+]
+"""What a tools/call, resources/read or prompts/get request runs through, transport to
+answer (``bench/instructions.py`` counts the difference)."""
+
+if os.environ.get("SNODO_COMPILE") == "1":
+    from mypyc.build import mypycify
+
+    # The type check mypyc compiles from reads no configuration file: with the project's
+    # pydantic plugin for mypy, the create_model call in tools.py compiles to code that
+    # fails. The generated wire packages are found beside the runtime.
+    os.environ["MYPYPATH"] = "generated"
+    extensions = mypycify(["--config-file=", *COMPILED], opt_level="3", group_name="snodo")
+    setup(ext_modules=extensions)
+else:
+    setup()
