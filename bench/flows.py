@@ -82,6 +82,14 @@ def final_text(user: str, theme: str, step: int) -> str:
 # -- the three apps -----------------------------------------------------------------------
 
 
+def snodo_build() -> str:
+    """Which snodo the figures are of: the compiled build (setup.py, as
+    ``scripts/compiled`` runs it) or the pure-Python sources."""
+    import snodo.jsonrpc  # noqa: PLC0415 - imported where snodo is measured
+
+    return "pure Python" if snodo.jsonrpc.__file__.endswith(".py") else "compiled (setup.py)"
+
+
 def snodo_app(observed: bool = False) -> AsgiApp:
     from snodo import elicitation  # noqa: PLC0415 - only the snodo process needs it
     from snodo.context import Context  # noqa: PLC0415

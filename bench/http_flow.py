@@ -68,6 +68,7 @@ from flows import (
     expected_text,
     final_text,
     headers_for,
+    snodo_build,
     state_of,
 )
 
@@ -334,7 +335,7 @@ def orchestrate(args: argparse.Namespace) -> None:
     print(
         f"http_flow: {time.strftime('%Y-%m-%d %H:%M')}, Python {platform.python_version()}, "
         f"{os.cpu_count()} CPUs, uvicorn {uvicorn.__version__} --http httptools --loop uvloop, "
-        "1 worker per server"
+        f"1 worker per server; snodo {snodo_build()}"
     )
     print(
         f"concurrency {args.concurrency}; {args.rounds} rounds x (<= {args.requests} requests "

@@ -39,6 +39,7 @@ from flows import (
     encode,
     expected_text,
     headers_for,
+    snodo_build,
     state_of,
 )
 
@@ -223,7 +224,8 @@ def main() -> None:
         runner = asyncio.run
     print(
         f"inprocess: {time.strftime('%Y-%m-%d %H:%M')}, Python {platform.python_version()}, "
-        f"{loop_name}; {args.rounds} interleaved rounds of ~{args.budget:g} s per case"
+        f"{loop_name}; {args.rounds} interleaved rounds of ~{args.budget:g} s per case; "
+        f"snodo {snodo_build()}"
     )
     flows = [flow for flow in args.flows.split(",") if flow]
     runner(measure(flows, args.rounds, args.budget))

@@ -42,7 +42,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from flows import REQUESTS_PER_FLOW
+from flows import REQUESTS_PER_FLOW, snodo_build
 
 APPS = ("floor", "snodo", "snodo core", "official")
 WARMUP_FLOWS = 20
@@ -165,7 +165,8 @@ def main() -> None:
     print(
         f"instructions: {time.strftime('%Y-%m-%d %H:%M')}, Python {platform.python_version()}, "
         f"requests per case ({counts}) after {WARMUP_FLOWS} warm-up flows; "
-        f"address layout {'fixed' if _fixed_layout() else 'random (setarch -R refused)'}"
+        f"address layout {'fixed' if _fixed_layout() else 'random (setarch -R refused)'}; "
+        f"snodo {snodo_build()}"
     )
     print()
     print("| flow | app | instructions per request | x floor |")
