@@ -123,6 +123,7 @@ class Exchange:
         self.task = asyncio.current_task(loop)
         late = LateRequests.of_loop(loop)
         late.add(self)
+        helpers: list[asyncio.Task[None]] = []
         try:
             reply = await self.server.handle(
                 self.message,
@@ -159,12 +160,15 @@ class Exchange:
             # Left in the table while the answer is sent: a client that stalls the send
             # past WATCH_AFTER gets a watcher too, and is let go if it leaves.
             late.remove(self)
-            # Cancelled, each ends on the loop's next turn; not awaited here: an await in
-            # this ``finally`` makes the compiled build (setup.py) raise the cancellation
-            # it has just swallowed to the caller.
             for helper in (self.watcher, self.sender):
                 if helper is not None and not helper.done():
                     helper.cancel()
+                    helpers.append(helper)
+        # Awaited after the ``finally``, not in it: compiled (setup.py), an await there
+        # raises to the caller the cancellation the ``except`` has just swallowed. On the
+        # way out by an exception they are only cancelled, and end on the loop's next turn.
+        if helpers:
+            await asyncio.gather(*helpers, return_exceptions=True)
 
     async def _chunk(self, body: bytes, more: bool = True) -> None:
         if self.lock is None:
