@@ -2,17 +2,17 @@
 
 ``SNODO_COMPILE=1`` (see ``setup.py``) needs mypy, whose mypyc does the compiling, and
 pydantic, whose types the compiled modules use; a pure-Python build needs neither, so
-neither is in ``[build-system] requires``. Only building
-a wheel compiles: metadata, source distributions and editable installs are built as
-pure Python (extension modules beside the sources would shadow every edit).
+neither is in ``[build-system] requires``. Only building a wheel compiles: metadata,
+source distributions and editable installs are built as pure Python (extension modules
+beside the sources would shadow every edit).
 """
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import os
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
 
 from setuptools import build_meta
 from setuptools.build_meta import build_wheel
@@ -29,21 +29,26 @@ __all__ = [
 ]
 
 COMPILER = ["mypy==2.4.1", "pydantic>=2.14,<3"]
-Settings = dict[str, Any] | None
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-@contextlib.contextmanager
-def _pure() -> Iterator[None]:
-    """Without SNODO_COMPILE for the length of one hook (setup.py reads it)."""
-    saved = os.environ.pop("SNODO_COMPILE", None)
-    try:
-        yield
-    finally:
-        if saved is not None:
-            os.environ["SNODO_COMPILE"] = saved
+def _pure(hook: Callable[P, R]) -> Callable[P, R]:
+    """setuptools' ``hook``, run without SNODO_COMPILE (setup.py reads it)."""
+
+    @functools.wraps(hook)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        saved = os.environ.pop("SNODO_COMPILE", None)
+        try:
+            return hook(*args, **kwargs)
+        finally:
+            if saved is not None:
+                os.environ["SNODO_COMPILE"] = saved
+
+    return run
 
 
-def get_requires_for_build_wheel(config_settings: Settings = None) -> list[str]:
+def get_requires_for_build_wheel(config_settings: dict[str, Any] | None = None) -> list[str]:
     if os.environ.get("SNODO_COMPILE") == "1":
         # Not setuptools' own answer: finding it runs setup.py, which would import mypyc
         # before it is installed (and setup.py asks for nothing more).
@@ -52,45 +57,10 @@ def get_requires_for_build_wheel(config_settings: Settings = None) -> list[str]:
     return required
 
 
-def prepare_metadata_for_build_wheel(
-    metadata_directory: str, config_settings: Settings = None
-) -> str:
-    with _pure():  # the same metadata, without compiling twice
-        name: str = build_meta.prepare_metadata_for_build_wheel(metadata_directory, config_settings)
-    return name
-
-
-def get_requires_for_build_sdist(config_settings: Settings = None) -> list[str]:
-    with _pure():
-        required: list[str] = build_meta.get_requires_for_build_sdist(config_settings)
-    return required
-
-
-def build_sdist(sdist_directory: str, config_settings: Settings = None) -> str:
-    with _pure():
-        name: str = build_meta.build_sdist(sdist_directory, config_settings)
-    return name
-
-
-def get_requires_for_build_editable(config_settings: Settings = None) -> list[str]:
-    with _pure():
-        required: list[str] = build_meta.get_requires_for_build_editable(config_settings)
-    return required
-
-
-def prepare_metadata_for_build_editable(
-    metadata_directory: str, config_settings: Settings = None
-) -> str:
-    with _pure():
-        name: str = build_meta.prepare_metadata_for_build_editable(
-            metadata_directory, config_settings
-        )
-    return name
-
-
-def build_editable(
-    wheel_directory: str, config_settings: Settings = None, metadata_directory: str | None = None
-) -> str:
-    with _pure():
-        name: str = build_meta.build_editable(wheel_directory, config_settings, metadata_directory)
-    return name
+# The same metadata either way, so a compiled build compiles once, in build_wheel.
+prepare_metadata_for_build_wheel = _pure(build_meta.prepare_metadata_for_build_wheel)
+get_requires_for_build_sdist = _pure(build_meta.get_requires_for_build_sdist)
+build_sdist = _pure(build_meta.build_sdist)
+get_requires_for_build_editable = _pure(build_meta.get_requires_for_build_editable)
+prepare_metadata_for_build_editable = _pure(build_meta.prepare_metadata_for_build_editable)
+build_editable = _pure(build_meta.build_editable)
