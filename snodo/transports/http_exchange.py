@@ -160,11 +160,10 @@ class Exchange:
             # Left in the table while the answer is sent: a client that stalls the send
             # past WATCH_AFTER gets a watcher too, and is let go if it leaves.
             late.remove(self)
-            if self.watcher is not None or self.sender is not None:  # a plain call has neither
-                for helper in (self.watcher, self.sender):
-                    if helper is not None and not helper.done():
-                        helper.cancel()
-                        helpers.append(helper)
+            for helper in (self.watcher, self.sender):
+                if helper is not None and not helper.done():
+                    helper.cancel()
+                    helpers.append(helper)
         # Awaited after the ``finally``, not in it: compiled (setup.py), an await there
         # raises to the caller the cancellation the ``except`` has just swallowed. On the
         # way out by an exception they are only cancelled, and end on the loop's next turn.
