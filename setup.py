@@ -5,8 +5,8 @@ is pure Python. With it, the modules below become C extensions built from the sa
 source, which run every check of the request path. The rest stays Python either way:
 ``Server`` (programs set attributes of their own on it), contexts (built by
 ``object.__new__``), the public state, keyring and elicitation functions (a compiled
-signature would answer a wrong type before their own checks do), ``state_keys``,
-``late_requests``, the client, OAuth, the CLI and the generated models. The in-tree
+signature would answer a wrong type before their own checks do), ``state.keys``,
+``transports.late_requests``, the client, OAuth, the CLI and the generated models. The in-tree
 backend (``build_backend/snodo_build.py``) adds mypyc to the build's requirements only
 when asked for.
 """
@@ -20,19 +20,19 @@ from setuptools import setup
 COMPILED = [
     "snodo/admission.py",
     "snodo/answers.py",
-    "snodo/canonical.py",
     "snodo/capabilities.py",
-    "snodo/dispatch.py",
     "snodo/form_schema.py",
     "snodo/http_headers.py",
-    "snodo/invoke.py",
     "snodo/jsonrpc.py",
     "snodo/plain_params.py",
-    "snodo/registry.py",
     "snodo/result.py",
-    "snodo/schemas.py",
-    "snodo/state_token.py",
-    "snodo/tools.py",
+    "snodo/server/dispatch.py",
+    "snodo/server/invoke.py",
+    "snodo/server/registry.py",
+    "snodo/server/schemas.py",
+    "snodo/server/tools.py",
+    "snodo/state/canonical.py",
+    "snodo/state/token.py",
     "snodo/transports/http.py",
     "snodo/transports/http_exchange.py",
     "snodo/transports/http_head.py",

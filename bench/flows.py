@@ -17,7 +17,7 @@ headers (``MCP-Protocol-Version``, ``Mcp-Method``, ``Mcp-Name``):
 The apps, each serving both tools:
 
 * **snodo**: ``HttpApp`` over a ``Server``; the theme tool uses ``snodo.elicitation`` (the
-  answer checked against the requested schema) and a ``snodo.keyring.Keyring`` built once
+  answer checked against the requested schema) and a ``snodo.state.keyring.Keyring`` built once
   (HMAC-SHA256 state bound to method, principal and arguments);
 * **official**: ``mcp`` 2.3.0 ``MCPServer`` served by ``streamable_http_app(json_response=
   True, stateless_http=True)``; the theme tool returns ``InputRequiredResult`` and reads
@@ -93,9 +93,9 @@ def snodo_build() -> str:
 def snodo_app(observed: bool = False) -> AsgiApp:
     from snodo import elicitation  # noqa: PLC0415 - only the snodo process needs it
     from snodo.context import Context  # noqa: PLC0415
-    from snodo.keyring import Keyring  # noqa: PLC0415
     from snodo.result import InputRequired, input_required  # noqa: PLC0415
     from snodo.server import Server  # noqa: PLC0415
+    from snodo.state.keyring import Keyring  # noqa: PLC0415
     from snodo.transports.http import HttpApp  # noqa: PLC0415
 
     server = Server("bench-flow", "1.0.0")

@@ -63,8 +63,7 @@ SESSION_CONNECTIONS = 8
 
 
 def snodo_app(capacity: int) -> Any:
-    from snodo.legacy import LegacyLimits  # noqa: PLC0415 - only this process needs it
-    from snodo.server import Server  # noqa: PLC0415
+    from snodo.server import LegacyLimits, Server  # noqa: PLC0415 - only this process needs it
     from snodo.transports.http import HttpApp  # noqa: PLC0415
 
     server = Server(

@@ -26,10 +26,10 @@ from typing import Any
 
 from snodo import elicitation
 from snodo.client import Client, Flow, RequestError
+from snodo.client.transports import MemoryTransport
 from snodo.context import Context
 from snodo.result import InputRequired, input_required
 from snodo.server import Server
-from snodo.transports.client import MemoryTransport
 
 SECRET = (
     bytes.fromhex(os.environ["SNODO_STATE_SECRET"])

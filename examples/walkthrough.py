@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from snodo.client import Client
-from snodo.transports.client import ClientTransport, HttpTransport, StdioTransport
+from snodo.client.transports import ClientTransport, HttpTransport, StdioTransport
 
 HERE = Path(__file__).resolve().parent
 TARGET = f"{HERE / 'preferences.py'}:server"

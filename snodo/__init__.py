@@ -1,19 +1,25 @@
 """snodo: a schema-first toolkit for MCP servers of the current revision
 (``snodo_wire.protocol.REVISION``), built around Multi Round-Trip Requests.
 
-The names most programs need are here; the modules hold the rest: ``snodo.elicitation``,
-``snodo.sampling`` and ``snodo.roots`` build input requests and read their answers,
-``snodo.keyring`` and ``snodo.state`` seal request state, ``snodo.replay`` guards
-one-time state, ``snodo.errors`` holds the JSON-RPC errors, ``snodo.transports`` the
-stdio and HTTP adapters. The wire models are the separate package ``snodo_wire``.
+The names most programs need are here. The modules directly in this package are the
+protocol core every role shares, with no I/O: JSON-RPC framing (``jsonrpc``), errors,
+capabilities and admission, the request ``Context``, results, header mapping, the
+observer interface, and what a handler asks with (``elicitation``, ``sampling``,
+``roots``, read through ``answers``). They import no snodo package. Each role has a
+package above them: ``snodo.state`` (sealed state), ``snodo.tasks`` (the Tasks
+extension), ``snodo.server`` (the Server and its handlers), ``snodo.legacy`` (the
+initialize-based era), ``snodo.transports`` (stdio and HTTP), ``snodo.client``,
+``snodo.auth`` and ``snodo.oauth``, ``snodo.otel`` and ``snodo.cli``;
+docs/architecture.md draws them. The wire models are the separate package
+``snodo_wire``.
 """
 
 from snodo.client import Client, Flow, RequestError, TaskHandle
 from snodo.context import Context
 from snodo.errors import McpError
-from snodo.keyring import Keyring
 from snodo.result import MISSING, input_required, tool_error
 from snodo.server import CacheHint, Reply, Server
+from snodo.state.keyring import Keyring
 
 __all__ = [
     "MISSING",

@@ -201,7 +201,7 @@ def write_fast(value: Any, sort_keys: bool = False) -> bytes | None:
 
     Not yet the standard encoder's text: orjson writes NaN and the infinities as
     ``null``, and some floats differently, so each caller checks the text (``encode``
-    and ``snodo.canonical.encode`` say how) before trusting it.
+    and ``snodo.state.canonical.encode`` say how) before trusting it.
     """
     if _orjson is None:
         return None

@@ -32,18 +32,43 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 if TYPE_CHECKING:
     from snodo.jsonrpc import Request
-    from snodo.tasks.record import TaskRecord
 
-__all__ = ["QUIET", "Attributes", "Observation", "Observer", "Quiet", "outgoing_trace_context"]
+__all__ = [
+    "QUIET",
+    "Attributes",
+    "Observation",
+    "Observer",
+    "Quiet",
+    "TaskView",
+    "outgoing_trace_context",
+]
 
 Attributes = Mapping[str, str | int | float | bool]
 """Attribute values an observer records as they are (OpenTelemetry's scalar kinds)."""
+
+
+class TaskView(Protocol):
+    """What an observer reads of a task (``snodo.tasks.TaskRecord`` is one): the core
+    reports tasks without depending on how the tasks extension keeps them."""
+
+    @property
+    def task_id(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def created_at(self) -> float: ...
+    @property
+    def updated_at(self) -> float: ...
+    @property
+    def error(self) -> Mapping[str, Any] | None: ...
+    @property
+    def trace_links(self) -> Sequence[str]: ...
 
 
 class Observation(Protocol):
@@ -82,13 +107,13 @@ class Observer(Protocol):
     def phase(self, name: str, attributes: Attributes) -> AbstractContextManager[None]:
         """A step within the current request, as a child of its span."""
 
-    def task_changed(self, record: TaskRecord, previous: str | None) -> None:
+    def task_changed(self, record: TaskView, previous: str | None) -> None:
         """This worker created a task (``previous`` None) or changed its status."""
 
     def task_run(self, task_id: str, tool: str) -> AbstractContextManager[None]:
         """The owner runs the task's work inside this, from creation to its end."""
 
-    def task_resumed(self, record: TaskRecord) -> None:
+    def task_resumed(self, record: TaskView) -> None:
         """The owner took an input round's answers and calls the work again."""
 
     def task_mark(self) -> str | None:
@@ -117,13 +142,13 @@ class Quiet:
     def phase(self, name: str, attributes: Attributes) -> AbstractContextManager[None]:
         return _NOTHING
 
-    def task_changed(self, record: TaskRecord, previous: str | None) -> None:
+    def task_changed(self, record: TaskView, previous: str | None) -> None:
         pass
 
     def task_run(self, task_id: str, tool: str) -> AbstractContextManager[None]:
         return _NOTHING
 
-    def task_resumed(self, record: TaskRecord) -> None:
+    def task_resumed(self, record: TaskView) -> None:
         pass
 
     def task_mark(self) -> str | None:

@@ -17,7 +17,7 @@ from snodo import (
     sampling,
 )
 from snodo import roots as roots_
-from snodo.transports.client import MemoryTransport
+from snodo.client.transports import MemoryTransport
 
 server = Server("reviewer", "1.0.0", state_secret=secrets.token_bytes(32))
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from snodo import MISSING, Client, Context, Flow, Server, elicitation, input_required
 from snodo.client import ClientError, DeadlineExceeded
-from snodo.transports.client import MemoryTransport
+from snodo.client.transports import MemoryTransport
 from snodo_wire import InputRequiredResult
 
 server = Server("orders", "1.0.0", state_secret=secrets.token_bytes(32))

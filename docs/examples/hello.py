@@ -10,7 +10,7 @@ import secrets
 from typing import Any
 
 from snodo import Client, Context, Server, elicitation, input_required
-from snodo.transports.client import MemoryTransport
+from snodo.client.transports import MemoryTransport
 
 # Signs the state a flow carries between rounds. One process may make its own; a
 # server with several workers reads one shared secret from its configuration.

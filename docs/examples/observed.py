@@ -12,8 +12,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from snodo import Client, Server
+from snodo.client.transports import MemoryTransport
 from snodo.otel import OtelObserver
-from snodo.transports.client import MemoryTransport
 
 exporter = InMemorySpanExporter()
 provider = TracerProvider()

@@ -23,8 +23,8 @@ from snodo import (
     elicitation,
     input_required,
 )
-from snodo.replay import SQLiteGuard
-from snodo.transports.client import MemoryTransport
+from snodo.client.transports import MemoryTransport
+from snodo.state.replay import SQLiteGuard
 
 OLD, NEW = secrets.token_bytes(32), secrets.token_bytes(32)
 COLOUR = elicitation.form(

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from snodo import Client, Context, Keyring, Server, elicitation, input_required, state
-from snodo.replay import SQLiteGuard
-from snodo.transports.client import MemoryTransport
+from snodo.client.transports import MemoryTransport
+from snodo.state.replay import SQLiteGuard
 
 KEYS = [("2026-11", secrets.token_bytes(32)), ("2026-10", secrets.token_bytes(32))]
 folder = tempfile.TemporaryDirectory()

@@ -3,6 +3,8 @@
 ``ProtectedResource`` and the token types import nothing beyond the standard library.
 The verifiers need the ``snodo[auth]`` extra; import them from their modules:
 ``snodo.auth.jwt.JwtVerifier`` and ``snodo.auth.introspection.IntrospectionVerifier``.
+
+It imports no other snodo package; ``snodo.server`` and ``snodo.transports`` use it.
 """
 
 from snodo.auth.protected import Authorized, ProtectedResource, Refused

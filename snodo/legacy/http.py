@@ -31,10 +31,11 @@ from typing import Any
 from snodo import jsonrpc
 from snodo.errors import InvalidRequest, McpError
 from snodo.legacy.kernel import LegacyKernel
-from snodo.legacy.limits import LegacyLimits
 from snodo.legacy.session import LegacySession
-from snodo.legacy.wire import VERSIONS, is_initialize, is_modern
+from snodo.legacy.wire import VERSIONS, is_initialize
 from snodo.server import Server
+from snodo.server.eras import is_modern
+from snodo.server.legacy_limits import LegacyLimits
 
 __all__ = ["SESSION_HEADER", "LegacyHttp"]
 

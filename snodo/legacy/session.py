@@ -20,9 +20,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from snodo.context import Emit
-from snodo.legacy.limits import LegacyLimits
 from snodo.observe import QUIET, Observer
-from snodo.subscriptions import Subscription, Subscriptions
+from snodo.server.legacy_limits import LegacyLimits
+from snodo.server.subscriptions import Subscription, Subscriptions
 
 __all__ = ["ClientAnswerError", "LegacySession", "TooManyPending"]
 

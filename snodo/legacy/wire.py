@@ -18,13 +18,12 @@ this module is where the legacy era reads them:
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 from typing import Any, Final
 
 from pydantic import ValidationError
 
-from snodo.errors import InternalError, InvalidParams, UnsupportedProtocolVersion
-from snodo_wire.protocol import META_PROTOCOL_VERSION
+from snodo.errors import InternalError, InvalidParams
+from snodo.server.eras import is_modern
 from snodo_wire.protocol import META_SERVER_INFO as SERVER_INFO
 from snodo_wire.tables import METHODS as MODERN_METHODS
 from snodo_wire_2025_11_25.protocol import LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS
@@ -39,10 +38,8 @@ __all__ = [
     "check_request",
     "check_result",
     "is_initialize",
-    "is_modern",
     "legacy_result",
     "negotiate",
-    "refuse_initialize",
 ]
 
 log = logging.getLogger("snodo.legacy")
@@ -62,13 +59,6 @@ unsubscribe) is the kernel's own."""
 _MODERN_ONLY_KEYS: Final = ("resultType", "ttlMs", "cacheScope")
 
 
-def is_modern(message: Any) -> bool:
-    """A message carrying the per-request ``_meta`` of the modern revisions."""
-    params = message.get("params") if isinstance(message, dict) else None
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    return isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
-
-
 def is_initialize(message: Any) -> bool:
     """A legacy initialize request. One with modern ``_meta`` is a modern client asking
     for a method its revision removed: the core answers that one (-32601)."""
@@ -78,16 +68,6 @@ def is_initialize(message: Any) -> bool:
         and "id" in message
         and not is_modern(message)
     )
-
-
-def refuse_initialize(params: dict[str, Any], supported: Sequence[str]) -> None:
-    """-32022 naming ``supported`` for a legacy initialize that reached the modern core
-    (a modern-only server, or a stdio process already modern). One carrying modern
-    ``_meta`` is left alone: to a modern client it is a removed method (-32601)."""
-    if not is_modern({"params": params}):
-        requested = params.get("protocolVersion")
-        asked = requested if isinstance(requested, str) else ""
-        raise UnsupportedProtocolVersion(asked, list(supported))
 
 
 def negotiate(requested: object) -> str:

@@ -2,6 +2,8 @@
 
 Needs the ``auth`` extra (authlib, httpx). See ``snodo.oauth.flow`` for how a request
 gets its token, ``snodo.oauth.discovery`` for how the authorization server is found.
+
+It imports no other snodo package.
 """
 
 from snodo.oauth.challenge import BearerChallenge, parse_challenge

@@ -54,7 +54,6 @@ from snodo.observe import QUIET, Observer
 from snodo.result import InputRequired, ToolError
 from snodo.tasks.record import Status, TaskRecord, advance
 from snodo.tasks.store import TaskStore, settle
-from snodo.tools import Tool, finished
 from snodo_wire import adapters
 from snodo_wire_tasks.protocol import EXTENSION_ID
 
@@ -63,6 +62,9 @@ __all__ = ["Background", "StatusHook", "Tasks", "background", "declares_tasks"]
 log = logging.getLogger("snodo")
 
 Work = Callable[[Context], Awaitable[Any]]
+Finish = Callable[[Any], dict[str, Any]]
+"""The server's turn of what the work returned into the tool's CallToolResult (checked
+against its output schema); the engine runs tools without knowing how they are kept."""
 StatusHook = Callable[[TaskRecord], object]
 """Told every record right after its status changed (creation included)."""
 
@@ -158,7 +160,9 @@ class Tasks:
 
     # -- creation and the work -----------------------------------------------------------
 
-    async def begin(self, ctx: Context, tool: Tool, chosen: Background) -> dict[str, Any]:
+    async def begin(
+        self, ctx: Context, tool: str, finish: Finish, chosen: Background
+    ) -> dict[str, Any]:
         """Create the task, start its work here, and return the CreateTaskResult."""
         now = self.clock()
         record = TaskRecord(
@@ -176,7 +180,7 @@ class Tasks:
         await self.store.create(record)
         self._announce(record, None)
         base = replace(ctx, emit=_drop, request_state=None, input_responses=MappingProxyType({}))
-        runner = asyncio.create_task(self._drive(record.task_id, base, tool, chosen.work))
+        runner = asyncio.create_task(self._drive(record.task_id, base, tool, finish, chosen.work))
         self._running[record.task_id] = runner
         runner.add_done_callback(self._finished)
         return {"resultType": "task", **record.task()}
@@ -194,11 +198,13 @@ class Tasks:
             self._closing.add(closing)
             closing.add_done_callback(self._closing.discard)
 
-    async def _drive(self, task_id: str, base: Context, tool: Tool, work: Work) -> None:
+    async def _drive(
+        self, task_id: str, base: Context, tool: str, finish: Finish, work: Work
+    ) -> None:
         watcher = asyncio.create_task(self._watch(task_id, asyncio.current_task()))
-        with self.observer.task_run(task_id, tool.name):
+        with self.observer.task_run(task_id, tool):
             try:
-                await self._rounds(task_id, base, tool, work)
+                await self._rounds(task_id, base, finish, work)
             except asyncio.CancelledError:
                 await self._transition(task_id, "cancelled", input_requests={})
             except McpError as exc:
@@ -211,7 +217,7 @@ class Tasks:
             finally:
                 watcher.cancel()
 
-    async def _rounds(self, task_id: str, base: Context, tool: Tool, work: Work) -> None:
+    async def _rounds(self, task_id: str, base: Context, finish: Finish, work: Work) -> None:
         answers: dict[str, Any] = {}
         state: str | None = None
         while True:
@@ -231,7 +237,7 @@ class Tasks:
                 log.warning("task %s: work failed", task_id, exc_info=True)
                 value = ToolError(str(exc) or type(exc).__name__)
             if not isinstance(value, InputRequired):
-                result = finished(tool, value)
+                result = finish(value)
                 await self._transition(task_id, "completed", result=result)
                 return
             asked = admit("tools/call", value, base.client_capabilities)

@@ -15,7 +15,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any, Final
 
-from snodo.replay import _redis
+from snodo.state.replay import _redis
 from snodo.tasks.record import Change, TaskRecord
 
 __all__ = ["RedisTaskStore"]

@@ -15,7 +15,7 @@ A record past its TTL is gone: ``get`` and ``update`` answer None, and each back
 deletes it in its own way (memory and SQLite on access and on create, Redis by key
 expiry).
 
-Backends, like the replay guards' (``snodo.replay``):
+Backends, like the replay guards' (``snodo.state.replay``):
 
 * ``MemoryTaskStore``: one process.
 * ``SQLiteTaskStore(path)`` (``snodo.tasks.sqlite``): the processes of one host.

@@ -32,7 +32,8 @@ from snodo.errors import (
 from snodo.http_headers import check_headers
 from snodo.legacy.http import SESSION_HEADER, LegacyHttp, no_session_error
 from snodo.legacy.wire import ASSUMED_VERSION, is_initialize
-from snodo.server import Server, required_meta
+from snodo.server import Server
+from snodo.server.eras import required_meta
 from snodo.transports.http_exchange import STATUS, Exchange, answered, send_json, send_plain
 from snodo.transports.http_head import HeadRules, Plain, read_headers
 from snodo.transports.lifespan import lifespan

@@ -1,7 +1,7 @@
 """The ASGI lifespan protocol: run the server's start-up and shut-down around serving.
 
 Start-up finishes before the first request is taken, and shut-down before the server
-is told it may stop, so the notification bus (``snodo.notify_bus``) connects and
+is told it may stop, so the notification bus (``snodo.server.notify_bus``) connects and
 disconnects inside the process's life, leaving no task behind.
 """
 

@@ -21,7 +21,7 @@ from snodo import jsonrpc
 from snodo.errors import ParseError
 from snodo.legacy.stdio import StdioEra
 from snodo.server import Server
-from snodo.subscriptions import Subscription
+from snodo.server.subscriptions import Subscription
 
 __all__ = ["serve_stdio"]
 

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from snodo.client import Client, Flow, RequestError
-from snodo.transports.client import HttpTransport, TransportError
+from snodo.client.transports import HttpTransport, TransportError
 
 
 class Scripted:

@@ -21,8 +21,8 @@ import httpx
 import pytest
 
 from snodo.client import Client, ModernOnly, RequestError, TooManyRounds, UnsupportedServer
-from snodo.era import VERDICTS
-from snodo.transports.client import HttpTransport
+from snodo.client.era import VERDICTS
+from snodo.client.transports import HttpTransport
 from snodo_wire import CallToolResult, DiscoverResult, GetPromptResult, ReadResourceResult
 from tests.support.legacy_sdk import legacy_sdk_python
 from tests.support.processes import accepting, free_port, stop

@@ -8,13 +8,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from snodo.client_results import complete_result
-from snodo.era import (
+from snodo.client.era import (
     UnsupportedServer,
     is_modern_error,
     named_versions,
     read_probe,
 )
+from snodo.client.results import complete_result
 from snodo_wire import CallToolResult, DiscoverResult, ReadResourceResult
 from tests.support.strategies import json_values
 

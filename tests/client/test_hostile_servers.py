@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-import snodo.client_rounds
+import snodo.client.rounds
 from snodo.client import (
     Client,
     ClientError,
@@ -28,8 +28,8 @@ from snodo.client import (
     RequestTimeout,
     TransportError,
 )
-from snodo.transports.client import HttpTransport
-from snodo.transports.client_types import HttpRefused
+from snodo.client.transports import HttpTransport
+from snodo.client.transports.base import HttpRefused
 from tests.client.hostile import Scripted, head, hostile_http, stdio_script
 
 T = TypeVar("T")
@@ -476,7 +476,7 @@ def test_no_pause_after_the_last_state_only_round(monkeypatch: pytest.MonkeyPatc
     async def sleep(seconds: float) -> None:
         pauses.append(seconds)
 
-    monkeypatch.setattr(snodo.client_rounds.asyncio, "sleep", sleep)
+    monkeypatch.setattr(snodo.client.rounds.asyncio, "sleep", sleep)
     transport = Scripted({"result": {"resultType": "input_required", "requestState": "s"}})
 
     async def main() -> None:

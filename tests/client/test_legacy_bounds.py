@@ -7,9 +7,9 @@ import asyncio
 import itertools
 from typing import Any
 
-from snodo.client_handlers import InputHandlers
-from snodo.client_limits import ClientLimits
-from snodo.legacy_session import LegacySession
+from snodo.client.handlers import InputHandlers
+from snodo.client.legacy_session import LegacySession
+from snodo.client.limits import ClientLimits
 from tests.client.hostile import Scripted
 
 FORM = {

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from snodo.client_errors import LimitExceeded
-from snodo.transports.sse_reader import SseReader
+from snodo.client.errors import LimitExceeded
+from snodo.client.transports.sse_reader import SseReader
 
 PING = b'{"jsonrpc":"2.0","id":1,"result":{}}'
 

@@ -24,9 +24,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from snodo.client import Client, Flow
-from snodo.era import LEGACY_PROTOCOL_VERSIONS
+from snodo.client.era import LEGACY_PROTOCOL_VERSIONS
+from snodo.client.transports import ClientTransport, HttpTransport
 from snodo.oauth import HeadlessUserAgent, OAuth
-from snodo.transports.client import ClientTransport, HttpTransport
 from snodo_wire.protocol import SUPPORTED_PROTOCOL_VERSIONS
 
 __all__ = [

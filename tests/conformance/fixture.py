@@ -39,9 +39,9 @@ from snodo import capabilities, elicitation, roots, sampling, state
 from snodo.context import Context
 from snodo.elicitation import Accepted
 from snodo.errors import InternalError
-from snodo.notify_bus import notification_bus
 from snodo.result import MISSING, InputRequired, ToolError, input_required, tool_error
 from snodo.server import CacheHint, Server
+from snodo.server.notify_bus import notification_bus
 from snodo.tasks import Tasks, background, task_store
 
 __all__ = ["server"]

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
+from snodo.client.transports import MemoryTransport
 from snodo.server import Server
-from snodo.transports.client import MemoryTransport
 from tests.conformance.client import ScenarioFailed, make_client, run
 
 Answer = Callable[[str, dict[str, Any]], dict[str, Any]]

@@ -1,4 +1,5 @@
-"""The runtime's shape: no import cycles, small modules, protocol constants from one place.
+"""The runtime's shape: packages by role in one direction, no import cycles, small modules,
+protocol constants from one place.
 
 Every import counts, type-checking-only and function-local ones included: a cycle hidden
 under ``TYPE_CHECKING`` is still two modules that must change together.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Collection, Mapping
 from pathlib import Path
 
 from snodo_wire.protocol import (
@@ -18,7 +20,29 @@ from snodo_wire.protocol import (
 )
 
 PACKAGE = Path(__file__).resolve().parents[2] / "snodo"
+ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
 MAX_LINES = 500
+MAX_CORE_MODULES = 15
+
+CORE = "core"
+"""The modules directly under snodo/ (not its __init__, the public names, nor
+__main__): the protocol core every role shares."""
+
+MAY_IMPORT: dict[str, frozenset[str]] = {
+    CORE: frozenset(),
+    "state": frozenset({CORE}),
+    "tasks": frozenset({CORE, "state"}),
+    "auth": frozenset(),
+    "oauth": frozenset(),
+    "server": frozenset({CORE, "state", "tasks", "auth"}),
+    "legacy": frozenset({CORE, "state", "server"}),
+    "transports": frozenset({CORE, "auth", "legacy", "server"}),
+    "client": frozenset({CORE, "server"}),  # server: the in-memory transport only
+    "otel": frozenset({CORE}),
+    "cli": frozenset({CORE, "state", "server", "transports", "otel"}),
+}
+"""Each package by role, and the packages it may import: the arrows of
+docs/architecture.md. The core imports no package; nothing imports the command line."""
 
 
 def _module_name(path: Path) -> str:
@@ -62,7 +86,28 @@ def _graph() -> dict[str, set[str]]:
     return {name: _imports(name, path, known) for name, path in modules.items()}
 
 
-def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+def _package(module: str) -> str | None:
+    """The role a module belongs to (None: the facade snodo/__init__ and __main__)."""
+    parts = module.split(".")
+    if module in ("snodo", "snodo.__main__"):
+        return None
+    if len(parts) == 2 and not (PACKAGE / parts[1]).is_dir():
+        return CORE
+    return parts[1]
+
+
+def _package_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for module, imported in _graph().items():
+        source = _package(module)
+        if source is None:
+            continue
+        targets = {_package(name) for name in imported} - {source, None}
+        graph.setdefault(source, set()).update(t for t in targets if t is not None)
+    return graph
+
+
+def _cycle(graph: Mapping[str, Collection[str]]) -> list[str] | None:
     """One import cycle, as the chain of modules that closes it, or None."""
     state: dict[str, int] = {}  # 1: on the current path, 2: finished
     path: list[str] = []
@@ -93,7 +138,7 @@ def test_the_graph_sees_type_checking_imports() -> None:
     """A cycle detector that misses TYPE_CHECKING imports would pass vacuously."""
     graph = _graph()
     assert "snodo.server" in graph["snodo.transports.http"]
-    assert "snodo.replay" in graph["snodo.keyring"]  # imported for type checking only
+    assert "snodo.state.replay" in graph["snodo.state.keyring"]  # imported for type checking only
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None
 
@@ -118,3 +163,51 @@ def test_protocol_constants_come_from_the_generated_package() -> None:
             if namespace in line or any(v in line for v in versions) or dated.search(line):
                 found.append(f"{name}:{number}: {line.strip()}")
     assert found == []
+
+
+def test_each_package_imports_only_the_packages_below_it() -> None:
+    graph = _package_graph()
+    assert set(graph) == set(MAY_IMPORT)
+    beyond = {name: sorted(found - MAY_IMPORT[name]) for name, found in graph.items()}
+    assert {name: extra for name, extra in beyond.items() if extra} == {}
+
+
+def test_the_allowed_arrows_point_one_way() -> None:
+    assert _cycle(MAY_IMPORT) is None
+    assert MAY_IMPORT[CORE] == frozenset()
+    assert not any("cli" in allowed for allowed in MAY_IMPORT.values())
+
+
+def test_the_package_graph_sees_a_backward_import() -> None:
+    """The package check would pass vacuously if it missed edges."""
+    graph = _package_graph()
+    assert "server" in graph["transports"]
+    assert "state" in graph["server"]
+    assert _package("snodo.jsonrpc") == CORE
+    assert _package("snodo.state.keyring") == "state"
+    assert _package("snodo.state") == "state"
+    assert _package("snodo") is None
+
+
+def test_the_core_is_few_modules_without_role_prefixes() -> None:
+    core = sorted(name for name in _modules() if _package(name) == CORE)
+    assert len(core) <= MAX_CORE_MODULES, core
+    prefixes = [name.rpartition(".")[2].split("_")[0] for name in core]
+    assert sorted(prefixes) == sorted(set(prefixes)), core
+
+
+def test_every_package_says_what_it_may_import() -> None:
+    for name in MAY_IMPORT:
+        if name == CORE:
+            continue
+        doc = ast.get_docstring(ast.parse((PACKAGE / name / "__init__.py").read_text()))
+        assert doc is not None and "import" in doc, name
+
+
+def test_the_architecture_page_lists_the_packages_on_disk() -> None:
+    """docs/architecture.md names each package in its table; a new or removed package
+    fails here until the page says where it stands."""
+    listed = set(re.findall(r"^\| `snodo/(\w+)/`", ARCHITECTURE.read_text(), re.MULTILINE))
+    on_disk = {path.parent.name for path in PACKAGE.glob("*/__init__.py")}
+    assert listed == on_disk
+    assert on_disk == set(MAY_IMPORT) - {CORE}

@@ -1,10 +1,10 @@
-"""snodo.registry.Registry: what is registered, and the questions dispatch and transports ask."""
+"""snodo.server.registry.Registry: what is registered, and what dispatch and transports ask."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from snodo.registry import Registry
+from snodo.server.registry import Registry
 
 HEADED = {
     "type": "object",

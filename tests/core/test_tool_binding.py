@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from snodo.server import Server
-from snodo.tools import make_tool
+from snodo.server.tools import make_tool
 from tests.support.wire import answer, request
 
 

@@ -14,8 +14,8 @@ from types import ModuleType
 import httpx
 
 from snodo.client import Client
+from snodo.client.transports import HttpTransport
 from snodo.oauth import OAuth
-from snodo.transports.client import HttpTransport
 from tests.oauth.fakes import AS1, MCP, AuthServer, World
 from tests.support.paths import ROOT
 from tests.support.processes import free_port

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from snodo.legacy.kernel import LegacyKernel
-from snodo.legacy.limits import LegacyLimits
 from snodo.legacy.session import LegacySession
+from snodo.server.legacy_limits import LegacyLimits
 from tests.legacy.oracle import RESULTS, check_response, check_sent, problems
 from tests.legacy.servers import server
 

@@ -16,8 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
-from snodo.legacy.limits import LegacyLimits
 from snodo.server import Server
+from snodo.server.legacy_limits import LegacyLimits
 from snodo.transports.http import HttpApp
 from tests.support.paths import ROOT
 from tests.support.processes import serving, snodo_run, stop

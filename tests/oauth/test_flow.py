@@ -15,8 +15,8 @@ import httpx
 import pytest
 
 from snodo.client import Client
+from snodo.client.transports import HttpTransport
 from snodo.oauth import HeadlessUserAgent, MemoryTokenStorage, OAuth, OAuthError, Tokens
-from snodo.transports.client import HttpTransport
 from tests.oauth.fakes import AS1, AS2, MCP, PRM, REDIRECT, AuthServer, World, s256
 
 T = TypeVar("T")

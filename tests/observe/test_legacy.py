@@ -10,10 +10,10 @@ import pytest
 from snodo import elicitation
 from snodo.context import Context
 from snodo.legacy.kernel import LegacyKernel
-from snodo.legacy.limits import LegacyLimits
 from snodo.legacy.session import LegacySession
 from snodo.result import MISSING, InputRequired, input_required
 from snodo.server import Server
+from snodo.server.legacy_limits import LegacyLimits
 from tests.observe.otel_support import SECRET, observed
 
 NAME = elicitation.form(
@@ -76,7 +76,7 @@ def test_a_bridged_flow_is_a_legacy_span_over_linked_round_spans(traced: bool) -
     spans = {(s.name, s.attributes.get("snodo.flow.round")): s for s in seen.spans()}  # type: ignore[union-attr]
     legacy = spans[("tools/call greet", None)]
     one, two = spans[("tools/call greet", 1)], spans[("tools/call greet", 2)]
-    assert legacy.attributes["snodo.era"] == "legacy"  # type: ignore[index]
+    assert legacy.attributes["snodo.client.era"] == "legacy"  # type: ignore[index]
     assert legacy.attributes["snodo.result.type"] == "complete"  # type: ignore[index]
     assert legacy.context is not None
     if traced:
@@ -89,4 +89,4 @@ def test_a_bridged_flow_is_a_legacy_span_over_linked_round_spans(traced: bool) -
         assert round_span.context.trace_id == legacy.context.trace_id
     assert two.links[0].context.span_id == one.context.span_id  # type: ignore[union-attr]
     initialize_span = spans[("initialize", None)]
-    assert initialize_span.attributes["snodo.era"] == "legacy"  # type: ignore[index]
+    assert initialize_span.attributes["snodo.client.era"] == "legacy"  # type: ignore[index]

@@ -12,8 +12,8 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.trace import set_span_in_context
 
 from snodo.client import Client
+from snodo.client.transports import MemoryTransport
 from snodo.server import Server
-from snodo.transports.client import MemoryTransport
 from tests.observe.otel_support import answer, observed
 from tests.support.paths import ROOT
 from tests.support.wire import request
@@ -78,7 +78,7 @@ def test_an_unobserved_server_and_client_never_import_opentelemetry() -> None:
         from snodo.client import Client
         from snodo.result import input_required
         from snodo.server import Server
-        from snodo.transports.client import MemoryTransport
+        from snodo.client.transports import MemoryTransport
 
         server = Server("s", "1", state_secret=bytes(32))
         CITY = elicitation.form("City?", {"type": "object", "properties": {}})

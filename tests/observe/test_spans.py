@@ -14,7 +14,7 @@ from snodo import elicitation
 from snodo.context import Context
 from snodo.result import input_required
 from snodo.server import Server
-from snodo.state_token import inspect
+from snodo.state.token import inspect
 from tests.observe.otel_support import SECRET, Observed, answer, observed
 from tests.support.wire import request
 
@@ -74,7 +74,7 @@ def test_a_two_round_flow_is_two_linked_spans_with_one_flow_id() -> None:
         "gen_ai.operation.name": "execute_tool",
         "mcp.method.name": "tools/call",
         "jsonrpc.request.id": "1",
-        "snodo.era": "modern",
+        "snodo.client.era": "modern",
         "mcp.protocol.version": "2026-07-28",
         "snodo.flow.id": one.attributes["snodo.flow.id"],  # type: ignore[index]
         "snodo.flow.round": 1,

@@ -44,7 +44,7 @@ NEEDS_EXTRA: dict[str, str] = {
     "snodo.auth.introspection": "auth",
     "snodo.auth.jwt": "auth",
     "snodo.otel": "otel",
-    "snodo.otel_tasks": "otel",
+    "snodo.otel.tasks": "otel",
 }
 
 pytestmark = pytest.mark.packaging

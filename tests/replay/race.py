@@ -12,7 +12,7 @@ import asyncio
 import sys
 import time
 
-from snodo.replay import RedisGuard, ReplayGuard, SQLiteGuard
+from snodo.state.replay import RedisGuard, ReplayGuard, SQLiteGuard
 
 
 async def race(store: str, target: str) -> None:

@@ -1,4 +1,4 @@
-"""snodo.replay stores: once until expiry, then forgotten; bounded; persistent; fail closed."""
+"""snodo.state.replay: once until expiry, then forgotten; bounded; persistent; fail closed."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from snodo.replay import MemoryGuard, RedisError, RedisGuard, ReplayGuard, SQLiteGuard
+from snodo.state.replay import MemoryGuard, RedisError, RedisGuard, ReplayGuard, SQLiteGuard
 from tests.support.processes import free_port
 
 NOW = 1_800_000_000.0

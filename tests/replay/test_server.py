@@ -14,9 +14,9 @@ import pytest
 
 from snodo import state
 from snodo.context import Context
-from snodo.replay import MemoryGuard, RedisGuard, ReplayGuard, SQLiteGuard
 from snodo.result import input_required
 from snodo.server import Server
+from snodo.state.replay import MemoryGuard, RedisGuard, ReplayGuard, SQLiteGuard
 from tests.support.wire import answer, request
 
 SECRET = bytes(range(32))

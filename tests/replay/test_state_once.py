@@ -12,7 +12,7 @@ import pytest
 
 from snodo import state
 from snodo.errors import InvalidState
-from snodo.replay import MemoryGuard
+from snodo.state.replay import MemoryGuard
 from tests.support.state_vectors import DATA, KEY_A, KEY_B, NOW, Ctx, later
 
 OPTIONS: dict[str, Any] = {"secret": KEY_A, "principal": "alice"}

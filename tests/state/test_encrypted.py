@@ -21,9 +21,10 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from snodo import state, state_keys
+from snodo import state
 from snodo.errors import InvalidState
-from snodo.replay import MemoryGuard
+from snodo.state import keys as state_keys
+from snodo.state.replay import MemoryGuard
 from tests.support.state_vectors import (
     DATA,
     KEY_A,

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from snodo.errors import InvalidState
-from snodo.keyring import Keyring
-from snodo.replay import MemoryGuard
-from snodo.state_keys import key_set
-from snodo.state_token import MAX_FLOW_LENGTH, inspect, seal_token
+from snodo.state.keyring import Keyring
+from snodo.state.keys import key_set
+from snodo.state.replay import MemoryGuard
+from snodo.state.token import MAX_FLOW_LENGTH, inspect, seal_token
 from tests.state.test_keyring import DATA, KEY_A, KEY_B, NOW, Ctx, later
 
 MARK = "0123456789abcdef.2.0af7651916cd43dd8448eb211c80319c00f067aa0ba902b7"

@@ -1,4 +1,4 @@
-"""snodo.keyring.Keyring: options checked once, then seal/open/open_once on the object."""
+"""snodo.state.keyring.Keyring: options checked once, then seal/open/open_once on the object."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pytest
 
 from snodo import state
 from snodo.errors import InvalidState
-from snodo.keyring import Keyring
-from snodo.replay import MemoryGuard
 from snodo.server import Server
+from snodo.state.keyring import Keyring
+from snodo.state.replay import MemoryGuard
 
 NOW = 1_900_000_000.25
 KEY_A = b"A" * 32

@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from snodo import state, state_token
+from snodo import state
 from snodo.context import Context
 from snodo.errors import InvalidState
+from snodo.state import token as state_token
 from tests.support.state_vectors import (
     DATA,
     KEY_A,

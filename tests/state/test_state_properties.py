@@ -8,8 +8,9 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from snodo import canonical, state
+from snodo import state
 from snodo.errors import InvalidState
+from snodo.state import canonical
 from tests.support.state_vectors import DATA, KEY_A, KEY_B, PARAMS, Ctx
 from tests.support.strategies import strict_json_values
 from tests.support.typed_json import tagged

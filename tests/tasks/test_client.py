@@ -31,7 +31,7 @@ from snodo.client import (
     TaskHandle,
     TooManyRounds,
 )
-from snodo.transports.client import ClientTransport, HttpTransport, MemoryTransport, OnNotification
+from snodo.client.transports import ClientTransport, HttpTransport, MemoryTransport, OnNotification
 from snodo_wire import CallToolResult
 from tests.support.paths import ROOT
 from tests.support.processes import Serving, serving, snodo_run

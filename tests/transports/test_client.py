@@ -23,7 +23,7 @@ from pydantic import MISSING
 
 import snodo
 from snodo.client import Client, Flow, RequestError, TooManyRounds
-from snodo.transports.client import (
+from snodo.client.transports import (
     ClientTransport,
     HttpRefused,
     HttpTransport,

@@ -1,0 +1,395 @@
+"""``snodo run TARGET`` serves a Server object, like ``uvicorn module:app`` serves an app.
+
+TARGET is ``package.module:name`` or ``path/to/file.py:name``; the name may also be a
+function that returns the Server (or an ASGI app, for HTTP).
+
+The command line is the top of the house: it may import any package, and none imports
+it (``python -m snodo`` runs it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import importlib.util
+import json
+import logging
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from snodo import state
+from snodo.errors import InvalidState
+from snodo.server import Server
+from snodo.server.tools import ToolDefinitionError
+from snodo.state.replay import MemoryGuard
+
+__all__ = ["inspect_token", "load", "main"]
+
+TARGET_ENV = "SNODO_TARGET"
+PATH_ENV = "SNODO_HTTP_PATH"
+HOSTS_ENV = "SNODO_ALLOWED_HOSTS"
+ORIGINS_ENV = "SNODO_ALLOWED_ORIGINS"
+REQUEST_LOG_ENV = "SNODO_REQUEST_LOG"
+
+# What `snodo run --transport http` asks of uvicorn. Neither of its parsers bounds how
+# long a client may take to send a request head, and httptools no header size: in
+# production a reverse proxy bounds both (docs/deploy.md).
+KEEP_ALIVE_SECONDS = 5.0
+"""Idle keep-alive connections close after this (uvicorn's own default, stated)."""
+MAX_CONNECTIONS = 1000
+"""Per worker; beyond it uvicorn answers 503 instead of queueing without bound."""
+H11_MAX_INCOMPLETE_EVENT_BYTES = 16 * 1024
+"""h11's own default: a request head larger than this is refused with 431."""
+
+
+def load(target: str) -> Any:
+    """Import ``module:name`` or ``file.py:name`` and return the object it names.
+
+    The current directory goes on ``sys.path`` first, as uvicorn does, so a module
+    beside the caller imports by name. A missing file or module, or a tool that cannot
+    be registered, ends the program with one ``snodo:`` line instead of a traceback.
+    """
+    location, _, name = target.rpartition(":")
+    if not location or not name:
+        raise SystemExit(
+            f"snodo: target must look like module:name or file.py:name, got {target!r}"
+        )
+    _search_cwd()
+    try:
+        module = _import(location)
+    except ToolDefinitionError as exc:
+        raise SystemExit(f"snodo: {location}: {exc}") from None
+    try:
+        found = getattr(module, name)
+    except AttributeError:
+        raise SystemExit(f"snodo: {location} has no attribute {name!r}") from None
+    return found
+
+
+def _search_cwd() -> None:
+    cwd = os.getcwd()
+    if cwd not in sys.path:
+        sys.path.insert(0, cwd)
+
+
+def _check_exists(target: str) -> None:
+    """Fail with one line if the target's file or module is missing, without running it:
+    with ``--workers`` each worker imports the target itself, too late to say so once."""
+    location = target.rpartition(":")[0]
+    if location.endswith(".py") or os.sep in location:
+        if not Path(location).is_file():
+            raise SystemExit(f"snodo: no such file: {location}")
+        return
+    _search_cwd()
+    try:
+        found = importlib.util.find_spec(location)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or location
+    else:
+        if found is not None:
+            return
+        missing = location
+    raise SystemExit(
+        f"snodo: no module named {missing!r} (looked in the current directory and sys.path)"
+    )
+
+
+def _import(location: str) -> ModuleType:
+    if location.endswith(".py") or os.sep in location:
+        path = Path(location).resolve()
+        if not path.is_file():
+            raise SystemExit(f"snodo: no such file: {location}")
+        module_name = f"snodo_target_{path.stem}"  # never shadows a real module
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        if spec is None or spec.loader is None:
+            raise SystemExit(f"snodo: cannot import {path}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        spec.loader.exec_module(module)
+        return module
+    try:
+        return importlib.import_module(location)
+    except ModuleNotFoundError as exc:
+        # Only the target itself (or its package) missing is the user's typo; a module
+        # the target imports that is missing keeps its traceback.
+        if exc.name is None or not (location == exc.name or location.startswith(f"{exc.name}.")):
+            raise
+        raise SystemExit(
+            f"snodo: no module named {exc.name!r} (looked in the current directory and sys.path)"
+        ) from None
+
+
+def _server(target: str) -> Server:
+    found = load(target)
+    if not isinstance(found, Server) and callable(found):
+        found = found()
+    if not isinstance(found, Server):
+        raise SystemExit(f"snodo: {target} is not a snodo Server")
+    from snodo.otel.env import observer_from_environment
+
+    # OTEL_* variables (and --request-log) turn on observing, in each worker alike.
+    observer = observer_from_environment(
+        str(found.info["name"]), os.environ.get(REQUEST_LOG_ENV) == "1"
+    )
+    if observer is not None:
+        found.observer = observer
+    return found
+
+
+def _app(target: str, path: str, hosts: str, origins: str) -> Any:
+    from snodo.transports.http import LOCAL_HOSTS, HttpApp
+
+    allowed = [h for h in hosts.split(",") if h]
+    return HttpApp(
+        _server(target),
+        path=path or None,
+        allowed_hosts=None if "*" in allowed else [*LOCAL_HOSTS, *allowed],
+        allowed_origins=[o for o in origins.split(",") if o] or None,
+    )
+
+
+def http_app() -> Any:
+    """uvicorn factory for ``--workers``: each worker process loads the target anew."""
+    return _app(
+        os.environ[TARGET_ENV],
+        os.environ.get(PATH_ENV, ""),
+        os.environ.get(HOSTS_ENV, ""),
+        os.environ.get(ORIGINS_ENV, ""),
+    )
+
+
+def _read_keys(path: str) -> list[tuple[str, bytes]]:
+    """A keyring file: one ``kid:hex-secret`` a line (the first key seals)."""
+    keys = []
+    for line in Path(path).read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            kid, _, secret = line.strip().partition(":")
+            keys.append((kid, bytes.fromhex(secret)))
+    return keys
+
+
+@dataclass(frozen=True, slots=True)
+class _Request:
+    """Just enough of a request for state binding: what a retry carried."""
+
+    request_method: str
+    request_params: Mapping[str, Any]
+    clock: Callable[[], float]
+
+
+def _verifies(
+    token: str,
+    keys: list[tuple[str, bytes]],
+    request: Mapping[str, Any],
+    principal: str | None,
+    at: float,
+    once: bool,
+) -> bool:
+    retry = _Request(request["method"], request.get("params") or {}, lambda: at)
+    options: dict[str, Any] = {"keys": keys, "principal": principal, "ttl": state.MAX_TTL}
+    try:
+        if once:  # a throwaway guard: checking must not consume anything real
+            asyncio.run(state.open_once(token, retry, guard=MemoryGuard(), **options))
+        else:
+            state.open(token, retry, **options)
+    except InvalidState:
+        return False
+    return True
+
+
+def inspect_token(
+    token: str,
+    keys: list[tuple[str, bytes]] | None = None,
+    request: Mapping[str, Any] | None = None,
+    principal: str | None = None,
+    now: float | None = None,
+) -> tuple[dict[str, Any], str]:
+    """The token's readable fields and, as far as what was given allows, why it would be
+    refused. For operators: the server itself never says why on the wire."""
+    try:
+        fields = state.inspect(token)
+    except ValueError:
+        return {}, "malformed: not a state token"
+    now = time.time() if now is None else now
+    encrypted = fields["version"] != state.VERSION
+    if keys is not None:
+        known = {kid for kid, _ in keys} | {state.fingerprint(secret) for _, secret in keys}
+        if fields["kid"] not in known:
+            return fields, f"unknown key id {fields['kid']!r}: not in this keyring"
+        if request is not None:
+            # Readable tokens are checked at their issue time, to tell a bad signature
+            # from expiry; encrypted ones hide their times and are checked now.
+            at = now if encrypted else float(fields.get("iat", 0))
+            verified = any(
+                _verifies(token, keys, request, principal, at, once) for once in (False, True)
+            )
+            if not verified and encrypted:
+                return fields, "refused: bad signature or binding, or expired (times are hidden)"
+            if not verified:
+                return fields, (
+                    "bad signature: forged, or bound to another method, params or principal"
+                )
+            if encrypted:
+                return fields, "valid: this request would accept it"
+    if isinstance(fields.get("exp"), int) and now >= fields["exp"]:
+        return fields, f"expired {int(now - fields['exp'])} s ago"
+    if keys is None or request is None:
+        return fields, "not expired; give --keys and --request to check the signature"
+    return fields, "valid: this request would accept it"
+
+
+def _inspect_command(args: argparse.Namespace) -> int:
+    keys = _read_keys(args.keys) if args.keys else None
+    request = json.loads(Path(args.request).read_text()) if args.request else None
+    fields, verdict = inspect_token(args.token, keys, request, args.principal)
+    for name in ("iat", "exp"):
+        if isinstance(fields.get(name), int):
+            fields[f"{name} (UTC)"] = datetime.fromtimestamp(fields[name], UTC).isoformat()
+    print(json.dumps(fields, indent=2, ensure_ascii=False))
+    print(verdict)
+    return 0 if verdict.startswith(("valid", "not expired")) else 1
+
+
+def _announce(args: argparse.Namespace) -> None:
+    """The one line ``snodo run --transport http`` prints: where it serves."""
+    host = f"[{args.host}]" if ":" in args.host else args.host
+    where = f"http://{host}:{args.port}{args.path or '/'}" + ("" if args.path else " (any path)")
+    workers = f", {args.workers} workers" if args.workers > 1 else ""
+    print(f"snodo: serving {args.target} at {where}{workers}", file=sys.stderr, flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="snodo", description="Serve a snodo MCP server.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="serve a Server object")
+    run.add_argument("target", help="module:name or path/to/file.py:name")
+    run.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    run.add_argument("--host", default="127.0.0.1")
+    run.add_argument("--port", type=int, default=8000)
+    run.add_argument("--path", default="/mcp", help="HTTP endpoint path ('' for any path)")
+    run.add_argument("--workers", type=int, default=1, help="HTTP worker processes")
+    run.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        help="a Host name served besides localhost (repeat; '*' turns the check off)",
+    )
+    run.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        help="a browser Origin allowed (repeat); default: the allowed hosts' own origins",
+    )
+    run.add_argument("--log-level", default="warning")
+    run.add_argument(
+        "--timeout-keep-alive",
+        metavar="SECONDS",
+        type=float,
+        default=KEEP_ALIVE_SECONDS,
+        help="seconds an idle HTTP connection stays open (default: %(default)s)",
+    )
+    run.add_argument(
+        "--limit-concurrency",
+        metavar="N",
+        type=int,
+        default=MAX_CONNECTIONS,
+        help="connections and tasks per worker before new ones get 503 (default: %(default)s)",
+    )
+    run.add_argument(
+        "--http",
+        choices=["auto", "h11", "httptools"],
+        default="auto",
+        help="uvicorn's HTTP/1.1 parser (default: %(default)s; h11 bounds header size)",
+    )
+    run.add_argument(
+        "--h11-max-incomplete-event-size",
+        metavar="BYTES",
+        type=int,
+        default=H11_MAX_INCOMPLETE_EVENT_BYTES,
+        help="with --http h11: most bytes of a request head (default: %(default)s)",
+    )
+    run.add_argument(
+        "--proxy-headers",
+        action="store_true",
+        help="trust X-Forwarded-For/-Proto from --forwarded-allow-ips (behind a proxy only)",
+    )
+    run.add_argument(
+        "--forwarded-allow-ips",
+        metavar="IPS",
+        default=None,
+        help="with --proxy-headers: the proxies trusted (default: uvicorn's, 127.0.0.1)",
+    )
+    run.add_argument(
+        "--request-log",
+        action="store_true",
+        help="one JSON line per request on stderr, with trace ids (needs snodo[otel])",
+    )
+    state_command = commands.add_parser("state", help="request state tools for operators")
+    state_commands = state_command.add_subparsers(dest="state_command", required=True)
+    inspect = state_commands.add_parser(
+        "inspect", help="print a token's readable fields and why it would be refused"
+    )
+    inspect.add_argument("token")
+    inspect.add_argument("--keys", help="keyring file, one kid:hex-secret a line")
+    inspect.add_argument("--request", help="the retry's JSON-RPC request (JSON file)")
+    inspect.add_argument("--principal", help="the principal the retry came from")
+    args = parser.parse_args(argv)
+    if args.command == "state":
+        return _inspect_command(args)
+    logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr)
+    if args.request_log:
+        os.environ[REQUEST_LOG_ENV] = "1"
+    if args.transport == "stdio":
+        from snodo.transports.stdio import serve_stdio
+
+        asyncio.run(serve_stdio(_server(args.target)))
+        return 0
+    try:
+        import uvicorn
+    except ModuleNotFoundError as exc:
+        if exc.name != "uvicorn":
+            raise
+        raise SystemExit(
+            "snodo: --transport http needs the snodo[http] extra: pip install 'snodo[http]'"
+        ) from None
+
+    options: dict[str, Any] = {
+        "host": args.host,
+        "port": args.port,
+        "log_level": args.log_level,
+        "access_log": False,
+        "timeout_keep_alive": args.timeout_keep_alive,
+        "limit_concurrency": args.limit_concurrency,
+        "http": args.http,
+        "h11_max_incomplete_event_size": args.h11_max_incomplete_event_size,
+        # Off unless asked: snodo reads neither the client address nor the scheme, so
+        # rewriting them from X-Forwarded-* costs every request and serves nobody.
+        "proxy_headers": args.proxy_headers,
+    }
+    if args.forwarded_allow_ips is not None:
+        options["forwarded_allow_ips"] = args.forwarded_allow_ips
+    if args.workers == 1:
+        app = _app(args.target, args.path, ",".join(args.allow_host), ",".join(args.allow_origin))
+        _announce(args)
+        uvicorn.run(app, **options)
+        return 0
+    os.environ[TARGET_ENV] = args.target
+    os.environ[PATH_ENV] = args.path
+    os.environ[HOSTS_ENV] = ",".join(args.allow_host)
+    os.environ[ORIGINS_ENV] = ",".join(args.allow_origin)
+    _check_exists(args.target)
+    _announce(args)
+    uvicorn.run("snodo.cli:http_app", factory=True, workers=args.workers, **options)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

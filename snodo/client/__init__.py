@@ -1,0 +1,432 @@
+"""A dual-era MCP client: the current revision with MRTR and tasks, legacy sessions as a
+fallback.
+
+How each request reaches the server, in whichever era it speaks, is the
+``Connection``'s business (``snodo.client.connection``): ``_meta``, headers, the era
+verdict, the legacy session. ``call_tool``, ``read_resource`` and ``get_prompt`` run
+the MRTR loop (``snodo.client.rounds``); when a server answers ``tools/call`` with a
+task, the client follows it to its result (``snodo.client.tasks``). An optional
+deadline bounds a whole call, task included, and ``limits.request_timeout`` every
+request in it (``snodo.client.limits``). With ``manual=True`` a paused flow comes back
+as a ``Flow`` and a task as a ``TaskHandle``, both plain data a distributed client can
+persist and ``resume`` elsewhere. With a legacy server the same methods return the
+same types (``snodo.client.results``). Whatever the server does, a call ends within
+its bounds and raises only ``snodo.client.errors``.
+
+The package is the whole client: its connection, era choice (``era``), rounds,
+handlers, limits, listings, results, errors, tasks, the client's side of a legacy
+session (``legacy_session``) and its transports (``snodo.client.transports``). It may
+import the core, and ``snodo.server`` for the in-memory transport only; nothing below
+imports it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import time
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from typing import Any
+
+from snodo.client.connection import Connection
+from snodo.client.era import Era, EraChoice, ModernOnly, UnsupportedServer
+from snodo.client.errors import (
+    ClientError,
+    DeadlineExceeded,
+    LimitExceeded,
+    ProtocolViolation,
+    RequestError,
+    RequestTimeout,
+    TooManyRounds,
+    TransportError,
+)
+from snodo.client.handlers import InputHandlers
+from snodo.client.legacy_session import LegacySession
+from snodo.client.limits import ClientLimits
+from snodo.client.listings import every_page
+from snodo.client.results import (
+    RESULT_MODELS,
+    Flow,
+    Handler,
+    complete_result,
+    result_of,
+    validated,
+)
+from snodo.client.rounds import FlowBounds, run_flow
+from snodo.client.tasks import TaskCancelled, TaskFailed, TaskHandle, follow
+from snodo.client.transports import ClientTransport, HttpTransport, StdioTransport
+from snodo.http_headers import valid_header_params
+from snodo_wire import (
+    CompleteResult,
+    DiscoverResult,
+    Prompt,
+    Resource,
+    ResourceTemplate,
+    Tool,
+)
+from snodo_wire.protocol import LATEST_PROTOCOL_VERSION
+from snodo_wire_tasks.protocol import EXTENSION_ID as TASKS_EXTENSION
+
+__all__ = [
+    "Client",
+    "ClientError",
+    "ClientLimits",
+    "DeadlineExceeded",
+    "Flow",
+    "LimitExceeded",
+    "ModernOnly",
+    "ProtocolViolation",
+    "RequestError",
+    "RequestTimeout",
+    "TaskCancelled",
+    "TaskFailed",
+    "TaskHandle",
+    "TooManyRounds",
+    "TransportError",
+    "UnsupportedServer",
+    "complete_result",
+]
+
+
+class Client:
+    """An MCP client for servers of either era, with one API.
+
+    Install handlers for what the user can do (``elicitation``, ``url_elicitation``,
+    ``sampling``, ``roots``); capabilities are declared from them. ``tasks`` declares
+    the tasks extension (on by default: a task is followed to the same result a plain
+    call returns, so declaring it costs a caller nothing; off, a server runs its
+    task-optional tools inline). ``era`` is ``"auto"`` (probe once, then remember),
+    ``"modern"`` or ``"legacy"``. ``probe_timeout`` bounds the stdio probe: a server
+    silent that long is legacy. ``limits`` bounds what a server can make the client
+    wait for or hold (``ClientLimits``; give ``Client.http``/``Client.stdio`` the same
+    to bound the transport's reading too).
+    """
+
+    def __init__(
+        self,
+        transport: ClientTransport,
+        *,
+        name: str = "snodo-client",
+        version: str = "0.1.0",
+        protocol_version: str = LATEST_PROTOCOL_VERSION,
+        era: EraChoice = "auto",
+        probe_timeout: float = 5.0,
+        elicitation: Handler | None = None,
+        url_elicitation: Handler | None = None,
+        sampling: Handler | None = None,
+        sampling_tools: bool = False,
+        sampling_context: bool = False,
+        roots: Handler | None = None,
+        tasks: bool = True,
+        max_rounds: int = 10,
+        backoff: tuple[float, float] = (0.05, 2.0),
+        deadline: float | None = None,
+        on_notification: Callable[[dict[str, Any]], None] | None = None,
+        limits: ClientLimits | None = None,
+    ) -> None:
+        if era not in ("auto", "modern", "legacy"):
+            raise ValueError(f"era must be 'auto', 'modern' or 'legacy', not {era!r}")
+        self.inputs = InputHandlers(
+            elicitation=elicitation,
+            url_elicitation=url_elicitation,
+            sampling=sampling,
+            sampling_tools=sampling_tools,
+            sampling_context=sampling_context,
+            roots=roots,
+        )
+        self.tasks = tasks
+        self.max_rounds = max_rounds
+        self.limits = limits or ClientLimits()
+        self.backoff = backoff
+        self.deadline = deadline
+        self.on_notification = on_notification or (lambda _: None)
+        self.connection = Connection(
+            transport,
+            info={"name": name, "version": version},
+            protocol_version=protocol_version,
+            era=era,
+            probe_timeout=probe_timeout,
+            capabilities=self.capabilities,
+            inputs=self.inputs,
+            on_notification=self.on_notification,
+            limits=self.limits,
+        )
+
+    @classmethod
+    def http(cls, url: str, *, auth: Any = None, **options: Any) -> Client:
+        """A client for the HTTP endpoint at ``url``; ``auth``: e.g. ``snodo.oauth.OAuth``."""
+        return cls(HttpTransport(url, auth=auth, limits=options.get("limits")), **options)
+
+    @classmethod
+    def stdio(
+        cls, argv: Sequence[str], *, env: Mapping[str, str] | None = None, **options: Any
+    ) -> Client:
+        """A client for a server it starts as a subprocess (``argv``), over stdio."""
+        return cls(StdioTransport(argv, env=env, limits=options.get("limits")), **options)
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """End the legacy session (waiting at most ``close_grace``), then the transport."""
+        await self.connection.close()
+
+    @property
+    def transport(self) -> ClientTransport:
+        return self.connection.transport
+
+    @property
+    def era(self) -> Era | None:
+        """``"modern"`` or ``"legacy"`` once known, else None."""
+        return self.connection.era
+
+    @property
+    def legacy(self) -> LegacySession | None:
+        """The legacy session, while one is open."""
+        return self.connection.legacy
+
+    @property
+    def protocol_version(self) -> str:
+        """The revision spoken (a -32022 retry may have changed it)."""
+        return self.connection.protocol_version
+
+    def capabilities(self) -> dict[str, Any]:
+        """What the installed handlers (and ``tasks``) let this client declare on a
+        modern request; a legacy ``initialize`` declares the handlers' alone."""
+        declared = self.inputs.capabilities()
+        if self.tasks:
+            declared["extensions"] = {TASKS_EXTENSION: {}}
+        return declared
+
+    async def request(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Send one request and return its raw result, in whichever era the server
+        speaks (a task is followed to its raw result); a modern server's -32022 is
+        retried once with a version both speak. Bounded by ``deadline`` (from now)
+        and ``limits.request_timeout``."""
+        until = self._until()
+        result = await self._send(method, dict(params or {}), until=until)
+        if result.get("resultType") != "task":
+            return result
+        followed = await self._task(method, result, until, manual=False)
+        assert isinstance(followed, dict)  # not manual: the task's result
+        return followed
+
+    def _until(self) -> float | None:
+        return None if self.deadline is None else time.monotonic() + self.deadline
+
+    async def _send(
+        self,
+        method: str,
+        params: dict[str, Any],
+        modern_only: bool = False,
+        until: float | None = None,
+    ) -> dict[str, Any]:
+        return await self.connection.send(method, params, modern_only, until, self.deadline)
+
+    # -- MRTR ----------------------------------------------------------------------------
+
+    async def run(self, method: str, params: Mapping[str, Any], manual: bool = False) -> Any:
+        """Send the request, answering input requests and retrying until complete."""
+        params = {k: v for k, v in params.items() if k not in ("inputResponses", "requestState")}
+        return await self._rounds(method, params, None, None, manual)
+
+    async def resume(
+        self,
+        paused: Flow | TaskHandle,
+        responses: Mapping[str, Any] | None = None,
+        manual: bool = False,
+    ) -> Any:
+        """Continue a paused flow or a task, here or in another process: answer its
+        input requests (or send ``responses`` as the answers) and go on with the same
+        bounds as ``run``. A task is followed to its result; with ``manual`` it comes
+        back as a ``TaskHandle`` when it needs input this client has not given."""
+        if isinstance(paused, TaskHandle):
+            outcome = await self._follow(paused, self._until(), manual, responses)
+            return _typed(paused.method, outcome)
+        raw = paused.result.model_dump(mode="json", by_alias=True)
+        requests: dict[str, Any] = raw.get("inputRequests") or {}
+        if responses is not None:
+            answers: dict[str, Any] | None = dict(responses)
+        else:
+            answers = await self.inputs.answer_round(requests, self.limits.max_input_requests)
+        state = raw.get("requestState")
+        return await self._rounds(
+            paused.method,
+            paused.params,
+            answers if (answers or responses is not None) else None,
+            state if isinstance(state, str) else None,
+            manual,
+            resuming=True,
+        )
+
+    async def _rounds(
+        self,
+        method: str,
+        params: dict[str, Any],
+        responses: dict[str, Any] | None,
+        state: str | None,
+        manual: bool,
+        resuming: bool = False,
+    ) -> Any:
+        async def send(sent: dict[str, Any], until: float | None) -> dict[str, Any]:
+            return await self._send(method, sent, manual or resuming, until)
+
+        async def on_task(created: dict[str, Any], until: float | None) -> Any:
+            return _typed(method, await self._task(method, created, until, manual))
+
+        bounds = FlowBounds(self.max_rounds, self.backoff, self.deadline, self.limits)
+        return await run_flow(
+            send, self.inputs, bounds, method, params, responses, state, manual, on_task
+        )
+
+    # -- tasks ---------------------------------------------------------------------------
+
+    async def _task(
+        self, method: str, created: dict[str, Any], until: float | None, manual: bool
+    ) -> dict[str, Any] | TaskHandle:
+        """A task the server answered ``method`` with: its handle with ``manual``, else
+        its raw result once it ends."""
+        if not self.tasks:
+            raise ProtocolViolation("a task, though this client did not declare the extension")
+        handle = TaskHandle.created(method, created)
+        return handle if manual else await self._follow(handle, until, False, None)
+
+    async def _follow(
+        self,
+        handle: TaskHandle,
+        until: float | None,
+        manual: bool,
+        responses: Mapping[str, Any] | None,
+    ) -> dict[str, Any] | TaskHandle:
+        bounds = FlowBounds(self.max_rounds, self.backoff, self.deadline, self.limits)
+        call = self._task_call
+        return await follow(
+            call, self.inputs, bounds, handle, until, manual=manual, responses=responses
+        )
+
+    async def _task_call(
+        self, method: str, params: dict[str, Any], until: float | None
+    ) -> dict[str, Any]:
+        return await self._send(method, params, True, until)
+
+    async def cancel_task(self, task: TaskHandle | str) -> None:
+        """Ask the server to cancel a task (cooperative: it may still end otherwise)."""
+        task_id = task.task_id if isinstance(task, TaskHandle) else task
+        await self._task_call("tasks/cancel", {"taskId": task_id}, self._until())
+
+    # -- the methods -----------------------------------------------------------------------
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        manual: bool = False,
+        meta: Mapping[str, Any] | None = None,
+    ) -> Any:
+        """The tool's CallToolResult, whether or not the server made a task; with
+        ``manual=True`` a Flow when input is needed first, a TaskHandle for a task."""
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = dict(arguments)
+        if meta:
+            params["_meta"] = dict(meta)
+        return await self.run("tools/call", params, manual)
+
+    async def read_resource(self, uri: str, *, manual: bool = False) -> Any:
+        """The ReadResourceResult (a Flow with ``manual=True`` when input is needed)."""
+        return await self.run("resources/read", {"uri": uri}, manual)
+
+    async def get_prompt(
+        self, name: str, arguments: Mapping[str, str] | None = None, *, manual: bool = False
+    ) -> Any:
+        """The GetPromptResult (a Flow with ``manual=True`` when input is needed)."""
+        params: dict[str, Any] = {"name": name}
+        if arguments is not None:
+            params["arguments"] = dict(arguments)
+        return await self.run("prompts/get", params, manual)
+
+    async def discover(self) -> DiscoverResult:
+        """server/discover; from a legacy server, the facts of its InitializeResult."""
+        return complete_result(DiscoverResult, await self.request("server/discover"))
+
+    async def ping(self) -> None:
+        """ping: an empty result, or an error."""
+        await self.request("ping")
+
+    async def _all(self, method: str, key: str) -> list[dict[str, Any]]:
+        until = self._until()
+        send = functools.partial(self._send, method, until=until)
+        return await every_page(send, method, key, self.limits)
+
+    async def list_tools(self) -> list[Tool]:
+        """Every tool, following cursors. Tools whose x-mcp-header use is invalid are
+        dropped (basic/transports/streamable-http.mdx), and the rest remembered so that
+        calls carry their Mcp-Param headers."""
+        found = [(validated(Tool, t), t) for t in await self._all("tools/list", "tools")]
+        kept = [(tool, raw) for tool, raw in found if valid_header_params(raw["inputSchema"])]
+        self.connection.tool_schemas = {tool.name: raw["inputSchema"] for tool, raw in kept}
+        return [tool for tool, _ in kept]
+
+    async def list_resources(self) -> list[Resource]:
+        """Every resource, following cursors."""
+        return [validated(Resource, r) for r in await self._all("resources/list", "resources")]
+
+    async def list_resource_templates(self) -> list[ResourceTemplate]:
+        """Every resource template, following cursors."""
+        found = await self._all("resources/templates/list", "resourceTemplates")
+        return [validated(ResourceTemplate, t) for t in found]
+
+    async def list_prompts(self) -> list[Prompt]:
+        """Every prompt, following cursors."""
+        return [validated(Prompt, p) for p in await self._all("prompts/list", "prompts")]
+
+    async def complete(
+        self,
+        ref: Mapping[str, Any],
+        argument: str,
+        value: str,
+        context: Mapping[str, str] | None = None,
+    ) -> CompleteResult:
+        """completion/complete; the values are ``result.completion.values``."""
+        params: dict[str, Any] = {"ref": dict(ref), "argument": {"name": argument, "value": value}}
+        if context:
+            params["context"] = {"arguments": dict(context)}
+        return complete_result(CompleteResult, await self.request("completion/complete", params))
+
+    async def listen(self, **notifications: Any) -> AsyncIterator[dict[str, Any]]:
+        """subscriptions/listen: yield notifications until the caller stops iterating
+        (from a legacy server, in the same shape: ``LegacySession.listen``)."""
+        if self.era is None and await self.connection.settle(self.deadline) is None:
+            await self.discover()  # HTTP: the era must be known before the stream opens
+        if self.era == "legacy":
+            assert self.legacy is not None
+            listening = self.legacy.listen(notifications, next(self.connection.ids))
+            async with contextlib.aclosing(listening) as legacy:
+                async for item in legacy:
+                    yield item
+            return
+        params = {"notifications": notifications}
+        message = self.connection.message("subscriptions/listen", params)
+        headers = self.connection.headers("subscriptions/listen", params)
+        stream = self.transport.stream(message, headers)
+        try:
+            async for item in stream:
+                if "error" in item:
+                    result_of(item)  # raises its RequestError
+                if "method" not in item:
+                    return
+                yield item
+        finally:
+            # Closing the iterator ends the stream now, and with it the subscription.
+            await stream.aclose()
+
+
+def _typed(method: str, outcome: dict[str, Any] | TaskHandle) -> Any:
+    """A task's handle as it is, its result as ``method``'s result model."""
+    if isinstance(outcome, TaskHandle):
+        return outcome
+    return complete_result(RESULT_MODELS[method], outcome)

@@ -1,0 +1,270 @@
+"""How a Client's requests reach a server of either era: ``Connection``.
+
+A ``Client`` decides what to ask (MRTR rounds, tasks, listings); its ``Connection``
+decides how the asking is carried. Every modern request carries ``_meta`` (version,
+client info, the capabilities the client declares, trace context); over HTTP also the
+mirrored headers. Whether a server is modern or legacy is decided once (``snodo.client.era``):
+over HTTP the first real request is the probe, over stdio ``server/discover``. With a
+legacy server the same request runs over a ``LegacySession`` and comes back in the
+same shape. A modern server's -32022 is retried once with a version both speak.
+Every request is bounded by ``limits.request_timeout`` and, when given, by the
+caller's ``until`` instant (``snodo.client.limits.within``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from snodo.client.era import (
+    VERDICTS,
+    Era,
+    EraChoice,
+    ModernOnly,
+    NotModern,
+    UnsupportedServer,
+    error_message,
+    is_error_response,
+    is_modern_error,
+    named_versions,
+    probe,
+)
+from snodo.client.handlers import InputHandlers
+from snodo.client.legacy_session import LegacySession
+from snodo.client.limits import ClientLimits, within
+from snodo.client.results import result_of
+from snodo.client.transports import ClientTransport, HttpRefused, SessionTransport
+from snodo.errors import ErrorCode
+from snodo.http_headers import outgoing_trace_context, request_headers
+from snodo_wire.protocol import (
+    LATEST_PROTOCOL_VERSION,
+    META_CLIENT_CAPABILITIES,
+    META_CLIENT_INFO,
+    META_PROTOCOL_VERSION,
+    SUPPORTED_PROTOCOL_VERSIONS,
+)
+
+__all__ = ["Connection"]
+
+Notify = Callable[[dict[str, Any]], None]
+
+
+class Connection:
+    """One client's way to its server: the transport, the era verdict, the legacy
+    session when there is one, and the request ids."""
+
+    def __init__(
+        self,
+        transport: ClientTransport,
+        *,
+        info: dict[str, str],
+        protocol_version: str,
+        era: EraChoice,
+        probe_timeout: float,
+        capabilities: Callable[[], dict[str, Any]],
+        inputs: InputHandlers,
+        on_notification: Notify,
+        limits: ClientLimits,
+    ) -> None:
+        self.transport = transport
+        self.info = info
+        self.protocol_version = protocol_version
+        self.era_choice: EraChoice = era
+        self.probe_timeout = probe_timeout
+        self.session_transport = transport if isinstance(transport, SessionTransport) else None
+        if era == "legacy" and self.session_transport is None:
+            raise ValueError(f"{type(transport).__name__} cannot hold a legacy session")
+        # The verdict, None until known; in process, the transport reaches snodo's own
+        # (modern) core.
+        self.era: Era | None = (
+            "modern" if era == "modern" or self.session_transport is None else None
+        )
+        self.legacy: LegacySession | None = None
+        self.settling = asyncio.Lock()
+        self.capabilities = capabilities
+        self.inputs = inputs
+        self.on_notification = on_notification
+        self.limits = limits
+        self.ids = itertools.count(1)
+        self.tool_schemas: dict[str, Mapping[str, Any]] = {}
+        """Input schemas of the listed tools, for their calls' Mcp-Param headers."""
+
+    async def close(self) -> None:
+        """End the legacy session (waiting at most ``close_grace``), then the transport."""
+        if self.legacy is not None:
+            legacy, self.legacy = self.legacy, None
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(legacy.close(), self.limits.close_grace)
+        await self.transport.close()
+
+    def message(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The modern request for ``method``, with a fresh id and the ``_meta`` every
+        modern request carries (the caller's own ``_meta`` keys win)."""
+        meta = {
+            META_PROTOCOL_VERSION: self.protocol_version,
+            META_CLIENT_CAPABILITIES: self.capabilities(),
+            META_CLIENT_INFO: self.info,
+            **{**outgoing_trace_context(), **dict(params.get("_meta") or {})},
+        }
+        return {
+            "jsonrpc": "2.0",
+            "id": next(self.ids),
+            "method": method,
+            "params": {**params, "_meta": meta},
+        }
+
+    def headers(self, method: str, params: Mapping[str, Any]) -> dict[str, str]:
+        schema = self.tool_schemas.get(params.get("name", "")) if method == "tools/call" else None
+        return request_headers(method, params, self.protocol_version, schema)
+
+    async def send(
+        self,
+        method: str,
+        params: dict[str, Any],
+        modern_only: bool = False,
+        until: float | None = None,
+        deadline: float | None = None,
+    ) -> dict[str, Any]:
+        """The raw result of one request, in whichever era the server speaks; bounded
+        by ``until`` (a ``time.monotonic()`` instant, ``deadline`` seconds from the
+        call's start). ``modern_only``: a legacy server is ``ModernOnly``."""
+        if self.era != "modern" and await self.settle(deadline) == "legacy":
+            return await self._legacy_call(method, params, modern_only, until, deadline)
+        try:
+            return await self._modern_request(method, params, until, deadline)
+        except NotModern as refused:
+            # A refusal no modern server sends: the server is legacy (or has become so).
+            if self.era_choice == "modern" or self.session_transport is None:
+                raise UnsupportedServer(
+                    f"the server refused a {self.protocol_version} request "
+                    f"(HTTP {refused.status}: {refused.detail}); "
+                    "it may speak an earlier revision (era='auto' or 'legacy')"
+                ) from None
+            async with self.settling:
+                if self.legacy is None:
+                    await self._open_legacy(deadline)
+            return await self._legacy_call(method, params, modern_only, until, deadline)
+
+    async def _modern_request(
+        self, method: str, params: dict[str, Any], until: float | None, deadline: float | None
+    ) -> dict[str, Any]:
+        for attempt in range(2):
+            message = self.message(method, params)
+            try:
+                response = await within(
+                    self.transport.request(
+                        message, self.headers(method, params), self.on_notification
+                    ),
+                    self.limits,
+                    until,
+                    method,
+                    deadline,
+                )
+            except HttpRefused as refused:
+                modern = is_modern_error(refused.body)
+                if not (modern or (self.era == "modern" and is_error_response(refused.body))):
+                    if self.era == "modern" and refused.status >= 500:
+                        raise  # a known modern server failing: no reason to change era
+                    raise NotModern(refused.status, error_message(refused.body)) from None
+                response = refused.body
+            if self.era != "modern":
+                self._verdict("modern")
+            # basic/versioning.mdx: on -32022 pick a version both sides speak and retry.
+            usable = [v for v in SUPPORTED_PROTOCOL_VERSIONS if v in named_versions(response)]
+            error = response.get("error") or {}
+            if (
+                attempt == 0
+                and usable
+                and error.get("code") == ErrorCode.UNSUPPORTED_PROTOCOL_VERSION
+            ):
+                self.protocol_version = usable[0]
+                continue
+            return result_of(response)
+        raise AssertionError("unreachable")
+
+    # -- era -------------------------------------------------------------------------------
+
+    def _verdict(self, era: Era) -> None:
+        self.era = era
+        origin = self.session_transport.origin if self.session_transport else None
+        if origin is not None:
+            VERDICTS[origin] = era
+
+    async def settle(self, deadline: float | None = None) -> Era | None:
+        """The era, probing or opening the legacy session first when needed; None when
+        the first request itself is the probe (HTTP)."""
+        async with self.settling:
+            transport = self.session_transport
+            if self.era is not None or transport is None:
+                return self.era
+            if self.era_choice == "legacy":
+                await self._open_legacy(deadline)
+                return "legacy"
+            cached = VERDICTS.get(transport.origin) if transport.origin else None
+            if cached == "legacy":
+                try:
+                    await self._open_legacy(deadline)
+                    return "legacy"
+                except (UnsupportedServer, HttpRefused):
+                    # The cached assumption failed: forget it and probe afresh.
+                    del VERDICTS[transport.origin or ""]
+            if transport.probe_with_discover:
+                era, self.protocol_version = await probe(
+                    transport,
+                    self.message("server/discover", {}),
+                    self.on_notification,
+                    self.probe_timeout,
+                    self.protocol_version,
+                    self.era_choice,
+                )
+                if era == "legacy":
+                    era = await self._open_legacy(deadline, probed=True)
+                self.era = era
+            return self.era
+
+    async def _open_legacy(self, deadline: float | None, probed: bool = False) -> Era:
+        """Open the legacy session, within ``deadline`` seconds from now. After a probe,
+        a server that refuses ``initialize`` naming a modern version we speak was modern
+        after all (its answer came late)."""
+        assert self.session_transport is not None
+        session = LegacySession(
+            self.session_transport,
+            info=self.info,
+            inputs=self.inputs,
+            on_notification=self.on_notification,
+            ids=self.ids,
+            limits=self.limits,
+        )
+        try:
+            until = None if deadline is None else time.monotonic() + deadline
+            await within(session.open(), self.limits, until, "initialize", deadline)
+        except UnsupportedServer as refused:
+            usable = [v for v in SUPPORTED_PROTOCOL_VERSIONS if v in refused.supported]
+            if not (probed and usable):
+                raise
+            self.protocol_version = usable[0]
+            return "modern"
+        self.legacy = session
+        self._verdict("legacy")
+        return "legacy"
+
+    async def _legacy_call(
+        self,
+        method: str,
+        params: dict[str, Any],
+        modern_only: bool,
+        until: float | None,
+        deadline: float | None,
+    ) -> dict[str, Any]:
+        assert self.legacy is not None
+        if modern_only:
+            raise ModernOnly(
+                f"manual=True and resume need a {LATEST_PROTOCOL_VERSION} server; "
+                f"this one speaks {self.legacy.version}"
+            )
+        call = self.legacy.call(method, params, self.on_notification)
+        return await within(call, self.limits, until, method, deadline)

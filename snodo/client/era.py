@@ -1,0 +1,170 @@
+"""Which era a server speaks, how a client tells, and how the answer is remembered.
+
+Theory of operation (basic/versioning.mdx, "Backward Compatibility with
+Initialization-Based Versions"). A server is *modern* (the current revision: every
+request carries its version in ``_meta``, no session) or *legacy* (earlier ones: an
+``initialize`` handshake opens a session). A dual-era client tells them apart once per
+server and keeps the verdict:
+
+- stdio (basic/transports/stdio.mdx): probe with ``server/discover``. A
+  ``DiscoverResult`` or a recognised modern error means modern; any other error, a
+  timeout or a closed pipe means legacy. The rule is never keyed to one error code.
+- Streamable HTTP (basic/transports/streamable-http.mdx): the first real request is
+  the probe, so a modern server costs no extra round trip. A 4xx whose body is a
+  recognised modern error means modern; any other 4xx means legacy.
+
+A *recognised modern error* is a JSON-RPC error whose code only the modern revision
+defines (header mismatch, missing client capability, unsupported protocol version).
+Verdicts for HTTP are cached per origin for the life of this process (the spec's
+SHOULD); a stdio verdict lives with the server process. When a cached verdict stops
+holding (a legacy ``initialize`` refused, a modern request refused with a non-modern
+4xx) the client probes again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, Final, Literal
+
+from snodo.client.errors import ClientError
+from snodo.client.transports.base import SessionTransport, TransportError
+from snodo_wire.errors import ErrorCode
+from snodo_wire.protocol import SUPPORTED_PROTOCOL_VERSIONS
+from snodo_wire_2025_11_25.protocol import SUPPORTED_PROTOCOL_VERSIONS as LEGACY_SUPPORTED
+
+__all__ = [
+    "LEGACY_PROTOCOL_VERSIONS",
+    "MODERN_ERROR_CODES",
+    "VERDICTS",
+    "Era",
+    "EraChoice",
+    "ModernOnly",
+    "NotModern",
+    "UnsupportedServer",
+    "error_message",
+    "is_error_response",
+    "is_modern_error",
+    "named_versions",
+    "probe",
+    "read_probe",
+]
+
+Era = Literal["modern", "legacy"]
+EraChoice = Literal["auto", "modern", "legacy"]
+
+LEGACY_PROTOCOL_VERSIONS: Final[tuple[str, ...]] = LEGACY_SUPPORTED
+"""Initialize-based revisions a legacy session accepts, newest (the one offered) first:
+those the generated legacy package (``snodo_wire_2025_11_25``) speaks."""
+
+MODERN_ERROR_CODES: Final[frozenset[int]] = frozenset(
+    {
+        ErrorCode.HEADER_MISMATCH,
+        ErrorCode.MISSING_REQUIRED_CLIENT_CAPABILITY,
+        ErrorCode.UNSUPPORTED_PROTOCOL_VERSION,
+    }
+)
+"""The error codes the current schema defines beyond JSON-RPC's own."""
+
+VERDICTS: dict[str, Era] = {}
+"""Era of each HTTP origin met by this process."""
+
+
+class UnsupportedServer(ClientError):
+    """The server speaks no revision this client does; ``supported`` lists the
+    versions it named (empty when it named none), ``detail`` what it said."""
+
+    def __init__(self, detail: str, supported: list[str] | None = None) -> None:
+        self.detail = detail
+        self.supported = list(supported or [])
+        ours = ", ".join((*SUPPORTED_PROTOCOL_VERSIONS, *LEGACY_PROTOCOL_VERSIONS))
+        theirs = ", ".join(self.supported) or "none named"
+        super().__init__(f"{detail} (server supports: {theirs}; this client: {ours})")
+
+
+class ModernOnly(ClientError):
+    """A modern feature (``manual=True`` flows, ``resume``, ``listen``) asked of a legacy
+    server."""
+
+
+class NotModern(Exception):
+    """A refusal of a modern request that no modern server sends: an HTTP status
+    without a recognised modern error."""
+
+    def __init__(self, status: int, detail: str) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+
+
+def is_error_response(body: Any) -> bool:
+    return (
+        isinstance(body, dict)
+        and body.get("jsonrpc") == "2.0"
+        and isinstance(body.get("error"), dict)
+        and isinstance(body["error"].get("code"), int)
+    )
+
+
+def is_modern_error(body: Any) -> bool:
+    """A JSON-RPC error response that only a modern server sends."""
+    return is_error_response(body) and body["error"]["code"] in MODERN_ERROR_CODES
+
+
+def error_message(body: Any) -> str:
+    """What a refusal said, for an error message: the JSON-RPC message or the raw body."""
+    if is_error_response(body):
+        return str(body["error"].get("message", ""))
+    return "" if body is None else str(body)[:200]
+
+
+def named_versions(body: Any) -> list[str]:
+    """The versions an error response lists in ``data.supported`` (a modern-only server
+    SHOULD name them when it refuses ``initialize``: basic/versioning.mdx)."""
+    error = body.get("error") if isinstance(body, dict) else None
+    data = error.get("data") if isinstance(error, dict) else None
+    supported = data.get("supported") if isinstance(data, dict) else None
+    return [str(v) for v in supported] if isinstance(supported, list) else []
+
+
+def read_probe(response: Any, preferred: str, choice: EraChoice) -> tuple[Era, str]:
+    """The verdict of a ``server/discover`` probe's response, and the modern version to
+    speak: a DiscoverResult or a recognised modern error means modern (with a version
+    both sides speak); anything else means legacy (basic/transports/stdio.mdx)."""
+    result = response.get("result") if isinstance(response, dict) else None
+    if isinstance(result, dict):
+        raw = result.get("supportedVersions")
+        offered = [str(v) for v in raw] if isinstance(raw, list) else []
+    elif is_modern_error(response):
+        offered = named_versions(response)
+    else:
+        return "legacy", preferred
+    usable = [v for v in SUPPORTED_PROTOCOL_VERSIONS if v in offered]
+    if usable:
+        return "modern", usable[0]
+    if not offered or preferred in offered:
+        return "modern", preferred
+    if choice == "auto" and any(v in offered for v in LEGACY_PROTOCOL_VERSIONS):
+        return "legacy", preferred  # a dual-era server whose modern versions are not ours
+    raise UnsupportedServer("no protocol version in common", offered)
+
+
+async def probe(
+    transport: SessionTransport,
+    discover: dict[str, Any],
+    on_notification: Callable[[dict[str, Any]], None],
+    timeout: float,
+    preferred: str,
+    choice: EraChoice,
+) -> tuple[Era, str]:
+    """Send the ``server/discover`` message and read the verdict (``read_probe``); a
+    timeout means legacy, and so does a pipe that closed, after a restart, since some
+    legacy servers exit on an early request."""
+    try:
+        response = await asyncio.wait_for(transport.request(discover, {}, on_notification), timeout)
+    except TimeoutError:
+        return "legacy", preferred
+    except (TransportError, ConnectionError):
+        await transport.restart()
+        return "legacy", preferred
+    return read_probe(response, preferred, choice)

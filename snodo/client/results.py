@@ -1,0 +1,111 @@
+"""What a Client's calls return or raise, whichever era the server speaks.
+
+Complete results are validated into their ``snodo_wire`` models; the fields an older
+server leaves out are filled the documented way (``complete_result``). A paused MRTR
+flow is a ``Flow``. Errors are those of ``snodo.client.errors``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from snodo.client.errors import ProtocolViolation, RequestError, TooManyRounds
+from snodo.errors import ErrorCode
+from snodo_wire import (
+    CallToolResult,
+    CreateMessageResult,
+    ElicitResult,
+    GetPromptResult,
+    InputRequiredResult,
+    ListRootsResult,
+    ReadResourceResult,
+)
+
+__all__ = [
+    "INPUT_RESULTS",
+    "RESULT_DEFAULTS",
+    "RESULT_MODELS",
+    "Flow",
+    "Handler",
+    "ProtocolViolation",
+    "RequestError",
+    "TooManyRounds",
+    "complete_result",
+    "result_of",
+    "validated",
+]
+
+Model = TypeVar("Model", bound=BaseModel)
+
+Handler = Callable[[dict[str, Any]], Awaitable[Any] | Any]
+"""Gets the input request's params; returns the result (a dict or the generated model)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Flow:
+    """A paused MRTR flow (manual mode): everything needed to resume it anywhere."""
+
+    method: str
+    params: dict[str, Any]
+    result: InputRequiredResult
+
+
+RESULT_MODELS: dict[str, type[BaseModel]] = {
+    "tools/call": CallToolResult,
+    "resources/read": ReadResourceResult,
+    "prompts/get": GetPromptResult,
+}
+
+RESULT_DEFAULTS: dict[str, Any] = {"resultType": "complete", "ttlMs": 0, "cacheScope": "private"}
+"""Filled in where a result leaves them out (a legacy server always does). resultType:
+absent means "complete" (schema, Result.resultType). ttlMs: absent means 0, stale at
+once (server/utilities/caching.mdx). cacheScope has no documented default: "private",
+the reading that never shares a response across callers."""
+
+
+def complete_result(model: type[Model], raw: Mapping[str, Any]) -> Model:
+    """Validate a complete result into ``model``, filling the fields an older server
+    leaves out (only those the model has)."""
+    fields = {field.alias or name for name, field in model.model_fields.items()}
+    filled = {k: v for k, v in RESULT_DEFAULTS.items() if k in fields and k not in raw}
+    return validated(model, {**raw, **filled})
+
+
+def validated(model: type[Model], raw: Any) -> Model:
+    """``raw`` as ``model``; a server's answer that does not fit is a ProtocolViolation,
+    never pydantic's own error (nor a RecursionError from a deep one)."""
+    try:
+        return model.model_validate(raw)
+    except (ValidationError, RecursionError) as exc:
+        raise ProtocolViolation(f"not a valid {model.__name__}: {_first_line(exc)}") from None
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
+
+
+INPUT_RESULTS: dict[str, type[BaseModel]] = {
+    "elicitation/create": ElicitResult,
+    "sampling/createMessage": CreateMessageResult,
+    "roots/list": ListRootsResult,
+}
+
+
+def result_of(response: Mapping[str, Any]) -> dict[str, Any]:
+    """The result of a response message, or its error raised as ``RequestError``."""
+    error = response.get("error")
+    if isinstance(error, dict):
+        code = error.get("code")
+        raise RequestError(
+            code if isinstance(code, int) else int(ErrorCode.INTERNAL_ERROR),
+            str(error.get("message", "")),
+            error.get("data"),
+        )
+    result = response.get("result")
+    if not isinstance(result, dict):
+        raise ProtocolViolation("a response without a result object")
+    return result

@@ -1,0 +1,73 @@
+"""How a Client reaches a server: in memory, over Streamable HTTP, or over stdio.
+
+Each transport sends one JSON-RPC request and returns its response, handing every
+notification that arrives for it (progress, log messages, listen-stream messages) to
+``on_notification`` as it comes.
+
+``base`` (what a transport is, and its errors), ``http`` (with ``sse_reader``),
+``stdio``, and ``MemoryTransport`` here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncGenerator, Mapping
+from typing import Any
+
+from snodo import jsonrpc
+from snodo.client.transports.base import (
+    ClientTransport,
+    HttpRefused,
+    OnNotification,
+    SessionTransport,
+    TransportError,
+)
+from snodo.client.transports.http import HttpTransport
+from snodo.client.transports.stdio import StdioTransport
+from snodo.server import Server
+
+__all__ = [
+    "ClientTransport",
+    "HttpRefused",
+    "HttpTransport",
+    "MemoryTransport",
+    "SessionTransport",
+    "StdioTransport",
+    "TransportError",
+]
+
+
+class MemoryTransport:
+    """Straight into a Server's core, in this process: no sockets, no framing."""
+
+    def __init__(self, server: Server, principal: str | None = None) -> None:
+        self.server = server
+        self.principal = principal
+
+    async def request(
+        self, message: dict[str, Any], headers: Mapping[str, str], on_notification: OnNotification
+    ) -> dict[str, Any]:
+        wire = json.loads(jsonrpc.encode(message))  # the same bytes a socket would carry
+        reply = await self.server.handle(wire, principal=self.principal, emit=on_notification)
+        if reply.response is None:
+            raise TransportError("the server sent no response")
+        return reply.response
+
+    async def stream(
+        self, message: dict[str, Any], headers: Mapping[str, str]
+    ) -> AsyncGenerator[dict[str, Any], None]:
+        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        reply = await self.server.handle(message, principal=self.principal, emit=queue.put_nowait)
+        if reply.response is not None:
+            yield reply.response
+            return
+        try:
+            while True:
+                yield await queue.get()
+        finally:
+            if reply.subscription is not None:
+                self.server.close_subscription(reply.subscription)
+
+    async def close(self) -> None:
+        return None

@@ -1,0 +1,490 @@
+"""The transport-free server: one JSON-RPC message in, one reply out.
+
+``Server.handle`` takes a message (JSON text as bytes, or a decoded value) and the facts only the
+transport knows (principal, transport name, headers) and returns a ``Reply``: the
+response, the request-scoped notifications that were not streamed, or an open
+subscription. It does no I/O; stdio and HTTP are thin adapters around it.
+
+The order in which a request is checked, and what each failed check answers, is
+written once, in docs/request-checks.md.
+
+The package is what registers and runs handlers: ``registry`` and ``tools``,
+``resources``, ``prompts`` (what is offered), ``invoke`` (calling a handler),
+``dispatch`` (method to handler), ``subscriptions`` and ``notify_bus`` (listen streams
+and the bus that feeds them across workers), ``pagination``, ``schemas`` (tool schemas
+compiled once), ``eras`` (telling the eras apart) and ``legacy_limits`` (what a legacy
+client may make the server keep). It may import the core, ``snodo.state``,
+``snodo.tasks`` and ``snodo.auth``; never an era, transport, client or OpenTelemetry.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any, Literal, TypeVar, overload
+
+from snodo import jsonrpc
+from snodo.admission import admit
+from snodo.answers import check_params
+from snodo.auth.protected import ProtectedResource
+from snodo.context import Context, Emit, check_log_level, request_context
+from snodo.errors import (
+    InsufficientScope,
+    InternalError,
+    McpError,
+    MethodNotFound,
+    UnsupportedProtocolVersion,
+)
+from snodo.observe import QUIET, Observation, Observer
+from snodo.result import InputRequired
+from snodo.server.dispatch import HANDLERS, Outcome, Served, method_spec
+from snodo.server.eras import refuse_initialize, required_meta
+from snodo.server.invoke import Handler
+from snodo.server.legacy_limits import LegacyLimits
+from snodo.server.notify_bus import LocalBus, NotificationBus
+from snodo.server.registry import CompletionRef, Registry
+from snodo.server.subscriptions import MAX_OPEN_STREAMS, Subscription, Subscriptions
+from snodo.server.tools import Tool
+from snodo.state.keyring import Keyring, server_keyring
+from snodo.state.replay import ReplayGuard
+from snodo.state.sealing import with_state
+from snodo.state.token import DEFAULT_TTL
+from snodo.tasks.engine import Tasks
+from snodo_wire.protocol import (
+    META_CLIENT_INFO,
+    META_LOG_LEVEL,
+    META_SERVER_INFO,
+    SUPPORTED_PROTOCOL_VERSIONS,
+)
+from snodo_wire.tables import METHODS
+
+__all__ = ["CacheHint", "LegacyLimits", "Middleware", "Reply", "Server"]
+
+log = logging.getLogger("snodo")
+
+CallNext = Callable[[Context], Awaitable[Any]]
+Middleware = Callable[[Context, CallNext], Awaitable[Any]]
+"""``async def mw(ctx, call_next)``: runs around every handler, on every retry too.
+
+It may inspect the context, put things in ``ctx.state``, call ``call_next`` (with the
+same context, or one whose ``state`` it replaced) and change what comes back. It cannot
+change what the framework checks: the handler and admission see the framework-owned
+fields of the original request whatever context is passed on.
+"""
+
+F = TypeVar("F", bound=Handler)
+
+DEFAULT_LEGACY_LIMITS = LegacyLimits()
+
+
+@dataclass(frozen=True, slots=True)
+class CacheHint:
+    """ttlMs and cacheScope for cacheable results (server/utilities/caching.mdx)."""
+
+    ttl_ms: int = 0
+    scope: Literal["public", "private"] = "private"
+
+
+@dataclass(slots=True)
+class Reply:
+    """What ``handle`` gives a transport for one message, and what to send with it."""
+
+    response: dict[str, Any] | None
+    """None for a notification, and for an open subscription."""
+    notifications: list[dict[str, Any]] = field(default_factory=list)
+    """Request-scoped notifications, when no ``emit`` streamed them as they happened."""
+    subscription: Subscription | None = None
+    """An open subscriptions/listen stream; the transport closes it when the peer goes."""
+    required_scopes: tuple[str, ...] | None = None
+    """Every scope a request refused for insufficient scope needs (HTTP answers 403)."""
+
+    @property
+    def error_code(self) -> int | None:
+        error = (self.response or {}).get("error")
+        return int(error["code"]) if isinstance(error, dict) else None
+
+
+_NO_RESPONSES: Mapping[str, Any] = MappingProxyType({})  # every first round's input_responses
+_CACHEABLE = frozenset(name for name, spec in METHODS.items() if spec.cacheable)
+
+
+class Server:
+    """An MCP server: what it offers, and the transport-free core that answers requests.
+
+    Register with the decorators (``@server.tool``, ``@server.resource(uri)``,
+    ``@server.resource_template(template)``, ``@server.prompt``, ``@server.completion``,
+    ``@server.middleware``); what is registered lives in ``registry``. Serve it with a
+    transport (``snodo.transports.stdio``, ``snodo.transports.http.HttpApp``,
+    ``snodo run``) or call ``handle`` directly.
+
+    Sealed request state needs a ``keyring`` (``snodo.state.keyring.Keyring``), or the
+    ``state_secret``/``state_keys`` conveniences with ``state_ttl``, ``state_encrypted``
+    and ``state_guard`` (True: an in-process ``MemoryGuard``), which build one; they
+    are checked here, so a bad key fails at start-up. ``clock`` is the time source for
+    state and guards. The server holds no per-client state: any process with an equal
+    keyring answers any round of a flow. ``notifications`` carries list changes, resource
+    updates and task status to the listen streams of other workers (``snodo.server.notify_bus``;
+    by default they stay in this process). The transports use only ``handle``,
+    ``check_version``, ``mirrored_headers``, ``close_subscription``, ``startup``,
+    ``shutdown`` and (HTTP) ``authorization``: OAuth settings
+    (``snodo.auth.ProtectedResource``), with which items registered with ``scopes=`` are
+    checked against the scopes a transport grants.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        version: str,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        instructions: str | None = None,
+        website_url: str | None = None,
+        supported_versions: Iterable[str] = SUPPORTED_PROTOCOL_VERSIONS,
+        page_size: int | None = None,
+        list_cache: CacheHint = CacheHint(),
+        read_cache: CacheHint = CacheHint(),
+        discover_cache: CacheHint = CacheHint(),
+        clock: Callable[[], float] = time.time,
+        state_secret: bytes | None = None,
+        state_keys: Sequence[tuple[str, bytes]] | None = None,
+        state_ttl: float = DEFAULT_TTL,
+        state_guard: ReplayGuard | bool = False,
+        state_encrypted: bool = False,
+        keyring: Keyring | None = None,
+        max_listen_streams: int = MAX_OPEN_STREAMS,
+        legacy: LegacyLimits | None = DEFAULT_LEGACY_LIMITS,
+        authorization: ProtectedResource | None = None,
+        tasks: Tasks | None = None,
+        notifications: NotificationBus | None = None,
+        observer: Observer = QUIET,
+    ) -> None:
+        info: dict[str, Any] = {"name": name, "version": version}
+        for key, value in (
+            ("title", title),
+            ("description", description),
+            ("websiteUrl", website_url),
+        ):
+            if value is not None:
+                info[key] = value
+        self.info: MappingProxyType[str, Any] = MappingProxyType(info)
+        self.cache = {
+            "server/discover": discover_cache,
+            "resources/read": read_cache,
+        }
+        self.list_cache = list_cache
+        self.clock = clock
+        self.keyring = server_keyring(
+            keyring, state_secret, state_keys, state_ttl, state_guard, state_encrypted, clock
+        )
+        """Seals and verifies request state; None: the server keeps no state."""
+        self.legacy = legacy
+        """Bounds of the legacy (initialize-based) era the transports also serve, by
+        default (snodo.legacy); None makes the server modern-only."""
+        self.middlewares: list[Middleware] = []
+        # Listen streams here; ``notifications`` (snodo.server.notify_bus) reaches other workers'.
+        self.subscriptions = Subscriptions(max_listen_streams, notifications or LocalBus())
+        self.registry = Registry(self.subscriptions.list_changed)
+        """What is registered: tools, resources, templates, prompts, completions."""
+        self.served = Served(
+            self.registry,
+            self.subscriptions,
+            tuple(supported_versions),
+            instructions,
+            page_size,
+            tasks,
+        )
+        self.observer = observer
+        # OAuth (snodo.auth): HTTP verifies tokens with it; the core checks item scopes.
+        self.authorization = authorization
+
+    # -- registration --------------------------------------------------------------
+
+    @overload
+    def tool(self, function: F, /) -> F: ...
+    @overload
+    def tool(self, function: None = None, /, **options: Any) -> Callable[[F], F]: ...
+    def tool(self, function: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
+        """Register a tool: ``@server.tool`` or ``@server.tool(name=..., ...)``."""
+
+        def register(fn: F) -> F:
+            self.add_tool(fn, **options)
+            return fn
+
+        return register(function) if function is not None else register
+
+    def add_tool(self, function: Handler, **options: Any) -> Tool:
+        """Register a tool as ``@server.tool(**options)`` does; the Tool as listed."""
+        return self.registry.add_tool(function, **options)
+
+    def remove_tool(self, name: str) -> None:
+        """Stop offering the tool ``name`` (nothing if there is none)."""
+        self.registry.remove_tool(name)
+
+    def resource(self, uri: str, **options: Any) -> Callable[[F], F]:
+        """Register a resource at ``uri``: ``@server.resource(uri, name=..., ...)``."""
+
+        def register(fn: F) -> F:
+            self.registry.add_resource(fn, uri, **options)
+            return fn
+
+        return register
+
+    def resource_template(self, uri_template: str, **options: Any) -> Callable[[F], F]:
+        """Register resources matching an RFC 6570 template; its variables are arguments."""
+
+        def register(fn: F) -> F:
+            self.registry.add_template(fn, uri_template, **options)
+            return fn
+
+        return register
+
+    @overload
+    def prompt(self, function: F, /) -> F: ...
+    @overload
+    def prompt(self, function: None = None, /, **options: Any) -> Callable[[F], F]: ...
+    def prompt(self, function: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
+        """Register a prompt: ``@server.prompt`` or ``@server.prompt(name=..., ...)``."""
+
+        def register(fn: F) -> F:
+            self.registry.add_prompt(fn, **options)
+            return fn
+
+        return register(function) if function is not None else register
+
+    def completion(self, ref_type: CompletionRef, name: str) -> Callable[[F], F]:
+        """Complete arguments of a prompt (by name) or a resource template (by URI template).
+
+        The function receives ``argument``, ``value`` and ``context`` (the other
+        arguments already given) and returns candidate strings.
+        """
+
+        def register(fn: F) -> F:
+            self.registry.add_completion(ref_type, name, fn)
+            return fn
+
+        return register
+
+    def middleware(self, function: Middleware) -> Middleware:
+        """Add a middleware; the first added is the outermost."""
+        self.middlewares.append(function)
+        return function
+
+    def notify_resource_updated(self, uri: str) -> int:
+        """Tell every listen stream watching ``uri`` that it changed; how many were told."""
+        return self.subscriptions.resource_updated(uri)
+
+    def notify_list_changed(self, kind: Literal["tools", "prompts", "resources"]) -> int:
+        """Tell the listen streams that opted in that a list changed; how many were told."""
+        return self.subscriptions.list_changed(f"{kind}ListChanged")
+
+    def capabilities(self) -> dict[str, Any]:
+        """The ServerCapabilities of what is registered, as server/discover answers."""
+        return self.registry.capabilities()
+
+    def check_version(self, version: str) -> None:
+        """-32022 unless this server speaks ``version``."""
+        if version not in self.served.supported_versions:
+            raise UnsupportedProtocolVersion(version, list(self.served.supported_versions))
+
+    def mirrored_headers(self, tool_name: str) -> tuple[tuple[tuple[str, ...], str], ...]:
+        """The ``Mcp-Param-*`` headers a call of this tool must carry (none if unknown)."""
+        return self.registry.mirrored_headers(tool_name)
+
+    @property
+    def observer(self) -> Observer:
+        """Hears each request, gauge and task (``snodo.observe``); ``QUIET`` costs nothing."""
+        return self._observer
+
+    @observer.setter
+    def observer(self, observer: Observer) -> None:
+        self._observer = observer
+        if self.served.tasks is not None:
+            self.served.tasks.observer = observer
+
+    async def startup(self) -> None:
+        """Transports call this before serving: the notification bus starts carrying."""
+        await self.subscriptions.bus.start(self.subscriptions.deliver)
+
+    async def shutdown(self) -> None:
+        """Transports call this when serving ends."""
+        await self.subscriptions.bus.stop()
+
+    def close_subscription(self, subscription: Subscription) -> None:
+        """Forget a listen stream; the transport calls this when the stream ends."""
+        if self.observer is not QUIET and subscription in self.subscriptions:
+            self.observer.listen_streams(-1)  # once, however often the transport closes it
+        self.subscriptions.close(subscription)
+
+    @property
+    def supported_versions(self) -> tuple[str, ...]:
+        return self.served.supported_versions
+
+    @property
+    def instructions(self) -> str | None:
+        return self.served.instructions
+
+    @property
+    def page_size(self) -> int | None:
+        return self.served.page_size
+
+    @page_size.setter
+    def page_size(self, size: int | None) -> None:
+        self.served.page_size = size
+
+    async def handle(
+        self,
+        message: bytes | Any,
+        *,
+        principal: str | None = None,
+        transport: str = "memory",
+        headers: Mapping[str, str] | None = None,
+        emit: Emit | None = None,
+        scopes: Iterable[str] | None = None,
+    ) -> Reply:
+        """Answer one JSON-RPC message. Never raises for anything the peer sent.
+
+        ``scopes``: what the caller's access token grants; None where the transport does
+        no OAuth, which a server with ``authorization`` allows on stdio only.
+        """
+        if scopes is None and self.authorization is not None and transport != "stdio":
+            scopes = ()  # a transport that forgot the scopes fails closed
+        granted = None if scopes is None else frozenset(scopes)
+        try:
+            # Bytes are JSON text; anything else is an already decoded value (a str
+            # included: a JSON string body is a value, never text to decode again).
+            decoded = jsonrpc.decode(message) if isinstance(message, bytes) else message
+            incoming = jsonrpc.parse(decoded)
+        except McpError as exc:
+            return Reply(jsonrpc.error_response(jsonrpc.error_id(exc), exc))
+        if not isinstance(incoming, jsonrpc.Request):
+            return Reply(None)  # notifications (cancellation) and stray responses
+        observer = self._observer
+        observation = None
+        if observer is not QUIET:
+            observation = observer.request(incoming, "modern", transport, headers or {})
+        collected: list[dict[str, Any]] = []
+        try:
+            outcome = await self._request(
+                incoming,
+                principal,
+                granted,
+                transport,
+                headers or {},
+                emit or collected.append,
+                observation,
+            )
+        except McpError as exc:
+            needed = exc.scopes if isinstance(exc, InsufficientScope) else None
+            reply = Reply(jsonrpc.error_response(incoming.id, exc), collected, None, needed)
+        except Exception:
+            log.exception("unexpected failure answering %s", incoming.method)
+            reply = Reply(jsonrpc.error_response(incoming.id, InternalError()), collected)
+        except BaseException:  # cancelled: the observation still ends
+            if observation is not None:
+                observation.cancelled()
+            raise
+        else:
+            if isinstance(outcome, Subscription):
+                reply = Reply(None, collected, outcome)
+            else:
+                reply = Reply(jsonrpc.result_response(incoming.id, outcome), collected)
+        if observation is not None:
+            if reply.subscription is not None:
+                observer.listen_streams(1)
+            observation.finish(reply.response)
+        return reply
+
+    async def _request(
+        self,
+        request: jsonrpc.Request,
+        principal: str | None,
+        scopes: frozenset[str] | None,
+        transport: str,
+        headers: Mapping[str, str],
+        emit: Emit,
+        observation: Observation | None,
+    ) -> dict[str, Any] | Subscription:
+        if request.method == "initialize":  # basic/versioning.mdx: name this core's versions
+            refuse_initialize(request.params, self.supported_versions)
+        spec = method_spec(self.served, request.method)
+        handler = HANDLERS.get(request.method)
+        if spec is None or handler is None or not self.registry.offers(request.method):
+            raise MethodNotFound(f"Method not found: {request.method}")
+        params = request.params
+        meta, version, declared = required_meta(params)
+        self.check_version(version)
+        checked_answers = check_params(spec.params, params, spec.input_required)
+        responses = params.get("inputResponses")
+        ctx = request_context(
+            {
+                "request_id": request.id,
+                "request_method": request.method,
+                "request_params": MappingProxyType(params),
+                "protocol_version": version,
+                "client_capabilities": MappingProxyType(declared),
+                "client_info": meta.get(META_CLIENT_INFO),
+                "log_level": check_log_level(meta.get(META_LOG_LEVEL)),
+                "principal": principal,
+                "scopes": scopes,
+                "progress_token": meta.get("progressToken"),
+                "input_responses": MappingProxyType(responses) if responses else _NO_RESPONSES,
+                "checked_answers": checked_answers,
+                "request_state": params.get("requestState"),
+                "transport": transport,
+                "headers": headers,
+                "clock": self.clock,
+                "emit": emit,
+            }
+        )
+        if self.keyring is not None:
+            ctx = await with_state(self.keyring, ctx, observation)
+        if self.middlewares:
+            outcome = await self._through_middleware(ctx, handler)
+        else:  # nothing in between: no chain to build, and no coroutine for one
+            outcome = await handler(self.served, ctx, ctx.request_params)
+        if isinstance(outcome, Subscription):
+            return outcome
+        return self._finish(ctx, outcome)
+
+    async def _through_middleware(self, original: Context, handler: Any) -> Outcome:
+        async def innermost(passed: Context) -> Outcome:
+            # Only ``state`` travels from middleware to the handler.
+            ctx = original if passed is original else replace(original, state=passed.state)
+            outcome: Outcome = await handler(self.served, ctx, ctx.request_params)
+            return outcome
+
+        call: CallNext = innermost
+        for middleware in reversed(self.middlewares):
+            call = _wrap(middleware, call)
+        outcome: Outcome = await call(original)
+        return outcome
+
+    def _finish(self, ctx: Context, outcome: Any) -> dict[str, Any]:
+        if isinstance(outcome, InputRequired):
+            result = admit(ctx.request_method, outcome, ctx.client_capabilities)
+        elif isinstance(outcome, dict):
+            result = {"resultType": "complete", **outcome}
+            if ctx.request_method in _CACHEABLE:
+                hint = self.cache.get(ctx.request_method, self.list_cache)
+                result.setdefault("ttlMs", hint.ttl_ms)
+                result.setdefault("cacheScope", hint.scope)
+        else:
+            log.error("%s produced %r, not a result", ctx.request_method, type(outcome).__name__)
+            raise InternalError()
+        meta = result.get("_meta")
+        stamped = {META_SERVER_INFO: self.info.copy()}  # the proxy's dict, copied in C
+        if isinstance(meta, dict):
+            stamped.update(meta)
+        result["_meta"] = stamped
+        return result
+
+
+def _wrap(middleware: Middleware, call_next: CallNext) -> CallNext:
+    async def call(ctx: Context) -> Any:
+        return await middleware(ctx, call_next)
+
+    return call

@@ -1,0 +1,296 @@
+"""One function per client method; ``HANDLERS`` maps method names to them.
+
+Each takes what the server serves (a ``Served``: the registry, the subscriptions and the
+few facts ``server/discover`` reports), the request's Context and its params (already validated
+against the generated params model, read as plain JSON), and returns the result
+without ``resultType`` (the server adds it, the caching hints and ``_meta``), an
+``InputRequired`` for the three methods that may ask for input, or an open
+``Subscription`` for subscriptions/listen.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from snodo.context import Context
+from snodo.errors import InternalError, InvalidParams, McpError, ResourceNotFound
+from snodo.result import InputRequired, ToolError
+from snodo.server.pagination import page
+from snodo.server.prompts import prompt_messages
+from snodo.server.registry import Registry
+from snodo.server.resources import read_contents
+from snodo.server.subscriptions import (
+    MAX_RESOURCE_SUBSCRIPTIONS,
+    Subscription,
+    Subscriptions,
+    check_resource_subscriptions,
+)
+from snodo.server.tools import Tool, finished, tool_result
+from snodo.tasks.engine import Background, Tasks, declares_tasks, required_extension
+from snodo.tasks.methods import TASK_METHODS
+from snodo_wire.tables import METHODS
+from snodo_wire_tasks.protocol import EXTENSION_ID
+
+__all__ = ["HANDLERS", "MethodHandler", "Outcome", "Served", "method_spec"]
+
+log = logging.getLogger("snodo")
+
+Params = Mapping[str, Any]
+Outcome = dict[str, Any] | InputRequired | Subscription
+
+
+@dataclass(slots=True)
+class Served:
+    """All that dispatch reads: what is registered, the open subscriptions, and what
+    ``server/discover`` and the list methods report besides."""
+
+    registry: Registry
+    subscriptions: Subscriptions
+    supported_versions: tuple[str, ...]
+    instructions: str | None = None
+    page_size: int | None = None
+    tasks: Tasks | None = None
+    """The task engine, when the server offers the tasks extension."""
+
+    def __post_init__(self) -> None:
+        if self.tasks is not None:  # task status to this process's listen streams
+            self.tasks.listeners.append(self.subscriptions.task_changed)
+
+
+def method_spec(served: Served, method: str) -> Any:
+    """The generated table row of a method this server answers, if any: the core's, or
+    the tasks extension's when the server has a task engine."""
+    spec = METHODS.get(method)
+    if spec is None and served.tasks is not None:
+        return TASK_METHODS.get(method)
+    return spec
+
+
+MethodHandler = Callable[[Served, Context, Params], Awaitable[Outcome]]
+
+
+async def discover(served: Served, ctx: Context, params: Params) -> Outcome:
+    capabilities = served.registry.capabilities()
+    if served.tasks is not None:
+        capabilities["extensions"] = {**capabilities.get("extensions", {}), EXTENSION_ID: {}}
+    result: dict[str, Any] = {
+        "supportedVersions": list(served.supported_versions),
+        "capabilities": capabilities,
+    }
+    if served.instructions:
+        result["instructions"] = served.instructions
+    return result
+
+
+def _listing(
+    served: Served, ctx: Context, params: Params, key: str, items: list[dict[str, Any]]
+) -> Outcome:
+    chosen, next_cursor = page(items, ctx.request_method, params.get("cursor"), served.page_size)
+    result: dict[str, Any] = {key: list(chosen)}
+    if next_cursor is not None:
+        result["nextCursor"] = next_cursor
+    return result
+
+
+async def tools_list(served: Served, ctx: Context, params: Params) -> Outcome:
+    return _listing(served, ctx, params, "tools", served.registry.definitions("tools"))
+
+
+async def tools_call(served: Served, ctx: Context, params: Params) -> Outcome:
+    name = params["name"]
+    tool = served.registry.tools.get(name)
+    if tool is None:
+        raise InvalidParams(f"Unknown tool: {name}")
+    ctx.require_scopes(tool.scopes)  # before the arguments are looked at
+    if tool.task == "required" and not (served.tasks is not None and declares_tasks(ctx)):
+        raise required_extension()  # ext-tasks/tasks.md: no task, no answer
+    arguments = params.get("arguments") or {}
+    reason = tool.arguments.first_error(arguments)
+    if reason is not None:
+        return tool_result(tool, ToolError(f"Invalid arguments for tool {name}: {reason}"))
+    try:  # as _called does, without a closure per call
+        value = tool.invoker.start(ctx, tool.bind(arguments))
+        if tool.invoker.awaits(value):
+            value = await value
+    except McpError:
+        raise
+    except Exception as exc:
+        value = _failure(tool, exc)
+    if isinstance(value, Background):
+        if tool.task is None:
+            log.error("tool %s returned background work but was not registered with task=", name)
+            raise InternalError()
+        if served.tasks is not None and declares_tasks(ctx):
+            return await served.tasks.begin(ctx, tool.name, partial(finished, tool), value)
+        work = value.work
+        value = await _called(tool, lambda: work(ctx))  # optional, and no task: inline
+    if isinstance(value, InputRequired):
+        return value
+    return finished(tool, value)
+
+
+async def _called(tool: Tool, call: Callable[[], Awaitable[Any]]) -> Any:
+    """The tool's value; an untyped failure is a tool error the model sees."""
+    try:
+        return await call()
+    except McpError:
+        raise
+    except Exception as exc:
+        return _failure(tool, exc)
+
+
+def _failure(tool: Tool, exc: Exception) -> ToolError:
+    # The client sees only the message; the operator needs the traceback.
+    log.warning("tool %s failed", tool.name, exc_info=exc)
+    return ToolError(str(exc) or type(exc).__name__)
+
+
+async def _guarded(ctx: Context, what: str, call: Awaitable[Any]) -> Any:
+    """Untyped failures in resources and prompts are internal errors; detail to the log."""
+    try:
+        return await call
+    except McpError:
+        raise
+    except Exception as exc:
+        log.exception("%s failed", what)
+        raise InternalError() from exc
+
+
+async def resources_list(served: Served, ctx: Context, params: Params) -> Outcome:
+    items = served.registry.definitions("resources")
+    return _listing(served, ctx, params, "resources", items)
+
+
+async def resources_templates_list(served: Served, ctx: Context, params: Params) -> Outcome:
+    items = served.registry.definitions("templates")
+    return _listing(served, ctx, params, "resourceTemplates", items)
+
+
+async def resources_read(served: Served, ctx: Context, params: Params) -> Outcome:
+    uri: str = params["uri"]
+    found = served.registry.find_resource(uri)
+    if found is None:
+        raise ResourceNotFound(uri)
+    run, arguments, mime, scopes = found
+    ctx.require_scopes(scopes)
+    value = await _guarded(ctx, f"resource {uri}", run(ctx, arguments))
+    if isinstance(value, InputRequired):
+        return value
+    if value is None:
+        raise ResourceNotFound(uri)
+    try:
+        return {"contents": read_contents(uri, mime, value)}
+    except (TypeError, ValueError) as exc:
+        log.error("resource %s returned %r: %s", uri, type(value).__name__, exc)
+        raise InternalError() from exc
+
+
+async def prompts_list(served: Served, ctx: Context, params: Params) -> Outcome:
+    return _listing(served, ctx, params, "prompts", served.registry.definitions("prompts"))
+
+
+async def prompts_get(served: Served, ctx: Context, params: Params) -> Outcome:
+    prompt = served.registry.prompts.get(params["name"])
+    if prompt is None:
+        raise InvalidParams(f"Unknown prompt: {params['name']}")
+    ctx.require_scopes(prompt.scopes)
+    arguments = prompt.check_arguments(params.get("arguments") or {})
+    value = await _guarded(ctx, f"prompt {prompt.name}", prompt.invoker(ctx, arguments))
+    if isinstance(value, InputRequired):
+        return value
+    try:
+        return prompt_messages(value)
+    except TypeError as exc:
+        log.error("prompt %s returned an invalid message: %s", prompt.name, exc)
+        raise InternalError() from exc
+
+
+async def completion_complete(served: Served, ctx: Context, params: Params) -> Outcome:
+    ref = params["ref"]
+    key = ref.get("name") if ref.get("type") == "ref/prompt" else ref.get("uri")
+    if ref.get("type") == "ref/prompt" and key not in served.registry.prompts:
+        raise InvalidParams(f"Unknown prompt: {key}")
+    ctx.require_scopes(served.registry.completed_scopes(ref.get("type"), key))
+    provider = served.registry.completions.get((ref.get("type"), key))
+    values: list[str] = []
+    if provider is not None:
+        argument = params["argument"]
+        context: Mapping[str, Any] = (params.get("context") or {}).get("arguments") or {}
+        found = await _guarded(
+            ctx,
+            "completion",
+            provider(
+                ctx, {"argument": argument["name"], "value": argument["value"], "context": context}
+            ),
+        )
+        values = [str(v) for v in found or []]
+    return {
+        "completion": {"values": values[:100], "total": len(values), "hasMore": len(values) > 100}
+    }
+
+
+async def subscriptions_listen(served: Served, ctx: Context, params: Params) -> Outcome:
+    """Open a listen stream; the transport keeps it open and closes it with the server."""
+    wanted = params["notifications"]
+    offered = served.registry.capabilities()
+    honoured: dict[str, Any] = {}
+    for key, capability in (
+        ("toolsListChanged", "tools"),
+        ("promptsListChanged", "prompts"),
+        ("resourcesListChanged", "resources"),
+    ):
+        if wanted.get(key) is True and offered.get(capability, {}).get("listChanged"):
+            honoured[key] = True
+    task_ids = wanted.get("taskIds")
+    if task_ids:
+        if served.tasks is None or not declares_tasks(ctx):
+            raise required_extension()  # ext-tasks/tasks.md, "Task Status Notifications"
+        if not isinstance(task_ids, list) or len(task_ids) > MAX_RESOURCE_SUBSCRIPTIONS:
+            raise InvalidParams(f"notifications.taskIds: at most {MAX_RESOURCE_SUBSCRIPTIONS} ids")
+        if not all(isinstance(task_id, str) and len(task_id) <= 256 for task_id in task_ids):
+            raise InvalidParams("notifications.taskIds: each must be a task id string")
+        honoured["taskIds"] = list(task_ids)
+    uris = check_resource_subscriptions(wanted.get("resourceSubscriptions"))
+    if uris and offered.get("resources", {}).get("subscribe"):
+        honoured["resourceSubscriptions"] = uris
+    assert ctx.request_id is not None  # a listen is a request: the core never calls this otherwise
+    return served.subscriptions.open(ctx.request_id, honoured, ctx.emit)
+
+
+def _engine(served: Served) -> Tasks:
+    if served.tasks is None:  # the server routes tasks/* only when it has an engine
+        raise InternalError()
+    return served.tasks
+
+
+async def tasks_get(served: Served, ctx: Context, params: Params) -> Outcome:
+    return await _engine(served).get(ctx, params)
+
+
+async def tasks_update(served: Served, ctx: Context, params: Params) -> Outcome:
+    return await _engine(served).update(ctx, params)
+
+
+async def tasks_cancel(served: Served, ctx: Context, params: Params) -> Outcome:
+    return await _engine(served).cancel(ctx, params)
+
+
+HANDLERS: Mapping[str, MethodHandler] = {
+    "server/discover": discover,
+    "tools/list": tools_list,
+    "tools/call": tools_call,
+    "resources/list": resources_list,
+    "resources/templates/list": resources_templates_list,
+    "resources/read": resources_read,
+    "prompts/list": prompts_list,
+    "prompts/get": prompts_get,
+    "completion/complete": completion_complete,
+    "subscriptions/listen": subscriptions_listen,
+    "tasks/get": tasks_get,
+    "tasks/update": tasks_update,
+    "tasks/cancel": tasks_cancel,
+}

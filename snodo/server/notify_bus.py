@@ -1,0 +1,281 @@
+"""Notification buses: what one worker raises, the listen streams of every worker hear.
+
+Theory of operation
+-------------------
+A subscriptions/listen stream is held by exactly one process: the one whose transport
+keeps its connection open. A notification is raised by whichever process makes the
+change (a task's status moves where the change is written, ``notify_list_changed`` and
+``notify_resource_updated`` where the application calls them). ``Subscriptions``
+delivers every ``Notice`` raised in this process to this process's streams at once,
+then hands it to the server's bus, which carries it to the other processes:
+
+* ``LocalBus`` (the default) carries it nowhere: one process, no cost.
+* ``RedisBus(url)`` publishes it on a Redis pub/sub channel, tagged with this bus's
+  random origin id. Every bus subscribed to the channel delivers what it receives to
+  its own streams, except the origin's, which delivered it already. Each stream lives
+  in one process, so it hears each notification once, with its filters (task ids,
+  watched URIs, list kinds) applied where it lives, as for a local notice.
+
+A request never waits on Redis: ``publish`` puts the notice on a bounded queue that a
+publisher task drains. When Redis is unreachable, the publisher logs once and drops
+what it cannot send (and a full queue drops the newest), the subscriber reconnects
+with backoff, and local delivery goes on unchanged. Pub/sub is at-most-once: a
+process that is not subscribed when a notice is published (starting, reconnecting)
+never hears it. Notifications are hints; tasks/get, the lists and resources/read are
+the truth a client can always fall back on.
+
+The transports run the bus: ``start(deliver)`` when they begin serving (the ASGI
+lifespan, stdio's start), ``stop()`` when they end. A bus belongs to the event loop
+that started it; before ``start`` and after ``stop`` it carries nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Literal, Protocol, cast, get_args
+
+from snodo.state.replay import _redis
+
+__all__ = [
+    "Deliver",
+    "LocalBus",
+    "Notice",
+    "NotificationBus",
+    "RedisBus",
+    "notification_bus",
+]
+
+log = logging.getLogger("snodo.notify")
+
+Kind = Literal["list", "resource", "task"]
+KINDS: Final = frozenset(get_args(Kind))
+
+DEFAULT_CHANNEL: Final = "snodo:notifications"
+MAX_PENDING: Final = 1000
+"""Notices waiting to be published; beyond it new ones are dropped (Redis is slow or
+down, and an unbounded queue would only turn that into memory growth)."""
+MAX_BACKOFF: Final = 5.0
+"""Longest wait, in seconds, between two attempts to resubscribe after Redis failed."""
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """One notification to fan out, before any stream's id is put on it.
+
+    ``kind`` "list": ``key`` is the listen filter's key (``toolsListChanged``, ...);
+    "resource": ``key`` is the updated URI; "task": ``key`` is the task id and ``task``
+    the DetailedTask that notifications/tasks carries.
+    """
+
+    kind: Kind
+    key: str
+    task: Mapping[str, Any] | None = None
+
+    def encode(self, origin: str) -> str:
+        body: dict[str, Any] = {"origin": origin, "kind": self.kind, "key": self.key}
+        if self.task is not None:
+            body["task"] = dict(self.task)
+        return json.dumps(body, separators=(",", ":"))
+
+    @staticmethod
+    def decode(raw: str | bytes) -> tuple[str, Notice]:
+        """The origin and the notice of a published message; ValueError if malformed."""
+        body = json.loads(raw)
+        if not isinstance(body, dict):
+            raise ValueError("a published notice is a JSON object")
+        origin, kind, key, task = (body.get(k) for k in ("origin", "kind", "key", "task"))
+        if not (isinstance(origin, str) and isinstance(key, str) and kind in KINDS):
+            raise ValueError("a published notice needs origin, kind and key")
+        if (kind == "task") != isinstance(task, dict):
+            raise ValueError("a task notice, and only a task notice, carries a task object")
+        return origin, Notice(cast(Kind, kind), key, task)
+
+
+Deliver = Callable[[Notice], int]
+"""Tells this process's matching streams; returns how many were told."""
+
+
+class NotificationBus(Protocol):
+    def publish(self, notice: Notice) -> None:
+        """Carry a notice raised here to the other processes; never blocks, never raises."""
+        ...
+
+    async def start(self, deliver: Deliver) -> None:
+        """Begin carrying; notices from other processes go to ``deliver``."""
+        ...
+
+    async def stop(self) -> None: ...
+
+
+class LocalBus:
+    """One process: notices reach this process's streams and go no further."""
+
+    def publish(self, notice: Notice) -> None:
+        """Nothing to carry: ``Subscriptions`` has told this process's streams."""
+
+    async def start(self, deliver: Deliver) -> None:
+        """Nothing to connect."""
+
+    async def stop(self) -> None:
+        """Nothing to close."""
+
+
+class RedisBus:
+    """Notices shared through a Redis pub/sub channel (the ``snodo[redis]`` extra).
+
+    Give every worker of one server the same ``url`` and ``channel``, and different
+    servers on one Redis different channels. ``timeout`` bounds connecting and each
+    publish, and how long ``start`` waits for the first subscription before serving
+    without it (it keeps trying in the background).
+    """
+
+    def __init__(self, url: str, *, channel: str = DEFAULT_CHANNEL, timeout: float = 2.0) -> None:
+        if not url.startswith(("redis://", "rediss://")):
+            raise ValueError("RedisBus URL must start with redis:// or rediss://")
+        if timeout <= 0:
+            raise ValueError("timeout must be positive")
+        _redis()  # ImportError naming the extra now, not when serving starts
+        self._url = url
+        self.channel = channel
+        self.timeout = timeout
+        self.origin = secrets.token_hex(8)
+        """Tags what this bus publishes, so that it skips its own notices."""
+        self._deliver: Deliver | None = None
+        self._client: Any = None
+        # Made by ``start``: asyncio queues and events belong to one event loop.
+        self._pending: asyncio.Queue[str] | None = None
+        self._subscribed: asyncio.Event | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self._warned: set[str] = set()
+
+    @property
+    def running(self) -> bool:
+        return self._deliver is not None
+
+    @property
+    def subscribed(self) -> bool:
+        """Whether notices from other processes can reach this one right now."""
+        return self._subscribed is not None and self._subscribed.is_set()
+
+    def publish(self, notice: Notice) -> None:
+        if self._pending is None:  # registrations at import time, before serving began
+            log.debug("RedisBus not started: a %s notice stays in this process", notice.kind)
+            return
+        try:
+            self._pending.put_nowait(notice.encode(self.origin))
+        except asyncio.QueueFull:
+            self._warn_once("full", "RedisBus: %d notices unsent, dropping new ones", MAX_PENDING)
+        else:
+            self._warned.discard("full")
+
+    async def start(self, deliver: Deliver) -> None:
+        if self._deliver is not None:
+            return
+        redis = _redis()
+        self._client = redis.asyncio.Redis.from_url(
+            self._url,
+            socket_connect_timeout=self.timeout,
+            retry=redis.asyncio.retry.Retry(redis.backoff.NoBackoff(), 0),
+            protocol=2,  # plain AUTH, as RedisGuard and RedisTaskStore use
+        )
+        self._deliver = deliver
+        pending: asyncio.Queue[str] = asyncio.Queue(MAX_PENDING)
+        self._pending = pending
+        self._subscribed = subscribed = asyncio.Event()
+        self._warned.clear()
+        self._tasks = [
+            asyncio.create_task(self._publishing(pending), name="snodo-notify-publish"),
+            asyncio.create_task(self._subscribing(subscribed), name="snodo-notify-subscribe"),
+        ]
+        try:
+            await asyncio.wait_for(subscribed.wait(), self.timeout)
+        except TimeoutError:
+            log.warning("RedisBus: not subscribed yet; other workers' notices wait for Redis")
+
+    async def stop(self) -> None:
+        if self._pending is None:
+            return
+        # What was raised before the stop still goes out, within the publish timeout.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._pending.join(), self.timeout)
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        client = self._client
+        self._tasks, self._deliver, self._client = [], None, None
+        self._pending = self._subscribed = None  # what is still queued is dropped
+        await client.aclose()
+
+    def _warn_once(self, what: str, message: str, *args: Any) -> None:
+        """One warning per episode: an outage, a full queue, not one per notice."""
+        if what not in self._warned:
+            self._warned.add(what)
+            log.warning(message, *args)
+
+    async def _publishing(self, pending: asyncio.Queue[str]) -> None:
+        while True:
+            message = await pending.get()
+            try:
+                async with asyncio.timeout(self.timeout):
+                    await self._client.publish(self.channel, message)
+            except Exception as exc:  # Redis down must not end the loop
+                self._warn_once("publish", "RedisBus: publishing failed, dropping: %r", exc)
+            else:
+                if "publish" in self._warned:
+                    self._warned.discard("publish")
+                    log.info("RedisBus: publishing again")
+            finally:
+                pending.task_done()
+
+    async def _subscribing(self, subscribed: asyncio.Event) -> None:
+        backoff = 0.1
+        while True:
+            pubsub = self._client.pubsub(ignore_subscribe_messages=True)
+            try:
+                async with asyncio.timeout(self.timeout):
+                    await pubsub.subscribe(self.channel)
+                subscribed.set()
+                if "subscribe" in self._warned:
+                    self._warned.discard("subscribe")
+                    log.info("RedisBus: subscribed again")
+                backoff = 0.1
+                while True:
+                    message = await pubsub.get_message(timeout=1.0)
+                    if message is not None and message.get("type") == "message":
+                        self._received(message["data"])
+            except Exception as exc:  # Redis down must not end the loop
+                subscribed.clear()
+                self._warn_once("subscribe", "RedisBus: subscription lost, retrying: %r", exc)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, MAX_BACKOFF)
+
+    def _received(self, raw: str | bytes) -> None:
+        try:
+            origin, notice = Notice.decode(raw)
+        except ValueError as exc:  # json's errors are ValueErrors too
+            log.warning("RedisBus: ignoring a malformed message on %s: %s", self.channel, exc)
+            return
+        if origin == self.origin or self._deliver is None:
+            return  # our own notice: this process's streams heard it when it was raised
+        try:
+            self._deliver(notice)
+        except Exception:
+            log.exception("RedisBus: delivering a notice from another worker failed")
+
+
+def notification_bus(url: str, *, channel: str = DEFAULT_CHANNEL) -> NotificationBus:
+    """A bus from a URL: ``memory:`` (this process only) or ``redis[s]://...``."""
+    if url in ("memory:", "memory://"):
+        return LocalBus()
+    if url.startswith(("redis://", "rediss://")):
+        return RedisBus(url, channel=channel)
+    raise ValueError("a notification bus URL is memory: or redis://HOST:PORT/DB")

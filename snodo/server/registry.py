@@ -1,0 +1,149 @@
+"""What a server offers: its tools, resources, resource templates, prompts and completions.
+
+The registry owns the registered objects and answers the few questions dispatch and the
+transports ask of them (look up by name or URI, list the definitions, which capabilities
+follow from what is registered, which headers a tool mirrors). It knows nothing of
+requests or transports; a change that clients listening for list changes should hear of
+is reported through the ``changed`` callback, with the subscription key it concerns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal
+
+from snodo.server.invoke import Handler, Invoker, invoker
+from snodo.server.prompts import Prompt, make_prompt
+from snodo.server.resources import Resource, ResourceTemplate, make_resource, make_template
+from snodo.server.tools import Tool, make_tool
+
+__all__ = ["Changed", "CompletionRef", "Registry"]
+
+Changed = Callable[[str], object]
+"""Told ``toolsListChanged``, ``resourcesListChanged`` or ``promptsListChanged``."""
+
+CompletionRef = Literal["ref/prompt", "ref/resource"]
+
+MirroredHeaders = tuple[tuple[tuple[str, ...], str], ...]
+
+
+def _unheard(key: str) -> None:
+    """The default ``changed``: nobody listens."""
+
+
+class Registry:
+    """The registered tools, resources, templates, prompts and completion providers.
+
+    The mappings are read by dispatch; they change only through the methods here, so
+    every change that clients may listen for is reported.
+    """
+
+    def __init__(self, changed: Changed = _unheard) -> None:
+        self._changed = changed
+        self.tools: dict[str, Tool] = {}
+        self.resources: dict[str, Resource] = {}
+        self.templates: list[ResourceTemplate] = []
+        self.prompts: dict[str, Prompt] = {}
+        self.completions: dict[tuple[str, str], Invoker] = {}
+
+    # -- registration ------------------------------------------------------------------
+
+    def add_tool(self, function: Handler, **options: Any) -> Tool:
+        tool = make_tool(function, **options)
+        changed = tool.name in self.tools or bool(self.tools)
+        self.tools[tool.name] = tool
+        if changed:  # the first tool changes the capabilities, not a list anyone watches
+            self._changed("toolsListChanged")
+        return tool
+
+    def remove_tool(self, name: str) -> None:
+        if self.tools.pop(name, None) is not None:
+            self._changed("toolsListChanged")
+
+    def add_resource(self, function: Handler, uri: str, **options: Any) -> Resource:
+        resource = make_resource(function, uri, **options)
+        self.resources[uri] = resource
+        self._changed("resourcesListChanged")
+        return resource
+
+    def add_template(
+        self, function: Handler, uri_template: str, **options: Any
+    ) -> ResourceTemplate:
+        template = make_template(function, uri_template, **options)
+        self.templates.append(template)
+        return template
+
+    def add_prompt(self, function: Handler, **options: Any) -> Prompt:
+        prompt = make_prompt(function, **options)
+        self.prompts[prompt.name] = prompt
+        self._changed("promptsListChanged")
+        return prompt
+
+    def add_completion(self, ref_type: CompletionRef, name: str, function: Handler) -> None:
+        self.completions[(ref_type, name)] = invoker(function)
+
+    # -- questions -----------------------------------------------------------------------
+
+    def capabilities(self) -> dict[str, Any]:
+        """The server capabilities that follow from what is registered."""
+        caps: dict[str, Any] = {"logging": {}}
+        if self.tools:
+            caps["tools"] = {"listChanged": True}
+        if self.resources or self.templates:
+            caps["resources"] = {"listChanged": True, "subscribe": True}
+        if self.prompts:
+            caps["prompts"] = {"listChanged": True}
+        if self.prompts or self.templates:
+            caps["completions"] = {}
+        return caps
+
+    def offers(self, method: str) -> bool:
+        """Whether a method's feature is on offer (a server without tools has no tools/*)."""
+        feature = method.split("/", 1)[0]
+        if feature == "tools":
+            return bool(self.tools)
+        if feature == "resources":
+            return bool(self.resources or self.templates)
+        if feature == "prompts":
+            return bool(self.prompts)
+        if feature == "completion":
+            return bool(self.prompts or self.templates)
+        return True
+
+    def mirrored_headers(self, tool_name: str) -> MirroredHeaders:
+        """The ``Mcp-Param-*`` headers a call of this tool carries; none for unknown tools."""
+        tool = self.tools.get(tool_name)
+        return tool.headers if tool is not None else ()
+
+    def find_resource(
+        self, uri: str
+    ) -> tuple[Invoker, dict[str, str], str | None, frozenset[str]] | None:
+        """The reader of ``uri``, its template arguments, MIME type and required scopes; a
+        fixed resource wins over templates, and templates are tried in registration order."""
+        resource = self.resources.get(uri)
+        if resource is not None:
+            return resource.invoker, {}, resource.mime_type, resource.scopes
+        for template in self.templates:
+            found = template.match(uri)
+            if found is not None:
+                return template.invoker, found, template.mime_type, template.scopes
+        return None
+
+    def completed_scopes(self, ref_type: str, key: str) -> frozenset[str]:
+        """The scopes of what a completion request completes: its prompt (by name) or its
+        resource template (by URI template); completing arguments reads the item's data."""
+        if ref_type == "ref/prompt":
+            prompt = self.prompts.get(key)
+            return prompt.scopes if prompt is not None else frozenset()
+        found = (t.scopes for t in self.templates if t.uri_template == key)
+        return next(found, frozenset())
+
+    def definitions(self, kind: Literal["tools", "resources", "templates", "prompts"]) -> list[Any]:
+        """The definitions a list method shows, in registration order."""
+        if kind == "tools":
+            return [tool.definition for tool in self.tools.values()]
+        if kind == "resources":
+            return [resource.definition for resource in self.resources.values()]
+        if kind == "templates":
+            return [template.definition for template in self.templates]
+        return [prompt.definition for prompt in self.prompts.values()]

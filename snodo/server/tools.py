@@ -1,0 +1,307 @@
+"""Tools: definitions derived from Python functions, and calls turned into results.
+
+The input schema comes from the function's type hints (through pydantic) unless one
+is given; either way arguments are checked against it by a JSON Schema validator
+before the function runs. A failed check, like any error the tool itself raises, is a
+tool result with ``isError: true`` (server/tools.mdx: tool execution errors are
+reported in the result, so the model can see them and correct itself). A typed
+``McpError`` keeps its JSON-RPC meaning instead.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import logging
+import typing
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    PydanticUndefinedAnnotation,
+    PydanticUserError,
+    TypeAdapter,
+    ValidationError,
+    create_model,
+)
+
+from snodo.errors import InternalError
+from snodo.http_headers import header_params
+from snodo.result import ToolError
+from snodo.server.invoke import Handler, Invoker, described, invoker
+from snodo.server.schemas import CompiledSchema, compile_schema
+from snodo_wire import adapters
+
+__all__ = ["TaskSupport", "Tool", "ToolDefinitionError", "finished", "make_tool", "tool_result"]
+
+log = logging.getLogger("snodo")
+
+TaskSupport = Literal["optional", "required"]
+
+CONTENT_TYPES = frozenset({"text", "image", "audio", "resource_link", "resource"})
+
+
+class ToolDefinitionError(ValueError):
+    """A tool that cannot be registered as written; the message names the tool (and the
+    parameter, when one is at fault) on one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    name: str
+    definition: dict[str, Any]
+    """The Tool object exactly as tools/list shows it."""
+    invoker: Invoker
+    arguments: CompiledSchema
+    output: CompiledSchema | None
+    model: type[BaseModel] | None
+    """Converts checked arguments to the Python types the hints ask for."""
+    headers: tuple[tuple[tuple[str, ...], str], ...] = ()
+    """(argument path, header name) of each ``x-mcp-header`` argument."""
+    scopes: frozenset[str] = frozenset()
+    """OAuth scopes a caller needs, checked before the handler runs (none: open)."""
+    task: TaskSupport | None = None
+    """Whether the tool may (``optional``) or must (``required``) run as a task."""
+    plain: tuple[tuple[str, type, Any], ...] | None = None
+    """(name, type, default) of each parameter when all are str, int, float or bool
+    with a scalar default: arguments of exactly those types need no conversion."""
+
+    def bind(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        if self.model is None:
+            return dict(arguments)
+        if self.plain is not None:
+            bound = _plain_bind(self.plain, arguments)
+            if bound is not None:
+                return bound
+        values = self.model.model_validate(arguments)
+        return {name: getattr(values, name) for name in type(values).model_fields}
+
+
+_PLAIN_TYPES = (str, int, float, bool)
+_REQUIRED = inspect.Parameter.empty
+
+
+def _plain_parameters(run: Invoker) -> tuple[tuple[str, type, Any], ...] | None:
+    plain = []
+    for param in run.parameters:
+        default = param.default
+        if param.annotation not in _PLAIN_TYPES or not (
+            default is _REQUIRED or default is None or type(default) in _PLAIN_TYPES
+        ):
+            return None
+        plain.append((param.name, param.annotation, default))
+    return tuple(plain)
+
+
+def _plain_bind(
+    plain: tuple[tuple[str, type, Any], ...], arguments: Mapping[str, Any]
+) -> dict[str, Any] | None:
+    """What the arguments model returns, when every argument already has its exact type
+    (pydantic hands such values back unchanged); None sends anything else to the model,
+    unknown or missing arguments included, so its conversions and errors stay its own."""
+    bound: dict[str, Any] = {}
+    given = 0
+    for name, kind, default in plain:
+        if name in arguments:
+            value = arguments[name]
+            if type(value) is not kind:
+                return None
+            given += 1
+        elif default is _REQUIRED:
+            return None
+        else:
+            value = default
+        bound[name] = value
+    return bound if given == len(arguments) else None
+
+
+def _strip_titles(schema: dict[str, Any]) -> dict[str, Any]:
+    """pydantic titles every property after its own name; that adds nothing on the wire."""
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        if isinstance(prop, dict):
+            prop.pop("title", None)
+    return schema
+
+
+def _arguments_model(name: str, run: Invoker) -> type[BaseModel]:
+    fields: dict[str, Any] = {}
+    for param in run.parameters:
+        annotation = Any if param.annotation is inspect.Parameter.empty else param.annotation
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[param.name] = (annotation, default)
+    model: type[BaseModel] = create_model(
+        f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
+    )
+    return model
+
+
+def _type_name(annotation: Any) -> str:
+    if isinstance(annotation, type):
+        module = annotation.__module__
+        return (
+            annotation.__qualname__
+            if module == "builtins"
+            else f"{module}.{annotation.__qualname__}"
+        )
+    return repr(annotation)
+
+
+def _unschematic(tool_name: str, run: Invoker, error: Exception) -> ToolDefinitionError:
+    """Name the parameter whose type has no JSON Schema, instead of pydantic's page of text."""
+    for param in run.parameters:
+        if param.annotation is inspect.Parameter.empty:
+            continue
+        try:
+            TypeAdapter(param.annotation).json_schema()
+        except (PydanticUserError, PydanticUndefinedAnnotation):
+            return ToolDefinitionError(
+                f"tool {tool_name}: parameter {param.name!r} has type "
+                f"{_type_name(param.annotation)}, which cannot be turned into a JSON Schema; "
+                "annotate it with a JSON type (or a pydantic model), or pass input_schema="
+            )
+    reason = str(error).split("\n", 1)[0]
+    return ToolDefinitionError(f"tool {tool_name}: no JSON Schema for its parameters: {reason}")
+
+
+def _output_schema(function: Handler) -> dict[str, Any] | None:
+    """An output schema for a function that returns a pydantic model, or None."""
+    try:
+        annotation = typing.get_type_hints(function).get("return")
+    except (NameError, TypeError):
+        return None
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return _strip_titles(TypeAdapter(annotation).json_schema())
+    return None
+
+
+def make_tool(
+    function: Handler,
+    *,
+    name: str | None = None,
+    title: str | None = None,
+    description: str | None = None,
+    input_schema: Mapping[str, Any] | None = None,
+    output_schema: Mapping[str, Any] | None = None,
+    annotations: Mapping[str, Any] | None = None,
+    icons: list[Mapping[str, Any]] | None = None,
+    meta: Mapping[str, Any] | None = None,
+    scopes: Iterable[str] = (),
+    task: TaskSupport | None = None,
+) -> Tool:
+    tool_name = name or function.__name__
+    if task not in (None, "optional", "required"):
+        raise ToolDefinitionError(f"tool {tool_name}: task must be 'optional' or 'required'")
+    run = invoker(function)
+    model = None
+    if input_schema is None:
+        try:
+            model = _arguments_model(tool_name, run)
+            input_schema = _strip_titles(model.model_json_schema())
+        except (PydanticUserError, PydanticUndefinedAnnotation) as exc:
+            raise _unschematic(tool_name, run, exc) from exc
+    if input_schema.get("type") != "object":
+        raise ToolDefinitionError(f"tool {tool_name}: inputSchema must have type 'object'")
+    try:
+        headers = tuple(header_params(input_schema))  # server/tools.mdx x-mcp-header rules
+    except ValueError as exc:
+        raise ToolDefinitionError(f"tool {tool_name}: {exc}") from exc
+    if output_schema is None:
+        output_schema = _output_schema(function)
+    definition = described({"name": tool_name}, function, title, description)
+    definition["inputSchema"] = dict(input_schema)
+    if output_schema is not None:
+        definition["outputSchema"] = dict(output_schema)
+    if annotations:
+        definition["annotations"] = dict(annotations)
+    if icons:
+        definition["icons"] = [dict(icon) for icon in icons]
+    if meta:
+        definition["_meta"] = dict(meta)
+    return Tool(
+        name=tool_name,
+        definition=definition,
+        invoker=run,
+        arguments=compile_schema(input_schema),
+        output=compile_schema(output_schema) if output_schema is not None else None,
+        model=model,
+        plain=None if model is None else _plain_parameters(run),
+        headers=headers,
+        scopes=frozenset(scopes),
+        task=task,
+    )
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", by_alias=True)
+    return value
+
+
+def _block(value: Any) -> dict[str, Any] | None:
+    """The value as a content block, if it is one."""
+    if isinstance(value, BaseModel):
+        value = _jsonable(value)
+    if isinstance(value, dict) and value.get("type") in CONTENT_TYPES:
+        try:
+            adapters.content_block.validate_python(value)
+        except ValidationError:
+            return None
+        return value
+    if isinstance(value, str):
+        return {"type": "text", "text": value}
+    return None
+
+
+def _text_json(value: Any) -> dict[str, Any]:
+    return {"type": "text", "text": json.dumps(value, ensure_ascii=False)}
+
+
+def finished(tool: Tool, value: Any) -> dict[str, Any]:
+    """The CallToolResult of a finished call, its structured output checked against the
+    tool's output schema (a mismatch is the server's fault: -32603)."""
+    result = tool_result(tool, value)
+    if tool.output is not None and not result.get("isError"):
+        reason = tool.output.first_error(result.get("structuredContent"))
+        if reason is not None:
+            log.error(
+                "tool %s returned structured content outside its output schema: %s",
+                tool.name,
+                reason,
+            )
+            raise InternalError("Tool result does not match its output schema")
+    return result
+
+
+def tool_result(tool: Tool, value: Any) -> dict[str, Any]:
+    """Turn what a tool function returned into a CallToolResult (without resultType)."""
+    if type(value) is str and tool.output is None:  # the commonest answer, as _block makes it
+        return {"content": [{"type": "text", "text": value}]}
+    if isinstance(value, ToolError):
+        error: dict[str, Any] = {
+            "content": [{"type": "text", "text": value.message}],
+            "isError": True,
+        }
+        if value.structured_content is not None:
+            error["structuredContent"] = _jsonable(value.structured_content)
+        return error
+    if isinstance(value, BaseModel) and "content" in type(value).model_fields:
+        result: dict[str, Any] = _jsonable(value)
+        result.pop("resultType", None)
+        return result
+    if tool.output is not None:
+        structured = _jsonable(value)
+        return {"content": [_text_json(structured)], "structuredContent": structured}
+    if value is None:
+        return {"content": []}
+    single = _block(value)
+    if single is not None:
+        return {"content": [single]}
+    if isinstance(value, (list, tuple)):
+        blocks = [_block(item) for item in value]
+        if all(block is not None for block in blocks):
+            return {"content": blocks}
+    return {"content": [_text_json(_jsonable(value))]}
