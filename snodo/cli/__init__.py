@@ -4,7 +4,8 @@ TARGET is ``package.module:name`` or ``path/to/file.py:name``; the name may also
 function that returns the Server (or an ASGI app, for HTTP).
 
 The command line is the top of the house: it may import any package, and none imports
-it (``python -m snodo`` runs it).
+it (``python -m snodo`` runs it). ``observer`` builds the OpenTelemetry observer from
+the ``OTEL_*`` variables.
 """
 
 from __future__ import annotations
@@ -133,7 +134,7 @@ def _server(target: str) -> Server:
         found = found()
     if not isinstance(found, Server):
         raise SystemExit(f"snodo: {target} is not a snodo Server")
-    from snodo.otel.env import observer_from_environment
+    from snodo.cli.observer import observer_from_environment
 
     # OTEL_* variables (and --request-log) turn on observing, in each worker alike.
     observer = observer_from_environment(

@@ -3,7 +3,7 @@
 Theory of operation
 -------------------
 ``OtelObserver`` is a ``snodo.observe.Observer``: give it to ``Server(observer=...)``
-(``snodo run`` does, from the standard ``OTEL_*`` variables: ``snodo.otel.env``). It
+(``snodo run`` does, from the standard ``OTEL_*`` variables: ``snodo.cli.observer``). It
 uses only the OpenTelemetry API; what happens to spans and measurements is the
 application's choice of SDK and exporters, and with none installed the API's no-op
 providers drop them.
@@ -44,9 +44,9 @@ providers drop them.
   trace, span, flow and task ids, and one per task run when it ends; never arguments,
   answers or state.
 
-The package (``env``: configuration from the environment, ``tasks``: task spans and
-metrics) implements the core's ``snodo.observe.Observer``; it may import the core only, and
-nothing but the command line imports it.
+The package (with ``tasks``: task spans and metrics) implements the core's
+``snodo.observe.Observer``; it may import the core only, and nothing but the command
+line (``snodo.cli.observer``) imports it.
 """
 
 from __future__ import annotations
