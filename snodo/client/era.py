@@ -161,7 +161,8 @@ async def probe(
     timeout means legacy, and so does a pipe that closed, after a restart, since some
     legacy servers exit on an early request."""
     try:
-        response = await asyncio.wait_for(transport.request(discover, {}, on_notification), timeout)
+        async with asyncio.timeout(timeout):  # not wait_for: see snodo.client.limits.within
+            response = await transport.request(discover, {}, on_notification)
     except TimeoutError:
         return "legacy", preferred
     except (TransportError, ConnectionError):

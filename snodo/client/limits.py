@@ -71,7 +71,11 @@ async def within(
     try:
         if budget <= 0:
             raise TimeoutError
-        return await asyncio.wait_for(call, budget)
+        # asyncio.timeout, not wait_for: on Python 3.11, wait_for returns the result of a
+        # call that finished just as the caller was cancelled and drops the cancellation,
+        # so a cancelled flow would go on polling.
+        async with asyncio.timeout(budget):
+            return await call
     except TimeoutError:
         if isinstance(call, Coroutine):
             call.close()  # never awaited when the budget was gone before it began
