@@ -11,6 +11,12 @@
 3. An answer that is not the expected result is ``InvalidParams`` (-32602) with one
    message naming only the server's own key, never what was submitted: answers may hold
    personal data.
+4. An answer counts only to a question this flow asked: when a handler asks, the server
+   seals into the request state a digest of each question by key (``pin``), and on the
+   retry an answer under a key that was not asked, or whose question has changed since,
+   is ``MISSING`` too, as is every answer of a request that carries no state. A client
+   cannot pre-answer a question (a confirmation, say) the server never put to the user
+   (basic/patterns/mrtr.mdx: ignore response data not recognised or needed).
 
 What each module checks beyond the shape (the form schema, the ``file://`` prefix of
 roots, a non-empty sample) it does after ``read``, raising ``invalid`` the same way.
@@ -18,15 +24,19 @@ roots, a non-empty sample) it does after ``read``, raising ``invalid`` the same 
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 from collections.abc import Mapping
 from typing import Any, TypeVar, get_args
 
 from pydantic import BaseModel, ValidationError
 
+from snodo.built import BuiltRequest
 from snodo.context import Context
 from snodo.errors import InvalidParams
 from snodo.plain_params import plain_call_params
-from snodo.result import MISSING, Missing
+from snodo.result import MISSING
 from snodo_wire import (
     CallToolRequestParams,
     CreateMessageResult,
@@ -41,8 +51,11 @@ __all__ = [
     "check_responses",
     "invalid",
     "params_error",
+    "pin",
     "plain_elicit_result",
+    "question_digest",
     "read",
+    "was_asked",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -55,14 +68,53 @@ def check_request(request: object, method: str) -> Mapping[str, Any]:
     return request
 
 
+def question_digest(request: Mapping[str, Any]) -> str:
+    """A short digest of an input request: 128 bits of SHA-256 over its JSON with sorted
+    keys, base64url. The same question digests the same on every worker of a server."""
+    if isinstance(request, BuiltRequest) and request.digest is not None:
+        return request.digest
+    try:
+        text = json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        return ""  # not JSON: it cannot have been sent, so nothing answers it
+    raw = hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()[:16]
+    digest = base64.urlsafe_b64encode(raw).rstrip(b"=").decode("ascii")
+    if isinstance(request, BuiltRequest):
+        request.digest = digest
+    return digest
+
+
+def pin(
+    earlier: Mapping[str, str] | None, requests: Mapping[str, Mapping[str, Any]]
+) -> dict[str, str]:
+    """The questions a flow has asked so far, by key: ``earlier`` rounds' and these."""
+    asked = dict(earlier) if earlier else {}
+    for key, request in requests.items():
+        asked[key] = question_digest(request)
+    return asked
+
+
+def was_asked(ctx: Context, key: str, request: Mapping[str, Any]) -> bool:
+    """Whether this flow put ``request`` under ``key`` to the client in an earlier round
+    (always, in a context built by hand: ``Context.asked``)."""
+    asked = ctx.asked
+    if asked is None:
+        return True
+    pinned = asked.get(key)
+    return pinned is not None and pinned == question_digest(request)
+
+
 def invalid(kind: str, key: str) -> InvalidParams:
     """The one -32602 for a bad answer of ``kind`` (elicitation, sampling, roots)."""
     return InvalidParams(f"Invalid {kind} response for {key!r}")
 
 
-def read(ctx: Context, key: str, model: type[M], kind: str) -> M | Missing:
-    """The answer under ``key`` as ``model``, ``MISSING`` when none came."""
-    if key not in ctx.input_responses:
+def read(
+    ctx: Context, key: str, request: Mapping[str, Any], model: type[M], kind: str
+) -> M | MISSING:
+    """The answer under ``key`` to ``request`` as ``model``; ``MISSING`` when none came,
+    or when this flow did not ask ``request`` under ``key``."""
+    if key not in ctx.input_responses or not was_asked(ctx, key, request):
         return MISSING
     raw = ctx.input_responses[key]
     checked = ctx.checked_answers.get(key) if ctx.checked_answers else None

@@ -56,7 +56,7 @@ class FrozenArray(list[Any]):
 class BuiltRequest(FrozenObject):
     """A bare input request as its builder checked it; ``checked`` is the builder's note."""
 
-    __slots__ = ("checked", "needs", "written")
+    __slots__ = ("checked", "digest", "needs", "written")
 
     def __init__(self, request: Mapping[str, Any], checked: Any = None) -> None:
         dict.__init__(self, {key: freeze(value) for key, value in request.items()})
@@ -67,6 +67,8 @@ class BuiltRequest(FrozenObject):
         self.written: Any = None
         """Its JSON text, once ``snodo.jsonrpc`` has written it with orjson (an
         ``orjson.Fragment``): a request sent on every round is written once."""
+        self.digest: str | None = None
+        """Its question digest, once ``snodo.answers`` has worked it out."""
 
 
 def freeze(value: Any) -> Any:

@@ -20,7 +20,10 @@ from snodo.errors import InsufficientScope, InvalidParams
 
 # RFC 5424 severities in ascending order (server/utilities/logging.mdx).
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+"""The syslog severities MCP logging uses (server/utilities/logging.mdx), least first."""
 LOG_RANK = {name: rank for rank, name in enumerate(LOG_LEVELS)}
+"""Each level's place in ``LOG_LEVELS``: a message goes out when its rank is at least the
+rank of the level the client asked for."""
 
 Emit = Callable[[dict[str, Any]], None]
 """Receives each request-scoped notification (progress, log message) as it happens."""
@@ -74,6 +77,11 @@ class Context:
     """The requestState echoed from an earlier round, if any."""
     state_data: Any = None
     """What the earlier round sealed, already verified, when the server holds state keys."""
+    asked: Mapping[str, str] | None = None
+    """The questions this flow asked in earlier rounds, by key (a digest of each), from
+    the verified state: the only answers the input modules' ``response`` read. The
+    server always sets it (empty without a state); None, in a context built by hand (a
+    handler's unit test), takes every answer as it comes."""
     sealer: Callable[[Any], str] | None = None
     transport: str = "memory"
     headers: Mapping[str, str] = field(default_factory=dict)
@@ -193,6 +201,8 @@ def refilled(ctx: Context, **changes: Any) -> Context:
 
 
 def check_log_level(level: object) -> str | None:
+    """A request's log level as given (None: it asked for no log messages); -32602 for
+    anything but one of ``LOG_LEVELS``."""
     if level is None:
         return None
     if not isinstance(level, str) or level not in LOG_RANK:

@@ -59,7 +59,7 @@ from snodo.form_schema import (
     check_content,
     check_schema,
 )
-from snodo.result import MISSING, Missing
+from snodo.result import MISSING
 from snodo_wire import adapters
 from snodo_wire.models import ElicitResult
 
@@ -102,6 +102,8 @@ class Cancelled:
 
 
 ElicitationResponse: TypeAlias = Accepted | Declined | Cancelled
+"""What ``response`` reads when the user answered: accepted (with the content), declined
+or cancelled."""
 
 
 # --- building ------------------------------------------------------------------------
@@ -177,7 +179,7 @@ def _check_wire(request: dict[str, Any]) -> None:
 # --- reading answers -----------------------------------------------------------------
 
 
-def response(ctx: Context, key: str, request: Mapping[str, Any]) -> ElicitationResponse | Missing:
+def response(ctx: Context, key: str, request: Mapping[str, Any]) -> ElicitationResponse | MISSING:
     """The user's answer to ``request`` under ``key``, checked; ``MISSING`` if none came.
 
     Reads as ``snodo.answers`` describes for every kind of answer. On ``MISSING``, ask
@@ -188,10 +190,12 @@ def response(ctx: Context, key: str, request: Mapping[str, Any]) -> ElicitationR
     checked = _requested(request)
     raw = ctx.input_responses.get(key)
     if raw is not None and answers.plain_elicit_result(raw):
+        if not answers.was_asked(ctx, key, request):
+            return MISSING
         action, given = raw["action"], raw.get("content")  # what the model would read
     else:
-        answer = answers.read(ctx, key, ElicitResult, KIND)
-        if isinstance(answer, Missing):
+        answer = answers.read(ctx, key, request, ElicitResult, KIND)
+        if answer is MISSING:
             return MISSING
         action, given = answer.action, answer.content
     if action == "decline":

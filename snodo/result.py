@@ -8,26 +8,43 @@ in a way the model should see, as opposed to a protocol error.
 
 from __future__ import annotations
 
-import enum
+import contextlib
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any
 
-__all__ = ["MISSING", "InputRequired", "Missing", "ToolError", "input_required", "tool_error"]
+from pydantic import MISSING
 
-
-class Missing(enum.Enum):
-    """No answer under that key in this request's inputResponses: ask (again)."""
-
-    MISSING = "missing"
-
-    def __bool__(self) -> bool:
-        return False
+__all__ = ["MISSING", "InputRequired", "ToolError", "input_required", "tool_error"]
 
 
-MISSING: Final = Missing.MISSING
-"""What every ``response(ctx, key, request)`` returns when the retry has no answer
-under ``key``; it is falsy."""
+def _falsy(sentinel: object) -> None:
+    """Make pydantic's ``MISSING`` read as false, so ``if result.is_error:`` and ``if
+    tool.output_schema:`` mean what they say of a field left out.
+
+    ``MISSING`` is the one object the wire models hold for every absent field, and what
+    ``response(ctx, key, request)`` returns for no answer. pydantic makes it truthy;
+    this gives that single object a subclass of its own class that is false, and changes
+    nothing else (identity, repr, pickling, how pydantic omits it when dumping). Where
+    the class cannot change, it stays truthy and ``is MISSING`` still holds.
+    """
+    kind = type(sentinel)
+    if not sentinel:
+        return
+    with warnings.catch_warnings():  # typing_extensions frowns on subclassing sentinels
+        warnings.simplefilter("ignore", DeprecationWarning)
+        falsy = type(kind.__name__, (kind,), {"__slots__": (), "__bool__": _false})
+        falsy.__module__ = kind.__module__
+    with contextlib.suppress(TypeError):  # a sentinel whose class cannot change
+        object.__setattr__(sentinel, "__class__", falsy)
+
+
+def _false(self: object) -> bool:
+    return False
+
+
+_falsy(MISSING)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +55,7 @@ class InputRequired:
     request_state: str | None = None
 
     def to_result(self) -> dict[str, Any]:
+        """The InputRequiredResult as it goes on the wire, before admission checks it."""
         result: dict[str, Any] = {"resultType": "input_required"}
         if self.input_requests:
             result["inputRequests"] = dict(self.input_requests)

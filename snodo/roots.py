@@ -20,7 +20,7 @@ from urllib.parse import unquote, urlsplit
 from snodo import answers
 from snodo.built import BuiltRequest
 from snodo.context import Context
-from snodo.result import MISSING, Missing
+from snodo.result import MISSING
 from snodo_wire.models import ListRootsResult, Root
 
 __all__ = ["ListRootsResult", "Root", "contains", "list_roots", "response", "root_path"]
@@ -38,7 +38,7 @@ def list_roots() -> BuiltRequest:
     return BuiltRequest({"method": METHOD})
 
 
-def response(ctx: Context, key: str, request: Mapping[str, Any]) -> ListRootsResult | Missing:
+def response(ctx: Context, key: str, request: Mapping[str, Any]) -> ListRootsResult | MISSING:
     """The client's roots under ``key`` as the generated ``ListRootsResult``, or
     ``MISSING`` when the retry carries none.
 
@@ -47,8 +47,8 @@ def response(ctx: Context, key: str, request: Mapping[str, Any]) -> ListRootsRes
     ``file://`` (client/roots.mdx) makes the answer invalid too.
     """
     answers.check_request(request, METHOD)
-    result = answers.read(ctx, key, ListRootsResult, KIND)
-    if isinstance(result, Missing):
+    result = answers.read(ctx, key, request, ListRootsResult, KIND)
+    if result is MISSING:
         return MISSING
     if not all(root.uri.startswith(FILE_PREFIX) for root in result.roots):
         raise answers.invalid(KIND, key)

@@ -31,7 +31,7 @@ from pydantic import BaseModel, ValidationError
 from snodo import answers
 from snodo.built import BuiltRequest
 from snodo.context import Context
-from snodo.result import MISSING, Missing
+from snodo.result import MISSING
 from snodo_wire import adapters
 from snodo_wire.models import CreateMessageResult, SamplingMessage, Tool
 
@@ -52,7 +52,10 @@ METHOD = "sampling/createMessage"
 KIND = "sampling"
 
 Role: TypeAlias = Literal["user", "assistant"]
+"""Who says a sampling message."""
 IncludeContext: TypeAlias = Literal["none", "thisServer", "allServers"]
+"""Which servers' context the client may add to a sample (the ``sampling.context``
+capability)."""
 
 ROLES = frozenset({"user", "assistant"})
 """schema.json Role."""
@@ -160,7 +163,7 @@ def text(result: CreateMessageResult) -> str:
     return "".join(getattr(block, "text", "") for block in blocks if block.type == "text")
 
 
-def response(ctx: Context, key: str, request: Mapping[str, Any]) -> CreateMessageResult | Missing:
+def response(ctx: Context, key: str, request: Mapping[str, Any]) -> CreateMessageResult | MISSING:
     """The client's CreateMessageResult for ``request`` under ``key``, or ``MISSING``.
 
     Reads as ``snodo.answers`` describes for every kind of answer; the answer is not
@@ -171,8 +174,8 @@ def response(ctx: Context, key: str, request: Mapping[str, Any]) -> CreateMessag
     invalid.
     """
     answers.check_request(request, METHOD)
-    result = answers.read(ctx, key, CreateMessageResult, KIND)
-    if isinstance(result, Missing):
+    result = answers.read(ctx, key, request, CreateMessageResult, KIND)
+    if result is MISSING:
         return MISSING
     if isinstance(result.content, list) and not result.content:
         raise answers.invalid(KIND, key)  # an answer with nothing in it is no answer

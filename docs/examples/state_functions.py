@@ -1,18 +1,17 @@
-"""Sealing state by hand with snodo.state, for handlers that manage their own keys:
-python state_functions.py
+"""Sealing by hand with snodo.state, outside a server: python state_functions.py
 
-A Server built without keys passes `requestState` through untouched; the handler then
-seals and opens it itself. Pass `open` the options `seal` got.
+The functions take the request a token is bound to (any object with its method, params
+and clock; a handler's Context is one) and the options; pass `open` the options `seal`
+got. A Server does the same with its own keyring for every `requestState`.
 """
 
 import asyncio
 import secrets
 import tempfile
 from pathlib import Path
-from typing import Any
 
-from snodo import Client, Context, Keyring, Server, elicitation, input_required, state
-from snodo.client.transports import MemoryTransport
+from snodo import Context, Keyring, state
+from snodo.errors import InvalidState
 from snodo.state.replay import SQLiteGuard
 
 KEYS = [("2026-11", secrets.token_bytes(32)), ("2026-10", secrets.token_bytes(32))]
@@ -20,52 +19,39 @@ folder = tempfile.TemporaryDirectory()
 GUARD = SQLiteGuard(str(Path(folder.name) / "state-ids.sqlite3"))
 KEYRING = Keyring(keys=KEYS, ttl=300, guard=GUARD)  # the options, checked once
 
-server = Server("manual-state", "1.0.0")  # no keyring: state is the handlers' business
-NEXT = elicitation.form(
-    "Go on?", {"type": "object", "properties": {"go": {"type": "boolean"}}, "required": ["go"]}
-)
 
-
-@server.tool
-def reusable(ctx: Context) -> object:
-    """Two rounds; the state may be presented again until it expires."""
-    if ctx.request_state is None:
-        token = state.seal({"step": 2}, ctx, keys=KEYS, principal=ctx.principal)
-        return input_required({"next": NEXT}, request_state=token)
-    data = state.open(ctx.request_state, ctx, keys=KEYS, principal=ctx.principal)
-    return f"reusable: {data}"
-
-
-@server.tool
-async def one_time(ctx: Context) -> object:
-    """Two rounds; the state opens once, through a replay guard."""
-    if ctx.request_state is None:
-        token = state.seal({"step": 2}, ctx, keys=KEYS, principal=ctx.principal, once=True)
-        return input_required({"next": NEXT}, request_state=token)
-    data = await state.open_once(
-        ctx.request_state, ctx, guard=GUARD, keys=KEYS, principal=ctx.principal
-    )
-    return f"one-time: {data}"
-
-
-@server.tool
-async def with_keyring(ctx: Context) -> object:
-    """The same with a Keyring: one-time, because it has a guard."""
-    if ctx.request_state is None:
-        token = KEYRING.seal({"step": 2}, ctx, principal=ctx.principal)
-        return input_required({"next": NEXT}, request_state=token)
-    data = await KEYRING.open_once(ctx.request_state, ctx, principal=ctx.principal)
-    return f"keyring: {data}"
-
-
-def go(params: dict[str, Any]) -> dict[str, Any]:
-    return {"action": "accept", "content": {"go": True}}
+def request(tool: str, **arguments: object) -> Context:
+    """The request a token is bound to: its method and salient params."""
+    params = {"name": tool, "arguments": arguments}
+    return Context(1, "tools/call", params, "2026-07-28", {})
 
 
 async def main() -> None:
-    async with Client(MemoryTransport(server), elicitation=go) as client:
-        for tool in ("reusable", "one_time", "with_keyring"):
-            print((await client.call_tool(tool)).content[0].text)
+    booking = request("book", room="hall")
+
+    # Reusable: opens until it expires, as often as it is presented.
+    token = state.seal({"step": 2}, booking, keys=KEYS, principal="ada")
+    print("reusable:", state.open(token, booking, keys=KEYS, principal="ada"))
+    for name, other, who in (
+        ("other room", request("book", room="attic"), "ada"),
+        ("other principal", booking, "bob"),
+    ):
+        try:
+            state.open(token, other, keys=KEYS, principal=who)
+        except InvalidState:
+            print(f"{name}: refused")
+
+    # One-time: opens once, through a replay guard.
+    once = state.seal({"step": 2}, booking, keys=KEYS, once=True)
+    print("one-time:", await state.open_once(once, booking, guard=GUARD, keys=KEYS))
+    try:
+        await state.open_once(once, booking, guard=GUARD, keys=KEYS)
+    except InvalidState:
+        print("one-time again: refused")
+
+    # The same with a Keyring: one-time, because it has a guard.
+    sealed = KEYRING.seal({"step": 3}, booking)
+    print("keyring:", await KEYRING.open_once(sealed, booking))
     GUARD.close()
     folder.cleanup()
 

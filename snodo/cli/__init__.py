@@ -17,6 +17,7 @@ import importlib.util
 import json
 import logging
 import os
+import secrets
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -30,6 +31,7 @@ from snodo import state
 from snodo.errors import InvalidState
 from snodo.server import Server
 from snodo.server.tools import ToolDefinitionError
+from snodo.state.keyring import SECRET_ENV, environment_secret
 from snodo.state.replay import MemoryGuard
 
 __all__ = ["inspect_token", "load", "main"]
@@ -387,6 +389,15 @@ def main(argv: list[str] | None = None) -> int:
     os.environ[HOSTS_ENV] = ",".join(args.allow_host)
     os.environ[ORIGINS_ENV] = ",".join(args.allow_origin)
     _check_exists(args.target)
+    if environment_secret() is None:
+        # Each worker builds its own Server: one without a secret of its own reads this,
+        # so the workers open each other's state (a restart or another host would not).
+        os.environ[SECRET_ENV] = secrets.token_hex(32)
+        print(
+            f"snodo: {SECRET_ENV} is not set: a server without a state secret of its own"
+            " seals with one made for this run, shared by its workers",
+            file=sys.stderr,
+        )
     _announce(args)
     uvicorn.run("snodo.cli:http_app", factory=True, workers=args.workers, **options)
     return 0

@@ -51,6 +51,7 @@ from snodo.client.results import (
     complete_result,
     result_of,
     validated,
+    with_defaults,
 )
 from snodo.client.rounds import FlowBounds, run_flow
 from snodo.client.tasks import TaskCancelled, TaskFailed, TaskHandle, follow
@@ -366,7 +367,7 @@ class Client:
         """Every tool, following cursors. Tools whose x-mcp-header use is invalid are
         dropped (basic/transports/streamable-http.mdx), and the rest remembered so that
         calls carry their Mcp-Param headers."""
-        found = [(validated(Tool, t), t) for t in await self._all("tools/list", "tools")]
+        found = [(validated(Tool, _tool(t)), t) for t in await self._all("tools/list", "tools")]
         kept = [(tool, raw) for tool, raw in found if valid_header_params(raw["inputSchema"])]
         self.connection.tool_schemas = {tool.name: raw["inputSchema"] for tool, raw in kept}
         return [tool for tool, _ in kept]
@@ -430,3 +431,11 @@ def _typed(method: str, outcome: dict[str, Any] | TaskHandle) -> Any:
     if isinstance(outcome, TaskHandle):
         return outcome
     return complete_result(RESULT_MODELS[method], outcome)
+
+
+def _tool(raw: dict[str, Any]) -> dict[str, Any]:
+    """A listed tool with the specification's defaults of its annotations filled in."""
+    annotations = raw.get("annotations")
+    if not isinstance(annotations, dict):
+        return raw
+    return {**raw, "annotations": with_defaults("ToolAnnotations", annotations)}

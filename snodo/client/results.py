@@ -29,6 +29,7 @@ __all__ = [
     "INPUT_RESULTS",
     "RESULT_DEFAULTS",
     "RESULT_MODELS",
+    "SPEC_DEFAULTS",
     "Flow",
     "Handler",
     "ProtocolViolation",
@@ -37,6 +38,7 @@ __all__ = [
     "complete_result",
     "result_of",
     "validated",
+    "with_defaults",
 ]
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -60,6 +62,27 @@ RESULT_MODELS: dict[str, type[BaseModel]] = {
     "prompts/get": GetPromptResult,
 }
 
+SPEC_DEFAULTS: dict[str, dict[str, Any]] = {
+    "CallToolResult": {"isError": False},
+    "ToolAnnotations": {
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": False,
+        "openWorldHint": True,
+    },
+}
+"""What the specification says an absent field means, in the prose of its descriptions
+("assumed to be false", "Default: true"): the client fills these in, so that
+``if result.is_error:`` and ``tool.annotations.destructive_hint`` read as the
+specification means them. Other absent fields read as ``snodo.MISSING``, which is false.
+tests/client/test_results.py finds each value in the pinned schema's words."""
+
+
+def with_defaults(definition: str, raw: Mapping[str, Any]) -> dict[str, Any]:
+    """``raw`` with the ``SPEC_DEFAULTS`` of ``definition`` filled in where absent."""
+    return {**SPEC_DEFAULTS[definition], **raw}
+
+
 RESULT_DEFAULTS: dict[str, Any] = {"resultType": "complete", "ttlMs": 0, "cacheScope": "private"}
 """Filled in where a result leaves them out (a legacy server always does). resultType:
 absent means "complete" (schema, Result.resultType). ttlMs: absent means 0, stale at
@@ -72,6 +95,8 @@ def complete_result(model: type[Model], raw: Mapping[str, Any]) -> Model:
     leaves out (only those the model has)."""
     fields = {field.alias or name for name, field in model.model_fields.items()}
     filled = {k: v for k, v in RESULT_DEFAULTS.items() if k in fields and k not in raw}
+    stated = SPEC_DEFAULTS.get(model.__name__, {})
+    filled.update((k, v) for k, v in stated.items() if k not in raw)
     return validated(model, {**raw, **filled})
 
 

@@ -8,8 +8,9 @@ subscription. It does no I/O; stdio and HTTP are thin adapters around it.
 The order in which a request is checked, and what each failed check answers, is
 written once, in docs/request-checks.md.
 
-The package is what registers and runs handlers: ``registry`` and ``tools``,
-``resources``, ``prompts`` (what is offered), ``invoke`` (calling a handler),
+The package is what registers and runs handlers: ``decorators`` (how an author
+registers), ``registry`` and ``tools``, ``resources``, ``prompts`` (what is offered),
+``invoke`` (calling a handler), ``type_schemas`` (JSON Schemas of Python types),
 ``dispatch`` (method to handler), ``subscriptions`` and ``notify_bus`` (listen streams
 and the bus that feeds them across workers), ``pagination``, ``schemas`` (tool schemas
 compiled once), ``eras`` (telling the eras apart) and ``legacy_limits`` (what a legacy
@@ -24,7 +25,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Literal, TypeVar, overload
+from typing import Any, Literal
 
 from snodo import jsonrpc
 from snodo.admission import admit
@@ -40,17 +41,16 @@ from snodo.errors import (
 )
 from snodo.observe import QUIET, Observation, Observer
 from snodo.result import InputRequired
+from snodo.server.decorators import Decorators
 from snodo.server.dispatch import HANDLERS, Outcome, Served, method_spec
 from snodo.server.eras import refuse_initialize, required_meta
-from snodo.server.invoke import Handler
 from snodo.server.legacy_limits import LegacyLimits
 from snodo.server.notify_bus import LocalBus, NotificationBus
-from snodo.server.registry import CompletionRef, Registry
+from snodo.server.registry import Registry
 from snodo.server.subscriptions import MAX_OPEN_STREAMS, Subscription, Subscriptions
-from snodo.server.tools import Tool
 from snodo.state.keyring import Keyring, server_keyring
 from snodo.state.replay import ReplayGuard
-from snodo.state.sealing import with_state
+from snodo.state.sealing import NOTHING_ASKED, pinned, with_state
 from snodo.state.token import DEFAULT_TTL
 from snodo.tasks.engine import Tasks
 from snodo_wire.protocol import (
@@ -74,8 +74,6 @@ same context, or one whose ``state`` it replaced) and change what comes back. It
 change what the framework checks: the handler and admission see the framework-owned
 fields of the original request whatever context is passed on.
 """
-
-F = TypeVar("F", bound=Handler)
 
 DEFAULT_LEGACY_LIMITS = LegacyLimits()
 
@@ -111,11 +109,12 @@ _NO_RESPONSES: Mapping[str, Any] = MappingProxyType({})  # every first round's i
 _CACHEABLE = frozenset(name for name, spec in METHODS.items() if spec.cacheable)
 
 
-class Server:
+class Server(Decorators):
     """An MCP server: what it offers, and the transport-free core that answers requests.
 
     Register with the decorators (``@server.tool``, ``@server.resource(uri)``,
-    ``@server.resource_template(template)``, ``@server.prompt``, ``@server.completion``,
+    ``@server.resource_template(template)``, ``@server.prompt``, ``@server.completion``:
+    ``snodo.server.decorators``, each with its ``add_*`` twin, and
     ``@server.middleware``); what is registered lives in ``registry``. Serve it with a
     transport (``snodo.transports.stdio``, ``snodo.transports.http.HttpApp``,
     ``snodo run``) or call ``handle`` directly.
@@ -123,11 +122,14 @@ class Server:
     Sealed request state needs a ``keyring`` (``snodo.state.keyring.Keyring``), or the
     ``state_secret``/``state_keys`` conveniences with ``state_ttl``, ``state_encrypted``
     and ``state_guard`` (True: an in-process ``MemoryGuard``), which build one; they
-    are checked here, so a bad key fails at start-up. ``clock`` is the time source for
-    state and guards. The server holds no per-client state: any process with an equal
-    keyring answers any round of a flow. ``notifications`` carries list changes, resource
-    updates and task status to the listen streams of other workers (``snodo.server.notify_bus``;
-    by default they stay in this process). The transports use only ``handle``,
+    are checked here, so a bad key fails at start-up. Without them the secret comes from
+    ``SNODO_STATE_SECRET``, else the server makes a key for this process alone
+    (``state_per_process``): a flow's retry must then come back to this process.
+    ``clock`` is the time source for state and guards. The server holds no per-client
+    state: any process with an equal keyring answers any round of a flow.
+    ``notifications`` carries list changes, resource updates and task status to the
+    listen streams of other workers (``snodo.server.notify_bus``; by default they stay in
+    this process). The transports use only ``handle``,
     ``check_version``, ``mirrored_headers``, ``close_subscription``, ``startup``,
     ``shutdown`` and (HTTP) ``authorization``: OAuth settings
     (``snodo.auth.ProtectedResource``), with which items registered with ``scopes=`` are
@@ -177,10 +179,10 @@ class Server:
         }
         self.list_cache = list_cache
         self.clock = clock
-        self.keyring = server_keyring(
+        self.keyring, self.state_per_process = server_keyring(
             keyring, state_secret, state_keys, state_ttl, state_guard, state_encrypted, clock
         )
-        """Seals and verifies request state; None: the server keeps no state."""
+        """Seals and verifies request state, and pins the questions a flow asked."""
         self.legacy = legacy
         """Bounds of the legacy (initialize-based) era the transports also serve, by
         default (snodo.legacy); None makes the server modern-only."""
@@ -200,73 +202,6 @@ class Server:
         self.observer = observer
         # OAuth (snodo.auth): HTTP verifies tokens with it; the core checks item scopes.
         self.authorization = authorization
-
-    # -- registration --------------------------------------------------------------
-
-    @overload
-    def tool(self, function: F, /) -> F: ...
-    @overload
-    def tool(self, function: None = None, /, **options: Any) -> Callable[[F], F]: ...
-    def tool(self, function: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
-        """Register a tool: ``@server.tool`` or ``@server.tool(name=..., ...)``."""
-
-        def register(fn: F) -> F:
-            self.add_tool(fn, **options)
-            return fn
-
-        return register(function) if function is not None else register
-
-    def add_tool(self, function: Handler, **options: Any) -> Tool:
-        """Register a tool as ``@server.tool(**options)`` does; the Tool as listed."""
-        return self.registry.add_tool(function, **options)
-
-    def remove_tool(self, name: str) -> None:
-        """Stop offering the tool ``name`` (nothing if there is none)."""
-        self.registry.remove_tool(name)
-
-    def resource(self, uri: str, **options: Any) -> Callable[[F], F]:
-        """Register a resource at ``uri``: ``@server.resource(uri, name=..., ...)``."""
-
-        def register(fn: F) -> F:
-            self.registry.add_resource(fn, uri, **options)
-            return fn
-
-        return register
-
-    def resource_template(self, uri_template: str, **options: Any) -> Callable[[F], F]:
-        """Register resources matching an RFC 6570 template; its variables are arguments."""
-
-        def register(fn: F) -> F:
-            self.registry.add_template(fn, uri_template, **options)
-            return fn
-
-        return register
-
-    @overload
-    def prompt(self, function: F, /) -> F: ...
-    @overload
-    def prompt(self, function: None = None, /, **options: Any) -> Callable[[F], F]: ...
-    def prompt(self, function: F | None = None, /, **options: Any) -> F | Callable[[F], F]:
-        """Register a prompt: ``@server.prompt`` or ``@server.prompt(name=..., ...)``."""
-
-        def register(fn: F) -> F:
-            self.registry.add_prompt(fn, **options)
-            return fn
-
-        return register(function) if function is not None else register
-
-    def completion(self, ref_type: CompletionRef, name: str) -> Callable[[F], F]:
-        """Complete arguments of a prompt (by name) or a resource template (by URI template).
-
-        The function receives ``argument``, ``value`` and ``context`` (the other
-        arguments already given) and returns candidate strings.
-        """
-
-        def register(fn: F) -> F:
-            self.registry.add_completion(ref_type, name, fn)
-            return fn
-
-        return register
 
     def middleware(self, function: Middleware) -> Middleware:
         """Add a middleware; the first added is the outermost."""
@@ -434,14 +369,14 @@ class Server:
                 "input_responses": MappingProxyType(responses) if responses else _NO_RESPONSES,
                 "checked_answers": checked_answers,
                 "request_state": params.get("requestState"),
+                "asked": NOTHING_ASKED,  # until the state says otherwise (with_state)
                 "transport": transport,
                 "headers": headers,
                 "clock": self.clock,
                 "emit": emit,
             }
         )
-        if self.keyring is not None:
-            ctx = await with_state(self.keyring, ctx, observation)
+        ctx = await with_state(self.keyring, ctx, observation)
         if self.middlewares:
             outcome = await self._through_middleware(ctx, handler)
         else:  # nothing in between: no chain to build, and no coroutine for one
@@ -466,6 +401,10 @@ class Server:
     def _finish(self, ctx: Context, outcome: Any) -> dict[str, Any]:
         if isinstance(outcome, InputRequired):
             result = admit(ctx.request_method, outcome, ctx.client_capabilities)
+            if result.get("inputRequests") or ctx.asked:  # pin the flow's questions
+                state = pinned(self.keyring, ctx, outcome).request_state
+                if state is not None:
+                    result["requestState"] = state
         elif isinstance(outcome, dict):
             result = {"resultType": "complete", **outcome}
             if ctx.request_method in _CACHEABLE:

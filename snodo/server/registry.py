@@ -13,9 +13,9 @@ from collections.abc import Callable
 from typing import Any, Literal
 
 from snodo.server.invoke import Handler, Invoker, invoker
-from snodo.server.prompts import Prompt, make_prompt
-from snodo.server.resources import Resource, ResourceTemplate, make_resource, make_template
-from snodo.server.tools import Tool, make_tool
+from snodo.server.prompts import Prompt
+from snodo.server.resources import Resource, ResourceTemplate
+from snodo.server.tools import Tool
 
 __all__ = ["Changed", "CompletionRef", "Registry"]
 
@@ -48,8 +48,7 @@ class Registry:
 
     # -- registration ------------------------------------------------------------------
 
-    def add_tool(self, function: Handler, **options: Any) -> Tool:
-        tool = make_tool(function, **options)
+    def add_tool(self, tool: Tool) -> Tool:
         changed = tool.name in self.tools or bool(self.tools)
         self.tools[tool.name] = tool
         if changed:  # the first tool changes the capabilities, not a list anyone watches
@@ -60,21 +59,16 @@ class Registry:
         if self.tools.pop(name, None) is not None:
             self._changed("toolsListChanged")
 
-    def add_resource(self, function: Handler, uri: str, **options: Any) -> Resource:
-        resource = make_resource(function, uri, **options)
-        self.resources[uri] = resource
+    def add_resource(self, resource: Resource) -> Resource:
+        self.resources[resource.uri] = resource
         self._changed("resourcesListChanged")
         return resource
 
-    def add_template(
-        self, function: Handler, uri_template: str, **options: Any
-    ) -> ResourceTemplate:
-        template = make_template(function, uri_template, **options)
+    def add_template(self, template: ResourceTemplate) -> ResourceTemplate:
         self.templates.append(template)
         return template
 
-    def add_prompt(self, function: Handler, **options: Any) -> Prompt:
-        prompt = make_prompt(function, **options)
+    def add_prompt(self, prompt: Prompt) -> Prompt:
         self.prompts[prompt.name] = prompt
         self._changed("promptsListChanged")
         return prompt

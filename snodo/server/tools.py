@@ -27,12 +27,14 @@ from pydantic import (
     ValidationError,
     create_model,
 )
+from pydantic_core import to_jsonable_python
 
 from snodo.errors import InternalError
 from snodo.http_headers import header_params
 from snodo.result import ToolError
 from snodo.server.invoke import Handler, Invoker, described, invoker
 from snodo.server.schemas import CompiledSchema, compile_schema
+from snodo.server.type_schemas import UntitledSchema, schema_of
 from snodo_wire import adapters
 
 __all__ = ["TaskSupport", "Tool", "ToolDefinitionError", "finished", "make_tool", "tool_result"]
@@ -118,15 +120,6 @@ def _plain_bind(
     return bound if given == len(arguments) else None
 
 
-def _strip_titles(schema: dict[str, Any]) -> dict[str, Any]:
-    """pydantic titles every property after its own name; that adds nothing on the wire."""
-    schema.pop("title", None)
-    for prop in schema.get("properties", {}).values():
-        if isinstance(prop, dict):
-            prop.pop("title", None)
-    return schema
-
-
 def _arguments_model(name: str, run: Invoker) -> type[BaseModel]:
     fields: dict[str, Any] = {}
     for param in run.parameters:
@@ -174,7 +167,7 @@ def _output_schema(function: Handler) -> dict[str, Any] | None:
     except (NameError, TypeError):
         return None
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return _strip_titles(TypeAdapter(annotation).json_schema())
+        return schema_of(annotation)
     return None
 
 
@@ -200,7 +193,7 @@ def make_tool(
     if input_schema is None:
         try:
             model = _arguments_model(tool_name, run)
-            input_schema = _strip_titles(model.model_json_schema())
+            input_schema = model.model_json_schema(schema_generator=UntitledSchema)
         except (PydanticUserError, PydanticUndefinedAnnotation) as exc:
             raise _unschematic(tool_name, run, exc) from exc
     if input_schema.get("type") != "object":
@@ -236,9 +229,16 @@ def make_tool(
 
 
 def _jsonable(value: Any) -> Any:
+    """The value as JSON data: models by their wire names, dataclasses, lists of them,
+    and the other types pydantic serialises (dates, enums, UUIDs) as it does."""
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json", by_alias=True)
-    return value
+    if type(value) in _PLAIN:
+        return value
+    return to_jsonable_python(value, by_alias=True)
+
+
+_PLAIN = frozenset((str, int, float, bool, type(None)))
 
 
 def _block(value: Any) -> dict[str, Any] | None:

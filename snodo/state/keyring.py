@@ -10,7 +10,7 @@ holds an equal keyring opens what another sealed, which is how workers share sta
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from snodo.errors import InvalidState
@@ -21,6 +21,7 @@ from snodo.state.token import (
     DEFAULT_TTL,
     StateContext,
     Verified,
+    check_asked,
     check_flag,
     check_flow,
     check_principal,
@@ -72,14 +73,17 @@ class Keyring:
         once: bool | None = None,
         randbytes: Callable[[int], bytes] = os.urandom,
         flow: str | None = None,
+        asked: Mapping[str, str] | None = None,
     ) -> str:
         """A token carrying ``data``, bound to this request and ``principal``.
 
         One-time (``once``) by default exactly when the keyring has a guard.
         ``randbytes`` supplies the one-time id, then the nonce; replace it only to
         reproduce test vectors. ``flow`` is an observer's mark linking this round to the
-        next (``snodo.observe``), sealed beside the data. ValueError for data that is not
-        JSON, a bad flow mark, or a token that would exceed the length limit.
+        next (``snodo.observe``), sealed beside the data; ``asked`` the questions the flow
+        has asked, by key (``snodo.answers.pin``), which the server seals for itself.
+        ValueError for data that is not JSON, a bad flow mark or asked map, or a token
+        that would exceed the length limit.
         """
         check_principal(principal)
         one_time = self.guard is not None if once is None else check_flag("once", once)
@@ -93,6 +97,7 @@ class Keyring:
             self.encrypted,
             randbytes,
             check_flow(flow),
+            check_asked(asked),
         )
 
     def open(self, token: str, ctx: StateContext, *, principal: str | None = None) -> Any:
@@ -140,12 +145,13 @@ class Keyring:
 
     async def accept(self, token: str, ctx: StateContext, *, principal: str | None = None) -> Any:
         """What a server does with an echoed token: ``open_once`` with a guard, else ``open``."""
-        return (await self.accept_flow(token, ctx, principal=principal))[0]
+        return (await self.accept_verified(token, ctx, principal=principal)).data
 
-    async def accept_flow(
+    async def accept_verified(
         self, token: str, ctx: StateContext, *, principal: str | None = None
-    ) -> tuple[Any, str | None]:
-        """``accept``, returning the flow mark sealed with the data (None if there was none)."""
+    ) -> Verified:
+        """``accept``, returning all the token held: the data, and the flow mark and asked
+        questions sealed beside it."""
         if self.guard is not None:
             verified = await self._open_once(token, ctx, principal, None)
         else:
@@ -153,7 +159,24 @@ class Keyring:
             verified = verify_token(self._keys, token, ctx, principal, self._lifetime)
             if verified.jti is not None:
                 raise InvalidState("one_time")
-        return verified.data, verified.flow
+        return verified
+
+
+SECRET_ENV = "SNODO_STATE_SECRET"
+"""The environment variable a server without ``state_secret``, ``state_keys`` or
+``keyring`` reads its secret from: hex, at least 32 bytes."""
+
+
+def environment_secret(environ: Mapping[str, str] | None = None) -> bytes | None:
+    """The secret in ``SNODO_STATE_SECRET`` (None when unset); ValueError naming the
+    variable when it is not hex."""
+    value = (os.environ if environ is None else environ).get(SECRET_ENV, "").strip()
+    if not value:
+        return None
+    try:
+        return bytes.fromhex(value)
+    except ValueError:
+        raise ValueError(f"{SECRET_ENV} must be hex: 64 digits for 32 random bytes") from None
 
 
 def server_keyring(
@@ -164,18 +187,24 @@ def server_keyring(
     guard: ReplayGuard | bool,
     encrypted: bool,
     clock: Callable[[], float],
-) -> Keyring | None:
-    """A server's keyring: given, or built from its ``state_*`` conveniences (checked
-    here, so a bad combination fails when the server is made)."""
+) -> tuple[Keyring, bool]:
+    """A server's keyring, and whether its key was made for this process alone.
+
+    Given, or built from its ``state_*`` conveniences, else from ``SNODO_STATE_SECRET``,
+    else from a random key of this process's own (then only this process can open what
+    it sealed: fine for stdio or one worker, not for several). Checked here, so a bad
+    combination fails when the server is made.
+    """
     if keyring is not None:
         given = (secret, keys) != (None, None) or guard is not False or encrypted
         if given or ttl != DEFAULT_TTL:
             raise ValueError("pass keyring= or the state_* options, not both")
-        return keyring
+        return keyring, False
+    per_process = False
     if secret is None and keys is None:
-        if guard is not False or encrypted:
-            raise ValueError("state_guard and state_encrypted need state_secret or state_keys")
-        return None
+        secret = environment_secret()
+        if secret is None:
+            secret, per_process = os.urandom(32), True
     # True: a MemoryGuard on the server's clock (one process). With a guard every state is
     # sealed one-time and consumed when it comes back (mrtr.mdx: at-most-once consumption
     # MUST be enforced server-side).
@@ -187,4 +216,5 @@ def server_keyring(
         raise TypeError("state_guard must be True or a ReplayGuard (async consume)")
     else:
         chosen = guard
-    return Keyring(secret=secret, keys=keys, ttl=ttl, encrypted=encrypted, guard=chosen)
+    made = Keyring(secret=secret, keys=keys, ttl=ttl, encrypted=encrypted, guard=chosen)
+    return made, per_process

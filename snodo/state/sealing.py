@@ -1,21 +1,63 @@
 """The server's sealed-state step: what it does with an echoed state, and the sealer.
 
 ``with_state`` verifies the state a retry echoes before any middleware or
-handler sees the request, and gives the context a sealer for the next round; with an
-observer it also carries the observer's flow mark from one round's state to the next
-and reports a refusal's reason, which never reaches the client.
+handler sees the request, hands the handler its data and the questions the flow has
+asked so far (``ctx.asked``), and gives the context a ``Sealer`` for the next round.
+With an observer it also carries the observer's flow mark from one round's state to the
+next and reports a refusal's reason, which never reaches the client.
+
+``pinned`` is the other end: when a handler asks, the questions of the round are sealed
+into the state it hands out (a digest of each, by key), beside what the handler sealed,
+so that on the retry only answers to questions this flow asked count
+(``snodo.answers``). The handler does nothing for it.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
+from snodo.answers import pin
 from snodo.context import Context, refilled
-from snodo.errors import InvalidState
+from snodo.errors import InternalError, InvalidState
 from snodo.observe import Observation
+from snodo.result import InputRequired
 from snodo.state.keyring import Keyring
 
-__all__ = ["with_state"]
+__all__ = ["Sealer", "pinned", "with_state"]
+
+log = logging.getLogger("snodo")
+
+NOTHING_ASKED: Mapping[str, str] = MappingProxyType({})
+"""The questions a request without state answers: none."""
+
+
+class Sealer:
+    """``ctx.seal``: seals for this request, and remembers what it sealed, so the state
+    the handler returns can be sealed again with the round's questions."""
+
+    __slots__ = ("ctx", "keyring", "observation", "sealed")
+
+    def __init__(self, keyring: Keyring, ctx: Context, observation: Observation | None) -> None:
+        self.keyring = keyring
+        self.ctx = ctx
+        self.observation = observation
+        self.sealed: dict[str, Any] | None = None
+        """What ``ctx.seal`` sealed in this request, by token."""
+
+    def __call__(self, value: Any) -> str:
+        token = self.seal(value, None)
+        if self.sealed is None:
+            self.sealed = {}
+        self.sealed[token] = value
+        return token
+
+    def seal(self, value: Any, asked: Mapping[str, str] | None) -> str:
+        mark = self.observation.flow_mark() if self.observation is not None else None
+        ctx = self.ctx
+        return self.keyring.seal(value, ctx, principal=ctx.principal, flow=mark, asked=asked)
 
 
 async def with_state(
@@ -24,34 +66,60 @@ async def with_state(
     """Verify an echoed requestState before anything else sees the request.
 
     A forged, expired or misbound state is -32602 and no middleware or handler runs; a
-    valid one arrives as ``ctx.state_data``. With a guard, a state presented a second
-    time is refused the same way (and a store failure is an internal error): it is
-    consumed here, before the handler runs.
+    valid one arrives as ``ctx.state_data``, with the questions the flow asked as
+    ``ctx.asked``. With a guard, a state presented a second time is refused the same
+    way (and a store failure is an internal error): it is consumed here, before the
+    handler runs.
     """
-    principal = ctx.principal
     data = None
+    asked: Mapping[str, str] = NOTHING_ASKED
     if ctx.request_state is not None:
-        if observation is None:
-            data = await keyring.accept(ctx.request_state, ctx, principal=principal)
-        else:
-            try:
-                data, flow = await keyring.accept_flow(ctx.request_state, ctx, principal=principal)
-            except InvalidState as exc:
+        try:
+            verified = await keyring.accept_verified(
+                ctx.request_state, ctx, principal=ctx.principal
+            )
+        except InvalidState as exc:
+            if observation is not None:
                 observation.state_refused(exc.reason)
-                raise
-            observation.state_accepted(flow)
+            raise
+        if observation is not None:
+            observation.state_accepted(verified.flow)
+        data = verified.data
+        if verified.asked is not None:
+            asked = MappingProxyType(verified.asked)
     # The sealer binds to ``ctx`` (method, params, clock), which has no sealer itself:
     # the context handed on holds the sealer, and nothing refers back to it.
+    return refilled(ctx, state_data=data, asked=asked, sealer=Sealer(keyring, ctx, observation))
 
-    if observation is None:
 
-        def sealer(value: Any) -> str:
-            return keyring.seal(value, ctx, principal=principal)
+def pinned(keyring: Keyring, ctx: Context, outcome: InputRequired) -> InputRequired:
+    """``outcome`` with the questions this flow has asked sealed into its state.
 
+    The state is what the handler sealed with ``ctx.seal`` (sealed again, with the
+    questions beside it), the state it echoed, one it sealed with the server's keyring
+    itself, or none (an empty state carrying only the questions). A flow that has asked
+    nothing is left as it is.
+    """
+    asked = pin(ctx.asked, outcome.input_requests)
+    if not asked:
+        return outcome
+    sealer = ctx.sealer if isinstance(ctx.sealer, Sealer) else Sealer(keyring, ctx, None)
+    state = outcome.request_state
+    if state is None:
+        data = None
+    elif sealer.sealed is not None and state in sealer.sealed:
+        data = sealer.sealed[state]
+    elif state == ctx.request_state:
+        data = ctx.state_data
     else:
-
-        def sealer(value: Any) -> str:
-            mark = observation.flow_mark()
-            return keyring.seal(value, ctx, principal=principal, flow=mark)
-
-    return refilled(ctx, state_data=data, sealer=sealer)
+        try:
+            data = keyring.open(state, ctx, principal=ctx.principal)
+        except InvalidState as exc:
+            log.error(
+                "%s handler returned a requestState this server's keys did not seal (%s);"
+                " seal it with ctx.seal",
+                ctx.request_method,
+                exc.reason,
+            )
+            raise InternalError() from None
+    return InputRequired(outcome.input_requests, sealer.seal(data, asked))

@@ -28,6 +28,7 @@ __all__ = [
     "VERSION",
     "StateContext",
     "Verified",
+    "check_asked",
     "check_flow",
     "inspect",
     "lifetime",
@@ -56,7 +57,11 @@ TAG_BYTES: Final = 16
 
 _UNBOUND: Final = frozenset(("_meta", "inputResponses", "requestState"))
 _PAYLOAD_KEYS: Final = frozenset(("data", "exp", "iat"))
-_OPTIONAL_KEYS: Final = frozenset(("flow", "jti"))
+_OPTIONAL_KEYS: Final = frozenset(("asked", "flow", "jti"))
+DIGEST_LENGTH: Final = 22
+"""Characters of a question digest in ``asked``: base64url of 128 bits, unpadded."""
+MAX_ASKED: Final = 256
+"""Questions one flow may have pinned in its state."""
 MAX_FLOW_LENGTH: Final = 128
 """Characters of the optional ``flow`` mark: an observer's link between rounds, not data."""
 _FLOW_ALPHABET: Final = B64_ALPHABET + "."
@@ -104,6 +109,25 @@ def check_flow(flow: object) -> str | None:
     if flow.strip(_FLOW_ALPHABET):
         raise ValueError("flow must be base64url characters and dots")
     return flow
+
+
+def check_asked(asked: object) -> Mapping[str, str] | None:
+    """The questions a flow asked, by key (``snodo.answers.pin``): at most ``MAX_ASKED``
+    non-empty keys, each with a digest of ``DIGEST_LENGTH`` base64url characters."""
+    if asked is None:
+        return None
+    if not isinstance(asked, Mapping) or len(asked) > MAX_ASKED:
+        raise ValueError(f"asked must map at most {MAX_ASKED} keys to question digests")
+    for key, digest in asked.items():
+        if not isinstance(key, str) or not key or not _is_digest(digest):
+            raise ValueError("asked must map non-empty keys to question digests")
+    return asked
+
+
+def _is_digest(digest: object) -> bool:
+    return (
+        isinstance(digest, str) and len(digest) == DIGEST_LENGTH and not digest.strip(B64_ALPHABET)
+    )
 
 
 def check_flag(name: str, value: object) -> bool:
@@ -181,15 +205,19 @@ def seal_token(
     encrypted: bool,
     randbytes: Callable[[int], bytes],
     flow: str | None = None,
+    asked: Mapping[str, str] | None = None,
 ) -> str:
     """A token carrying ``data``, bound to this request and principal (options checked).
 
-    ``flow`` (checked by ``check_flow``) rides in the payload beside the data: as readable
-    as the data is, and as authentic.
+    ``flow`` (checked by ``check_flow``) and ``asked`` (by ``check_asked``) ride in the
+    payload beside the data: as readable as the data is, and as authentic.
     """
     text = encode_utf8(data, check_data(data))
     issued = math.floor(ctx.clock())
-    plain = b'{"data":%b,"exp":%d' % (text, issued + lifetime)
+    plain = b"{"
+    if asked:
+        plain += b'"asked":%b,' % encode_utf8(dict(asked))
+    plain += b'"data":%b,"exp":%d' % (text, issued + lifetime)
     if flow is not None:
         plain += b',"flow":"%b"' % flow.encode("ascii")
     plain += b',"iat":%d' % issued
@@ -282,6 +310,14 @@ def _valid_payload(payload: dict[str, Any]) -> bool:
             check_flow(payload["flow"])
         except ValueError:
             return False
+    if "asked" in payload:
+        asked = payload["asked"]
+        if type(asked) is not dict or not asked:
+            return False
+        try:
+            check_asked(asked)
+        except ValueError:
+            return False
     return True
 
 
@@ -294,12 +330,14 @@ class Verified(NamedTuple):
     expires: int
     flow: str | None
     """The flow mark sealed with the data, if any."""
+    asked: Mapping[str, str] | None = None
+    """The questions the flow had asked when this was sealed, by key (their digests)."""
 
 
 def verify_token(
     keys: KeySet, token: object, ctx: StateContext, principal: str | None, lifetime: int
 ) -> Verified:
-    """Data, one-time id, expiry and flow mark of an authentic live token.
+    """Data, one-time id, expiry, flow mark and asked questions of an authentic live token.
 
     The cheap checks come first (size, shape, key id), then the MAC in constant time (or
     the AEAD tag), and only then JSON and times. Every failure is the same InvalidState;
@@ -343,4 +381,6 @@ def verify_token(
         raise InvalidState("malformed")
     if not issued - CLOCK_SKEW <= now < expires:
         raise InvalidState("expired")
-    return Verified(payload["data"], payload.get("jti"), expires, payload.get("flow"))
+    return Verified(
+        payload["data"], payload.get("jti"), expires, payload.get("flow"), payload.get("asked")
+    )

@@ -48,6 +48,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from snodo.admission import admit
+from snodo.answers import pin
 from snodo.context import Context
 from snodo.errors import InternalError, InvalidParams, McpError, MissingClientCapability
 from snodo.observe import QUIET, Observer
@@ -87,6 +88,8 @@ def background(work: Work, status_message: str | None = None) -> Background:
 
 
 def declares_tasks(ctx: Context) -> bool:
+    """Whether the request's client declared the tasks extension (``EXTENSION_ID``) in
+    the ``extensions`` of its capabilities."""
     extensions = ctx.client_capabilities.get("extensions")
     return isinstance(extensions, Mapping) and isinstance(extensions.get(EXTENSION_ID), Mapping)
 
@@ -219,12 +222,14 @@ class Tasks:
 
     async def _rounds(self, task_id: str, base: Context, finish: Finish, work: Work) -> None:
         answers: dict[str, Any] = {}
+        questions: dict[str, str] = {}  # what the work asked so far (snodo.answers.pin)
         state: str | None = None
         while True:
             ctx = replace(
                 base,
                 input_responses=MappingProxyType(dict(answers)),
                 state_data=json.loads(state) if state is not None else None,
+                asked=MappingProxyType(dict(questions)),
                 sealer=_keep,
             )
             try:
@@ -243,6 +248,7 @@ class Tasks:
             asked = admit("tools/call", value, base.client_capabilities)
             requests = asked.get("inputRequests", {})
             state = asked.get("requestState")
+            questions = pin(questions, requests)
             record = await self._ask(task_id, requests, state)
             if record is None or record.terminal:
                 return
@@ -335,10 +341,13 @@ class Tasks:
         return record
 
     async def get(self, ctx: Context, params: Mapping[str, Any]) -> dict[str, Any]:
+        """tasks/get: the caller's task ``taskId`` as a DetailedTask (-32602 if not found)."""
         record = await self._find(ctx, params.get("taskId"))
         return record.detailed()
 
     async def update(self, ctx: Context, params: Mapping[str, Any]) -> dict[str, Any]:
+        """tasks/update: deliver ``inputResponses`` for the task's outstanding requests to
+        its owner (answers to other keys are ignored); the result is empty."""
         record = await self._find(ctx, params.get("taskId"))
         responses = params.get("inputResponses")
         if not isinstance(responses, Mapping):

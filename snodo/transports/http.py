@@ -18,6 +18,7 @@ metadata, and answers 403 when the core refuses an item for its scopes.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from typing import Any
 
@@ -62,6 +63,13 @@ class Unauthorized(Exception):
 Authenticate = Callable[[Mapping[str, str]], Awaitable[str | None] | str | None]
 """Turns request headers (lower-case names) into a principal, or raises Unauthorized."""
 
+PER_PROCESS_STATE = (
+    "snodo: no state secret (Server(state_secret=...) or SNODO_STATE_SECRET): request state"
+    " is sealed with a key of this process alone, so a flow's retry must come back here"
+)
+"""Said once at start-up over HTTP, where a second worker or a restart would refuse the
+retries of flows this process began."""
+
 
 class HttpApp:
     """An ASGI app serving one ``Server`` at ``path`` (every path when None).
@@ -98,9 +106,14 @@ class HttpApp:
         if self.authorization is not None and authenticate is not None:
             raise ValueError("pass authenticate= or an OAuth authorization, not both")
 
+    async def _startup(self) -> None:
+        if self.server.state_per_process:
+            logging.getLogger("snodo").warning(PER_PROCESS_STATE)
+        await self.server.startup()
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            await lifespan(receive, send, self.server.startup, self.server.shutdown)
+            await lifespan(receive, send, self._startup, self.server.shutdown)
             if self.legacy is not None:
                 self.legacy.close()
             return

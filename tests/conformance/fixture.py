@@ -31,11 +31,10 @@ import asyncio
 import base64
 import json
 import os
-import secrets
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from snodo import capabilities, elicitation, roots, sampling, state
+from snodo import capabilities, elicitation, roots, sampling
 from snodo.context import Context
 from snodo.elicitation import Accepted
 from snodo.errors import InternalError
@@ -60,12 +59,6 @@ server = Server(
     notifications=notification_bus(os.environ.get("SNODO_NOTIFY") or NOTIFY_DEFAULT),
 )
 
-STATE_SECRET = (
-    bytes.fromhex(os.environ["SNODO_STATE_SECRET"])
-    if os.environ.get("SNODO_STATE_SECRET")
-    else secrets.token_bytes(32)
-)
-"""HMAC key for request state: shared through the environment, or per process."""
 
 # A 1x1 PNG and a silent WAV: the reference fixture's sample media.
 PNG = (
@@ -231,18 +224,17 @@ def _answers(
 
 
 def _seal(data: Any, ctx: Context) -> str:
-    return state.seal(data, ctx, secret=STATE_SECRET)
+    return ctx.seal(data)
 
 
 def _opened(ctx: Context) -> Any:
     """What this flow sealed into an earlier round, or None on the first round.
 
-    A state that was not sealed by this process for this very request raises
-    InvalidState (-32602), whatever is wrong with it.
+    The server verified it before the handler ran: a state that was not sealed with
+    its keys for this very request was refused with InvalidState (-32602), whatever is
+    wrong with it.
     """
-    if ctx.request_state is None:
-        return None
-    return state.open(ctx.request_state, ctx, secret=STATE_SECRET)
+    return ctx.state_data
 
 
 def _sampled_text(result: Any) -> str:

@@ -164,20 +164,31 @@ def test_elicitation_round_trip() -> None:
         "test_input_required_result_elicitation",
         arguments={},
         responses={"user_name": accept(name="Alice")},
+        state=first["requestState"],
     )
     assert text_of(result_of(retry)) == "Hello, Alice!"
 
 
 def test_a_missing_answer_is_asked_for_again_and_extra_answers_are_ignored() -> None:
-    wrong_key = tool_call(
-        "test_input_required_result_elicitation", responses={"wrong_key": accept(data="wrong")}
-    )
+    name = "test_input_required_result_elicitation"
+    wrong_key = tool_call(name, responses={"wrong_key": accept(data="wrong")})
     assert result_of(wrong_key)["resultType"] == "input_required"
+    first = result_of(tool_call(name))
     extra = tool_call(
-        "test_input_required_result_elicitation",
+        name,
         responses={"user_name": accept(name="Alice"), "unknown_extra_key": accept(x=1)},
+        state=first["requestState"],
     )
     assert text_of(result_of(extra)) == "Hello, Alice!"
+
+
+def test_an_answer_the_server_did_not_ask_for_is_ignored() -> None:
+    """An answer sent with the first request, before any question, counts for nothing:
+    the question is asked."""
+    name = "test_input_required_result_elicitation"
+    unasked = result_of(tool_call(name, responses={"user_name": accept(name="Mallory")}))
+    assert unasked["resultType"] == "input_required"
+    assert list(unasked["inputRequests"]) == ["user_name"]
 
 
 def test_a_malformed_answer_is_invalid_params() -> None:
@@ -273,7 +284,11 @@ def test_input_required_prompt_round_trip() -> None:
     get = {"name": "test_input_required_result_prompt"}
     first = result_of(request("prompts/get", get, capabilities=CAPABILITIES))
     assert list(first["inputRequests"]) == ["user_context"]
-    retry = {**get, "inputResponses": {"user_context": accept(context="test context")}}
+    retry = {
+        **get,
+        "inputResponses": {"user_context": accept(context="test context")},
+        "requestState": first["requestState"],
+    }
     done = result_of(request("prompts/get", retry, capabilities=CAPABILITIES))
     assert "test context" in done["messages"][0]["content"]["text"]
 

@@ -201,7 +201,7 @@ def test_partial_answers_are_carried_in_state_and_only_the_rest_is_asked() -> No
     }
 
 
-def test_all_answers_at_once_complete_without_state_and_extra_keys_are_ignored() -> None:
+def test_all_answers_in_one_retry_complete_and_extra_keys_are_ignored() -> None:
     server = build()
     responses = {
         "name": accept("name", "Bo"),
@@ -209,8 +209,19 @@ def test_all_answers_at_once_complete_without_state_and_extra_keys_are_ignored()
         "unrelated": {"action": "cancel"},
         "another": {"roots": []},
     }
+    state = _first_state(server)
+    result = answer(server, call("wizard", inputResponses=responses, requestState=state))
+    assert result["result"]["content"] == [{"type": "text", "text": "Bo likes red"}]
+
+
+def test_answers_before_any_question_are_ignored_and_the_questions_asked() -> None:
+    """A client cannot answer for the user what the server never asked: answers in a
+    request without state count for nothing."""
+    server = build()
+    responses = {"name": accept("name", "Bo"), "color": accept("color", "red")}
     result = answer(server, call("wizard", inputResponses=responses))["result"]
-    assert result["content"] == [{"type": "text", "text": "Bo likes red"}]
+    assert result["resultType"] == "input_required"
+    assert set(result["inputRequests"]) == {"name", "color"}
 
 
 def test_missing_answers_are_asked_again() -> None:
@@ -226,7 +237,10 @@ def test_missing_answers_are_asked_again() -> None:
 )
 def test_decline_and_cancel_end_the_flow(action: str, text: str) -> None:
     server = build()
-    result = answer(server, call("wizard", inputResponses={"name": {"action": action}}))["result"]
+    retry = call(
+        "wizard", inputResponses={"name": {"action": action}}, requestState=_first_state(server)
+    )
+    result = answer(server, retry)["result"]
     assert result["content"] == [{"type": "text", "text": text}]
 
 
@@ -245,7 +259,10 @@ def test_malformed_responses_are_invalid_params_without_echo(
     responses: Any, message: str | None
 ) -> None:
     server = build()
-    error = answer(server, call("wizard", id=5, inputResponses=responses))["error"]
+    state = _first_state(server)
+    error = answer(server, call("wizard", id=5, inputResponses=responses, requestState=state))[
+        "error"
+    ]
     assert error["code"] == -32602
     if message is not None:
         assert error["message"] == message
@@ -260,8 +277,9 @@ def test_request_state_must_be_a_string_and_the_handler_never_runs() -> None:
     assert server.calls == 0  # type: ignore[attr-defined]
 
 
-def _first_state(server: Server, **params: Any) -> str:
-    state: str = answer(server, call("wizard", **params))["result"]["requestState"]
+def _first_state(server: Server, name: str = "wizard", **params: Any) -> str:
+    """The state of a first round: the retry's answers answer what it asked."""
+    state: str = answer(server, call(name, **params))["result"]["requestState"]
     return state
 
 
@@ -302,10 +320,9 @@ def test_tampered_state_is_rejected_before_the_handler(forge: Any) -> None:
 
 def test_state_is_bound_to_arguments_method_principal_and_time() -> None:
     server = build()
-    state = _first_state(
-        server, arguments={"topic": "x"}, inputResponses={"name": accept("name", "A")}
-    )
-    retry = {"inputResponses": {"color": accept("color", "red")}, "requestState": state}
+    state = _first_state(server, arguments={"topic": "x"})
+    both = {"name": accept("name", "A"), "color": accept("color", "red")}
+    retry = {"inputResponses": both, "requestState": state}
     invalid = {"code": -32602, "message": "Invalid request state"}
     assert answer(server, call("wizard", arguments={"topic": "y"}, **retry))["error"] == invalid
     assert answer(server, call("wizard", **retry))["error"] == invalid
@@ -324,12 +341,10 @@ def test_state_is_bound_to_arguments_method_principal_and_time() -> None:
 
 def test_state_sealed_for_a_principal_opens_only_for_it() -> None:
     server = build()
-    first = answer(
-        server, call("wizard", inputResponses={"name": accept("name", "A")}), principal="alice"
-    )["result"]
+    first = answer(server, call("wizard"), principal="alice")["result"]
     retry = call(
         "wizard",
-        inputResponses={"color": accept("color", "red")},
+        inputResponses={"name": accept("name", "A"), "color": accept("color", "red")},
         requestState=first["requestState"],
     )
     assert answer(server, retry, principal="alice")["result"]["resultType"] == "complete"
@@ -404,6 +419,7 @@ def test_declared_capabilities_admit_every_kind() -> None:
 def test_sampling_round_trip() -> None:
     server = build()
     first = answer(server, call("summarise", caps={"sampling": {}}))["result"]
+    state = first.pop("requestState")  # the question, pinned (the handler sealed nothing)
     assert first == {
         "resultType": "input_required",
         "inputRequests": {"summary": SUMMARY},
@@ -416,12 +432,21 @@ def test_sampling_round_trip() -> None:
         "stopReason": "endTurn",
     }
     done = answer(
-        server, call("summarise", caps={"sampling": {}}, inputResponses={"summary": reply})
+        server,
+        call(
+            "summarise",
+            caps={"sampling": {}},
+            inputResponses={"summary": reply},
+            requestState=state,
+        ),
     )["result"]
     assert done["content"] == [{"type": "text", "text": "Model m-1 said something"}]
     bad = {"role": "robot", "content": {"type": "text", "text": "x"}, "model": "m"}
     error = answer(
-        server, call("summarise", caps={"sampling": {}}, inputResponses={"summary": bad})
+        server,
+        call(
+            "summarise", caps={"sampling": {}}, inputResponses={"summary": bad}, requestState=state
+        ),
     )["error"]
     assert error["code"] == -32602
 
@@ -430,25 +455,33 @@ def test_roots_round_trip() -> None:
     server = build()
     first = answer(server, call("workspace", caps={"roots": {}}))["result"]
     assert first["inputRequests"] == {"roots": {"method": "roots/list"}}
+    state = first["requestState"]
     listed = {"roots": [{"uri": "file:///work", "name": "work"}]}
-    done = answer(server, call("workspace", caps={"roots": {}}, inputResponses={"roots": listed}))[
-        "result"
-    ]
+    retry = call(
+        "workspace", caps={"roots": {}}, inputResponses={"roots": listed}, requestState=state
+    )
+    done = answer(server, retry)["result"]
     assert done["content"] == [{"type": "text", "text": "1 root(s)"}]
     remote = {"roots": [{"uri": "https://example.com/"}]}
-    error = answer(server, call("workspace", caps={"roots": {}}, inputResponses={"roots": remote}))[
-        "error"
-    ]
+    retry = call(
+        "workspace", caps={"roots": {}}, inputResponses={"roots": remote}, requestState=state
+    )
+    error = answer(server, retry)["error"]
     assert error["code"] == -32602
 
 
 def test_input_required_skips_output_validation_and_the_final_result_gets_it() -> None:
     server = build()
-    assert answer(server, call("counted"))["result"]["resultType"] == "input_required"
-    done = answer(server, call("counted", inputResponses={"name": accept("name", "A")}))
+    first = answer(server, call("counted"))["result"]
+    assert first["resultType"] == "input_required"
+    named = {"name": accept("name", "A")}
+    done = answer(server, call("counted", inputResponses=named, requestState=first["requestState"]))
     assert done["result"]["structuredContent"] == {"n": 1}
-    assert answer(server, call("miscounted"))["result"]["resultType"] == "input_required"
-    wrong = answer(server, call("miscounted", inputResponses={"name": accept("name", "A")}))
+    first = answer(server, call("miscounted"))["result"]
+    assert first["resultType"] == "input_required"
+    wrong = answer(
+        server, call("miscounted", inputResponses=named, requestState=first["requestState"])
+    )
     assert wrong["error"]["code"] == -32603
 
 
@@ -462,20 +495,20 @@ def test_resource_and_prompt_flows() -> None:
         server,
         request(
             "resources/read",
-            {"uri": "test://wizard", "inputResponses": responses},
+            {
+                "uri": "test://wizard",
+                "inputResponses": responses,
+                "requestState": first["requestState"],
+            },
             capabilities=ALL_CAPS,
         ),
     )["result"]
     assert done["contents"] == [{"uri": "test://wizard", "text": "Cy likes red"}]
     assert (done["ttlMs"], done["cacheScope"]) == (0, "private")
-    prompt = answer(
-        server,
-        request(
-            "prompts/get",
-            {"name": "wizard_prompt", "inputResponses": responses},
-            capabilities=ALL_CAPS,
-        ),
-    )["result"]
+    get = {"name": "wizard_prompt"}
+    asked = answer(server, request("prompts/get", get, capabilities=ALL_CAPS))["result"]
+    retry = {**get, "inputResponses": responses, "requestState": asked["requestState"]}
+    prompt = answer(server, request("prompts/get", retry, capabilities=ALL_CAPS))["result"]
     assert prompt["messages"] == [
         {"role": "user", "content": {"type": "text", "text": "Cy likes red"}}
     ]

@@ -65,6 +65,10 @@ def test_a_malformed_answer_is_one_error_naming_only_the_key(
     assert secret not in str(raised.value.to_error())
 
 
+ASKED = {"method": "elicitation/create"}
+"""The question ``read`` is told was asked (a hand-built context counts any as asked)."""
+
+
 def test_the_request_is_a_required_argument_of_every_reader() -> None:
     for read in (elicitation.response, sampling.response, roots.response):
         with pytest.raises(TypeError):
@@ -83,13 +87,13 @@ def test_an_answer_the_server_checked_is_read_as_that_model_and_only_for_that_an
     checked = check_responses({"who": accepted})
     assert checked["who"][0] is accepted
     retry = replace(ctx(who=accepted), checked_answers=checked)
-    assert read(retry, "who", ElicitResult, "elicitation") is checked["who"][1]
+    assert read(retry, "who", ASKED, ElicitResult, "elicitation") is checked["who"][1]
     # Another raw answer under the same key (a task's later round) is validated afresh.
     later = replace(retry, input_responses={"who": {"action": "launch"}})
     with pytest.raises(InvalidParams, match="Invalid elicitation response for 'who'"):
-        read(later, "who", ElicitResult, "elicitation")
+        read(later, "who", ASKED, ElicitResult, "elicitation")
     declined = replace(retry, input_responses={"who": {"action": "decline"}})
-    answer = read(declined, "who", ElicitResult, "elicitation")
+    answer = read(declined, "who", ASKED, ElicitResult, "elicitation")
     assert isinstance(answer, ElicitResult) and answer.action == "decline"
 
 
@@ -103,7 +107,7 @@ def test_an_answer_whose_nested_models_have_aliases_is_read_by_alias_only() -> N
     # accepts either, must not hand ``read`` (wire names only) a model holding it.
     answer = {"roots": [{"uri": "file:///work", "meta": {"by": "name"}}]}
     retry = replace(ctx(k=answer), checked_answers=check_responses({"k": answer}))
-    read_back = read(retry, "k", ListRootsResult, "roots")
+    read_back = read(retry, "k", {"method": "roots/list"}, ListRootsResult, "roots")
     assert read_back == ListRootsResult.model_validate(answer, by_alias=True, by_name=False)
     assert read_back != ListRootsResult.model_validate(answer)
 

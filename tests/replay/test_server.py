@@ -163,8 +163,6 @@ def test_encrypted_one_time_states_through_the_server() -> None:
 @pytest.mark.parametrize(
     ("options", "error"),
     [
-        ({"state_guard": True}, ValueError),
-        ({"state_encrypted": True}, ValueError),
         ({"state_secret": SECRET, "state_guard": object()}, TypeError),
         ({"state_secret": SECRET, "state_encrypted": "yes"}, TypeError),
     ],
@@ -172,3 +170,11 @@ def test_encrypted_one_time_states_through_the_server() -> None:
 def test_state_options_are_checked_at_start_up(options: dict[str, Any], error: type) -> None:
     with pytest.raises(error):
         Server("s", "1", **options)
+
+
+def test_a_guard_without_a_secret_guards_the_servers_own_key() -> None:
+    """A server given no secret seals with a key of its process (or SNODO_STATE_SECRET):
+    a guard or encryption applies to that key as to a given one."""
+    guarded = Server("s", "1", state_guard=True)
+    assert guarded.keyring.guard is not None
+    assert Server("s", "1", state_encrypted=True).keyring.encrypted

@@ -19,12 +19,16 @@ MARK = "0123456789abcdef.2.0af7651916cd43dd8448eb211c80319c00f067aa0ba902b7"
 
 
 @pytest.mark.parametrize("encrypted", [False, True])
-def test_the_mark_comes_back_with_the_data_and_only_through_accept_flow(encrypted: bool) -> None:
+def test_the_mark_comes_back_with_the_data_only_through_accept_verified(
+    encrypted: bool,
+) -> None:
     ring = Keyring(secret=KEY_A, encrypted=encrypted)
     token = ring.seal(DATA, Ctx(), flow=MARK)
-    assert asyncio.run(ring.accept_flow(token, Ctx())) == (DATA, MARK)
+    verified = asyncio.run(ring.accept_verified(token, Ctx()))
+    assert (verified.data, verified.flow, verified.asked) == (DATA, MARK, None)
     assert ring.open(token, Ctx()) == DATA
-    assert asyncio.run(ring.accept_flow(ring.seal(DATA, Ctx()), Ctx())) == (DATA, None)
+    plain = asyncio.run(ring.accept_verified(ring.seal(DATA, Ctx()), Ctx()))
+    assert (plain.data, plain.flow) == (DATA, None)
     if encrypted:
         assert "flow" not in inspect(token)
     else:

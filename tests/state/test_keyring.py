@@ -12,7 +12,7 @@ import pytest
 from snodo import state
 from snodo.errors import InvalidState
 from snodo.server import Server
-from snodo.state.keyring import Keyring
+from snodo.state.keyring import SECRET_ENV, Keyring
 from snodo.state.replay import MemoryGuard
 
 NOW = 1_900_000_000.25
@@ -116,7 +116,32 @@ def test_a_server_takes_a_keyring_or_the_shorthands_but_not_both() -> None:
     assert Server("s", "1", keyring=ring).keyring is ring
     built = Server("s", "1", state_secret=KEY_A, state_guard=True).keyring
     assert built is not None and isinstance(built.guard, MemoryGuard)
-    assert Server("s", "1").keyring is None
     for clash in ({"state_secret": KEY_A}, {"state_ttl": 60}, {"state_encrypted": True}):
         with pytest.raises(ValueError, match="not both"):
             Server("s", "1", keyring=ring, **clash)
+
+
+def test_a_server_without_keys_reads_the_environment_else_makes_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every server seals (the questions a flow asked need it): with the secret it is
+    given, else SNODO_STATE_SECRET, else a key of its process alone."""
+    monkeypatch.delenv(SECRET_ENV, raising=False)
+    alone, other = Server("s", "1"), Server("s", "1")
+    assert alone.state_per_process and other.state_per_process
+    token = alone.keyring.seal(DATA, Ctx())
+    assert alone.keyring.open(token, Ctx()) == DATA
+    with pytest.raises(InvalidState):
+        other.keyring.open(token, Ctx())  # another process's key: its own
+    assert not Server("s", "1", state_secret=KEY_A).state_per_process
+    monkeypatch.setenv(SECRET_ENV, KEY_A.hex())
+    first, second = Server("s", "1"), Server("s", "1")
+    assert not first.state_per_process
+    assert second.keyring.open(first.keyring.seal(DATA, Ctx()), Ctx()) == DATA
+    assert Keyring(secret=KEY_A).open(first.keyring.seal(DATA, Ctx()), Ctx()) == DATA
+    monkeypatch.setenv(SECRET_ENV, "not hex")
+    with pytest.raises(ValueError, match="SNODO_STATE_SECRET must be hex"):
+        Server("s", "1")
+    monkeypatch.setenv(SECRET_ENV, "ab" * 8)
+    with pytest.raises(ValueError):
+        Server("s", "1")  # 16 bytes: too short a secret

@@ -447,7 +447,9 @@ def test_sampling_roots_and_elicitation_in_one_round(loop: Loop, connect: Connec
     caps: dict[str, Any] = {"elicitation": {"form": {}}, "sampling": {}, "roots": {}, **TASKS}
     assert first["_meta"][CAPABILITIES] == caps and retry["_meta"][CAPABILITIES] == caps
     assert sorted(retry["inputResponses"]) == ["confirm", "roots", "summary"]
-    assert "requestState" not in retry  # none was given, so none is sent
+    # The handler sealed nothing; the server's state pins the three questions, and the
+    # client echoes it.
+    assert isinstance(retry["requestState"], str)
 
 
 def _answer(params: dict[str, Any]) -> dict[str, Any]:
