@@ -51,31 +51,47 @@ class McpError(Exception):
 
 
 class ParseError(McpError):
+    """-32700: the message is not JSON the server will read (malformed, NaN or Infinity,
+    nested too deep, too many values)."""
+
     code = ErrorCode.PARSE_ERROR
     default_message = "Parse error: invalid JSON"
 
 
 class InvalidRequest(McpError):
+    """-32600: the message is not a valid JSON-RPC request, or a legacy session cannot
+    take it (no session, not initialized or initialized already, a bad version header)."""
+
     code = ErrorCode.INVALID_REQUEST
     default_message = "Invalid request"
 
 
 class MethodNotFound(McpError):
+    """-32601: the server does not offer the requested method (in the revision asked for)."""
+
     code = ErrorCode.METHOD_NOT_FOUND
     default_message = "Method not found"
 
 
 class InvalidParams(McpError):
+    """-32602: the params are wrong for the method (a missing or malformed field, an unknown
+    tool or prompt, a bad cursor)."""
+
     code = ErrorCode.INVALID_PARAMS
     default_message = "Invalid params"
 
 
 class InternalError(McpError):
+    """-32603: the server failed to answer; the detail goes to its log, never to the peer."""
+
     code = ErrorCode.INTERNAL_ERROR
     default_message = "Internal error"
 
 
 class HeaderMismatch(McpError):
+    """-32020: over HTTP, a required ``Mcp-*`` header is missing or disagrees with the body
+    (protocol version, method, name or a mirrored param)."""
+
     code = ErrorCode.HEADER_MISMATCH
     default_message = "Header mismatch"
 
@@ -113,6 +129,9 @@ def capability_names(capabilities: Mapping[str, Any], prefix: str = "") -> list[
 
 
 class UnsupportedProtocolVersion(McpError):
+    """-32022: the request asks for a protocol version this server does not speak;
+    ``data`` names the ``requested`` version and the ``supported`` ones."""
+
     code = ErrorCode.UNSUPPORTED_PROTOCOL_VERSION
     default_message = "Unsupported protocol version"
 

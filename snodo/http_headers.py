@@ -122,6 +122,8 @@ def header_params(input_schema: Mapping[str, Any]) -> list[tuple[tuple[str, ...]
 
 
 def valid_header_params(input_schema: Mapping[str, Any]) -> bool:
+    """Whether the tool's ``x-mcp-header`` declarations are valid (``header_params``
+    would not raise)."""
     try:
         header_params(input_schema)
     except ValueError:

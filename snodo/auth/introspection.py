@@ -76,6 +76,7 @@ class IntrospectionVerifier:
         return self._http
 
     async def aclose(self) -> None:
+        """Close the HTTP client, whether made here or passed as ``http``."""
         if self._http is not None:
             await self._http.aclose()
 
@@ -110,6 +111,7 @@ class IntrospectionVerifier:
         return answer
 
     async def verify(self, token: str) -> AccessToken:
+        """Introspect ``token`` and accept it if active, in time, and for this resource."""
         answer = await self._introspect(token)
         if answer.get("active") is not True:
             raise InvalidToken("inactive")

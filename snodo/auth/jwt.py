@@ -96,6 +96,7 @@ class JwtVerifier:
         return self._http
 
     async def aclose(self) -> None:
+        """Close the HTTP client, whether made here or passed as ``http``."""
         if self._http is not None:
             await self._http.aclose()
 
@@ -124,6 +125,7 @@ class JwtVerifier:
         return jose_jwt.decode(token, keys, algorithms=list(self.algorithms))
 
     async def verify(self, token: str) -> AccessToken:
+        """The ``AccessToken`` once signature, type, issuer, audience and times check out."""
         if len(token) > MAX_TOKEN_CHARS:
             raise InvalidToken("token too long")
         try:

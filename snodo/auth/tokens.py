@@ -49,7 +49,10 @@ class AccessToken:
 class TokenVerifier(Protocol):
     """Checks one bearer token; raises ``InvalidToken`` or ``VerifierUnavailable``."""
 
-    async def verify(self, token: str) -> AccessToken: ...
+    async def verify(self, token: str) -> AccessToken:
+        """The ``AccessToken`` for a valid ``token``; ``InvalidToken`` when it is not
+        valid, ``VerifierUnavailable`` when its validity could not be established."""
+        ...
 
 
 def scope_set(value: Any) -> frozenset[str]:

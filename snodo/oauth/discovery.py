@@ -92,12 +92,15 @@ class Discovery:
     resource_scopes: list[str] | None = None
 
     def endpoint(self, name: str) -> str:
+        """The metadata's URL ``name`` (e.g. ``token_endpoint``); OAuthError if absent."""
         value = self.metadata.get(name)
         if not isinstance(value, str) or not value:
             raise OAuthError(f"the authorization server metadata has no {name}")
         return value
 
     def supports(self, name: str, value: str) -> bool:
+        """Whether the metadata's list ``name`` (e.g. ``grant_types_supported``) has
+        ``value``; an absent list supports nothing."""
         listed = self.metadata.get(name)
         return isinstance(listed, list) and value in listed
 

@@ -127,11 +127,15 @@ class OAuth(httpx.Auth):
     # -- the httpx seam -----------------------------------------------------------------
 
     def sync_auth_flow(self, request: httpx.Request) -> Any:
+        """Refused: the flow awaits storage and the user agent, so it needs an async client."""
         raise RuntimeError("OAuth needs an httpx.AsyncClient")
 
     async def async_auth_flow(
         self, request: httpx.Request
     ) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        """Send ``request`` with the stored token (refreshed first when about to expire); on
+        a 401, or a 403 asking for more scope, authorize and send it again, at most
+        ``max_authorizations`` times."""
         server_url = str(request.url.copy_with(query=None, fragment=None))
         tokens = await self.storage.get_tokens()
         if tokens is not None and tokens.refresh_token and tokens.expired():

@@ -51,13 +51,23 @@ class Tokens:
 
 
 class TokenStorage(Protocol):
-    async def get_tokens(self) -> Tokens | None: ...
+    """Where ``OAuth`` keeps the client's tokens and its registrations, by issuer."""
 
-    async def set_tokens(self, tokens: Tokens | None) -> None: ...
+    async def get_tokens(self) -> Tokens | None:
+        """The tokens last set, or None when there are none."""
+        ...
 
-    async def get_client(self, issuer: str) -> ClientInfo | None: ...
+    async def set_tokens(self, tokens: Tokens | None) -> None:
+        """Keep ``tokens`` in place of any held; None forgets them."""
+        ...
 
-    async def set_client(self, issuer: str, client: ClientInfo | None) -> None: ...
+    async def get_client(self, issuer: str) -> ClientInfo | None:
+        """The registration last set for ``issuer``, or None; never another issuer's."""
+        ...
+
+    async def set_client(self, issuer: str, client: ClientInfo | None) -> None:
+        """Keep ``client`` as the registration at ``issuer``; None forgets it."""
+        ...
 
 
 class MemoryTokenStorage:
@@ -68,15 +78,19 @@ class MemoryTokenStorage:
         self.clients: dict[str, ClientInfo] = {}
 
     async def get_tokens(self) -> Tokens | None:
+        """The tokens last set, or None."""
         return self.tokens
 
     async def set_tokens(self, tokens: Tokens | None) -> None:
+        """Keep ``tokens`` (None forgets them)."""
         self.tokens = tokens
 
     async def get_client(self, issuer: str) -> ClientInfo | None:
+        """The registration at ``issuer``, or None."""
         return self.clients.get(issuer)
 
     async def set_client(self, issuer: str, client: ClientInfo | None) -> None:
+        """Keep ``client`` as the registration at ``issuer`` (None forgets it)."""
         if client is None:
             self.clients.pop(issuer, None)
         else:

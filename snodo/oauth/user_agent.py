@@ -19,6 +19,8 @@ __all__ = ["HeadlessUserAgent", "UserAgent"]
 
 
 class UserAgent(Protocol):
+    """Takes the user to the authorization server and brings back its redirect."""
+
     async def authorize(self, authorization_url: str, redirect_uri: str) -> str:
         """Send the user to ``authorization_url``; return the URL the authorization
         server redirected back to (starting with ``redirect_uri``)."""
@@ -36,6 +38,8 @@ class HeadlessUserAgent:
         self.transport = transport  # an httpx.AsyncBaseTransport, for tests
 
     async def authorize(self, authorization_url: str, redirect_uri: str) -> str:
+        """Follow redirects from ``authorization_url`` to the first one that starts with
+        ``redirect_uri``, without requesting it; OAuthError if none does."""
         import httpx  # noqa: PLC0415 - optional dependency (snodo[auth])
 
         url = authorization_url

@@ -176,15 +176,19 @@ class OtelObserver:
     def request(
         self, request: Request, era: str, transport: str, headers: Mapping[str, str]
     ) -> Observation:
+        """Start the request's SERVER span (child of the client's trace context) and timer."""
         return _Request(self, request, era, transport, headers)
 
     def listen_streams(self, delta: int) -> None:
+        """Move the ``snodo.listen.streams`` gauge by ``delta``."""
         self.streams.add(delta)
 
     def legacy_sessions(self, delta: int) -> None:
+        """Move the ``snodo.legacy.sessions`` gauge by ``delta``."""
         self.sessions.add(delta)
 
     def phase(self, name: str, attributes: Attributes) -> AbstractContextManager[None]:
+        """A span ``name`` with ``attributes``, current inside: a child of the request's."""
         return self._phase(name, attributes)
 
     @contextmanager
@@ -195,15 +199,19 @@ class OtelObserver:
     # -- tasks (snodo.otel.tasks) ---------------------------------------------------------
 
     def task_changed(self, record: TaskView, previous: str | None) -> None:
+        """Update the task metrics; in the owner's run, add the status as a span event."""
         self.task_runs.changed(record, previous)
 
     def task_run(self, task_id: str, tool: str) -> AbstractContextManager[None]:
+        """The INTERNAL span ``"task {tool}"`` of the owner's run, current inside."""
         return self.task_runs.run(task_id, tool)
 
     def task_resumed(self, record: TaskView) -> None:
+        """Add the status to the run's span, linked to the requests that moved the task."""
         self.task_runs.resumed(record)
 
     def task_mark(self) -> str | None:
+        """The current span as a mark (trace id and span id), or None when not recording."""
         return span_mark(trace.get_current_span()) or None
 
 

@@ -15,6 +15,9 @@ __all__ = ["LegacyLimits"]
 
 @dataclass(frozen=True, slots=True)
 class LegacyLimits:
+    """What one legacy (initialize-based) client may make the server keep; every bound
+    must be positive."""
+
     max_sessions: int = 1024
     """Legacy HTTP sessions one process keeps at once; an initialize beyond it gets 503."""
     idle_timeout: float = 1800.0

@@ -78,6 +78,7 @@ class Notice:
     task: Mapping[str, Any] | None = None
 
     def encode(self, origin: str) -> str:
+        """The notice as the JSON message a bus publishes, tagged with ``origin``."""
         body: dict[str, Any] = {"origin": origin, "kind": self.kind, "key": self.key}
         if self.task is not None:
             body["task"] = dict(self.task)
@@ -102,6 +103,8 @@ Deliver = Callable[[Notice], int]
 
 
 class NotificationBus(Protocol):
+    """Carries the notices raised in one process to the listen streams of the others."""
+
     def publish(self, notice: Notice) -> None:
         """Carry a notice raised here to the other processes; never blocks, never raises."""
         ...
@@ -110,7 +113,9 @@ class NotificationBus(Protocol):
         """Begin carrying; notices from other processes go to ``deliver``."""
         ...
 
-    async def stop(self) -> None: ...
+    async def stop(self) -> None:
+        """Stop carrying and release connections; a bus that never started does nothing."""
+        ...
 
 
 class LocalBus:
@@ -164,6 +169,7 @@ class RedisBus:
         return self._subscribed is not None and self._subscribed.is_set()
 
     def publish(self, notice: Notice) -> None:
+        """Queue the notice for the publisher task (dropped before ``start`` or when full)."""
         if self._pending is None:  # registrations at import time, before serving began
             log.debug("RedisBus not started: a %s notice stays in this process", notice.kind)
             return
@@ -175,6 +181,8 @@ class RedisBus:
             self._warned.discard("full")
 
     async def start(self, deliver: Deliver) -> None:
+        """Connect, start the publisher and subscriber tasks, and wait up to ``timeout``
+        for the subscription; nothing if already started."""
         if self._deliver is not None:
             return
         redis = _redis()
@@ -199,6 +207,7 @@ class RedisBus:
             log.warning("RedisBus: not subscribed yet; other workers' notices wait for Redis")
 
     async def stop(self) -> None:
+        """Publish what is queued (within ``timeout``), stop both tasks, close the client."""
         if self._pending is None:
             return
         # What was raised before the stop still goes out, within the publish timeout.

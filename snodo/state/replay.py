@@ -119,6 +119,8 @@ class MemoryGuard:
         return len(self._expiry)
 
     async def consume(self, token_id: str, expires_at: float) -> bool:
+        """True the first time ``token_id`` is consumed; False after, when already
+        expired, or when ``max_ids`` live ids are held."""
         _check(token_id, expires_at)
         with self._lock:
             now = self.clock()
@@ -165,6 +167,8 @@ class SQLiteGuard:
         self._lock = threading.Lock()  # one connection, used from worker threads in turn
 
     async def consume(self, token_id: str, expires_at: float) -> bool:
+        """True the first time ``token_id`` is consumed by any process sharing the file,
+        False after; one transaction, run in a worker thread."""
         _check(token_id, expires_at)
         # In a worker thread: waiting for another process's lock must not block the loop.
         return await asyncio.to_thread(self._consume, token_id, float(expires_at))
@@ -196,6 +200,7 @@ class SQLiteGuard:
             return count
 
     def close(self) -> None:
+        """Close the database connection; the guard is not used after."""
         with self._lock:
             self._db.close()
 
@@ -203,7 +208,10 @@ class SQLiteGuard:
 class RedisClient(Protocol):
     """The one method RedisGuard needs from a client; ``redis.asyncio.Redis`` has it."""
 
-    async def set(self, name: str, value: str, *, px: int, nx: bool) -> Any: ...
+    async def set(self, name: str, value: str, *, px: int, nx: bool) -> Any:
+        """``SET name value PX px NX``: None when the key exists already, anything else
+        (redis-py: True) when it was set."""
+        ...
 
 
 class RedisError(RuntimeError):
@@ -275,6 +283,8 @@ class RedisGuard:
         self._url = target
 
     async def consume(self, token_id: str, expires_at: float) -> bool:
+        """True when its ``SET NX`` creates the key (the first consume); False after, and
+        when already expired."""
         _check(token_id, expires_at)
         remaining = expires_at - self.clock()
         if not remaining > 0:

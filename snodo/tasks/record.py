@@ -31,6 +31,7 @@ __all__ = ["TERMINAL", "TRANSITIONS", "Change", "Status", "TaskRecord", "advance
 Status = Literal["working", "input_required", "completed", "failed", "cancelled"]
 
 TERMINAL: Final = frozenset({"completed", "failed", "cancelled"})
+"""The statuses a task never leaves (ext-tasks/tasks.md, "Task Status")."""
 
 TRANSITIONS: Final[dict[str, frozenset[str]]] = {
     "working": frozenset({"input_required", "completed", "failed", "cancelled"}),
@@ -39,6 +40,7 @@ TRANSITIONS: Final[dict[str, frozenset[str]]] = {
     "failed": frozenset(),
     "cancelled": frozenset(),
 }
+"""The statuses each status may move to; ``advance`` refuses any other move."""
 
 
 def iso(seconds: float) -> str:
@@ -52,6 +54,10 @@ def iso(seconds: float) -> str:
 
 @dataclass(frozen=True, slots=True)
 class TaskRecord:
+    """One task as every store keeps it: plain JSON-able data, changed only by a store's
+    ``update``. Times are Unix seconds; ``result`` or ``error`` is the outcome once
+    ``completed`` or ``failed``; ``cancel_requested`` asks the owner to stop the work."""
+
     task_id: str
     status: Status
     created_at: float
@@ -86,18 +92,22 @@ class TaskRecord:
         return self.status in TERMINAL
 
     def expired(self, now: float) -> bool:
+        """Whether the TTL has run out at ``now`` (never without a TTL)."""
         return self.ttl_ms is not None and now >= self.created_at + self.ttl_ms / 1000
 
     def expires_at(self) -> float | None:
+        """When the TTL runs out, in Unix seconds; None without a TTL."""
         return None if self.ttl_ms is None else self.created_at + self.ttl_ms / 1000
 
     def to_json(self) -> str:
+        """Every field as compact JSON with sorted keys: the bytes every store keeps."""
         # Not asdict: it rebuilds dict subclasses (the immutable built input requests).
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         return json.dumps(data, separators=(",", ":"), sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str | bytes) -> TaskRecord:
+        """The record ``to_json`` wrote (its tuples back as tuples)."""
         data = json.loads(text)
         data["issued"] = tuple(data.get("issued", ()))
         data["trace_links"] = tuple(data.get("trace_links", ()))

@@ -38,9 +38,15 @@ __all__ = ["Change", "MemoryTaskStore", "TaskStore", "task_store"]
 
 
 class TaskStore(Protocol):
-    async def create(self, record: TaskRecord) -> None: ...
+    """Where task records live, shared by every worker of a server."""
 
-    async def get(self, task_id: str) -> TaskRecord | None: ...
+    async def create(self, record: TaskRecord) -> None:
+        """Store a new record, durably before returning; ValueError if its id is taken."""
+        ...
+
+    async def get(self, task_id: str) -> TaskRecord | None:
+        """The record ``task_id``, or None when there is no such live task."""
+        ...
 
     async def update(self, task_id: str, change: Change) -> TaskRecord | None:
         """The record after ``change`` (or as it was, when ``change`` returned None);
@@ -60,6 +66,7 @@ class MemoryTaskStore:
         self._records: dict[str, TaskRecord] = {}
 
     async def create(self, record: TaskRecord) -> None:
+        """Prune expired records, then add ``record``; ValueError if its id is taken."""
         now = self.clock()
         for task_id in [k for k, r in self._records.items() if r.expired(now)]:
             del self._records[task_id]
@@ -68,6 +75,7 @@ class MemoryTaskStore:
         self._records[record.task_id] = record
 
     async def get(self, task_id: str) -> TaskRecord | None:
+        """The live record ``task_id``, or None (an expired one is deleted)."""
         record = self._records.get(task_id)
         if record is not None and record.expired(self.clock()):
             del self._records[task_id]
@@ -75,6 +83,7 @@ class MemoryTaskStore:
         return record
 
     async def update(self, task_id: str, change: Change) -> TaskRecord | None:
+        """Apply ``change`` to the live record with no await in between, so atomically."""
         record = await self.get(task_id)
         if record is None:
             return None

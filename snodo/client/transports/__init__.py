@@ -48,6 +48,7 @@ class MemoryTransport:
     async def request(
         self, message: dict[str, Any], headers: Mapping[str, str], on_notification: OnNotification
     ) -> dict[str, Any]:
+        """Hand ``message``, as the wire would carry it, to the server; return its response."""
         wire = json.loads(jsonrpc.encode(message))  # the same bytes a socket would carry
         reply = await self.server.handle(wire, principal=self.principal, emit=on_notification)
         if reply.response is None:
@@ -57,6 +58,8 @@ class MemoryTransport:
     async def stream(
         self, message: dict[str, Any], headers: Mapping[str, str]
     ) -> AsyncGenerator[dict[str, Any], None]:
+        """Hand ``message`` to the server and yield its response, or else the
+        subscription's messages until the generator is closed."""
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         reply = await self.server.handle(message, principal=self.principal, emit=queue.put_nowait)
         if reply.response is not None:
@@ -70,4 +73,5 @@ class MemoryTransport:
                 self.server.close_subscription(reply.subscription)
 
     async def close(self) -> None:
+        """Nothing to release: no connection."""
         return None

@@ -30,15 +30,29 @@ OnRequest = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
 class ClientTransport(Protocol):
+    """How a ``Client`` reaches one server: one request at a time, and the listen stream."""
+
     async def request(
         self, message: dict[str, Any], headers: Mapping[str, str], on_notification: OnNotification
-    ) -> dict[str, Any]: ...
+    ) -> dict[str, Any]:
+        """Send the request ``message`` (with ``headers`` where the wire has them) and
+        return its response message, result or error, handing each notification that
+        arrives for it to ``on_notification`` first. Raises ``TransportError`` (an
+        ``HttpRefused`` for an HTTP status outside 2xx) when it cannot be delivered or
+        answered."""
+        ...
 
     def stream(
         self, message: dict[str, Any], headers: Mapping[str, str]
-    ) -> AsyncGenerator[dict[str, Any], None]: ...
+    ) -> AsyncGenerator[dict[str, Any], None]:
+        """Send the ``subscriptions/listen`` request ``message`` and yield each message
+        of its stream; a response (an error, or the stream's end) comes last. Closing the
+        generator ends the stream, and with it the subscription."""
+        ...
 
-    async def close(self) -> None: ...
+    async def close(self) -> None:
+        """Release what the transport holds: its connections or server process."""
+        ...
 
 
 @runtime_checkable
@@ -53,15 +67,29 @@ class SessionTransport(ClientTransport, Protocol):
     probe_with_discover: bool
     origin: str | None
 
-    def serve(self, on_request: OnRequest, on_notification: OnNotification) -> None: ...
+    def serve(self, on_request: OnRequest, on_notification: OnNotification) -> None:
+        """Install the session's handlers: ``on_request`` answers server-to-client
+        requests, ``on_notification`` takes notifications no request in flight claims."""
+        ...
 
-    async def notify(self, message: dict[str, Any], headers: Mapping[str, str]) -> None: ...
+    async def notify(self, message: dict[str, Any], headers: Mapping[str, str]) -> None:
+        """Send a notification, or a response to a server-to-client request; nothing
+        comes back. ``TransportError`` when it cannot be delivered."""
+        ...
 
-    async def begin_session(self, headers: Mapping[str, str]) -> None: ...
+    async def begin_session(self, headers: Mapping[str, str]) -> None:
+        """Open what the session needs once initialized (HTTP: the standalone GET stream)."""
+        ...
 
-    async def end_session(self, headers: Mapping[str, str]) -> None: ...
+    async def end_session(self, headers: Mapping[str, str]) -> None:
+        """Close what ``begin_session`` opened and end the session where the wire can
+        (HTTP: DELETE)."""
+        ...
 
-    async def restart(self) -> None: ...
+    async def restart(self) -> None:
+        """Start afresh after a failed era probe (stdio: a new server process); nothing
+        where every request is its own exchange."""
+        ...
 
 
 def ignore(_note: dict[str, Any]) -> None:

@@ -92,6 +92,7 @@ class HttpTransport:
         }
 
     def serve(self, on_request: OnRequest, on_notification: OnNotification) -> None:
+        """Install the legacy session's handlers for what arrives on its streams."""
         self.on_request = on_request
         self.on_unsolicited = on_notification
 
@@ -109,6 +110,8 @@ class HttpTransport:
     async def request(
         self, message: dict[str, Any], headers: Mapping[str, str], on_notification: OnNotification
     ) -> dict[str, Any]:
+        """POST ``message`` and return its response, answering server-to-client requests
+        on the way and resuming a stream the server closed before the answer."""
         async with self._wire():
             return await self._request(message, headers, on_notification)
 
@@ -156,6 +159,8 @@ class HttpTransport:
     async def stream(
         self, message: dict[str, Any], headers: Mapping[str, str]
     ) -> AsyncGenerator[dict[str, Any], None]:
+        """POST ``message`` and yield what its answer carries; a refusal whose body is a
+        JSON-RPC error is yielded as that error."""
         try:
             async with (
                 self._wire(),
@@ -302,6 +307,7 @@ class HttpTransport:
         """Nothing to restart over HTTP: every request is its own exchange."""
 
     async def close(self) -> None:
+        """Stop the standalone GET stream and close the HTTP client (also one passed in)."""
         if self.listener is not None:
             self.listener.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -78,6 +78,8 @@ class StdioTransport:
         return self.process
 
     def serve(self, on_request: OnRequest, on_notification: OnNotification) -> None:
+        """Install the legacy session's handlers for server requests and unclaimed
+        notifications."""
         self.on_request = on_request
         self.on_unsolicited = on_notification
 
@@ -146,6 +148,8 @@ class StdioTransport:
             self.on_unsolicited(note)
 
     async def send(self, message: dict[str, Any]) -> None:
+        """Write ``message`` as one line to the server's stdin, starting the process if
+        it is not running; ``TransportError`` once it has ended."""
         process = await self._start()
         if process.stdin is None or process.stdin.is_closing() or self.ended:
             raise TransportError("the server process ended")
@@ -157,11 +161,14 @@ class StdioTransport:
             raise TransportError(f"the server process ended ({exc})") from None
 
     async def notify(self, message: dict[str, Any], headers: Mapping[str, str]) -> None:
+        """``send`` the message; stdio has no headers."""
         await self.send(message)
 
     async def request(
         self, message: dict[str, Any], headers: Mapping[str, str], on_notification: OnNotification
     ) -> dict[str, Any]:
+        """Send ``message`` and wait for the response with its id; if the wait is
+        cancelled, tell the server with ``notifications/cancelled``."""
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.pending[message["id"]] = future
         meta = (message.get("params") or {}).get("_meta") or {}
@@ -187,6 +194,8 @@ class StdioTransport:
     async def stream(
         self, message: dict[str, Any], headers: Mapping[str, str]
     ) -> AsyncGenerator[dict[str, Any], None]:
+        """Send the listen request and yield its stream's notifications, then its response
+        if one comes; closed before that, it sends ``notifications/cancelled``."""
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.pending[message["id"]] = future
