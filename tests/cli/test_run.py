@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import httpx
@@ -108,3 +109,36 @@ def test_proxy_headers_are_off_unless_asked(monkeypatch: pytest.MonkeyPatch) -> 
     assert [options["proxy_headers"] for options in passed] == [False, True, True]
     assert "forwarded_allow_ips" not in passed[0]
     assert passed[2]["forwarded_allow_ips"] == "10.0.0.1"
+
+
+def test_workers_without_a_secret_share_one_made_for_the_run(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each worker builds its own Server; one given no secret reads SNODO_STATE_SECRET,
+    which the parent sets for the run when it is unset, so the workers open each other's
+    request state. A secret already set is left as it is."""
+    import uvicorn
+
+    from snodo import cli
+    from snodo.context import Context
+    from snodo.server import Server
+    from snodo.state.keyring import SECRET_ENV
+
+    seen: list[str | None] = []
+    monkeypatch.setattr(
+        uvicorn, "run", lambda app, **options: seen.append(os.environ.get(SECRET_ENV))
+    )
+    monkeypatch.delenv(SECRET_ENV, raising=False)
+    argv = ["run", "examples/preferences.py:server", "--transport", "http", "--workers", "2"]
+    assert cli.main(argv) == 0
+    made = seen[-1]
+    assert made is not None and len(bytes.fromhex(made)) == 32
+    assert f"{SECRET_ENV} is not set" in capsys.readouterr().err
+    one, two = Server("w1", "1"), Server("w2", "1")  # two workers of that run
+    assert not one.state_per_process
+    request = Context(1, "tools/call", {"name": "t"}, "2026-07-28", {})
+    assert two.keyring.open(one.keyring.seal("paused", request), request) == "paused"
+    monkeypatch.setenv(SECRET_ENV, "cd" * 32)
+    assert cli.main(argv) == 0
+    assert seen[-1] == "cd" * 32
+    assert "is not set" not in capsys.readouterr().err
