@@ -14,6 +14,9 @@ docs/architecture.md draws them. The wire models are the separate package
 ``snodo_wire``.
 """
 
+import contextlib
+import warnings
+
 from snodo.client import Client, Flow, RequestError, TaskHandle
 from snodo.context import Context
 from snodo.errors import McpError
@@ -37,3 +40,31 @@ __all__ = [
     "tool_error",
 ]
 __version__ = "0.1.0"
+
+
+def _falsy(sentinel: object) -> None:
+    """Make pydantic's ``MISSING`` read as false, so ``if result.is_error:`` and ``if
+    tool.output_schema:`` mean what they say of a field left out.
+
+    ``MISSING`` is the one object the wire models hold for every absent field, and what
+    ``response(ctx, key, request)`` returns for no answer. pydantic makes it truthy;
+    this gives that single object a subclass of its own class that is false, and changes
+    nothing else (identity, repr, pickling, how pydantic omits it when dumping). Where
+    the class cannot change, it stays truthy and ``is MISSING`` still holds.
+    """
+    kind = type(sentinel)
+    if not sentinel:
+        return
+    with warnings.catch_warnings():  # typing_extensions frowns on subclassing sentinels
+        warnings.simplefilter("ignore", DeprecationWarning)
+        falsy = type(kind.__name__, (kind,), {"__slots__": (), "__bool__": _false})
+        falsy.__module__ = kind.__module__
+    with contextlib.suppress(TypeError):  # a sentinel whose class cannot change
+        object.__setattr__(sentinel, "__class__", falsy)
+
+
+def _false(self: object) -> bool:
+    return False
+
+
+_falsy(MISSING)
