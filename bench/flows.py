@@ -98,7 +98,9 @@ def snodo_app(observed: bool = False) -> AsgiApp:
     from snodo.state.keyring import Keyring  # noqa: PLC0415
     from snodo.transports.http import HttpApp  # noqa: PLC0415
 
-    server = Server("bench-flow", "1.0.0")
+    # The server's own keys: it verifies the echoed state before the handler runs, and
+    # pins the question asked beside what the handler sealed.
+    server = Server("bench-flow", "1.0.0", keyring=Keyring(secret=SECRET))
     if observed:  # the otel extra with SDK providers and no exporter: spans made, dropped
         from opentelemetry.sdk.metrics import MeterProvider  # noqa: PLC0415
         from opentelemetry.sdk.trace import TracerProvider  # noqa: PLC0415
@@ -109,7 +111,6 @@ def snodo_app(observed: bool = False) -> AsgiApp:
             tracer_provider=TracerProvider(), meter_provider=MeterProvider()
         )
     question = elicitation.form(QUESTION, SCHEMA)
-    keyring = Keyring(secret=SECRET)  # built once, as the official app's keys are
 
     @server.tool
     def theme(user: str, ctx: Context) -> InputRequired | str:
@@ -117,11 +118,10 @@ def snodo_app(observed: bool = False) -> AsgiApp:
         answer = elicitation.response(ctx, "theme", question)
         if isinstance(answer, elicitation.Declined | elicitation.Cancelled):
             return "Nothing changed."
-        if ctx.request_state is None or not isinstance(answer, elicitation.Accepted):
-            data = {"user": user, "step": 1}
-            sealed = keyring.seal(data, ctx, principal=ctx.principal)
+        if not isinstance(answer, elicitation.Accepted):
+            sealed = ctx.seal({"user": user, "step": 1})
             return input_required({"theme": question}, request_state=sealed)
-        known = keyring.open(ctx.request_state, ctx, principal=ctx.principal)
+        known = ctx.state_data
         return final_text(known["user"], str(answer.content["theme"]), known["step"])
 
     @server.tool

@@ -91,13 +91,15 @@ def final_text(user: str, theme: str) -> str:
 
 
 def snodo_app() -> Any:
-    from snodo import elicitation, state  # noqa: PLC0415 - only this process needs it
+    from snodo import elicitation  # noqa: PLC0415 - only this process needs it
     from snodo.context import Context  # noqa: PLC0415
     from snodo.result import InputRequired, input_required  # noqa: PLC0415
     from snodo.server import Server  # noqa: PLC0415
     from snodo.transports.http import HttpApp  # noqa: PLC0415
 
-    server = Server("bench-legacy", "1.0.0")
+    # The server's own keys: it opens the echoed state before the handler runs, and pins
+    # the question asked beside what the handler sealed.
+    server = Server("bench-legacy", "1.0.0", state_secret=SECRET)
     question = elicitation.form(QUESTION, SCHEMA)
 
     @server.tool
@@ -111,11 +113,9 @@ def snodo_app() -> Any:
         answer = elicitation.response(ctx, "theme", question)
         if isinstance(answer, elicitation.Declined | elicitation.Cancelled):
             return "Nothing changed."
-        if ctx.request_state is None or not isinstance(answer, elicitation.Accepted):
-            sealed = state.seal({"user": user}, ctx, secret=SECRET, principal=ctx.principal)
-            return input_required({"theme": question}, request_state=sealed)
-        known = state.open(ctx.request_state, ctx, secret=SECRET, principal=ctx.principal)
-        return final_text(known["user"], str(answer.content["theme"]))
+        if not isinstance(answer, elicitation.Accepted):
+            return input_required({"theme": question}, request_state=ctx.seal({"user": user}))
+        return final_text(ctx.state_data["user"], str(answer.content["theme"]))
 
     return HttpApp(server, path=harness.PATH)
 
