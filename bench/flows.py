@@ -112,7 +112,9 @@ def snodo_app(observed: bool = False) -> AsgiApp:
         )
     question = elicitation.form(QUESTION, SCHEMA)
 
-    @server.tool
+    # inline=True: the floor and the official app answer on the event loop too, so the
+    # thread a plain ``def`` gets by default is measured on its own (bench/threads.py).
+    @server.tool(inline=True)
     def theme(user: str, ctx: Context) -> InputRequired | str:
         """Ask the user which theme they prefer."""
         answer = elicitation.response(ctx, "theme", question)
@@ -124,7 +126,7 @@ def snodo_app(observed: bool = False) -> AsgiApp:
         known = ctx.state_data
         return final_text(known["user"], str(answer.content["theme"]), known["step"])
 
-    @server.tool
+    @server.tool(inline=True)
     def echo(text: str) -> str:
         """Say the text back."""
         return text

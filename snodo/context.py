@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Any
+from typing import Any, TypeVar
 
 from snodo.capabilities import missing
 from snodo.errors import InsufficientScope, InvalidParams
@@ -24,6 +24,8 @@ LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert"
 LOG_RANK = {name: rank for rank, name in enumerate(LOG_LEVELS)}
 """Each level's place in ``LOG_LEVELS``: a message goes out when its rank is at least the
 rank of the level the client asked for."""
+
+_T = TypeVar("_T")
 
 Emit = Callable[[dict[str, Any]], None]
 """Receives each request-scoped notification (progress, log message) as it happens."""
@@ -89,6 +91,9 @@ class Context:
     emit: Emit = _drop
     state: dict[str, Any] = field(default_factory=dict)
     """Free for the application: middleware may put things here for handlers."""
+    lifespan: Any = None
+    """What the server's lifespans yielded (``Server(lifespan=...)``): one's value, or a
+    tuple of several's; ``lifespan_as`` finds one by type."""
     _progress: _Progress = field(default_factory=_Progress, repr=False)
 
     def seal(self, data: Any) -> str:
@@ -101,6 +106,15 @@ class Context:
         if self.sealer is None:
             raise RuntimeError("this server has no state keys: pass keyring= or state_secret=")
         return self.sealer(data)
+
+    def lifespan_as(self, kind: type[_T]) -> _T:
+        """The value of type ``kind`` the server's lifespans yielded, typed; TypeError
+        when none did (the server has no such lifespan, or it was not entered)."""
+        found = self.lifespan if isinstance(self.lifespan, tuple) else (self.lifespan,)
+        for value in found:
+            if isinstance(value, kind):
+                return value
+        raise TypeError(f"no lifespan of this server yielded a {kind.__name__}")
 
     def supports(self, request: Mapping[str, Any]) -> bool:
         """Whether this request's client declared what ``request`` needs.

@@ -351,9 +351,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.request_log:
         os.environ[REQUEST_LOG_ENV] = "1"
     if args.transport == "stdio":
+        from snodo.server.lifespan import StartupFailed
         from snodo.transports.stdio import serve_stdio
 
-        asyncio.run(serve_stdio(_server(args.target)))
+        try:
+            asyncio.run(serve_stdio(_server(args.target)))
+        except StartupFailed as exc:  # a lifespan failed: one line, and a non-zero exit
+            print(f"snodo: the server did not start: {exc}", file=sys.stderr)
+            return 1
         return 0
     try:
         import uvicorn

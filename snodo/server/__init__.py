@@ -45,9 +45,11 @@ from snodo.server.decorators import Decorators
 from snodo.server.dispatch import HANDLERS, Outcome, Served, method_spec
 from snodo.server.eras import refuse_initialize, required_meta
 from snodo.server.legacy_limits import LegacyLimits
+from snodo.server.lifespan import Lifespan, Lifespans, StartupFailed, describe
 from snodo.server.notify_bus import LocalBus, NotificationBus
 from snodo.server.registry import Registry
 from snodo.server.subscriptions import MAX_OPEN_STREAMS, Subscription, Subscriptions
+from snodo.server.threads import DEFAULT_THREAD_LIMIT, Threads
 from snodo.state.keyring import Keyring, server_keyring
 from snodo.state.replay import ReplayGuard
 from snodo.state.sealing import NOTHING_ASKED, pinned, with_state
@@ -126,7 +128,10 @@ class Server(Decorators):
     ``SNODO_STATE_SECRET``, else the server makes a key for this process alone
     (``state_per_process``): a flow's retry must then come back to this process.
     ``clock`` is the time source for state and guards. The server holds no per-client
-    state: any process with an equal keyring answers any round of a flow.
+    state: any process with an equal keyring answers any round of a flow. Sync handlers
+    run in a pool of ``thread_limit`` threads unless registered ``inline``
+    (``snodo.server.threads``); ``lifespan`` (one, or a list) is opened by ``startup``
+    and closed by ``shutdown``, once per worker (``snodo.server.lifespan``).
     ``notifications`` carries list changes, resource updates and task status to the
     listen streams of other workers (``snodo.server.notify_bus``; by default they stay in
     this process). The transports use only ``handle``,
@@ -163,6 +168,8 @@ class Server(Decorators):
         tasks: Tasks | None = None,
         notifications: NotificationBus | None = None,
         observer: Observer = QUIET,
+        thread_limit: int = DEFAULT_THREAD_LIMIT,
+        lifespan: Lifespan | Sequence[Lifespan] | None = None,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -189,7 +196,13 @@ class Server(Decorators):
         self.middlewares: list[Middleware] = []
         # Listen streams here; ``notifications`` (snodo.server.notify_bus) reaches other workers'.
         self.subscriptions = Subscriptions(max_listen_streams, notifications or LocalBus())
-        self.registry = Registry(self.subscriptions.list_changed)
+        self._serving = False
+        self.lifespans = Lifespans(lifespan)
+        """Entered by ``startup``, left by ``shutdown``: ``ctx.lifespan`` is their value."""
+        self.threads = Threads(thread_limit)
+        """The threads sync handlers run in, ``thread_limit`` at once (``inline`` ones
+        run on the event loop)."""
+        self.registry = Registry(self.subscriptions.list_changed, self.threads)
         """What is registered: tools, resources, templates, prompts, completions."""
         self.served = Served(
             self.registry,
@@ -241,12 +254,27 @@ class Server(Decorators):
             self.served.tasks.observer = observer
 
     async def startup(self) -> None:
-        """Transports call this before serving: the notification bus starts carrying."""
+        """Transports call this before serving: the lifespans are entered, then the
+        notification bus starts carrying. A lifespan that fails raises here, before any
+        request is taken. Nothing happens the second time."""
+        if self._serving:
+            return
+        try:
+            await self.lifespans.enter(self)
+        except Exception as exc:
+            raise StartupFailed(describe(exc)) from exc
+        self._serving = True
         await self.subscriptions.bus.start(self.subscriptions.deliver)
 
     async def shutdown(self) -> None:
-        """Transports call this when serving ends."""
-        await self.subscriptions.bus.stop()
+        """Transports call this when serving ends: the bus stops, the sync handlers'
+        threads take no more calls, and the lifespans are left in reverse order."""
+        self._serving = False
+        try:
+            await self.subscriptions.bus.stop()
+            self.threads.close()
+        finally:
+            await self.lifespans.leave()
 
     def close_subscription(self, subscription: Subscription) -> None:
         """Forget a listen stream; the transport calls this when the stream ends."""
@@ -370,6 +398,7 @@ class Server(Decorators):
                 "checked_answers": checked_answers,
                 "request_state": params.get("requestState"),
                 "asked": NOTHING_ASKED,  # until the state says otherwise (with_state)
+                "lifespan": self.lifespans.value,
                 "transport": transport,
                 "headers": headers,
                 "clock": self.clock,

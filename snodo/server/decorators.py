@@ -44,6 +44,8 @@ class Decorators:
         icons: list[Mapping[str, Any]] | None = None,
         meta: Mapping[str, Any] | None = None,
         scopes: Iterable[str] = (),
+        inline: bool = False,
+        timeout: float | None = None,
         task: TaskSupport | None = None,
     ) -> Callable[[F], F]: ...
     def tool(
@@ -60,6 +62,8 @@ class Decorators:
         icons: list[Mapping[str, Any]] | None = None,
         meta: Mapping[str, Any] | None = None,
         scopes: Iterable[str] = (),
+        inline: bool = False,
+        timeout: float | None = None,
         task: TaskSupport | None = None,
     ) -> F | Callable[[F], F]:
         """Register a tool: ``@server.tool`` or ``@server.tool(name=..., ...)``.
@@ -75,6 +79,10 @@ class Decorators:
         :param icons: ``Icon`` objects for hosts to show.
         :param meta: the tool's ``_meta``.
         :param scopes: OAuth scopes a caller's token must grant to call it.
+        :param inline: run a sync function on the event loop, not in a thread: only
+            for one that never blocks.
+        :param timeout: seconds a call may take; past them the caller gets an error
+            saying so, and the call is cancelled (async) or abandoned (thread).
         :param task: ``"optional"`` or ``"required"``: it may, or must, run as a task.
         """
 
@@ -90,6 +98,8 @@ class Decorators:
                 icons=icons,
                 meta=meta,
                 scopes=scopes,
+                inline=inline,
+                timeout=timeout,
                 task=task,
             )
             return fn
@@ -109,6 +119,8 @@ class Decorators:
         icons: list[Mapping[str, Any]] | None = None,
         meta: Mapping[str, Any] | None = None,
         scopes: Iterable[str] = (),
+        inline: bool = False,
+        timeout: float | None = None,
         task: TaskSupport | None = None,
     ) -> Tool:
         """Register a tool as ``@server.tool(...)`` does, with the same options; returns
@@ -124,6 +136,9 @@ class Decorators:
             icons=icons,
             meta=meta,
             scopes=scopes,
+            inline=inline,
+            timeout=timeout,
+            threads=self.registry.threads,
             task=task,
         )
         return self.registry.add_tool(tool)
@@ -142,6 +157,8 @@ class Decorators:
         mime_type: str | None = None,
         extra: Mapping[str, Any] | None = None,
         scopes: Iterable[str] = (),
+        inline: bool = False,
+        timeout: float | None = None,
     ) -> Callable[[F], F]:
         """Register the resource at ``uri``: ``@server.resource(uri, ...)``.
 
@@ -156,6 +173,10 @@ class Decorators:
         :param extra: further ``Resource`` fields as they go on the wire
             (``annotations``, ``size``, ``icons``, ``_meta``).
         :param scopes: OAuth scopes a caller's token must grant to read it.
+        :param inline: run a sync function on the event loop, not in a thread: only
+            for one that never blocks.
+        :param timeout: seconds a call may take; past them the caller gets an error
+            saying so, and the call is cancelled (async) or abandoned (thread).
         """
 
         def register(fn: F) -> F:
@@ -168,6 +189,8 @@ class Decorators:
                 mime_type=mime_type,
                 extra=extra,
                 scopes=scopes,
+                inline=inline,
+                timeout=timeout,
             )
             return fn
 
@@ -184,6 +207,8 @@ class Decorators:
         mime_type: str | None = None,
         extra: Mapping[str, Any] | None = None,
         scopes: Iterable[str] = (),
+        inline: bool = False,
+        timeout: float | None = None,
     ) -> Resource:
         """Register a resource as ``@server.resource(uri, ...)`` does."""
         resource = make_resource(
@@ -195,6 +220,9 @@ class Decorators:
             mime_type=mime_type,
             extra=extra,
             scopes=scopes,
+            inline=inline,
+            timeout=timeout,
+            threads=self.registry.threads,
         )
         return self.registry.add_resource(resource)
 
@@ -208,6 +236,8 @@ class Decorators:
         mime_type: str | None = None,
         extra: Mapping[str, Any] | None = None,
         scopes: Iterable[str] = (),
+        inline: bool = False,
+        timeout: float | None = None,
     ) -> Callable[[F], F]:
         """Register the resources a URI template matches: ``@server.resource_template(
         "notes://{name}", ...)``. Each ``{variable}`` (RFC 6570 level 1: one path
@@ -219,6 +249,10 @@ class Decorators:
         :param mime_type: the ``mimeType`` of what it reads.
         :param extra: further ``ResourceTemplate`` fields as they go on the wire.
         :param scopes: OAuth scopes a caller's token must grant to read through it.
+        :param inline: run a sync function on the event loop, not in a thread: only
+            for one that never blocks.
+        :param timeout: seconds a call may take; past them the caller gets an error
+            saying so, and the call is cancelled (async) or abandoned (thread).
         """
 
         def register(fn: F) -> F:
@@ -231,6 +265,8 @@ class Decorators:
                 mime_type=mime_type,
                 extra=extra,
                 scopes=scopes,
+                inline=inline,
+                timeout=timeout,
             )
             return fn
 
@@ -247,6 +283,8 @@ class Decorators:
         mime_type: str | None = None,
         extra: Mapping[str, Any] | None = None,
         scopes: Iterable[str] = (),
+        inline: bool = False,
+        timeout: float | None = None,
     ) -> ResourceTemplate:
         """Register a resource template as ``@server.resource_template(...)`` does."""
         template = make_template(
@@ -258,6 +296,9 @@ class Decorators:
             mime_type=mime_type,
             extra=extra,
             scopes=scopes,
+            inline=inline,
+            timeout=timeout,
+            threads=self.registry.threads,
         )
         return self.registry.add_template(template)
 
@@ -274,6 +315,8 @@ class Decorators:
         description: str | None = None,
         arguments: list[Mapping[str, Any]] | None = None,
         scopes: Iterable[str] = (),
+        inline: bool = False,
+        timeout: float | None = None,
     ) -> Callable[[F], F]: ...
     def prompt(
         self,
@@ -285,6 +328,8 @@ class Decorators:
         description: str | None = None,
         arguments: list[Mapping[str, Any]] | None = None,
         scopes: Iterable[str] = (),
+        inline: bool = False,
+        timeout: float | None = None,
     ) -> F | Callable[[F], F]:
         """Register a prompt: ``@server.prompt`` or ``@server.prompt(name=..., ...)``.
 
@@ -298,6 +343,10 @@ class Decorators:
         :param arguments: ``PromptArgument`` objects; by default one per parameter,
             required when it has no default.
         :param scopes: OAuth scopes a caller's token must grant to get it.
+        :param inline: run a sync function on the event loop, not in a thread: only
+            for one that never blocks.
+        :param timeout: seconds a call may take; past them the caller gets an error
+            saying so, and the call is cancelled (async) or abandoned (thread).
         """
 
         def register(fn: F) -> F:
@@ -308,6 +357,8 @@ class Decorators:
                 description=description,
                 arguments=arguments,
                 scopes=scopes,
+                inline=inline,
+                timeout=timeout,
             )
             return fn
 
@@ -322,6 +373,8 @@ class Decorators:
         description: str | None = None,
         arguments: list[Mapping[str, Any]] | None = None,
         scopes: Iterable[str] = (),
+        inline: bool = False,
+        timeout: float | None = None,
     ) -> Prompt:
         """Register a prompt as ``@server.prompt(...)`` does."""
         prompt = make_prompt(
@@ -331,23 +384,44 @@ class Decorators:
             description=description,
             arguments=arguments,
             scopes=scopes,
+            inline=inline,
+            timeout=timeout,
+            threads=self.registry.threads,
         )
         return self.registry.add_prompt(prompt)
 
-    def completion(self, ref_type: CompletionRef, name: str) -> Callable[[F], F]:
+    def completion(
+        self,
+        ref_type: CompletionRef,
+        name: str,
+        *,
+        inline: bool = False,
+        timeout: float | None = None,
+    ) -> Callable[[F], F]:
         """Complete arguments of a prompt (``"ref/prompt"``, by name) or a resource
         template (``"ref/resource"``, by URI template).
 
         The function receives ``argument``, ``value`` and ``context`` (the other
         arguments already given) and returns candidate strings.
+
+        :param inline: run a sync function on the event loop, not in a thread.
+        :param timeout: seconds a call may take before the request fails.
         """
 
         def register(fn: F) -> F:
-            self.add_completion(ref_type, name, fn)
+            self.add_completion(ref_type, name, fn, inline=inline, timeout=timeout)
             return fn
 
         return register
 
-    def add_completion(self, ref_type: CompletionRef, name: str, function: Handler) -> None:
+    def add_completion(
+        self,
+        ref_type: CompletionRef,
+        name: str,
+        function: Handler,
+        *,
+        inline: bool = False,
+        timeout: float | None = None,
+    ) -> None:
         """Register a completion as ``@server.completion(ref_type, name)`` does."""
-        self.registry.add_completion(ref_type, name, function)
+        self.registry.add_completion(ref_type, name, function, inline=inline, timeout=timeout)

@@ -19,6 +19,7 @@ from typing import Any
 from snodo.context import Context
 from snodo.errors import InternalError, InvalidParams, McpError, ResourceNotFound
 from snodo.result import InputRequired, ToolError
+from snodo.server.invoke import TimedOut
 from snodo.server.pagination import page
 from snodo.server.prompts import prompt_messages
 from snodo.server.registry import Registry
@@ -144,6 +145,9 @@ async def _called(tool: Tool, call: Callable[[], Awaitable[Any]]) -> Any:
 
 
 def _failure(tool: Tool, exc: Exception) -> ToolError:
+    if isinstance(exc, TimedOut):  # the model reads that it took too long, and may retry
+        log.warning("tool %s did not finish within %g s", tool.name, exc.seconds)
+        return ToolError(f"Tool {tool.name} did not finish within {exc.seconds:g} s")
     # The client sees only the message; the operator needs the traceback.
     log.warning("tool %s failed", tool.name, exc_info=exc)
     return ToolError(str(exc) or type(exc).__name__)
@@ -155,6 +159,9 @@ async def _guarded(ctx: Context, what: str, call: Awaitable[Any]) -> Any:
         return await call
     except McpError:
         raise
+    except TimedOut as exc:
+        log.warning("%s did not finish within %g s", what, exc.seconds)
+        raise McpError(f"The {what} did not finish within {exc.seconds:g} s") from None
     except Exception as exc:
         log.exception("%s failed", what)
         raise InternalError() from exc

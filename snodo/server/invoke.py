@@ -1,11 +1,14 @@
 """Calling application functions: sync or async, with the Context injected by type.
 
 A handler names the Context by annotating a parameter with ``Context``; every other
-parameter is an argument from the request. Nothing else is added to the arguments.
+parameter is an argument from the request. Nothing else is added to the arguments. A
+sync function runs in the server's threads (``snodo.server.threads``) unless it was
+registered ``inline``; with a ``timeout``, a call that takes longer raises ``TimedOut``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import typing
 from collections.abc import Awaitable, Callable, Mapping
@@ -14,12 +17,22 @@ from typing import Any
 
 from snodo.context import Context
 from snodo.result import InputRequired
+from snodo.server.threads import Threads, threaded
 
 Handler = Callable[..., Any]
 
 _PLAIN = frozenset({str, dict, list, int, float, bool, type(None), InputRequired})
 """Result types that are never awaitable, so need no ``inspect.isawaitable`` (an ABC
 check, the dearest step of a sync call)."""
+
+
+class TimedOut(Exception):
+    """A handler did not finish within its ``timeout``: awaited no longer (an async one
+    is cancelled, a thread's result is dropped)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        super().__init__(f"did not finish within {seconds:g} s")
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +51,10 @@ class Invoker:
     parameters: tuple[Parameter, ...]
     accepts_any: bool
     """The function takes ``**kwargs``: every argument is passed through."""
+    threads: Threads | None = None
+    """Where a sync function runs; None: on the loop (``inline``)."""
+    timeout: float | None = None
+    """Seconds a call may take before ``TimedOut``; None: no limit."""
 
     async def __call__(self, ctx: Context, arguments: Mapping[str, Any]) -> Any:
         result = self.start(ctx, arguments)
@@ -47,15 +64,41 @@ class Invoker:
 
     def start(self, ctx: Context, arguments: Mapping[str, Any]) -> Any:
         """The function called: its value, or what to await for it (see ``awaits``).
-        The hot path uses the two halves, so a sync tool runs with no coroutine."""
+        The hot path uses the two halves, so an inline sync tool runs with no coroutine."""
         kwargs = dict(arguments)
-        if self.context_param is not None:
-            kwargs[self.context_param] = ctx
-        return self.function(**kwargs)
+        if self.threads is not None and not self.is_async:
+            if self.context_param is not None:
+                kwargs[self.context_param] = threaded(ctx)
+            result: Any = _in_thread(self.threads, self.function, kwargs)
+        else:
+            if self.context_param is not None:
+                kwargs[self.context_param] = ctx
+            result = self.function(**kwargs)
+        if self.timeout is not None and self.awaits(result):
+            return _bounded(result, self.timeout)
+        return result
 
     def awaits(self, result: Any) -> bool:
         """Whether ``start``'s result is still to be awaited."""
         return self.is_async or (type(result) not in _PLAIN and inspect.isawaitable(result))
+
+
+async def _in_thread(threads: Threads, function: Handler, kwargs: dict[str, Any]) -> Any:
+    value = await threads.run(function, kwargs)
+    if type(value) not in _PLAIN and inspect.isawaitable(value):
+        value = await value  # a sync function that handed back something to await
+    return value
+
+
+async def _bounded(call: Awaitable[Any], seconds: float) -> Any:
+    timer = asyncio.timeout(seconds)
+    try:
+        async with timer:
+            return await call
+    except TimeoutError:
+        if timer.expired():
+            raise TimedOut(seconds) from None
+        raise  # the handler's own
 
 
 def _is_context(annotation: Any) -> bool:
@@ -64,7 +107,17 @@ def _is_context(annotation: Any) -> bool:
     )
 
 
-def invoker(function: Handler) -> Invoker:
+def invoker(
+    function: Handler,
+    *,
+    inline: bool = False,
+    timeout: float | None = None,
+    threads: Threads | None = None,
+) -> Invoker:
+    """How to call ``function``: a sync one in ``threads`` unless ``inline`` (or no
+    threads are given), within ``timeout`` seconds when given."""
+    if timeout is not None and not (isinstance(timeout, int | float) and timeout > 0):
+        raise ValueError("timeout must be a positive number of seconds")
     signature = inspect.signature(function)
     try:
         hints = typing.get_type_hints(function, include_extras=True)
@@ -89,6 +142,8 @@ def invoker(function: Handler) -> Invoker:
         context_param=context_param,
         parameters=tuple(parameters),
         accepts_any=accepts_any,
+        threads=None if inline else threads,
+        timeout=timeout,
     )
 
 

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from snodo.errors import InvalidParams
 from snodo.server.invoke import Handler, Invoker, described, invoker
+from snodo.server.threads import Threads
 from snodo_wire import PromptMessage
 
 __all__ = ["Prompt", "make_prompt", "prompt_messages"]
@@ -45,8 +46,11 @@ def make_prompt(
     description: str | None = None,
     arguments: list[Mapping[str, Any]] | None = None,
     scopes: Iterable[str] = (),
+    inline: bool = False,
+    timeout: float | None = None,
+    threads: Threads | None = None,
 ) -> Prompt:
-    run = invoker(function)
+    run = invoker(function, inline=inline, timeout=timeout, threads=threads)
     if arguments is None:
         arguments = [
             {"name": p.name, "required": p.default is inspect.Parameter.empty}

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from snodo.server.invoke import Handler, Invoker, invoker
 from snodo.server.prompts import Prompt
 from snodo.server.resources import Resource, ResourceTemplate
+from snodo.server.threads import Threads
 from snodo.server.tools import Tool
 
 __all__ = ["Changed", "CompletionRef", "Registry"]
@@ -38,8 +39,10 @@ class Registry:
     every change that clients may listen for is reported.
     """
 
-    def __init__(self, changed: Changed = _unheard) -> None:
+    def __init__(self, changed: Changed = _unheard, threads: Threads | None = None) -> None:
         self._changed = changed
+        self.threads = threads
+        """Where the sync handlers registered through the server run."""
         self.tools: dict[str, Tool] = {}
         self.resources: dict[str, Resource] = {}
         self.templates: list[ResourceTemplate] = []
@@ -73,8 +76,18 @@ class Registry:
         self._changed("promptsListChanged")
         return prompt
 
-    def add_completion(self, ref_type: CompletionRef, name: str, function: Handler) -> None:
-        self.completions[(ref_type, name)] = invoker(function)
+    def add_completion(
+        self,
+        ref_type: CompletionRef,
+        name: str,
+        function: Handler,
+        *,
+        inline: bool = False,
+        timeout: float | None = None,
+    ) -> None:
+        self.completions[(ref_type, name)] = invoker(
+            function, inline=inline, timeout=timeout, threads=self.threads
+        )
 
     # -- questions -----------------------------------------------------------------------
 

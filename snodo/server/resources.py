@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from snodo.server.invoke import Handler, Invoker, described, invoker
+from snodo.server.threads import Threads
 
 __all__ = ["Resource", "ResourceTemplate", "make_resource", "make_template", "read_contents"]
 
@@ -78,11 +79,15 @@ def make_resource(
     mime_type: str | None = None,
     extra: Mapping[str, Any] | None = None,
     scopes: Iterable[str] = (),
+    inline: bool = False,
+    timeout: float | None = None,
+    threads: Threads | None = None,
 ) -> Resource:
     definition = _definition(
         "uri", uri, name or function.__name__, function, title, description, mime_type, extra
     )
-    return Resource(uri, definition, invoker(function), mime_type, frozenset(scopes))
+    run = invoker(function, inline=inline, timeout=timeout, threads=threads)
+    return Resource(uri, definition, run, mime_type, frozenset(scopes))
 
 
 def make_template(
@@ -95,6 +100,9 @@ def make_template(
     mime_type: str | None = None,
     extra: Mapping[str, Any] | None = None,
     scopes: Iterable[str] = (),
+    inline: bool = False,
+    timeout: float | None = None,
+    threads: Threads | None = None,
 ) -> ResourceTemplate:
     variables = tuple(_VARIABLE.findall(uri_template))
     if not variables:
@@ -106,7 +114,7 @@ def make_template(
         re.escape(piece) if index % 2 == 0 else f"(?P<{piece}>[^/?#]+)"
         for index, piece in enumerate(pieces)
     )
-    run = invoker(function)
+    run = invoker(function, inline=inline, timeout=timeout, threads=threads)
     wanted = {p.name for p in run.parameters}
     if not run.accepts_any and wanted != set(variables):
         raise ValueError(

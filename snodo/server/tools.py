@@ -34,6 +34,7 @@ from snodo.http_headers import header_params
 from snodo.result import ToolError
 from snodo.server.invoke import Handler, Invoker, described, invoker
 from snodo.server.schemas import CompiledSchema, compile_schema
+from snodo.server.threads import Threads
 from snodo.server.type_schemas import UntitledSchema, schema_of
 from snodo_wire import adapters
 
@@ -184,11 +185,14 @@ def make_tool(
     meta: Mapping[str, Any] | None = None,
     scopes: Iterable[str] = (),
     task: TaskSupport | None = None,
+    inline: bool = False,
+    timeout: float | None = None,
+    threads: Threads | None = None,
 ) -> Tool:
     tool_name = name or function.__name__
     if task not in (None, "optional", "required"):
         raise ToolDefinitionError(f"tool {tool_name}: task must be 'optional' or 'required'")
-    run = invoker(function)
+    run = invoker(function, inline=inline, timeout=timeout, threads=threads)
     model = None
     if input_schema is None:
         try:

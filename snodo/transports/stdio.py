@@ -10,8 +10,10 @@ stream. End of input ends the server once the requests in flight are answered.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
+import signal
 import stat
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -165,16 +167,49 @@ async def _reader(stream: BinaryIO) -> Read:
 async def serve_stdio(
     server: Server, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
 ) -> None:
-    """Serve until stdin reaches end of file, then answer what is in flight and return."""
+    """Serve until stdin reaches end of file (or SIGTERM or SIGINT stops the reading),
+    then answer what is in flight, shut the server down and return.
+
+    The server is started first (its lifespans and notification bus): one that fails to
+    start raises here, before any message is read."""
     read = await _reader(stdin or sys.stdin.buffer)
     session = _Session(server, stdout or sys.stdout.buffer)
     # Only protocol messages may reach stdout: a stray print() in a handler goes to stderr.
     original, sys.stdout = sys.stdout, sys.stderr
     try:
-        await server.startup()  # the notification bus, when it reaches other workers
-        async for line in _lines(read):
-            session.receive(line)
+        await server.startup()  # the lifespans, and the bus when it reaches other workers
+        await _read_until_stopped(read, session)
         await session.close()
     finally:
         sys.stdout = original
         await server.shutdown()
+
+
+async def _read_until_stopped(read: Read, session: _Session) -> None:
+    """Hand each line to the session until end of file, or a stop signal."""
+
+    async def receive_all() -> None:
+        async for line in _lines(read):
+            session.receive(line)
+
+    reading = asyncio.ensure_future(receive_all())
+    stopped: list[int] = []
+
+    def stop(number: int) -> None:
+        stopped.append(number)
+        reading.cancel()
+
+    loop = asyncio.get_running_loop()
+    signals = (signal.SIGTERM, signal.SIGINT)
+    for number in signals:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(number, stop, number)  # the main thread's loop only
+    try:
+        await reading
+    except asyncio.CancelledError:
+        if not stopped:
+            raise
+        log.info("signal %d: answering what is in flight, then stopping", stopped[0])
+    finally:
+        for number in signals:
+            loop.remove_signal_handler(number)

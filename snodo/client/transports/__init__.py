@@ -39,17 +39,27 @@ __all__ = [
 
 
 class MemoryTransport:
-    """Straight into a Server's core, in this process: no sockets, no framing."""
+    """Straight into a Server's core, in this process: no sockets, no framing.
+
+    The server is started (its lifespans entered) before the first message and shut
+    down when the transport closes, as a transport serving it would."""
 
     def __init__(self, server: Server, principal: str | None = None) -> None:
         self.server = server
         self.principal = principal
+        self._started = False
+
+    async def _start(self) -> None:
+        if not self._started:
+            self._started = True
+            await self.server.startup()
 
     async def request(
         self, message: dict[str, Any], headers: Mapping[str, str], on_notification: OnNotification
     ) -> dict[str, Any]:
         """Hand ``message``, as the wire would carry it, to the server; return its response."""
         wire = json.loads(jsonrpc.encode(message))  # the same bytes a socket would carry
+        await self._start()
         reply = await self.server.handle(wire, principal=self.principal, emit=on_notification)
         if reply.response is None:
             raise TransportError("the server sent no response")
@@ -61,6 +71,7 @@ class MemoryTransport:
         """Hand ``message`` to the server and yield its response, or else the
         subscription's messages until the generator is closed."""
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        await self._start()
         reply = await self.server.handle(message, principal=self.principal, emit=queue.put_nowait)
         if reply.response is not None:
             yield reply.response
@@ -73,5 +84,7 @@ class MemoryTransport:
                 self.server.close_subscription(reply.subscription)
 
     async def close(self) -> None:
-        """Nothing to release: no connection."""
-        return None
+        """Shut the server down if this transport started it."""
+        if self._started:
+            self._started = False
+            await self.server.shutdown()

@@ -1,0 +1,176 @@
+"""Sync handlers run off the event loop: a blocking one stalls nothing else, emits in
+order from its thread, sees the request's context variables, stays within the thread
+limit, and a cancelled request stops waiting for it at once."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import threading
+import time
+from typing import Any
+
+import httpx
+
+from snodo import Context, Server
+from tests.support.processes import serving, snodo_run
+from tests.support.wire import VERSION, call, request
+
+TARGET = "tests/server/threads_server.py:server"
+HEADERS = {
+    "accept": "application/json, text/event-stream",
+    "content-type": "application/json",
+    "mcp-protocol-version": VERSION,
+}
+
+
+def _post(client: httpx.Client, url: str, name: str, arguments: dict[str, Any]) -> Any:
+    message = request("tools/call", {"name": name, "arguments": arguments})
+    headers = {**HEADERS, "mcp-method": "tools/call", "mcp-name": name}
+    return client.post(url, json=message, headers=headers, timeout=30).json()
+
+
+def test_a_blocking_sync_tool_stalls_no_other_request_of_its_worker() -> None:
+    """Through a real ``snodo run`` process over HTTP: while one call sleeps 2 s in its
+    thread, another call on the same worker is answered within 100 ms."""
+    with serving(lambda port: snodo_run(TARGET, "http", "--port", str(port))) as server:
+        url = f"{server.base}/mcp"
+        with httpx.Client() as warm:
+            _post(warm, url, "where", {})  # connections and imports made before timing
+
+        def sleeper() -> None:
+            with httpx.Client() as client:
+                results.append(_post(client, url, "slow", {"seconds": 2}))
+
+        results: list[Any] = []
+        thread = threading.Thread(target=sleeper)
+        thread.start()
+        time.sleep(0.3)  # the sleep has begun
+        with httpx.Client() as client:
+            began = time.monotonic()
+            answer = _post(client, url, "where", {})
+            elapsed = time.monotonic() - began
+        thread.join()
+    assert answer["result"]["content"][0]["text"].startswith("snodo-handler")
+    assert elapsed < 0.1, elapsed
+    assert results[0]["result"]["content"] == [{"type": "text", "text": "slept"}]
+
+
+def test_inline_handlers_run_on_the_loop_and_the_rest_in_threads() -> None:
+    server = Server("t", "1")
+
+    @server.tool
+    def threaded() -> str:
+        return threading.current_thread().name
+
+    @server.tool(inline=True)
+    def inline() -> str:
+        return threading.current_thread().name
+
+    @server.resource("t://where")
+    def where() -> str:
+        return threading.current_thread().name
+
+    @server.prompt
+    def ask() -> str:
+        return threading.current_thread().name
+
+    def text(message: dict[str, Any]) -> str:
+        result = call(server, message).response
+        assert result is not None
+        found = result["result"]
+        if "contents" in found:
+            return str(found["contents"][0]["text"])
+        if "messages" in found:
+            return str(found["messages"][0]["content"]["text"])
+        return str(found["content"][0]["text"])
+
+    loop = threading.current_thread().name
+    assert text(request("tools/call", {"name": "threaded"})).startswith("snodo-handler")
+    assert text(request("tools/call", {"name": "inline"})) == loop
+    assert text(request("resources/read", {"uri": "t://where"})).startswith("snodo-handler")
+    assert text(request("prompts/get", {"name": "ask"})).startswith("snodo-handler")
+
+
+REQUEST_ID: contextvars.ContextVar[str] = contextvars.ContextVar("request_id", default="-")
+
+
+def test_a_threaded_handler_emits_in_order_before_its_result_and_sees_context_vars() -> None:
+    server = Server("t", "1")
+
+    @server.tool
+    def chatty(ctx: Context) -> str:
+        for step in (1, 2, 3):
+            ctx.report_progress(step, 3)
+            ctx.log("info", f"step {step}")
+        return REQUEST_ID.get()
+
+    async def scenario() -> tuple[list[dict[str, Any]], Any]:
+        REQUEST_ID.set("r-7")
+        emitted: list[dict[str, Any]] = []
+        meta = {"progressToken": "p", "io.modelcontextprotocol/logLevel": "info"}
+        message = request("tools/call", {"name": "chatty"}, **meta)
+        reply = await server.handle(message, emit=emitted.append)
+        return emitted, reply.response
+
+    emitted, response = asyncio.run(scenario())
+    assert [m["method"] for m in emitted] == [
+        "notifications/progress",
+        "notifications/message",
+    ] * 3
+    assert [m["params"].get("progress") for m in emitted[::2]] == [1, 2, 3]
+    assert response["result"]["content"] == [{"type": "text", "text": "r-7"}]
+
+
+def test_the_thread_limit_bounds_sync_handlers_running_at_once() -> None:
+    server = Server("t", "1", thread_limit=2)
+    running: list[int] = []
+    most = [0]
+    lock = threading.Lock()
+
+    @server.tool
+    def busy() -> str:
+        with lock:
+            running.append(1)
+            most[0] = max(most[0], len(running))
+        time.sleep(0.1)
+        with lock:
+            running.pop()
+        return "done"
+
+    async def scenario() -> list[Any]:
+        calls = [server.handle(request("tools/call", {"name": "busy"}, id=i)) for i in range(6)]
+        return await asyncio.gather(*calls)
+
+    began = time.monotonic()
+    replies = asyncio.run(scenario())
+    assert all(r.response["result"]["content"][0]["text"] == "done" for r in replies)
+    assert most[0] == 2
+    assert time.monotonic() - began >= 0.3  # six calls, two at a time, 0.1 s each
+
+
+def test_a_cancelled_request_stops_waiting_for_its_thread_at_once() -> None:
+    server = Server("t", "1")
+    release = threading.Event()
+    finished = threading.Event()
+
+    @server.tool
+    def stuck() -> str:
+        release.wait(5)
+        finished.set()
+        return "late"
+
+    async def scenario() -> float:
+        pending = asyncio.ensure_future(server.handle(request("tools/call", {"name": "stuck"})))
+        await asyncio.sleep(0.1)
+        began = time.monotonic()
+        pending.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await pending
+        return time.monotonic() - began
+
+    assert asyncio.run(scenario()) < 0.05
+    assert not finished.is_set()  # the thread is still in the handler, as documented
+    release.set()
+    assert finished.wait(5)
