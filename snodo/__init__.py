@@ -22,6 +22,7 @@ from snodo.context import Context
 from snodo.errors import McpError
 from snodo.result import MISSING, input_required, tool_error
 from snodo.server import CacheHint, Reply, Server
+from snodo.server.dependencies import Depends
 from snodo.state.keyring import Keyring
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "CacheHint",
     "Client",
     "Context",
+    "Depends",
     "Flow",
     "Keyring",
     "McpError",

@@ -58,15 +58,18 @@ def input_required(
     return InputRequired(requests, request_state)
 
 
-@dataclass(frozen=True, slots=True)
-class ToolError:
-    """A tool result with isError: true."""
+class ToolError(Exception):
+    """A tool result with isError: true. Return it from a tool, or raise it from the tool
+    or from one of its dependencies (``snodo.Depends``)."""
 
-    message: str
-    structured_content: Any = None
+    def __init__(self, message: str, structured_content: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.structured_content = structured_content
 
 
 def tool_error(message: str, structured_content: Any = None) -> ToolError:
-    """Return this from a tool to answer with ``isError: true``: the message as text,
-    and ``structured_content`` when given; the client's model sees it and may retry."""
+    """Return (or raise) this from a tool to answer with ``isError: true``: the message
+    as text, and ``structured_content`` when given; the client's model sees it and may
+    retry."""
     return ToolError(message, structured_content)

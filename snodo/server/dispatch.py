@@ -19,6 +19,7 @@ from typing import Any
 from snodo.context import Context
 from snodo.errors import InternalError, InvalidParams, McpError, ResourceNotFound
 from snodo.result import InputRequired, ToolError
+from snodo.server.dependencies import DependencyFailed
 from snodo.server.invoke import TimedOut
 from snodo.server.pagination import page
 from snodo.server.prompts import prompt_messages
@@ -119,6 +120,11 @@ async def tools_call(served: Served, ctx: Context, params: Params) -> Outcome:
             value = await value
     except McpError:
         raise
+    except ToolError as raised:  # raised by the tool or a dependency: its answer
+        value = raised
+    except DependencyFailed as failed:
+        log.warning("tool %s: %s", name, failed, exc_info=failed.__cause__)
+        raise InternalError() from None
     except Exception as exc:
         value = _failure(tool, exc)
     if isinstance(value, Background):
@@ -145,6 +151,8 @@ async def _called(tool: Tool, call: Callable[[], Awaitable[Any]]) -> Any:
 
 
 def _failure(tool: Tool, exc: Exception) -> ToolError:
+    if isinstance(exc, ToolError):  # raised on purpose: the answer itself
+        return exc
     if isinstance(exc, TimedOut):  # the model reads that it took too long, and may retry
         log.warning("tool %s did not finish within %g s", tool.name, exc.seconds)
         return ToolError(f"Tool {tool.name} did not finish within {exc.seconds:g} s")
@@ -159,6 +167,9 @@ async def _guarded(ctx: Context, what: str, call: Awaitable[Any]) -> Any:
         return await call
     except McpError:
         raise
+    except DependencyFailed as failed:
+        log.warning("%s: %s", what, failed, exc_info=failed.__cause__)
+        raise InternalError() from None
     except TimedOut as exc:
         log.warning("%s did not finish within %g s", what, exc.seconds)
         raise McpError(f"The {what} did not finish within {exc.seconds:g} s") from None

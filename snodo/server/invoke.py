@@ -12,11 +12,13 @@ import asyncio
 import inspect
 import typing
 from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Any
 
 from snodo.context import Context
 from snodo.result import InputRequired
+from snodo.server.dependencies import Call, Provider, dependency_of, provider, resolve
 from snodo.server.threads import Threads, threaded
 
 Handler = Callable[..., Any]
@@ -55,6 +57,8 @@ class Invoker:
     """Where a sync function runs; None: on the loop (``inline``)."""
     timeout: float | None = None
     """Seconds a call may take before ``TimedOut``; None: no limit."""
+    dependencies: tuple[tuple[str, Provider], ...] = ()
+    """Parameters a ``Depends`` provides, by name (``snodo.server.dependencies``)."""
 
     async def __call__(self, ctx: Context, arguments: Mapping[str, Any]) -> Any:
         result = self.start(ctx, arguments)
@@ -65,18 +69,39 @@ class Invoker:
     def start(self, ctx: Context, arguments: Mapping[str, Any]) -> Any:
         """The function called: its value, or what to await for it (see ``awaits``).
         The hot path uses the two halves, so an inline sync tool runs with no coroutine."""
-        kwargs = dict(arguments)
-        if self.threads is not None and not self.is_async:
-            if self.context_param is not None:
-                kwargs[self.context_param] = threaded(ctx)
-            result: Any = _in_thread(self.threads, self.function, kwargs)
+        if self.dependencies:
+            result: Any = self._with_dependencies(ctx, arguments)
         else:
-            if self.context_param is not None:
-                kwargs[self.context_param] = ctx
-            result = self.function(**kwargs)
+            result = self._call(ctx, dict(arguments))
         if self.timeout is not None and self.awaits(result):
             return _bounded(result, self.timeout)
         return result
+
+    def _call(self, ctx: Context, kwargs: dict[str, Any]) -> Any:
+        if self.threads is not None and not self.is_async:
+            if self.context_param is not None:
+                kwargs[self.context_param] = threaded(ctx)
+            return _in_thread(self.threads, self.function, kwargs)
+        if self.context_param is not None:
+            kwargs[self.context_param] = ctx
+        return self.function(**kwargs)
+
+    async def _with_dependencies(self, ctx: Context, arguments: Mapping[str, Any]) -> Any:
+        """Provide the dependencies, call the function with them, then close them (their
+        code after ``yield``) however the call ended."""
+        async with AsyncExitStack() as stack:
+            threaded_ctx = ctx if self.threads is None else threaded(ctx)
+            call = Call(ctx, threaded_ctx, stack, self._run_sync, {})
+            kwargs = {**arguments, **await resolve(self.dependencies, call)}
+            result = self._call(ctx, kwargs)
+            if self.awaits(result):
+                result = await result
+            return result
+
+    async def _run_sync(self, call: Callable[[], Any], inline: bool) -> Any:
+        if inline or self.threads is None:
+            return call()
+        return await self.threads.run(call, {})
 
     def awaits(self, result: Any) -> bool:
         """Whether ``start``'s result is still to be awaited."""
@@ -125,10 +150,14 @@ def invoker(
         hints = {}
     context_param = None
     parameters = []
+    dependencies: list[tuple[str, Provider]] = []
     accepts_any = False
     for name, param in signature.parameters.items():
         annotation = hints.get(name, param.annotation)
-        if param.kind is inspect.Parameter.VAR_KEYWORD:
+        depends = dependency_of(annotation)
+        if depends is not None:
+            dependencies.append((name, provider(depends)))
+        elif param.kind is inspect.Parameter.VAR_KEYWORD:
             accepts_any = True
         elif param.kind is inspect.Parameter.VAR_POSITIONAL:
             continue
@@ -144,6 +173,7 @@ def invoker(
         accepts_any=accepts_any,
         threads=None if inline else threads,
         timeout=timeout,
+        dependencies=tuple(dependencies),
     )
 
 

@@ -238,6 +238,8 @@ class Tasks:
                 raise
             except asyncio.CancelledError:
                 raise
+            except ToolError as raised:  # raised on purpose: the answer itself
+                value = raised
             except Exception as exc:
                 log.warning("task %s: work failed", task_id, exc_info=True)
                 value = ToolError(str(exc) or type(exc).__name__)
