@@ -6,9 +6,10 @@ source, which run every check of the request path. The rest stays Python either 
 ``Server`` (programs set attributes of their own on it), contexts (built by
 ``object.__new__``), the public state, keyring and elicitation functions (a compiled
 signature would answer a wrong type before their own checks do), ``state.keys``,
-``transports.late_requests``, the client, OAuth, the CLI and the generated models. The in-tree
-backend (``build_backend/snodo_build.py``) adds mypyc to the build's requirements only
-when asked for.
+``transports.late_requests``, ``server.invoke`` (compiled, a call cancelled while its
+dependencies closed crashed the interpreter), the client, OAuth, the CLI and the
+generated models. The in-tree backend (``build_backend/snodo_build.py``) adds mypyc to
+the build's requirements only when asked for.
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ COMPILED = [
     "snodo/plain_params.py",
     "snodo/result.py",
     "snodo/server/dispatch.py",
-    "snodo/server/invoke.py",
     "snodo/server/registry.py",
     "snodo/server/schemas.py",
     "snodo/server/tools.py",

@@ -109,10 +109,27 @@ class Invoker:
 
 
 async def _in_thread(threads: Threads, function: Handler, kwargs: dict[str, Any]) -> Any:
-    value = await threads.run(function, kwargs)
+    value = await threads.run(_caught, {"function": function, "kwargs": kwargs})
+    if type(value) is _Raised:
+        # Raised here, on the loop, with the handler's own frames: an exception that came
+        # back through the future would lose them where the caller is compiled.
+        raise value.error
     if type(value) not in _PLAIN and inspect.isawaitable(value):
         value = await value  # a sync function that handed back something to await
     return value
+
+
+@dataclass(frozen=True, slots=True)
+class _Raised:
+    error: Exception
+
+
+def _caught(function: Handler, kwargs: dict[str, Any]) -> Any:
+    """``function(**kwargs)`` in the thread, what it raises handed back as a value."""
+    try:
+        return function(**kwargs)
+    except Exception as error:
+        return _Raised(error)
 
 
 async def _bounded(call: Awaitable[Any], seconds: float) -> Any:
