@@ -10,7 +10,8 @@ written once, in docs/request-checks.md.
 
 The package is what registers and runs handlers: ``decorators`` (how an author
 registers), ``registry`` and ``tools``, ``resources``, ``prompts`` (what is offered),
-``invoke`` (calling a handler), ``type_schemas`` (JSON Schemas of Python types),
+``invoke`` (calling a handler: ``threads`` for sync ones, ``dependencies``),
+``lifespan`` (what a worker opens once), ``type_schemas`` (JSON Schemas of Python types),
 ``dispatch`` (method to handler), ``subscriptions`` and ``notify_bus`` (listen streams
 and the bus that feeds them across workers), ``pagination``, ``schemas`` (tool schemas
 compiled once), ``eras`` (telling the eras apart) and ``legacy_limits`` (what a legacy
