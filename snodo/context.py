@@ -183,6 +183,14 @@ _FACTORIES: tuple[tuple[str, Callable[[], Any]], ...] = tuple(
 )
 
 
+def names_context(annotation: Any) -> bool:
+    """Whether a parameter's annotation is ``Context`` (the object, or its name in a
+    string annotation): where handlers and dependencies get the request."""
+    return annotation is Context or (
+        isinstance(annotation, str) and annotation.rsplit(".", 1)[-1] == "Context"
+    )
+
+
 def request_context(values: Mapping[str, Any]) -> Context:
     """``Context(**values)``, as the server builds one for every request.
 

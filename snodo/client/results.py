@@ -79,8 +79,8 @@ tests/client/test_results.py finds each value in the pinned schema's words."""
 
 
 def with_defaults(definition: str, raw: Mapping[str, Any]) -> dict[str, Any]:
-    """``raw`` with the ``SPEC_DEFAULTS`` of ``definition`` filled in where absent."""
-    return {**SPEC_DEFAULTS[definition], **raw}
+    """``raw`` with the ``SPEC_DEFAULTS`` of ``definition`` (if any) filled in where absent."""
+    return {**SPEC_DEFAULTS.get(definition, {}), **raw}
 
 
 RESULT_DEFAULTS: dict[str, Any] = {"resultType": "complete", "ttlMs": 0, "cacheScope": "private"}
@@ -95,9 +95,7 @@ def complete_result(model: type[Model], raw: Mapping[str, Any]) -> Model:
     leaves out (only those the model has)."""
     fields = {field.alias or name for name, field in model.model_fields.items()}
     filled = {k: v for k, v in RESULT_DEFAULTS.items() if k in fields and k not in raw}
-    stated = SPEC_DEFAULTS.get(model.__name__, {})
-    filled.update((k, v) for k, v in stated.items() if k not in raw)
-    return validated(model, {**raw, **filled})
+    return validated(model, with_defaults(model.__name__, {**raw, **filled}))
 
 
 def validated(model: type[Model], raw: Any) -> Model:

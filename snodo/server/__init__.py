@@ -431,10 +431,9 @@ class Server(Decorators):
     def _finish(self, ctx: Context, outcome: Any) -> dict[str, Any]:
         if isinstance(outcome, InputRequired):
             result = admit(ctx.request_method, outcome, ctx.client_capabilities)
-            if result.get("inputRequests") or ctx.asked:  # pin the flow's questions
-                state = pinned(self.keyring, ctx, outcome).request_state
-                if state is not None:
-                    result["requestState"] = state
+            state = pinned(self.keyring, ctx, outcome).request_state  # the questions
+            if state is not None:
+                result["requestState"] = state
         elif isinstance(outcome, dict):
             result = {"resultType": "complete", **outcome}
             if ctx.request_method in _CACHEABLE:

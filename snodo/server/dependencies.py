@@ -25,7 +25,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Any
 
-from snodo.context import Context
+from snodo.context import Context, names_context
 from snodo.errors import McpError
 from snodo.result import ToolError
 
@@ -82,12 +82,6 @@ def dependency_of(annotation: Any) -> Depends | None:
     return None
 
 
-def _is_context(annotation: Any) -> bool:
-    return annotation is Context or (
-        isinstance(annotation, str) and annotation.rsplit(".", 1)[-1] == "Context"
-    )
-
-
 def provider(depends: Depends, seen: tuple[Callable[..., Any], ...] = ()) -> Provider:
     """``depends`` checked: what it asks for, recursively; TypeError for a parameter that
     is neither the Context nor a dependency, or a dependency that needs itself."""
@@ -106,7 +100,7 @@ def provider(depends: Depends, seen: tuple[Callable[..., Any], ...] = ()) -> Pro
         inner = dependency_of(annotation)
         if inner is not None:
             needs.append((param_name, provider(inner, (*seen, function))))
-        elif _is_context(annotation):
+        elif names_context(annotation):
             context_param = param_name
         elif param.default is inspect.Parameter.empty:
             raise TypeError(

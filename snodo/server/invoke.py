@@ -16,7 +16,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Any
 
-from snodo.context import Context
+from snodo.context import Context, names_context
 from snodo.result import InputRequired
 from snodo.server.dependencies import Call, Provider, dependency_of, provider, resolve
 from snodo.server.threads import Threads, threaded
@@ -109,27 +109,10 @@ class Invoker:
 
 
 async def _in_thread(threads: Threads, function: Handler, kwargs: dict[str, Any]) -> Any:
-    value = await threads.run(_caught, {"function": function, "kwargs": kwargs})
-    if type(value) is _Raised:
-        # Raised here, on the loop, with the handler's own frames: an exception that came
-        # back through the future would lose them where the caller is compiled.
-        raise value.error
+    value = await threads.run(function, kwargs)
     if type(value) not in _PLAIN and inspect.isawaitable(value):
         value = await value  # a sync function that handed back something to await
     return value
-
-
-@dataclass(frozen=True, slots=True)
-class _Raised:
-    error: Exception
-
-
-def _caught(function: Handler, kwargs: dict[str, Any]) -> Any:
-    """``function(**kwargs)`` in the thread, what it raises handed back as a value."""
-    try:
-        return function(**kwargs)
-    except Exception as error:
-        return _Raised(error)
 
 
 async def _bounded(call: Awaitable[Any], seconds: float) -> Any:
@@ -141,12 +124,6 @@ async def _bounded(call: Awaitable[Any], seconds: float) -> Any:
         if timer.expired():
             raise TimedOut(seconds) from None
         raise  # the handler's own
-
-
-def _is_context(annotation: Any) -> bool:
-    return annotation is Context or (
-        isinstance(annotation, str) and annotation.rsplit(".", 1)[-1] == "Context"
-    )
 
 
 def invoker(
@@ -178,7 +155,7 @@ def invoker(
             accepts_any = True
         elif param.kind is inspect.Parameter.VAR_POSITIONAL:
             continue
-        elif _is_context(annotation):
+        elif names_context(annotation):
             context_param = name
         else:
             parameters.append(Parameter(name, annotation, param.default))

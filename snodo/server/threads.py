@@ -21,6 +21,7 @@ import contextvars
 import functools
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from snodo.context import Context, Emit, refilled
@@ -42,19 +43,38 @@ class Threads:
         self.limit = limit
         self._pool: ThreadPoolExecutor | None = None
 
-    def run(self, function: Callable[..., Any], kwargs: dict[str, Any]) -> asyncio.Future[Any]:
-        """``function(**kwargs)`` in a thread of the pool, as a future of its value."""
+    async def run(self, function: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+        """``function(**kwargs)`` in a thread of the pool: its value, or what it raised,
+        raised here on the loop with the function's own frames (an exception that came
+        back through the executor's future would lose them where the caller is compiled).
+        """
         if self._pool is None:
             self._pool = ThreadPoolExecutor(self.limit, thread_name_prefix="snodo-handler")
-        call = functools.partial(function, **kwargs)
+        call = functools.partial(_caught, function, kwargs)
         context = contextvars.copy_context()
-        return asyncio.get_running_loop().run_in_executor(self._pool, context.run, call)
+        value = await asyncio.get_running_loop().run_in_executor(self._pool, context.run, call)
+        if type(value) is _Raised:
+            raise value.error
+        return value
 
     def close(self) -> None:
         """Stop taking calls; calls not yet started are dropped, running ones finish."""
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Raised:
+    error: Exception
+
+
+def _caught(function: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    """``function(**kwargs)`` in the thread, what it raises handed back as a value."""
+    try:
+        return function(**kwargs)
+    except Exception as error:
+        return _Raised(error)
 
 
 def threaded(ctx: Context) -> Context:
