@@ -6,6 +6,11 @@ known, one last question asks for confirmation; then the flow completes with a
 summary. Declining or cancelling at any point ends it with "nothing changed". Nothing
 is written anywhere: the flow only reports what it would save.
 
+That flow is written in the explicit style (``elicitation.response`` and
+``input_required``). The ``greeting`` tool is the declarative style: three parameters
+the user and the client answer (a form, a sample of the client's model, its roots),
+all asked in one round.
+
     snodo run examples/preferences.py:server --transport http --port 8000
     python examples/preferences.py --check     # drive every round in-process
 
@@ -22,13 +27,14 @@ import os
 import secrets
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import Annotated, Any
 
-from snodo import elicitation
+from snodo import Ask, elicitation, roots, sampling
 from snodo.client import Client, Flow, RequestError
 from snodo.client.transports import MemoryTransport
 from snodo.context import Context
 from snodo.result import InputRequired, input_required
+from snodo.roots import Root
 from snodo.server import Server
 
 SECRET = (
@@ -77,6 +83,10 @@ QUESTIONS = {"theme": THEME, "language": LANGUAGE}
 NOTICE = elicitation.url(
     "Please open our privacy notice before changing preferences.",
     "https://example.com/privacy",
+)
+GREETING = sampling.create_message(
+    [sampling.message("user", "Write a one-line greeting for a user of this app.")],
+    max_tokens=60,
 )
 
 server = Server(
@@ -129,6 +139,19 @@ def privacy_notice(ctx: Context) -> InputRequired | str:
     if isinstance(answer, elicitation.Declined | elicitation.Cancelled):
         return "You chose not to open the privacy notice."
     return input_required({"notice": NOTICE})
+
+
+@server.tool(annotations={"readOnlyHint": True})
+def greeting(
+    language: Annotated[str | None, Ask(LANGUAGE, pick="language")],
+    text: Annotated[str, Ask(GREETING)],
+    folders: Annotated[list[Root], Ask(roots.list_roots())],
+) -> str:
+    """Greet the user in their language and workspace: three questions, one round."""
+    if language is None:  # declined or dismissed
+        return "Nothing changed: you chose not to answer."
+    where = ", ".join(str(root.name or root.uri) for root in folders) or "no folders"
+    return f"{text} [{language}; {where}]"
 
 
 @server.resource("prefs://summary", name="preferences", mime_type="text/plain")
@@ -253,6 +276,32 @@ async def _url_case() -> list[str]:
     return problems
 
 
+async def _greeting_case() -> list[str]:
+    """The declarative tool: all three questions come in one round, then it runs once."""
+    sampled: list[dict[str, Any]] = []
+
+    def sample(params: dict[str, Any]) -> dict[str, Any]:
+        sampled.append(params)
+        return {"role": "assistant", "content": {"type": "text", "text": "Hallo!"}, "model": "m"}
+
+    def where(params: dict[str, Any]) -> dict[str, Any]:
+        return {"roots": [{"uri": "file:///home/ana/notes", "name": "notes"}]}
+
+    script = Script({"language": "de"})
+    client = Client(MemoryTransport(server), elicitation=script, sampling=sample, roots=where)
+    flow = await client.call_tool("greeting", manual=True)
+    if not isinstance(flow, Flow):
+        return [f"greeting: completed without asking: {flow}"]
+    asked = sorted(flow.result.model_dump(by_alias=True)["inputRequests"])
+    text = (await client.call_tool("greeting")).content[0].text
+    problems = []
+    if asked != ["folders", "language", "text"]:
+        problems.append(f"greeting: first round asked {asked}")
+    if text != "Hallo! [de; notes]" or len(sampled) != 1:
+        problems.append(f"greeting: got {text!r} after {len(sampled)} sample(s)")
+    return problems
+
+
 async def check() -> int:
     problems: list[str] = []
     for kind in ("tool", "resource", "prompt"):
@@ -260,9 +309,10 @@ async def check() -> int:
             problems += await _check_case(kind, answers, text, asked)
     problems += await _partial_case()
     problems += await _url_case()
+    problems += await _greeting_case()
     for problem in problems:
         print(f"FAIL {problem}")
-    total = 3 * len(CASES) + 2
+    total = 3 * len(CASES) + 3
     print(f"preferences: {total - len(problems)} passed, {len(problems)} failed")
     return 1 if problems else 0
 

@@ -1,11 +1,9 @@
 """A forecast tool that asks the user for a city. Serve it with `snodo run weather:server`."""
 
 import os
+from typing import Annotated
 
-from snodo import elicitation
-from snodo.context import Context
-from snodo.result import input_required
-from snodo.server import Server
+from snodo import Ask, Server, elicitation
 
 # The secret that signs request state: at least 32 random bytes, as hex. Make one with
 #   python -c "import secrets; print(secrets.token_hex(32))"
@@ -24,11 +22,8 @@ CITY = elicitation.form(
 
 
 @server.tool
-def forecast(ctx: Context, days: int = 1) -> object:
+def forecast(city: Annotated[str | None, Ask(CITY, pick="city")], days: int = 1) -> str:
     """Weather for the user's city."""
-    answer = elicitation.response(ctx, "city", CITY)
-    if isinstance(answer, elicitation.Accepted):
-        return f"{days}-day forecast for {answer.content['city']}: sunny"
-    if isinstance(answer, elicitation.Declined | elicitation.Cancelled):
+    if city is None:  # the user declined or dismissed the question
         return "No city, no forecast."
-    return input_required({"city": CITY}, request_state=ctx.seal({"asked": 1}))
+    return f"{days}-day forecast for {city}: sunny"

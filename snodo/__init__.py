@@ -22,11 +22,13 @@ from snodo.context import Context
 from snodo.errors import McpError
 from snodo.result import MISSING, input_required, tool_error
 from snodo.server import CacheHint, Reply, Server
+from snodo.server.asks import Ask
 from snodo.server.dependencies import Depends
 from snodo.state.keyring import Keyring
 
 __all__ = [
     "MISSING",
+    "Ask",
     "CacheHint",
     "Client",
     "Context",

@@ -16,6 +16,10 @@
 // whose params changed but which carries the old state is refused with -32602.
 // URL mode: the example's privacy_notice tool asks the user to open a page; accepting
 // is consent to open it, not proof of a visit, and the tool's answer says exactly that.
+// Declarative asks: the example's greeting tool has three parameters the client answers
+// (a form, a sample, the roots); all three come in one round (pinned) or as three
+// requests of the server's within the one call (default negotiation), and a tampered
+// state with the three answers is refused.
 //
 // Client machinery used (2026-07-28 era, connect with versionNegotiation pinned):
 //   * auto mode (the default `inputRequired: { autoFulfill: true }`): callTool /
@@ -76,6 +80,9 @@ const WHOLE_RUN_MS = 240_000;
 const SAVED = 'Would save: theme dark, language de.';
 const NOT_ANSWERED = 'Nothing changed: you chose not to answer.';
 const NOT_CONFIRMED = 'Nothing changed: not confirmed.';
+const GREETED = 'Hallo! [de; notes]';
+const SAMPLE = { role: 'assistant', content: { type: 'text', text: 'Hallo!' }, model: 'scripted' };
+const ROOTS = { roots: [{ uri: 'file:///home/ana/notes', name: 'notes' }] };
 const MRTR_METHODS = new Set(['tools/call', 'resources/read', 'prompts/get']);
 
 // ---------------------------------------------------------------------------- report
@@ -262,13 +269,15 @@ async function connect(kind, url, negotiation = { versionNegotiation: { mode: { 
   const client = new Client(
     { name: 'snodo-official-client-check', version: '1.0.0' },
     {
-      capabilities: { elicitation: { form: {}, url: {} } },
+      capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} },
       ...negotiation,
     },
   );
   // The official client's MRTR hook: embedded elicitation/create requests of an
   // input_required result are dispatched to this handler (auto mode).
   client.setRequestHandler('elicitation/create', async request => user(request.params));
+  client.setRequestHandler('sampling/createMessage', async () => SAMPLE);
+  client.setRequestHandler('roots/list', async () => ROOTS);
   await client.connect(transport, { timeout: LEG_TIMEOUT_MS });
   return { client, wire, stderr };
 }
@@ -566,6 +575,31 @@ async function declineCancel(session, label) {
  * 2025-11-25, no MRTR on the wire. The server's bridge must send each question as a
  * real elicitation/create request in the session, and answer each call once, complete.
  */
+/** Declarative asks, modern era: three questions of three kinds in one round. */
+async function greetingFlow(session, label) {
+  const name = `[${label}] declarative asks`;
+  const from = session.wire.sent.length;
+  user = answering({ language: 'de' });
+  let text;
+  try {
+    const result = await session.client.callTool({ name: 'greeting', arguments: {} }, { timeout: LEG_TIMEOUT_MS });
+    text = result?.content?.[0]?.text;
+  } catch (e) {
+    text = errorText(e);
+  }
+  check(`${name}: completes with "${GREETED}"`, text === GREETED, show(text));
+  const legs = legsSince(session.wire, from);
+  check(
+    `${name}: form, sampling and roots asked in one round, then complete`,
+    legs.length === 2 && sameJson(legs[0].asked, ['folders', 'language', 'text']) && legs[1].kind === 'complete',
+    show(legs.map(l => [l.kind, l.asked])),
+  );
+  const retry = legs[1]?.params ?? {};
+  const refused = await raw(session.client, 'tools/call', { ...retry, requestState: tamper(retry.requestState ?? '') })
+    .then(r => `answered ${show(r)}`, e => e?.code);
+  check(`${name}: a tampered state with the three answers is refused (-32602)`, refused === -32602, show(refused));
+}
+
 async function legacyFlows(session, label) {
   const asked = from => session.wire.received.slice(from).filter(m => m.method === 'elicitation/create');
   const calls = from => session.wire.sent.slice(from).filter(m => 'id' in m && MRTR_METHODS.has(m.method));
@@ -592,6 +626,23 @@ async function legacyFlows(session, label) {
     );
     const response = session.wire.received.slice(from).find(m => m.id === calls(sentFrom)[0]?.id && !('method' in m));
     check(`${name}: the result has the legacy shape (no resultType)`, response?.result && !('resultType' in response.result));
+  }
+  {
+    const name = `[${label}] legacy declarative asks`;
+    const from = session.wire.received.length;
+    const sentFrom = session.wire.sent.length;
+    user = answering({ language: 'de' });
+    const text = FEATURES.tool.text(
+      await session.client.callTool({ name: 'greeting', arguments: {} }, { timeout: LEG_TIMEOUT_MS }).catch(e => ({ error: e })),
+    );
+    const methods = session.wire.received.slice(from).filter(m => 'method' in m && 'id' in m).map(m => m.method).sort();
+    check(
+      `${name}: form, sampling and roots arrive as server requests in one call; completes`,
+      text === GREETED
+        && sameJson(methods, ['elicitation/create', 'roots/list', 'sampling/createMessage'])
+        && calls(sentFrom).length === 1,
+      `${show(text)} ${show(methods)} ${calls(sentFrom).length} call(s)`,
+    );
   }
   {
     const name = `[${label}] legacy decline`;
@@ -663,6 +714,7 @@ async function runTransport(kind, url) {
     for (const feature of ['tool', 'resource', 'prompt']) await partialManual(session, kind, feature);
     await declineCancel(session, kind);
     await urlConsent(session, kind);
+    await greetingFlow(session, kind);
   } catch (e) {
     check(`[${kind}] workflows ran to the end`, false, errorText(e));
   } finally {

@@ -1,7 +1,9 @@
 """Calling application functions: sync or async, with the Context injected by type.
 
-A handler names the Context by annotating a parameter with ``Context``; every other
-parameter is an argument from the request. Nothing else is added to the arguments. A
+A handler names the Context by annotating a parameter with ``Context``; a parameter
+annotated ``Depends(...)`` is provided (``snodo.server.dependencies``), one annotated
+``Ask(...)`` is the user's answer (``snodo.server.asks``), and every other parameter is
+an argument from the request. Nothing else is added to the arguments. A
 sync function runs in the server's threads (``snodo.server.threads``) unless it was
 registered ``inline``; with a ``timeout``, a call that takes longer raises ``TimedOut``.
 """
@@ -18,6 +20,14 @@ from typing import Any
 
 from snodo.context import Context, names_context
 from snodo.result import InputRequired
+from snodo.server.asks import (
+    Answered,
+    Question,
+    answer_questions,
+    ask_of,
+    carried_forward,
+    question,
+)
 from snodo.server.dependencies import Call, Provider, dependency_of, provider, resolve
 from snodo.server.threads import Threads, threaded
 
@@ -59,6 +69,8 @@ class Invoker:
     """Seconds a call may take before ``TimedOut``; None: no limit."""
     dependencies: tuple[tuple[str, Provider], ...] = ()
     """Parameters a ``Depends`` provides, by name (``snodo.server.dependencies``)."""
+    questions: tuple[Question, ...] = ()
+    """Parameters the user answers (``snodo.server.asks``)."""
 
     async def __call__(self, ctx: Context, arguments: Mapping[str, Any]) -> Any:
         result = self.start(ctx, arguments)
@@ -69,6 +81,14 @@ class Invoker:
     def start(self, ctx: Context, arguments: Mapping[str, Any]) -> Any:
         """The function called: its value, or what to await for it (see ``awaits``).
         The hot path uses the two halves, so an inline sync tool runs with no coroutine."""
+        if self.questions:
+            found = answer_questions(self.questions, ctx, arguments)
+            if isinstance(found, InputRequired):
+                return found  # nothing runs until every question is answered
+            return self._answered(ctx, found, arguments)
+        return self._started(ctx, arguments)
+
+    def _started(self, ctx: Context, arguments: Mapping[str, Any]) -> Any:
         if self.dependencies:
             result: Any = self._with_dependencies(ctx, arguments)
         else:
@@ -98,6 +118,16 @@ class Invoker:
                 result = await result
             return result
 
+    async def _answered(self, ctx: Context, done: Answered, arguments: Mapping[str, Any]) -> Any:
+        """The handler called with its questions' answers; if it asks more itself, the
+        answers travel on in the state beside its own."""
+        result = self._started(done.ctx, {**arguments, **done.values})
+        if self.awaits(result):
+            result = await result
+        if isinstance(result, InputRequired):
+            return carried_forward(ctx, done, result)
+        return result
+
     async def _run_sync(self, call: Callable[[], Any], inline: bool) -> Any:
         if inline or self.threads is None:
             return call()
@@ -105,7 +135,7 @@ class Invoker:
 
     def awaits(self, result: Any) -> bool:
         """Whether ``start``'s result is still to be awaited."""
-        return self.is_async or (type(result) not in _PLAIN and inspect.isawaitable(result))
+        return type(result) not in _PLAIN and (self.is_async or inspect.isawaitable(result))
 
 
 async def _in_thread(threads: Threads, function: Handler, kwargs: dict[str, Any]) -> Any:
@@ -145,12 +175,16 @@ def invoker(
     context_param = None
     parameters = []
     dependencies: list[tuple[str, Provider]] = []
+    questions: list[Question] = []
     accepts_any = False
     for name, param in signature.parameters.items():
         annotation = hints.get(name, param.annotation)
         depends = dependency_of(annotation)
+        ask = ask_of(annotation)
         if depends is not None:
             dependencies.append((name, provider(depends)))
+        elif ask is not None:
+            questions.append(question(name, annotation, ask))
         elif param.kind is inspect.Parameter.VAR_KEYWORD:
             accepts_any = True
         elif param.kind is inspect.Parameter.VAR_POSITIONAL:
@@ -168,7 +202,16 @@ def invoker(
         threads=None if inline else threads,
         timeout=timeout,
         dependencies=tuple(dependencies),
+        questions=_unique(questions),
     )
+
+
+def _unique(questions: list[Question]) -> tuple[Question, ...]:
+    keys = [q.key for q in questions]
+    for key in keys:
+        if keys.count(key) > 1:
+            raise ValueError(f"two asked parameters use the input request key {key!r}")
+    return tuple(questions)
 
 
 def described(

@@ -21,7 +21,7 @@ from tests.support.paths import ROOT
 SCRIPT = ROOT / "scripts" / "interop"
 SUMMARY = re.compile(r"^official client: (\d+) passed, (\d+) failed$", re.MULTILINE)
 VERDICT = re.compile(r"^(PASS|FAIL|SKIP) ", re.MULTILINE)
-EXPECTED_CHECKS = 128
+EXPECTED_CHECKS = 136
 """Every check of the five workflows over stdio and HTTP; the README states the same."""
 
 

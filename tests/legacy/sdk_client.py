@@ -7,7 +7,9 @@ Run with that release's interpreter (tests/support/legacy_sdk.py), never importe
 
 It initializes (the client's own negotiation), calls the preferences tool, the
 URL-consent tool, reads the resource and gets the prompt, answering every elicitation
-from a script, and prints one JSON object: what each flow returned and what was asked.
+from a script, then the greeting tool, whose three declarative asks arrive as an
+elicitation, a sampling request and a roots request of the server's; it prints one JSON
+object: what each flow returned and what was asked.
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ async def run(session: ClientSession, asked: list[str]) -> dict[str, Any]:
     report["resource"] = [getattr(item, "text", None) for item in read.contents]
     prompt = await session.get_prompt("preferences_prompt", {})
     report["prompt"] = [getattr(m.content, "text", None) for m in prompt.messages]
+    result = await session.call_tool("greeting", {})
+    report["greeting"] = [block.text for block in result.content if block.type == "text"]
     await session.send_ping()
     report["asked"] = asked
     return report
@@ -54,6 +58,34 @@ def callback(asked: list[str]) -> Any:
     return elicit
 
 
+def sampler(asked: list[str]) -> Any:
+    async def sample(context: Any, params: Any) -> types.CreateMessageResult:
+        asked.append("sampling")
+        return types.CreateMessageResult(
+            role="assistant", content=types.TextContent(type="text", text="Hallo!"), model="m"
+        )
+
+    return sample
+
+
+def roots_of(asked: list[str]) -> Any:
+    async def roots(context: Any) -> types.ListRootsResult:
+        asked.append("roots")
+        return types.ListRootsResult(roots=[types.Root(uri="file:///home/ana/notes", name="notes")])  # type: ignore[arg-type]
+
+    return roots
+
+
+def session_of(read: Any, write: Any, asked: list[str]) -> ClientSession:
+    return ClientSession(
+        read,
+        write,
+        elicitation_callback=callback(asked),
+        sampling_callback=sampler(asked),
+        list_roots_callback=roots_of(asked),
+    )
+
+
 async def main(argv: list[str]) -> None:
     asked: list[str] = []
     if argv[0] == "stdio":
@@ -62,13 +94,13 @@ async def main(argv: list[str]) -> None:
         )
         async with (
             stdio_client(parameters) as (read, write),
-            ClientSession(read, write, elicitation_callback=callback(asked)) as session,
+            session_of(read, write, asked) as session,
         ):
             report = await run(session, asked)
     else:
         async with (
             streamablehttp_client(argv[1]) as (read, write, session_id),
-            ClientSession(read, write, elicitation_callback=callback(asked)) as session,
+            session_of(read, write, asked) as session,
         ):
             report = await run(session, asked)
             report["session"] = bool(session_id())

@@ -3,7 +3,9 @@
 The client speaks only the initialize-based revisions; the example is written for MRTR
 alone. Over stdio and over HTTP, the bridge must turn each input-required round into
 real elicitation requests in the client's session: the tool, the URL-consent tool, the
-resource and the prompt all complete with the client's callback answering.
+resource and the prompt all complete with the client's callback answering; and the
+declarative greeting tool's three asks (a form, a sample, the roots) arrive as the
+server's requests within the one call.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ def _drive(*argv: str) -> dict[str, Any]:
 
 def _check(report: dict[str, Any]) -> None:
     assert report["protocolVersion"] == "2025-11-25"
-    assert report["tools"] == ["preferences", "privacy_notice"]
+    assert report["tools"] == ["preferences", "privacy_notice", "greeting"]
     assert report["tool"] == [SAVED]
     assert report["url_tool"] == [
         "You agreed to open the privacy notice; whether you read it is not known."
@@ -47,12 +49,15 @@ def _check(report: dict[str, Any]) -> None:
     assert report["resource"] == [SAVED]
     assert report["prompt"] == [f"User preferences: {SAVED}"]
     # Every question reached the client's callback, the URL one with an elicitationId.
-    assert report["asked"] == [
+    assert report["asked"][:-3] == [
         *ONE_FLOW,
         "url:https://example.com/privacy:True",
         *ONE_FLOW,
         *ONE_FLOW,
     ]
+    # The greeting's three, asked at once, so in any order.
+    assert sorted(report["asked"][-3:]) == ["language", "roots", "sampling"]
+    assert report["greeting"] == ["Hallo! [ja; notes]"]
 
 
 def test_legacy_sdk_over_stdio() -> None:
