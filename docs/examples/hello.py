@@ -7,9 +7,9 @@ same server to other clients with `snodo run hello.py:server`.
 
 import asyncio
 import secrets
-from typing import Any
+from typing import Annotated, Any
 
-from snodo import Client, Context, Server, elicitation, input_required
+from snodo import Ask, Client, Server, elicitation
 from snodo.client.transports import MemoryTransport
 
 # Signs the state a flow carries between rounds. One process may make its own; a
@@ -23,14 +23,11 @@ NAME = elicitation.form(
 
 
 @server.tool
-def greet(ctx: Context, greeting: str = "Hello") -> object:
+def greet(name: Annotated[str | None, Ask(NAME, pick="name")], greeting: str = "Hello") -> str:
     """Greet the user by name, asking for it first."""
-    answer = elicitation.response(ctx, "name", NAME)
-    if isinstance(answer, elicitation.Accepted):
-        return f"{greeting}, {answer.content['name']}!"
-    if isinstance(answer, elicitation.Declined | elicitation.Cancelled):
+    if name is None:  # the user declined, or dismissed the form
         return f"{greeting}, whoever you are."
-    return input_required({"name": NAME})  # ends this request; the client retries
+    return f"{greeting}, {name}!"
 
 
 def user(params: dict[str, Any]) -> dict[str, Any]:
