@@ -435,3 +435,33 @@ def test_registration_refuses_what_cannot_take_an_answer() -> None:
 
     with pytest.raises(TypeError, match="Ask takes an input request"):
         Ask(42)  # type: ignore[arg-type]
+
+
+def test_a_prompt_and_a_resource_template_ask_the_same_way() -> None:
+    server = Server("both", "1")
+
+    @server.prompt
+    def trip_prompt(days: str, city: Annotated[str | None, Ask(CITY, pick="city")]) -> str:
+        return f"Plan {days} days in {city}."
+
+    @server.resource_template("notes://{topic}")
+    def note(topic: str, city: Annotated[str | None, Ask(CITY, pick="city")]) -> str:
+        return f"{topic} in {city}"
+
+    listed = answer(server, request("prompts/list", {}, id=1))["result"]["prompts"][0]
+    assert [a["name"] for a in listed["arguments"]] == ["days"]
+    caps = {"elicitation": {}}
+    for method, params, read in [
+        (
+            "prompts/get",
+            {"name": "trip_prompt", "arguments": {"days": "3"}},
+            lambda r: r["messages"][0]["content"]["text"],
+        ),
+        ("resources/read", {"uri": "notes://food"}, lambda r: r["contents"][0]["text"]),
+    ]:
+        first = answer(server, request(method, params, id=2, capabilities=caps))["result"]
+        assert first["inputRequests"] == {"city": CITY}
+        retry = {**params, "inputResponses": {"city": CITY_ANSWER}}
+        retry["requestState"] = first["requestState"]
+        done = answer(server, request(method, retry, id=3, capabilities=caps))["result"]
+        assert read(done) in ("Plan 3 days in Oslo.", "food in Oslo")
