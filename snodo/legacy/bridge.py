@@ -32,7 +32,7 @@ from typing import Any
 
 from snodo import jsonrpc
 from snodo.context import Emit
-from snodo.errors import ErrorCode, InternalError, MissingClientCapability
+from snodo.errors import ErrorCode, InternalError, MissingClientCapability, ResourceNotFound
 from snodo.legacy.session import ClientAnswerError, LegacySession
 from snodo.legacy.wire import check_params, check_request, check_result, legacy_result
 from snodo.server import Server
@@ -43,6 +43,7 @@ from snodo_wire.protocol import (
     META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
 )
+from snodo_wire_2025_11_25.errors import ErrorCode as LegacyErrorCode
 
 __all__ = ["forward"]
 
@@ -69,6 +70,17 @@ def _modern_params(session: LegacySession, params: Mapping[str, Any]) -> dict[st
         facts[META_LOG_LEVEL] = session.log_level
     out["_meta"] = {**meta, **facts} if isinstance(meta, dict) else facts
     return out
+
+
+def _not_found(error: Mapping[str, Any]) -> bool:
+    """Whether the core's error is its resource-not-found (-32602 naming the URI)."""
+    data = error.get("data")
+    return (
+        error.get("code") == ErrorCode.INVALID_PARAMS
+        and error.get("message") == ResourceNotFound.default_message
+        and isinstance(data, dict)
+        and "uri" in data
+    )
 
 
 def _refusal(method: str, request_id: Any, message: str, data: Any = None) -> dict[str, Any]:
@@ -152,6 +164,9 @@ async def forward(
                     "The client did not declare, at initialize, a capability this needs",
                     (error.get("data") or {}).get("requiredCapabilities"),
                 )
+            if request.method == "resources/read" and _not_found(error):
+                # 2025-11-25 names its own code for it (server/resources.mdx).
+                return {**response, "error": {**error, "code": LegacyErrorCode.RESOURCE_NOT_FOUND}}
             return response
         result = response["result"]
         if result.get("resultType") != "input_required":

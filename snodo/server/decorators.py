@@ -238,10 +238,12 @@ class Decorators:
         scopes: Iterable[str] = (),
         inline: bool = False,
         timeout: float | None = None,
+        allow_paths: bool = False,
     ) -> Callable[[F], F]:
         """Register the resources a URI template matches: ``@server.resource_template(
-        "notes://{name}", ...)``. Each ``{variable}`` (RFC 6570 level 1: one path
-        segment, percent-decoded) is passed as the function's argument of that name.
+        "notes://{name}", ...)``. Each variable (``{var}``, ``{+var}``, ``{/var*}``,
+        ``{?a,b}``, ``{#var}``: ``snodo.server.uri_templates``) is passed, percent-decoded
+        and converted to its annotation, as the function's argument of that name.
 
         :param name: the template's name; the function's by default.
         :param title: a display name for people.
@@ -253,6 +255,9 @@ class Decorators:
             for one that never blocks.
         :param timeout: seconds a call may take; past them the caller gets an error
             saying so, and the call is cancelled (async) or abandoned (thread).
+        :param allow_paths: take values that decode to a path traversal, an absolute
+            path, a backslash or a NUL byte; by default such a URI does not match (the
+            read is "resource not found"). Only for a function that confines paths itself.
         """
 
         def register(fn: F) -> F:
@@ -267,6 +272,7 @@ class Decorators:
                 scopes=scopes,
                 inline=inline,
                 timeout=timeout,
+                allow_paths=allow_paths,
             )
             return fn
 
@@ -285,6 +291,7 @@ class Decorators:
         scopes: Iterable[str] = (),
         inline: bool = False,
         timeout: float | None = None,
+        allow_paths: bool = False,
     ) -> ResourceTemplate:
         """Register a resource template as ``@server.resource_template(...)`` does."""
         template = make_template(
@@ -299,6 +306,7 @@ class Decorators:
             inline=inline,
             timeout=timeout,
             threads=self.registry.threads,
+            allow_paths=allow_paths,
         )
         return self.registry.add_template(template)
 

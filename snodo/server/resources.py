@@ -1,15 +1,14 @@
 """Resources and resource templates, and what a read turns into.
 
-Templates are RFC 6570 level 1: ``{name}`` stands for one simple-string expansion,
-which percent-encodes everything outside the unreserved set, so a variable never spans
-a ``/``, ``?`` or ``#``. Matching a URI against a template decodes the values.
+A template's URI is matched by ``snodo.server.uri_templates``: the RFC 6570 forms
+resource URIs use, values decoded, converted to the handler's types and refused when
+they decode to a path that could escape (unless the template allows paths).
 """
 
 from __future__ import annotations
 
 import base64
-import re
-import urllib.parse
+import inspect
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,10 +17,9 @@ from pydantic import BaseModel
 
 from snodo.server.invoke import Handler, Invoker, described, invoker
 from snodo.server.threads import Threads
+from snodo.server.uri_templates import UriTemplate, compile_template
 
 __all__ = ["Resource", "ResourceTemplate", "make_resource", "make_template", "read_contents"]
-
-_VARIABLE = re.compile(r"\{([A-Za-z0-9_]+)\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,16 +38,18 @@ class ResourceTemplate:
     definition: dict[str, Any]
     invoker: Invoker
     mime_type: str | None
-    pattern: re.Pattern[str]
-    variables: tuple[str, ...]
+    template: UriTemplate
     scopes: frozenset[str] = frozenset()
     """OAuth scopes a caller needs, checked before the handler runs (none: open)."""
 
-    def match(self, uri: str) -> dict[str, str] | None:
-        found = self.pattern.fullmatch(uri)
-        if found is None:
-            return None
-        return {name: urllib.parse.unquote(found.group(name)) for name in self.variables}
+    @property
+    def variables(self) -> tuple[str, ...]:
+        return self.template.names
+
+    def match(self, uri: str) -> dict[str, Any] | None:
+        """The handler's arguments for ``uri``, or None when it does not match (or a value
+        is a path this template does not allow); -32602 for a value of the wrong type."""
+        return self.template.match(uri)
 
 
 def _definition(
@@ -103,18 +103,16 @@ def make_template(
     inline: bool = False,
     timeout: float | None = None,
     threads: Threads | None = None,
+    allow_paths: bool = False,
 ) -> ResourceTemplate:
-    variables = tuple(_VARIABLE.findall(uri_template))
-    if not variables:
-        raise ValueError(f"resource template {uri_template!r} has no {{variable}}")
-    if len(set(variables)) != len(variables):
-        raise ValueError(f"resource template {uri_template!r} repeats a variable")
-    pieces = _VARIABLE.split(uri_template)
-    regex = "".join(
-        re.escape(piece) if index % 2 == 0 else f"(?P<{piece}>[^/?#]+)"
-        for index, piece in enumerate(pieces)
-    )
     run = invoker(function, inline=inline, timeout=timeout, threads=threads)
+    template = compile_template(
+        uri_template,
+        {p.name: p.annotation for p in run.parameters},
+        frozenset(p.name for p in run.parameters if p.default is not inspect.Parameter.empty),
+        allow_paths=allow_paths,
+    )
+    variables = template.names
     wanted = {p.name for p in run.parameters}
     if not run.accepts_any and wanted != set(variables):
         raise ValueError(
@@ -131,9 +129,7 @@ def make_template(
         mime_type,
         extra,
     )
-    return ResourceTemplate(
-        uri_template, definition, run, mime_type, re.compile(regex), variables, frozenset(scopes)
-    )
+    return ResourceTemplate(uri_template, definition, run, mime_type, template, frozenset(scopes))
 
 
 def _one(uri: str, mime_type: str | None, value: Any) -> dict[str, Any]:
