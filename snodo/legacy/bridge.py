@@ -165,7 +165,7 @@ async def forward(
                     (error.get("data") or {}).get("requiredCapabilities"),
                 )
             if request.method == "resources/read" and _not_found(error):
-                # 2025-11-25 names its own code for it (server/resources.mdx).
+                # The legacy revision names its own code for it (server/resources.mdx).
                 return {**response, "error": {**error, "code": LegacyErrorCode.RESOURCE_NOT_FOUND}}
             return response
         result = response["result"]

@@ -40,6 +40,7 @@ class Decorators:
         description: str | None = None,
         input_schema: Mapping[str, Any] | None = None,
         output_schema: Mapping[str, Any] | None = None,
+        structured_output: bool = True,
         annotations: Mapping[str, Any] | None = None,
         icons: list[Mapping[str, Any]] | None = None,
         meta: Mapping[str, Any] | None = None,
@@ -58,6 +59,7 @@ class Decorators:
         description: str | None = None,
         input_schema: Mapping[str, Any] | None = None,
         output_schema: Mapping[str, Any] | None = None,
+        structured_output: bool = True,
         annotations: Mapping[str, Any] | None = None,
         icons: list[Mapping[str, Any]] | None = None,
         meta: Mapping[str, Any] | None = None,
@@ -73,8 +75,10 @@ class Decorators:
         :param description: for the model; the function's docstring by default.
         :param input_schema: the arguments' JSON Schema; built from the function's
             parameters and their type hints by default (``Context`` is left out).
-        :param output_schema: the ``structuredContent`` JSON Schema; built from a
-            pydantic model return annotation by default.
+        :param output_schema: the ``structuredContent`` JSON Schema; built from the
+            return annotation by default (``snodo.server.outputs``: a model, dataclass
+            or TypedDict as it is, other types wrapped as ``{"result": ...}``).
+        :param structured_output: False: no output schema from the return annotation.
         :param annotations: ``ToolAnnotations`` hints (``readOnlyHint``, ...).
         :param icons: ``Icon`` objects for hosts to show.
         :param meta: the tool's ``_meta``.
@@ -94,6 +98,7 @@ class Decorators:
                 description=description,
                 input_schema=input_schema,
                 output_schema=output_schema,
+                structured_output=structured_output,
                 annotations=annotations,
                 icons=icons,
                 meta=meta,
@@ -115,6 +120,7 @@ class Decorators:
         description: str | None = None,
         input_schema: Mapping[str, Any] | None = None,
         output_schema: Mapping[str, Any] | None = None,
+        structured_output: bool = True,
         annotations: Mapping[str, Any] | None = None,
         icons: list[Mapping[str, Any]] | None = None,
         meta: Mapping[str, Any] | None = None,
@@ -132,6 +138,7 @@ class Decorators:
             description=description,
             input_schema=input_schema,
             output_schema=output_schema,
+            structured_output=structured_output,
             annotations=annotations,
             icons=icons,
             meta=meta,

@@ -31,11 +31,13 @@ from pydantic_core import to_jsonable_python
 
 from snodo.errors import InternalError
 from snodo.http_headers import header_params
-from snodo.result import ToolError
+from snodo.result import InputRequired, ToolError
 from snodo.server.invoke import Handler, Invoker, described, invoker
+from snodo.server.outputs import Output, output_of
 from snodo.server.schemas import CompiledSchema, compile_schema
 from snodo.server.threads import Threads
-from snodo.server.type_schemas import UntitledSchema, schema_of
+from snodo.server.type_schemas import UntitledSchema
+from snodo.tasks.engine import Background
 from snodo_wire import adapters
 
 __all__ = ["TaskSupport", "Tool", "ToolDefinitionError", "finished", "make_tool", "tool_result"]
@@ -71,6 +73,9 @@ class Tool:
     plain: tuple[tuple[str, type, Any], ...] | None = None
     """(name, type, default) of each parameter when all are str, int, float or bool
     with a scalar default: arguments of exactly those types need no conversion."""
+    wrapped: bool = False
+    """The output schema wraps the return type: ``structuredContent`` is
+    ``{"result": value}`` (``snodo.server.outputs``)."""
 
     def bind(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
         if self.model is None:
@@ -161,15 +166,17 @@ def _unschematic(tool_name: str, run: Invoker, error: Exception) -> ToolDefiniti
     return ToolDefinitionError(f"tool {tool_name}: no JSON Schema for its parameters: {reason}")
 
 
-def _output_schema(function: Handler) -> dict[str, Any] | None:
-    """An output schema for a function that returns a pydantic model, or None."""
+_ENDINGS: tuple[type, ...] = (InputRequired, ToolError, Background)
+"""What a tool returns to end other than with its output."""
+
+
+def _inferred_output(function: Handler) -> Output | None:
+    """The output schema the function's return annotation gives, or None."""
     try:
         annotation = typing.get_type_hints(function).get("return")
     except (NameError, TypeError):
         return None
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return schema_of(annotation)
-    return None
+    return output_of(annotation, _ENDINGS) if annotation is not None else None
 
 
 def make_tool(
@@ -180,6 +187,7 @@ def make_tool(
     description: str | None = None,
     input_schema: Mapping[str, Any] | None = None,
     output_schema: Mapping[str, Any] | None = None,
+    structured_output: bool = True,
     annotations: Mapping[str, Any] | None = None,
     icons: list[Mapping[str, Any]] | None = None,
     meta: Mapping[str, Any] | None = None,
@@ -206,8 +214,16 @@ def make_tool(
         headers = tuple(header_params(input_schema))  # server/tools.mdx x-mcp-header rules
     except ValueError as exc:
         raise ToolDefinitionError(f"tool {tool_name}: {exc}") from exc
-    if output_schema is None:
-        output_schema = _output_schema(function)
+    wrapped = False
+    if output_schema is None and structured_output:
+        try:
+            inferred = _inferred_output(function)
+        except TypeError as exc:
+            raise ToolDefinitionError(
+                f"tool {tool_name}: {exc}; pass output_schema= or structured_output=False"
+            ) from exc
+        if inferred is not None:
+            output_schema, wrapped = inferred.schema, inferred.wrapped
     definition = described({"name": tool_name}, function, title, description)
     definition["inputSchema"] = dict(input_schema)
     if output_schema is not None:
@@ -229,6 +245,7 @@ def make_tool(
         headers=headers,
         scopes=frozenset(scopes),
         task=task,
+        wrapped=wrapped,
     )
 
 
@@ -298,7 +315,10 @@ def tool_result(tool: Tool, value: Any) -> dict[str, Any]:
         return result
     if tool.output is not None:
         structured = _jsonable(value)
-        return {"content": [_text_json(structured)], "structuredContent": structured}
+        text = _text_json(structured)  # for a client that reads content only
+        if tool.wrapped:
+            structured = {"result": structured}
+        return {"content": [text], "structuredContent": structured}
     if value is None:
         return {"content": []}
     single = _block(value)
