@@ -117,6 +117,8 @@ class Question:
     """The parameter takes the response object itself."""
 
     def asked(self, arguments: Mapping[str, Any]) -> Request:
+        """The request to ask on this call (built anew from ``arguments`` if it depends
+        on them)."""
         if self.request is not None:
             return self.request
         assert self.build is not None

@@ -51,6 +51,8 @@ _CONTENT_MODELS = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class Output:
+    """An inferred output schema, and whether it wraps the value as ``{"result": ...}``."""
+
     schema: dict[str, Any]
     wrapped: bool
 

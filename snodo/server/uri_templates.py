@@ -75,6 +75,8 @@ class UriTemplate:
         return tuple(v.name for v in self.variables)
 
     def match(self, uri: str) -> dict[str, Any] | None:
+        """The converted values of ``uri``; None when it does not match, a required
+        query value is left out, or a value is a path this template does not allow."""
         found = self.pattern.fullmatch(uri)
         if found is None:
             return None
