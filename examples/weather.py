@@ -3,6 +3,8 @@
 import os
 from typing import Annotated
 
+from pydantic import BaseModel
+
 from snodo import Ask, Server, elicitation
 
 # The secret that signs request state: at least 32 random bytes, as hex. Make one with
@@ -15,10 +17,12 @@ SECRET = bytes.fromhex(os.environ["WEATHER_STATE_SECRET"])
 
 server = Server("weather", "1.0.0", state_secret=SECRET)
 
-CITY = elicitation.form(
-    "Which city?",
-    {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
-)
+
+class Place(BaseModel):
+    city: str
+
+
+CITY = elicitation.form("Which city?", Place)  # the form's schema comes from the model
 
 
 @server.tool

@@ -41,9 +41,10 @@ pre-populate the form, not for the server to fill in.
 from __future__ import annotations
 
 import re
+import typing
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, TypeAlias
+from dataclasses import dataclass, field, replace
+from typing import Any, Generic, TypeAlias, TypeVar
 from urllib.parse import urlsplit
 
 from pydantic import ValidationError
@@ -51,6 +52,7 @@ from pydantic import ValidationError
 from snodo import answers
 from snodo.built import BuiltRequest
 from snodo.context import Context
+from snodo.form_models import form_model, is_form_model
 from snodo.form_schema import (
     FORMATS,
     CheckedSchema,
@@ -79,16 +81,21 @@ METHOD = "elicitation/create"
 KIND = "elicitation"
 
 
+C = TypeVar("C")
+
+
 @dataclass(frozen=True, slots=True)
-class Accepted:
+class Accepted(Generic[C]):
     """The user submitted the form, or consented to open the URL.
 
-    For URL mode ``content`` is always empty: accepting means the user agreed to go to
-    the URL, not that whatever happens there is done (client/elicitation.mdx). Check
-    completion yourself, e.g. against state you keep for the flow.
+    ``content`` is the checked answer: a mapping of the form's fields, or an instance of
+    the model the form was built from. For URL mode it is always empty: accepting means
+    the user agreed to go to the URL, not that whatever happens there is done
+    (client/elicitation.mdx). Check completion yourself, e.g. against state you keep for
+    the flow.
     """
 
-    content: Mapping[str, FormValue] = field(default_factory=dict)
+    content: C = field(default_factory=dict)  # type: ignore[assignment]
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +108,7 @@ class Cancelled:
     """The user dismissed the request without choosing (not a protocol cancellation)."""
 
 
-ElicitationResponse: TypeAlias = Accepted | Declined | Cancelled
+ElicitationResponse: TypeAlias = Accepted[Any] | Declined | Cancelled
 """What ``response`` reads when the user answered: accepted (with the content), declined
 or cancelled."""
 
@@ -109,16 +116,21 @@ or cancelled."""
 # --- building ------------------------------------------------------------------------
 
 
-def form(message: str, schema: Mapping[str, Any]) -> BuiltRequest:
+def form(message: str, schema: Mapping[str, Any] | type) -> BuiltRequest:
     """A bare form-mode ``elicitation/create`` request.
 
-    ``schema`` must be the spec's restricted flat subset (client/elicitation.mdx,
-    "Requested Schema"); any other keyword, nesting or mistyped value raises
-    ``ValueError``. The request carries ``"mode": "form"`` explicitly, as the spec's
-    own examples do, though clients treat an absent mode as form.
+    ``schema`` is the spec's restricted flat subset (client/elicitation.mdx, "Requested
+    Schema"), or a pydantic model or dataclass compiled to it (``snodo.form_models``),
+    whose instance an accepted answer then is. Any other keyword, nesting or mistyped
+    value raises ``ValueError``. The request carries ``"mode": "form"`` explicitly, as
+    the spec's own examples do, though clients treat an absent mode as form.
     """
     _check_message(message)
-    checked = check_schema(schema)
+    if is_form_model(schema):
+        compiled = form_model(typing.cast(type, schema))
+        checked = replace(check_schema(compiled.schema), model=compiled)
+    else:
+        checked = check_schema(schema)  # ValueError naming what is wrong
     request = {
         "method": METHOD,
         "params": {"mode": "form", "message": message, "requestedSchema": checked.schema},
@@ -206,8 +218,11 @@ def response(ctx: Context, key: str, request: Mapping[str, Any]) -> ElicitationR
         return Accepted({})  # URL mode: consent only; any content is ignored
     content = given if isinstance(given, dict) else {}
     try:
-        return Accepted(check_content(checked, content))
-    except RejectedValueError:
+        values = check_content(checked, content)
+        if checked.model is not None:
+            return Accepted(checked.model.instance(values))
+        return Accepted(values)
+    except (RejectedValueError, ValueError):
         raise answers.invalid(KIND, key) from None
 
 

@@ -61,6 +61,9 @@ class CheckedSchema:
     schema: dict[str, Any]
     fields: dict[str, Field]
     required: tuple[str, ...]
+    model: Any = None
+    """The ``snodo.form_models.FormModel`` the schema was built from, if any: a checked
+    answer becomes an instance of it."""
 
 
 _TOP_KEYS = frozenset({"$schema", "type", "properties", "required"})

@@ -15,12 +15,12 @@ arguments, say) is asked again, and an answer to a question never asked is ignor
 
 What the parameter receives, by the question's kind (the annotation decides):
 
-- a form (``elicitation.form``): the accepted content, as a ``dict``, or with
-  ``pick="field"`` that one field's value; ``None`` when the user declined or cancelled,
-  or left an optional ``pick`` field empty. So the annotation must admit ``None``,
-  unless it takes the response itself (``elicitation.ElicitationResponse``: ``Accepted``,
-  ``Declined`` or ``Cancelled``), which is also what a URL question (``elicitation.url``)
-  gives.
+- a form (``elicitation.form``): the accepted content, as a ``dict`` (an instance of
+  the model, for a form built from one), or with ``pick="field"`` that one field's
+  value; ``None`` when the user declined or cancelled, or left an optional ``pick``
+  field empty. So the annotation must admit ``None``, unless it takes the response
+  itself (``elicitation.ElicitationResponse``: ``Accepted``, ``Declined`` or
+  ``Cancelled``), which is also what a URL question (``elicitation.url``) gives.
 - a sample (``sampling.create_message``): its text (``sampling.text``), or the whole
   ``CreateMessageResult`` when annotated so.
 - roots (``roots.list_roots``): the list of ``Root``, or the whole ``ListRootsResult``.
@@ -131,8 +131,10 @@ class Question:
         if self.whole:
             return answer
         if isinstance(answer, elicitation.Accepted):
-            content = dict(answer.content)
-            return content.get(self.pick) if self.pick is not None else content
+            content = answer.content
+            if not isinstance(content, Mapping):  # an instance of the form's model
+                return getattr(content, self.pick) if self.pick is not None else content
+            return content.get(self.pick) if self.pick is not None else dict(content)
         if isinstance(answer, CreateMessageResult):
             return sampling.text(answer)
         if isinstance(answer, ListRootsResult):

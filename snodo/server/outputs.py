@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
+from collections.abc import Awaitable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,6 +61,8 @@ class Output:
 def output_of(annotation: Any, ending: tuple[type, ...] = ()) -> Output | None:
     """The output schema a return annotation gives, or None; ``ending`` are the types
     a tool returns to end otherwise (asking, failing, going to the background)."""
+    if typing.get_origin(annotation) in (Awaitable, Coroutine):  # a sync def handing one back
+        annotation = typing.get_args(annotation)[-1] if typing.get_args(annotation) else Any
     kept = _without(annotation, ending)
     if kept is None or _textual(kept) or _says_nothing(kept) or _content(kept):
         return None
