@@ -24,16 +24,20 @@ from snodo.result import MISSING, input_required, tool_error
 from snodo.server import CacheHint, Reply, Server
 from snodo.server.asks import Ask
 from snodo.server.dependencies import Depends
+from snodo.server.media import Audio, File, Image
 from snodo.state.keyring import Keyring
 
 __all__ = [
     "MISSING",
     "Ask",
+    "Audio",
     "CacheHint",
     "Client",
     "Context",
     "Depends",
+    "File",
     "Flow",
+    "Image",
     "Keyring",
     "McpError",
     "Reply",

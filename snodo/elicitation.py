@@ -52,7 +52,6 @@ from pydantic import ValidationError
 from snodo import answers
 from snodo.built import BuiltRequest
 from snodo.context import Context
-from snodo.form_models import form_model, is_form_model
 from snodo.form_schema import (
     FORMATS,
     CheckedSchema,
@@ -62,6 +61,7 @@ from snodo.form_schema import (
     check_schema,
 )
 from snodo.result import MISSING
+from snodo.typed_forms import form_model, is_form_model
 from snodo_wire import adapters
 from snodo_wire.models import ElicitResult
 
@@ -120,7 +120,7 @@ def form(message: str, schema: Mapping[str, Any] | type) -> BuiltRequest:
     """A bare form-mode ``elicitation/create`` request.
 
     ``schema`` is the spec's restricted flat subset (client/elicitation.mdx, "Requested
-    Schema"), or a pydantic model or dataclass compiled to it (``snodo.form_models``),
+    Schema"), or a pydantic model or dataclass compiled to it (``snodo.typed_forms``),
     whose instance an accepted answer then is. Any other keyword, nesting or mistyped
     value raises ``ValueError``. The request carries ``"mode": "form"`` explicitly, as
     the spec's own examples do, though clients treat an absent mode as form.

@@ -62,7 +62,7 @@ class CheckedSchema:
     fields: dict[str, Field]
     required: tuple[str, ...]
     model: Any = None
-    """The ``snodo.form_models.FormModel`` the schema was built from, if any: a checked
+    """The ``snodo.typed_forms.FormModel`` the schema was built from, if any: a checked
     answer becomes an instance of it."""
 
 

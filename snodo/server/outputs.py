@@ -9,7 +9,9 @@
   revisions are served by one definition: the legacy one requires an object at the root.
 - ``str`` (alone or ``| None``) is text, ``None`` is nothing, and content (a content
   block, a ``CallToolResult``, the media helpers, a list of them) is content: none has
-  an output schema. Nor does ``Any`` or ``object``, which say nothing.
+  an output schema. Nor does a type with ``Any`` or ``object`` anywhere in it, or a bare
+  ``dict`` or ``list``: they say nothing a schema could check, and a content block is
+  often returned as ``dict[str, Any]``.
 - A type pydantic cannot describe is refused (``TypeError`` with pydantic's reason):
   pass ``output_schema=`` or ``structured_output=False``. (On Python 3.11 pydantic
   takes ``typing_extensions.TypedDict``, not ``typing.TypedDict``.)
@@ -110,7 +112,11 @@ def _textual(annotation: Any) -> bool:
 
 
 def _says_nothing(annotation: Any) -> bool:
-    return any(m is Any or m is object for m in _members(annotation))
+    """``Any`` or ``object`` anywhere in it, or a bare ``dict`` or ``list``: a content
+    block is often returned as ``dict[str, Any]``, and such a schema checks nothing."""
+    if annotation is Any or annotation is object or annotation in (dict, list):
+        return True
+    return any(_says_nothing(arg) for m in _members(annotation) for arg in typing.get_args(m))
 
 
 def _content(annotation: Any) -> bool:

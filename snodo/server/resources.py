@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from snodo.server.invoke import Handler, Invoker, described, invoker
+from snodo.server.media import Media
 from snodo.server.threads import Threads
 from snodo.server.uri_templates import UriTemplate, compile_template
 
@@ -133,6 +134,8 @@ def make_template(
 
 
 def _one(uri: str, mime_type: str | None, value: Any) -> dict[str, Any]:
+    if isinstance(value, Media):
+        return value.contents(uri)
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="json", by_alias=True)
     if isinstance(value, dict) and ("text" in value or "blob" in value):

@@ -33,6 +33,7 @@ from snodo.errors import InternalError
 from snodo.http_headers import header_params
 from snodo.result import InputRequired, ToolError
 from snodo.server.invoke import Handler, Invoker, described, invoker
+from snodo.server.media import Media
 from snodo.server.outputs import Output, output_of
 from snodo.server.schemas import CompiledSchema, compile_schema
 from snodo.server.threads import Threads
@@ -264,6 +265,8 @@ _PLAIN = frozenset((str, int, float, bool, type(None)))
 
 def _block(value: Any) -> dict[str, Any] | None:
     """The value as a content block, if it is one."""
+    if isinstance(value, Media):
+        return value.block()
     if isinstance(value, BaseModel):
         value = _jsonable(value)
     if isinstance(value, dict) and value.get("type") in CONTENT_TYPES:

@@ -22,7 +22,7 @@ from snodo_wire.protocol import (
 PACKAGE = Path(__file__).resolve().parents[2] / "snodo"
 ARCHITECTURE = PACKAGE.parent / "docs" / "architecture.md"
 MAX_LINES = 500
-MAX_CORE_MODULES = 15
+MAX_CORE_MODULES = 16
 
 CORE = "core"
 """The modules directly under snodo/ (not its __init__, the public names, nor
