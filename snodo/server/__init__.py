@@ -42,6 +42,7 @@ from snodo.errors import (
 )
 from snodo.observe import QUIET, Observation, Observer
 from snodo.result import InputRequired
+from snodo.server.caching import NO_CACHE, CacheHint, hints
 from snodo.server.decorators import Decorators
 from snodo.server.dispatch import HANDLERS, Outcome, Served, method_spec
 from snodo.server.eras import refuse_initialize, required_meta
@@ -79,14 +80,6 @@ fields of the original request whatever context is passed on.
 """
 
 DEFAULT_LEGACY_LIMITS = LegacyLimits()
-
-
-@dataclass(frozen=True, slots=True)
-class CacheHint:
-    """ttlMs and cacheScope for cacheable results (server/utilities/caching.mdx)."""
-
-    ttl_ms: int = 0
-    scope: Literal["public", "private"] = "private"
 
 
 @dataclass(slots=True)
@@ -139,7 +132,12 @@ class Server(Decorators):
     ``check_version``, ``mirrored_headers``, ``close_subscription``, ``startup``,
     ``shutdown`` and (HTTP) ``authorization``: OAuth settings
     (``snodo.auth.ProtectedResource``), with which items registered with ``scopes=`` are
-    checked against the scopes a transport grants.
+    checked against the scopes a transport grants; with ``hide_unauthorized`` the lists
+    show each caller only the items its token's scopes reach (and say ``private``).
+    ``list_cache`` is one caching hint for every list or one per list method,
+    ``read_cache`` the reads' (a resource registered with ``cache=`` has its own), and
+    ``icons`` go with ``title``, ``description`` and ``website_url`` in the server's
+    ``Implementation``.
     """
 
     def __init__(
@@ -151,11 +149,12 @@ class Server(Decorators):
         description: str | None = None,
         instructions: str | None = None,
         website_url: str | None = None,
+        icons: Sequence[Mapping[str, Any]] | None = None,
         supported_versions: Iterable[str] = SUPPORTED_PROTOCOL_VERSIONS,
         page_size: int | None = None,
-        list_cache: CacheHint = CacheHint(),
-        read_cache: CacheHint = CacheHint(),
-        discover_cache: CacheHint = CacheHint(),
+        list_cache: CacheHint | Mapping[str, CacheHint] = NO_CACHE,
+        read_cache: CacheHint = NO_CACHE,
+        discover_cache: CacheHint = NO_CACHE,
         clock: Callable[[], float] = time.time,
         state_secret: bytes | None = None,
         state_keys: Sequence[tuple[str, bytes]] | None = None,
@@ -171,6 +170,7 @@ class Server(Decorators):
         observer: Observer = QUIET,
         thread_limit: int = DEFAULT_THREAD_LIMIT,
         lifespan: Lifespan | Sequence[Lifespan] | None = None,
+        hide_unauthorized: bool = False,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -180,12 +180,11 @@ class Server(Decorators):
         ):
             if value is not None:
                 info[key] = value
+        if icons:
+            info["icons"] = [dict(icon) for icon in icons]
         self.info: MappingProxyType[str, Any] = MappingProxyType(info)
-        self.cache = {
-            "server/discover": discover_cache,
-            "resources/read": read_cache,
-        }
-        self.list_cache = list_cache
+        self.cache = hints(list_cache, read_cache, discover_cache)
+        """The caching hint of each cacheable method (a resource's own overrides it)."""
         self.clock = clock
         self.keyring, self.state_per_process = server_keyring(
             keyring, state_secret, state_keys, state_ttl, state_guard, state_encrypted, clock
@@ -212,6 +211,7 @@ class Server(Decorators):
             instructions,
             page_size,
             tasks,
+            hide_unauthorized,
         )
         self.observer = observer
         # OAuth (snodo.auth): HTTP verifies tokens with it; the core checks item scopes.
@@ -437,7 +437,7 @@ class Server(Decorators):
         elif isinstance(outcome, dict):
             result = {"resultType": "complete", **outcome}
             if ctx.request_method in _CACHEABLE:
-                hint = self.cache.get(ctx.request_method, self.list_cache)
+                hint = self.cache.get(ctx.request_method, NO_CACHE)
                 result.setdefault("ttlMs", hint.ttl_ms)
                 result.setdefault("cacheScope", hint.scope)
         else:

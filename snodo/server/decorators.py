@@ -13,7 +13,7 @@ from typing import Any, TypeVar, overload
 from snodo.server.invoke import Handler
 from snodo.server.prompts import Prompt, make_prompt
 from snodo.server.registry import CompletionRef, Registry
-from snodo.server.resources import Resource, ResourceTemplate, make_resource, make_template
+from snodo.server.resource_decorators import ResourceDecorators
 from snodo.server.tools import TaskSupport, Tool, make_tool
 
 __all__ = ["Decorators"]
@@ -21,9 +21,10 @@ __all__ = ["Decorators"]
 F = TypeVar("F", bound=Handler)
 
 
-class Decorators:
-    """``@server.tool``, ``@server.resource``, ``@server.resource_template``,
-    ``@server.prompt`` and ``@server.completion``, and the ``add_*`` methods behind them."""
+class Decorators(ResourceDecorators):
+    """``@server.tool``, ``@server.prompt`` and ``@server.completion``, the ``add_*``
+    methods behind them and their ``remove_*``; and from ``ResourceDecorators``,
+    ``@server.resource`` and ``@server.resource_template``."""
 
     registry: Registry
 
@@ -154,169 +155,6 @@ class Decorators:
         """Stop offering the tool ``name`` (nothing if there is none)."""
         self.registry.remove_tool(name)
 
-    def resource(
-        self,
-        uri: str,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        mime_type: str | None = None,
-        extra: Mapping[str, Any] | None = None,
-        scopes: Iterable[str] = (),
-        inline: bool = False,
-        timeout: float | None = None,
-    ) -> Callable[[F], F]:
-        """Register the resource at ``uri``: ``@server.resource(uri, ...)``.
-
-        The function returns its contents: a ``str`` (text), ``bytes`` (a blob,
-        base64 on the wire), a contents object or a list of them, or a
-        ``ReadResourceResult``; raise ``snodo.errors.ResourceNotFound`` for none.
-
-        :param name: the resource's name; the function's by default.
-        :param title: a display name for people.
-        :param description: the function's docstring by default.
-        :param mime_type: the ``mimeType`` of its contents, listed and read.
-        :param extra: further ``Resource`` fields as they go on the wire
-            (``annotations``, ``size``, ``icons``, ``_meta``).
-        :param scopes: OAuth scopes a caller's token must grant to read it.
-        :param inline: run a sync function on the event loop, not in a thread: only
-            for one that never blocks.
-        :param timeout: seconds a call may take; past them the caller gets an error
-            saying so, and the call is cancelled (async) or abandoned (thread).
-        """
-
-        def register(fn: F) -> F:
-            self.add_resource(
-                fn,
-                uri,
-                name=name,
-                title=title,
-                description=description,
-                mime_type=mime_type,
-                extra=extra,
-                scopes=scopes,
-                inline=inline,
-                timeout=timeout,
-            )
-            return fn
-
-        return register
-
-    def add_resource(
-        self,
-        function: Handler,
-        uri: str,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        mime_type: str | None = None,
-        extra: Mapping[str, Any] | None = None,
-        scopes: Iterable[str] = (),
-        inline: bool = False,
-        timeout: float | None = None,
-    ) -> Resource:
-        """Register a resource as ``@server.resource(uri, ...)`` does."""
-        resource = make_resource(
-            function,
-            uri,
-            name=name,
-            title=title,
-            description=description,
-            mime_type=mime_type,
-            extra=extra,
-            scopes=scopes,
-            inline=inline,
-            timeout=timeout,
-            threads=self.registry.threads,
-        )
-        return self.registry.add_resource(resource)
-
-    def resource_template(
-        self,
-        uri_template: str,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        mime_type: str | None = None,
-        extra: Mapping[str, Any] | None = None,
-        scopes: Iterable[str] = (),
-        inline: bool = False,
-        timeout: float | None = None,
-        allow_paths: bool = False,
-    ) -> Callable[[F], F]:
-        """Register the resources a URI template matches: ``@server.resource_template(
-        "notes://{name}", ...)``. Each variable (``{var}``, ``{+var}``, ``{/var*}``,
-        ``{?a,b}``, ``{#var}``: ``snodo.server.uri_templates``) is passed, percent-decoded
-        and converted to its annotation, as the function's argument of that name.
-
-        :param name: the template's name; the function's by default.
-        :param title: a display name for people.
-        :param description: the function's docstring by default.
-        :param mime_type: the ``mimeType`` of what it reads.
-        :param extra: further ``ResourceTemplate`` fields as they go on the wire.
-        :param scopes: OAuth scopes a caller's token must grant to read through it.
-        :param inline: run a sync function on the event loop, not in a thread: only
-            for one that never blocks.
-        :param timeout: seconds a call may take; past them the caller gets an error
-            saying so, and the call is cancelled (async) or abandoned (thread).
-        :param allow_paths: take values that decode to a path traversal, an absolute
-            path, a backslash or a NUL byte; by default such a URI does not match (the
-            read is "resource not found"). Only for a function that confines paths itself.
-        """
-
-        def register(fn: F) -> F:
-            self.add_template(
-                fn,
-                uri_template,
-                name=name,
-                title=title,
-                description=description,
-                mime_type=mime_type,
-                extra=extra,
-                scopes=scopes,
-                inline=inline,
-                timeout=timeout,
-                allow_paths=allow_paths,
-            )
-            return fn
-
-        return register
-
-    def add_template(
-        self,
-        function: Handler,
-        uri_template: str,
-        *,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        mime_type: str | None = None,
-        extra: Mapping[str, Any] | None = None,
-        scopes: Iterable[str] = (),
-        inline: bool = False,
-        timeout: float | None = None,
-        allow_paths: bool = False,
-    ) -> ResourceTemplate:
-        """Register a resource template as ``@server.resource_template(...)`` does."""
-        template = make_template(
-            function,
-            uri_template,
-            name=name,
-            title=title,
-            description=description,
-            mime_type=mime_type,
-            extra=extra,
-            scopes=scopes,
-            inline=inline,
-            timeout=timeout,
-            threads=self.registry.threads,
-            allow_paths=allow_paths,
-        )
-        return self.registry.add_template(template)
-
     @overload
     def prompt(self, function: F, /) -> F: ...
     @overload
@@ -329,6 +167,8 @@ class Decorators:
         title: str | None = None,
         description: str | None = None,
         arguments: list[Mapping[str, Any]] | None = None,
+        icons: list[Mapping[str, Any]] | None = None,
+        meta: Mapping[str, Any] | None = None,
         scopes: Iterable[str] = (),
         inline: bool = False,
         timeout: float | None = None,
@@ -342,6 +182,8 @@ class Decorators:
         title: str | None = None,
         description: str | None = None,
         arguments: list[Mapping[str, Any]] | None = None,
+        icons: list[Mapping[str, Any]] | None = None,
+        meta: Mapping[str, Any] | None = None,
         scopes: Iterable[str] = (),
         inline: bool = False,
         timeout: float | None = None,
@@ -357,6 +199,8 @@ class Decorators:
         :param description: the function's docstring by default.
         :param arguments: ``PromptArgument`` objects; by default one per parameter,
             required when it has no default.
+        :param icons: ``Icon`` objects for hosts to show.
+        :param meta: the prompt's ``_meta``.
         :param scopes: OAuth scopes a caller's token must grant to get it.
         :param inline: run a sync function on the event loop, not in a thread: only
             for one that never blocks.
@@ -371,6 +215,8 @@ class Decorators:
                 title=title,
                 description=description,
                 arguments=arguments,
+                icons=icons,
+                meta=meta,
                 scopes=scopes,
                 inline=inline,
                 timeout=timeout,
@@ -387,6 +233,8 @@ class Decorators:
         title: str | None = None,
         description: str | None = None,
         arguments: list[Mapping[str, Any]] | None = None,
+        icons: list[Mapping[str, Any]] | None = None,
+        meta: Mapping[str, Any] | None = None,
         scopes: Iterable[str] = (),
         inline: bool = False,
         timeout: float | None = None,
@@ -398,12 +246,19 @@ class Decorators:
             title=title,
             description=description,
             arguments=arguments,
+            icons=icons,
+            meta=meta,
             scopes=scopes,
             inline=inline,
             timeout=timeout,
             threads=self.registry.threads,
         )
         return self.registry.add_prompt(prompt)
+
+    def remove_prompt(self, name: str) -> None:
+        """Stop offering the prompt ``name`` (nothing if there is none); listeners hear
+        that the prompt list changed."""
+        self.registry.remove_prompt(name)
 
     def completion(
         self,

@@ -14,7 +14,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
+from typing import Any, Literal
 
 from snodo.context import Context
 from snodo.errors import InternalError, InvalidParams, McpError, ResourceNotFound
@@ -57,6 +57,8 @@ class Served:
     page_size: int | None = None
     tasks: Tasks | None = None
     """The task engine, when the server offers the tasks extension."""
+    hide_unauthorized: bool = False
+    """Lists show a caller only the items whose scopes its token grants."""
 
     def __post_init__(self) -> None:
         if self.tasks is not None:  # task status to this process's listen streams
@@ -89,17 +91,25 @@ async def discover(served: Served, ctx: Context, params: Params) -> Outcome:
 
 
 def _listing(
-    served: Served, ctx: Context, params: Params, key: str, items: list[dict[str, Any]]
+    served: Served,
+    ctx: Context,
+    params: Params,
+    key: str,
+    kind: Literal["tools", "resources", "templates", "prompts"],
 ) -> Outcome:
+    filtered = served.hide_unauthorized and ctx.scopes is not None
+    items = served.registry.definitions(kind, ctx.scopes if filtered else None)
     chosen, next_cursor = page(items, ctx.request_method, params.get("cursor"), served.page_size)
     result: dict[str, Any] = {key: list(chosen)}
     if next_cursor is not None:
         result["nextCursor"] = next_cursor
+    if filtered:  # this caller's list: never to be shared with another
+        result["cacheScope"] = "private"
     return result
 
 
 async def tools_list(served: Served, ctx: Context, params: Params) -> Outcome:
-    return _listing(served, ctx, params, "tools", served.registry.definitions("tools"))
+    return _listing(served, ctx, params, "tools", "tools")
 
 
 async def tools_call(served: Served, ctx: Context, params: Params) -> Outcome:
@@ -179,13 +189,11 @@ async def _guarded(ctx: Context, what: str, call: Awaitable[Any]) -> Any:
 
 
 async def resources_list(served: Served, ctx: Context, params: Params) -> Outcome:
-    items = served.registry.definitions("resources")
-    return _listing(served, ctx, params, "resources", items)
+    return _listing(served, ctx, params, "resources", "resources")
 
 
 async def resources_templates_list(served: Served, ctx: Context, params: Params) -> Outcome:
-    items = served.registry.definitions("templates")
-    return _listing(served, ctx, params, "resourceTemplates", items)
+    return _listing(served, ctx, params, "resourceTemplates", "templates")
 
 
 async def resources_read(served: Served, ctx: Context, params: Params) -> Outcome:
@@ -193,7 +201,7 @@ async def resources_read(served: Served, ctx: Context, params: Params) -> Outcom
     found = served.registry.find_resource(uri)
     if found is None:
         raise ResourceNotFound(uri)
-    run, arguments, mime, scopes = found
+    run, arguments, mime, scopes, cache = found
     ctx.require_scopes(scopes)
     value = await _guarded(ctx, f"resource {uri}", run(ctx, arguments))
     if isinstance(value, InputRequired):
@@ -201,14 +209,17 @@ async def resources_read(served: Served, ctx: Context, params: Params) -> Outcom
     if value is None:
         raise ResourceNotFound(uri)
     try:
-        return {"contents": read_contents(uri, mime, value)}
+        result: dict[str, Any] = {"contents": read_contents(uri, mime, value)}
+        if cache is not None:  # the resource's own hint, before the server's
+            result["ttlMs"], result["cacheScope"] = cache.ttl_ms, cache.scope
+        return result
     except (TypeError, ValueError) as exc:
         log.error("resource %s returned %r: %s", uri, type(value).__name__, exc)
         raise InternalError() from exc
 
 
 async def prompts_list(served: Served, ctx: Context, params: Params) -> Outcome:
-    return _listing(served, ctx, params, "prompts", served.registry.definitions("prompts"))
+    return _listing(served, ctx, params, "prompts", "prompts")
 
 
 async def prompts_get(served: Served, ctx: Context, params: Params) -> Outcome:

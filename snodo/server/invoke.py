@@ -226,6 +226,25 @@ def described(
     return definition
 
 
+def listed_fields(
+    icons: list[Mapping[str, Any]] | None = None,
+    annotations: Mapping[str, Any] | None = None,
+    size: int | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The optional fields a listed item carries, by their wire names, when given."""
+    fields: dict[str, Any] = {}
+    if icons:
+        fields["icons"] = [dict(icon) for icon in icons]
+    if annotations:
+        fields["annotations"] = dict(annotations)
+    if size is not None:
+        fields["size"] = size
+    if meta:
+        fields["_meta"] = dict(meta)
+    return fields
+
+
 def first_paragraph(function: Handler) -> str | None:
     doc = inspect.getdoc(function)
     if not doc:

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from snodo.errors import InvalidParams
-from snodo.server.invoke import Handler, Invoker, described, invoker
+from snodo.server.invoke import Handler, Invoker, described, invoker, listed_fields
 from snodo.server.threads import Threads
 from snodo_wire import PromptMessage
 
@@ -45,6 +45,8 @@ def make_prompt(
     title: str | None = None,
     description: str | None = None,
     arguments: list[Mapping[str, Any]] | None = None,
+    icons: list[Mapping[str, Any]] | None = None,
+    meta: Mapping[str, Any] | None = None,
     scopes: Iterable[str] = (),
     inline: bool = False,
     timeout: float | None = None,
@@ -60,6 +62,7 @@ def make_prompt(
     definition = described({"name": prompt_name}, function, title, description)
     if arguments:
         definition["arguments"] = [dict(a) for a in arguments]
+    definition.update(listed_fields(icons=icons, meta=meta))
     return Prompt(
         name=prompt_name,
         definition=definition,

@@ -9,9 +9,10 @@ is reported through the ``changed`` callback, with the subscription key it conce
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
+from snodo.server.caching import CacheHint
 from snodo.server.invoke import Handler, Invoker, invoker
 from snodo.server.prompts import Prompt
 from snodo.server.resources import Resource, ResourceTemplate
@@ -67,14 +68,30 @@ class Registry:
         self._changed("resourcesListChanged")
         return resource
 
+    def remove_resource(self, uri: str) -> None:
+        if self.resources.pop(uri, None) is not None:
+            self._changed("resourcesListChanged")
+
     def add_template(self, template: ResourceTemplate) -> ResourceTemplate:
-        self.templates.append(template)
+        kept = [t for t in self.templates if t.uri_template != template.uri_template]
+        self.templates = [*kept, template]  # the same template again replaces it
+        self._changed("resourcesListChanged")
         return template
+
+    def remove_template(self, uri_template: str) -> None:
+        kept = [t for t in self.templates if t.uri_template != uri_template]
+        if len(kept) != len(self.templates):
+            self.templates = kept
+            self._changed("resourcesListChanged")
 
     def add_prompt(self, prompt: Prompt) -> Prompt:
         self.prompts[prompt.name] = prompt
         self._changed("promptsListChanged")
         return prompt
+
+    def remove_prompt(self, name: str) -> None:
+        if self.prompts.pop(name, None) is not None:
+            self._changed("promptsListChanged")
 
     def add_completion(
         self,
@@ -124,16 +141,17 @@ class Registry:
 
     def find_resource(
         self, uri: str
-    ) -> tuple[Invoker, dict[str, str], str | None, frozenset[str]] | None:
-        """The reader of ``uri``, its template arguments, MIME type and required scopes; a
-        fixed resource wins over templates, and templates are tried in registration order."""
+    ) -> tuple[Invoker, dict[str, Any], str | None, frozenset[str], CacheHint | None] | None:
+        """The reader of ``uri``, its template arguments, MIME type, required scopes and
+        caching hint; a fixed resource wins over templates, and templates are tried in
+        registration order."""
         resource = self.resources.get(uri)
         if resource is not None:
-            return resource.invoker, {}, resource.mime_type, resource.scopes
+            return resource.invoker, {}, resource.mime_type, resource.scopes, resource.cache
         for template in self.templates:
             found = template.match(uri)
             if found is not None:
-                return template.invoker, found, template.mime_type, template.scopes
+                return template.invoker, found, template.mime_type, template.scopes, template.cache
         return None
 
     def completed_scopes(self, ref_type: str, key: str) -> frozenset[str]:
@@ -145,12 +163,22 @@ class Registry:
         found = (t.scopes for t in self.templates if t.uri_template == key)
         return next(found, frozenset())
 
-    def definitions(self, kind: Literal["tools", "resources", "templates", "prompts"]) -> list[Any]:
-        """The definitions a list method shows, in registration order."""
+    def definitions(
+        self,
+        kind: Literal["tools", "resources", "templates", "prompts"],
+        granted: frozenset[str] | None = None,
+    ) -> list[Any]:
+        """The definitions a list method shows, in registration order; with ``granted``,
+        only those of items whose scopes it holds."""
+        items: Iterable[Tool | Resource | ResourceTemplate | Prompt]
         if kind == "tools":
-            return [tool.definition for tool in self.tools.values()]
-        if kind == "resources":
-            return [resource.definition for resource in self.resources.values()]
-        if kind == "templates":
-            return [template.definition for template in self.templates]
-        return [prompt.definition for prompt in self.prompts.values()]
+            items = self.tools.values()
+        elif kind == "resources":
+            items = self.resources.values()
+        elif kind == "templates":
+            items = self.templates
+        else:
+            items = self.prompts.values()
+        if granted is None:
+            return [item.definition for item in items]
+        return [item.definition for item in items if item.scopes <= granted]

@@ -15,7 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from snodo.server.invoke import Handler, Invoker, described, invoker
+from snodo.server.caching import CacheHint
+from snodo.server.invoke import Handler, Invoker, described, invoker, listed_fields
 from snodo.server.media import Media
 from snodo.server.threads import Threads
 from snodo.server.uri_templates import UriTemplate, compile_template
@@ -31,6 +32,8 @@ class Resource:
     mime_type: str | None
     scopes: frozenset[str] = frozenset()
     """OAuth scopes a caller needs, checked before the handler runs (none: open)."""
+    cache: CacheHint | None = None
+    """The caching hint its reads carry; None: the server's."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +45,8 @@ class ResourceTemplate:
     template: UriTemplate
     scopes: frozenset[str] = frozenset()
     """OAuth scopes a caller needs, checked before the handler runs (none: open)."""
+    cache: CacheHint | None = None
+    """The caching hint reads through it carry; None: the server's."""
 
     @property
     def variables(self) -> tuple[str, ...]:
@@ -62,10 +67,12 @@ def _definition(
     description: str | None,
     mime_type: str | None,
     extra: Mapping[str, Any] | None,
+    listed: Mapping[str, Any],
 ) -> dict[str, Any]:
     definition = described({key: value, "name": name}, function, title, description)
     if mime_type is not None:
         definition["mimeType"] = mime_type
+    definition.update(listed_fields(**listed))
     definition.update(extra or {})
     return definition
 
@@ -79,16 +86,32 @@ def make_resource(
     description: str | None = None,
     mime_type: str | None = None,
     extra: Mapping[str, Any] | None = None,
+    icons: list[Mapping[str, Any]] | None = None,
+    annotations: Mapping[str, Any] | None = None,
+    size: int | None = None,
+    meta: Mapping[str, Any] | None = None,
+    cache: CacheHint | None = None,
     scopes: Iterable[str] = (),
     inline: bool = False,
     timeout: float | None = None,
     threads: Threads | None = None,
 ) -> Resource:
+    if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 0):
+        raise ValueError(f"resource {uri!r}: size must be a number of bytes, 0 or more")
+    listed = {"icons": icons, "annotations": annotations, "size": size, "meta": meta}
     definition = _definition(
-        "uri", uri, name or function.__name__, function, title, description, mime_type, extra
+        "uri",
+        uri,
+        name or function.__name__,
+        function,
+        title,
+        description,
+        mime_type,
+        extra,
+        listed,
     )
     run = invoker(function, inline=inline, timeout=timeout, threads=threads)
-    return Resource(uri, definition, run, mime_type, frozenset(scopes))
+    return Resource(uri, definition, run, mime_type, frozenset(scopes), cache)
 
 
 def make_template(
@@ -100,6 +123,10 @@ def make_template(
     description: str | None = None,
     mime_type: str | None = None,
     extra: Mapping[str, Any] | None = None,
+    icons: list[Mapping[str, Any]] | None = None,
+    annotations: Mapping[str, Any] | None = None,
+    meta: Mapping[str, Any] | None = None,
+    cache: CacheHint | None = None,
     scopes: Iterable[str] = (),
     inline: bool = False,
     timeout: float | None = None,
@@ -129,8 +156,11 @@ def make_template(
         description,
         mime_type,
         extra,
+        {"icons": icons, "annotations": annotations, "meta": meta},
     )
-    return ResourceTemplate(uri_template, definition, run, mime_type, template, frozenset(scopes))
+    return ResourceTemplate(
+        uri_template, definition, run, mime_type, template, frozenset(scopes), cache
+    )
 
 
 def _one(uri: str, mime_type: str | None, value: Any) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 import json
 import logging
+import re
 import typing
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from pydantic_core import to_jsonable_python
 from snodo.errors import InternalError
 from snodo.http_headers import header_params
 from snodo.result import InputRequired, ToolError
-from snodo.server.invoke import Handler, Invoker, described, invoker
+from snodo.server.invoke import Handler, Invoker, described, invoker, listed_fields
 from snodo.server.media import Media
 from snodo.server.outputs import Output, output_of
 from snodo.server.schemas import CompiledSchema, compile_schema
@@ -46,6 +47,9 @@ __all__ = ["TaskSupport", "Tool", "ToolDefinitionError", "finished", "make_tool"
 log = logging.getLogger("snodo")
 
 TaskSupport = Literal["optional", "required"]
+
+_TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
+"""server/tools.mdx, "Tool Names"."""
 
 CONTENT_TYPES = frozenset({"text", "image", "audio", "resource_link", "resource"})
 
@@ -199,6 +203,11 @@ def make_tool(
     threads: Threads | None = None,
 ) -> Tool:
     tool_name = name or function.__name__
+    if not isinstance(tool_name, str) or not _TOOL_NAME.fullmatch(tool_name):
+        raise ToolDefinitionError(
+            f"tool {tool_name!r}: a tool name is 1 to 128 of A-Z, a-z, 0-9, '_', '-' and '.'"
+            " (server/tools.mdx)"
+        )
     if task not in (None, "optional", "required"):
         raise ToolDefinitionError(f"tool {tool_name}: task must be 'optional' or 'required'")
     run = invoker(function, inline=inline, timeout=timeout, threads=threads)
@@ -229,12 +238,7 @@ def make_tool(
     definition["inputSchema"] = dict(input_schema)
     if output_schema is not None:
         definition["outputSchema"] = dict(output_schema)
-    if annotations:
-        definition["annotations"] = dict(annotations)
-    if icons:
-        definition["icons"] = [dict(icon) for icon in icons]
-    if meta:
-        definition["_meta"] = dict(meta)
+    definition.update(listed_fields(icons=icons, annotations=annotations, meta=meta))
     return Tool(
         name=tool_name,
         definition=definition,

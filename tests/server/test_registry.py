@@ -52,12 +52,33 @@ def test_changes_clients_listen_for_are_reported() -> None:
         "toolsListChanged",
         "toolsListChanged",
         "resourcesListChanged",
+        "resourcesListChanged",  # a template is in the resource list's family
         "promptsListChanged",
     ]
     assert [d["name"] for d in registry.definitions("tools")] == ["a"]
     assert [d["uri"] for d in registry.definitions("resources")] == ["note://one"]
     assert [d["uriTemplate"] for d in registry.definitions("templates")] == ["note://{name}"]
     assert [d["name"] for d in registry.definitions("prompts")] == ["greet"]
+    heard.clear()
+    registry.add_template(make_template(by_name, "note://{name}"))  # again: replaces it
+    assert [d["uriTemplate"] for d in registry.definitions("templates")] == ["note://{name}"]
+    for remove, key in [
+        (registry.remove_resource, "note://one"),
+        (registry.remove_template, "note://{name}"),
+        (registry.remove_prompt, "greet"),
+        (registry.remove_resource, "note://never"),
+        (registry.remove_template, "note://{never}"),
+        (registry.remove_prompt, "never"),
+    ]:
+        remove(key)
+    assert heard == [
+        "resourcesListChanged",
+        "resourcesListChanged",
+        "resourcesListChanged",
+        "promptsListChanged",
+    ]
+    assert registry.definitions("resources") == registry.definitions("templates") == []
+    assert registry.definitions("prompts") == []
 
 
 def test_capabilities_and_offered_methods_follow_what_is_registered() -> None:
@@ -96,8 +117,8 @@ def test_a_fixed_resource_wins_over_templates_tried_in_order() -> None:
         make_resource(reader, "note://fixed", mime_type="text/plain", scopes=["notes"])
     )
     fixed = registry.find_resource("note://fixed")
-    assert fixed is not None and fixed[1:] == ({}, "text/plain", frozenset({"notes"}))
+    assert fixed is not None and fixed[1:] == ({}, "text/plain", frozenset({"notes"}), None)
     templated = registry.find_resource("note://menu")
     assert templated is not None
-    assert templated[1:] == ({"name": "menu"}, "text/markdown", frozenset())
+    assert templated[1:] == ({"name": "menu"}, "text/markdown", frozenset(), None)
     assert registry.find_resource("other://x") is None

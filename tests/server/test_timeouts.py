@@ -99,7 +99,7 @@ def test_a_timeout_must_be_positive() -> None:
     server = Server("t", "1")
     for bad in (0, -1):
         with pytest.raises(ValueError, match="timeout"):
-            server.tool(timeout=bad)(lambda: "x")
+            server.tool(name="t", timeout=bad)(lambda: "x")
     # Not a number: ValueError, or the compiled build's TypeError naming the type.
     with pytest.raises((ValueError, TypeError)):
-        server.tool(timeout="5")(lambda: "x")  # type: ignore[arg-type]
+        server.tool(name="t", timeout="5")(lambda: "x")  # type: ignore[arg-type]
