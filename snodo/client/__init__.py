@@ -401,7 +401,7 @@ class Client:
     async def listen(self, **notifications: Any) -> AsyncIterator[dict[str, Any]]:
         """subscriptions/listen: yield notifications until the caller stops iterating
         (from a legacy server, in the same shape: ``LegacySession.listen``)."""
-        if self.era is None and await self.connection.settle(self.deadline) is None:
+        if self.era is None and await self.connection.settle(self._until(), self.deadline) is None:
             await self.discover()  # HTTP: the era must be known before the stream opens
         if self.era == "legacy":
             assert self.legacy is not None

@@ -33,6 +33,7 @@ from snodo.client.era import (
     named_versions,
     probe,
 )
+from snodo.client.errors import DeadlineExceeded
 from snodo.client.handlers import InputHandlers
 from snodo.client.legacy_session import LegacySession
 from snodo.client.limits import ClientLimits, within
@@ -132,7 +133,7 @@ class Connection:
         """The raw result of one request, in whichever era the server speaks; bounded
         by ``until`` (a ``time.monotonic()`` instant, ``deadline`` seconds from the
         call's start). ``modern_only``: a legacy server is ``ModernOnly``."""
-        if self.era != "modern" and await self.settle(deadline) == "legacy":
+        if self.era != "modern" and await self.settle(until, deadline) == "legacy":
             return await self._legacy_call(method, params, modern_only, until, deadline)
         try:
             return await self._modern_request(method, params, until, deadline)
@@ -146,7 +147,7 @@ class Connection:
                 ) from None
             async with self.settling:
                 if self.legacy is None:
-                    await self._open_legacy(deadline)
+                    await self._open_legacy(until, deadline)
             return await self._legacy_call(method, params, modern_only, until, deadline)
 
     async def _modern_request(
@@ -194,41 +195,50 @@ class Connection:
         if origin is not None:
             VERDICTS[origin] = era
 
-    async def settle(self, deadline: float | None = None) -> Era | None:
+    async def settle(self, until: float | None = None, deadline: float | None = None) -> Era | None:
         """The era, probing or opening the legacy session first when needed; None when
-        the first request itself is the probe (HTTP)."""
+        the first request itself is the probe (HTTP). The probe and the ``initialize``
+        after it count against the call's deadline (``until``, from ``deadline`` s):
+        past it, ``DeadlineExceeded``."""
         async with self.settling:
             transport = self.session_transport
             if self.era is not None or transport is None:
                 return self.era
             if self.era_choice == "legacy":
-                await self._open_legacy(deadline)
+                await self._open_legacy(until, deadline)
                 return "legacy"
             cached = VERDICTS.get(transport.origin) if transport.origin else None
             if cached == "legacy":
                 try:
-                    await self._open_legacy(deadline)
+                    await self._open_legacy(until, deadline)
                     return "legacy"
                 except (UnsupportedServer, HttpRefused):
                     # The cached assumption failed: forget it and probe afresh.
                     del VERDICTS[transport.origin or ""]
             if transport.probe_with_discover:
+                timeout = self.probe_timeout
+                if until is not None:
+                    timeout = min(timeout, until - time.monotonic())
                 era, self.protocol_version = await probe(
                     transport,
                     self.message("server/discover", {}),
                     self.on_notification,
-                    self.probe_timeout,
+                    timeout,
                     self.protocol_version,
                     self.era_choice,
                 )
+                if until is not None and time.monotonic() >= until:
+                    raise DeadlineExceeded(f"server/discover did not complete within {deadline} s")
                 if era == "legacy":
-                    era = await self._open_legacy(deadline, probed=True)
+                    era = await self._open_legacy(until, deadline, probed=True)
                 self.era = era
             return self.era
 
-    async def _open_legacy(self, deadline: float | None, probed: bool = False) -> Era:
-        """Open the legacy session, within ``deadline`` seconds from now. After a probe,
-        a server that refuses ``initialize`` naming a modern version we speak was modern
+    async def _open_legacy(
+        self, until: float | None, deadline: float | None, probed: bool = False
+    ) -> Era:
+        """Open the legacy session, by ``until`` (from ``deadline`` s). After a probe, a
+        server that refuses ``initialize`` naming a modern version we speak was modern
         after all (its answer came late)."""
         assert self.session_transport is not None
         session = LegacySession(
@@ -240,7 +250,6 @@ class Connection:
             limits=self.limits,
         )
         try:
-            until = None if deadline is None else time.monotonic() + deadline
             await within(session.open(), self.limits, until, "initialize", deadline)
         except UnsupportedServer as refused:
             usable = [v for v in SUPPORTED_PROTOCOL_VERSIONS if v in refused.supported]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 import tracemalloc
 from collections.abc import AsyncGenerator, Awaitable, Mapping
 from pathlib import Path
@@ -125,6 +126,26 @@ def test_a_silent_server_times_out_and_close_kills_one_that_will_not_exit(
         assert process is None
 
     run(main())
+
+
+def test_the_deadline_covers_the_era_probe_and_the_initialize_after_it(
+    tmp_path: Path,
+) -> None:
+    """A silent stdio server, era "auto": the server/discover probe (5 s by default) and
+    the initialize that would follow both count against a 2 s deadline."""
+    argv = stdio_script(tmp_path, "for r in requests():\n    pass\n")
+    elapsed: list[float] = []
+
+    async def main() -> None:
+        client = Client.stdio(argv, deadline=2)
+        started = time.monotonic()
+        with pytest.raises(DeadlineExceeded):
+            await client.list_tools()
+        elapsed.append(time.monotonic() - started)
+        await client.close()
+
+    run(main())
+    assert 1.5 < elapsed[0] < 4.5  # not the probe's 5 s and initialize's 2 s after it
 
 
 def test_endless_notifications_fail_the_request(tmp_path: Path) -> None:
