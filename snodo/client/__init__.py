@@ -355,8 +355,13 @@ class Client:
         return complete_result(DiscoverResult, await self.request("server/discover"))
 
     async def ping(self) -> None:
-        """ping: an empty result, or an error."""
-        await self.request("ping")
+        """Whether the server is there: an error if not. A legacy server answers
+        ``ping``; revision 2026-07-28 has no ``ping``, so a modern server is asked
+        ``server/discover`` instead, the cheapest request every modern server answers."""
+        if self.era != "legacy":
+            await self.request("server/discover")  # may settle the era as legacy
+        if self.era == "legacy":
+            await self.request("ping")
 
     async def _all(self, method: str, key: str) -> list[dict[str, Any]]:
         until = self._until()

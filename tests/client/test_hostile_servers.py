@@ -8,6 +8,7 @@ error type, handlers not called, memory within a generous bound.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 import tracemalloc
@@ -126,6 +127,55 @@ def test_a_silent_server_times_out_and_close_kills_one_that_will_not_exit(
         assert process is None
 
     run(main())
+
+
+def test_close_asks_a_server_that_outlives_its_input_to_stop_with_sigterm(
+    tmp_path: Path,
+) -> None:
+    """basic/lifecycle.mdx, stdio: close stdin, wait, SIGTERM, wait, SIGKILL. This one
+    stays after end of input but stops on SIGTERM, and says so."""
+    marker = tmp_path / "terminated"
+    argv = stdio_script(
+        tmp_path,
+        "def stop(signum, frame):\n"
+        f"    open({str(marker)!r}, 'w').write('SIGTERM')\n"
+        "    sys.exit(0)\n"
+        "signal.signal(signal.SIGTERM, stop)\n"
+        "for r in requests():\n"
+        "    send({'jsonrpc': '2.0', 'id': r['id'], 'result': {}})\n"
+        "while True:\n"
+        "    time.sleep(0.1)\n",
+    )
+
+    async def main() -> None:
+        client = Client.stdio(argv, era="legacy", limits=ClientLimits(close_grace=0.5))
+        with contextlib.suppress(ClientError):
+            await client.list_tools()  # whatever it answers, the process is up
+        process = client.transport.process  # type: ignore[attr-defined]
+        await client.close()
+        assert process is not None and process.returncode == 0
+
+    run(main())
+    assert marker.read_text() == "SIGTERM"
+
+
+def test_ping_asks_a_modern_server_for_discovery_and_a_legacy_one_for_ping() -> None:
+    transport = Scripted(
+        {
+            "result": {
+                "resultType": "complete",
+                "supportedVersions": ["2026-07-28"],
+                "capabilities": {},
+            }
+        }
+    )
+
+    async def main() -> None:
+        client = Client(transport, era="modern")
+        await client.ping()
+
+    run(main())
+    assert [m["method"] for m in transport.sent] == ["server/discover"]
 
 
 def test_the_deadline_covers_the_era_probe_and_the_initialize_after_it(

@@ -242,7 +242,8 @@ class StdioTransport:
         await self.close()
 
     async def close(self) -> None:
-        """Close stdin, give the child ``close_grace`` seconds, then kill it; the read
+        """Close stdin and give the child ``close_grace`` seconds to exit, then SIGTERM
+        and as long again, then SIGKILL (basic/lifecycle.mdx, stdio shutdown); the read
         loop and any answers in progress are stopped, however the server behaves."""
         process = self.process
         if process is None:
@@ -250,13 +251,16 @@ class StdioTransport:
         self.process = None
         if process.stdin is not None:
             process.stdin.close()
-        try:
-            await asyncio.wait_for(process.wait(), timeout=self.limits.close_grace)
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(process.wait(), timeout=self.limits.close_grace)
+        for stop in (None, process.terminate, process.kill):
+            if stop is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    stop()
+            try:
+                async with asyncio.timeout(self.limits.close_grace):
+                    await process.wait()
+                break
+            except TimeoutError:
+                continue
         tasks = [*self.answering, *([self.reader] if self.reader is not None else [])]
         for task in tasks:
             task.cancel()
