@@ -48,7 +48,8 @@ class LegacySession:
         self.version: str | None = None
         self.client_capabilities: Mapping[str, Any] = {}
         self.client_info: Mapping[str, Any] | None = None
-        self.log_level: str | None = None
+        self.log_level: str | None = limits.log_level
+        """The level ``logging/setLevel`` set, else the server's default for sessions."""
         self.notify: Emit = _drop
         self.subscription: Subscription | None = None
         self._bus: Subscriptions | None = None

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from snodo.context import LOG_LEVELS
+
 __all__ = ["LegacyLimits"]
 
 
@@ -30,8 +32,16 @@ class LegacyLimits:
     """Seconds the bridge waits for the client's answers to one round's requests."""
     max_subscriptions: int = 1024
     """Resource URIs one legacy session may subscribe to."""
+    log_level: str | None = "info"
+    """The least severe log message a session gets before it sends ``logging/setLevel``.
+    The legacy revision leaves it to the server (clients *may* set a level, so a server
+    that logs sends messages without one); ``"info"`` sends what a handler logs short of
+    debug detail. None sends nothing until the client asks."""
 
     def __post_init__(self) -> None:
         for name in self.__slots__:
-            if getattr(self, name) <= 0:
+            value = getattr(self, name)
+            if isinstance(value, int | float) and value <= 0:
                 raise ValueError(f"LegacyLimits.{name} must be positive")
+        if self.log_level is not None and self.log_level not in LOG_LEVELS:
+            raise ValueError(f"LegacyLimits.log_level must be one of {', '.join(LOG_LEVELS)}")

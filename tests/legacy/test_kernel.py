@@ -279,10 +279,27 @@ async def test_cancelling_the_request_cancels_what_the_client_was_asked() -> Non
 
 @synchronous
 async def test_set_level_feeds_the_log_gate() -> None:
+    quiet = Peer(limits=LegacyLimits(log_level=None))
+    await quiet.initialize()
+    await quiet.call(1, "tools/call", {"name": "chatty"})
+    assert quiet.sent == []  # no default level and none set: nothing logged
     peer = Peer()
     await peer.initialize()
     await peer.call(1, "tools/call", {"name": "chatty"})
-    assert peer.sent == []  # no level set: nothing logged
+    info = {
+        "jsonrpc": "2.0",
+        "method": "notifications/message",
+        "params": {"level": "info", "data": "info detail"},
+    }
+    assert peer.sent == [info]  # no level set: the default, info and above
+    peer.sent.clear()
+    assert await peer.call(2, "logging/setLevel", {"level": "error"}) == {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "result": {},
+    }
+    await peer.call(3, "tools/call", {"name": "chatty"})
+    assert peer.sent == []  # the client raised the bar
     assert await peer.call(2, "logging/setLevel", {"level": "info"}) == {
         "jsonrpc": "2.0",
         "id": 2,
@@ -297,6 +314,8 @@ async def test_set_level_feeds_the_log_gate() -> None:
         }
     ]
     assert (await peer.call(4, "logging/setLevel", {"level": "loud"}))["error"]["code"] == -32602
+    with pytest.raises(ValueError, match="log_level must be one of"):
+        LegacyLimits(log_level="loud")
 
 
 @synchronous
