@@ -89,6 +89,8 @@ class Overlay:
     """The Python package this revision compiles into."""
     latest_version: str
     supported_versions: tuple[str, ...]
+    batch_versions: tuple[str, ...]
+    """Supported versions that have JSON-RPC batches (the schema cannot say)."""
     meta_keys: dict[str, str]
     methods: tuple[MethodFact, ...]
     input_requests: tuple[InputRequestFact, ...]
@@ -126,6 +128,14 @@ def _rule(raw: dict[str, Any]) -> CapabilityRule:
     return rule
 
 
+def _batch_versions(protocol: dict[str, Any]) -> tuple[str, ...]:
+    batch = tuple(protocol.get("batch_versions", ()))
+    unknown = sorted(set(batch) - set(protocol["supported_versions"]))
+    if unknown:
+        raise OverlayError(f"batch_versions {unknown} are not in supported_versions")
+    return batch
+
+
 def load_overlay(path: Path) -> Overlay:
     with path.open("rb") as f:
         raw = tomllib.load(f)
@@ -140,6 +150,7 @@ def _overlay(raw: dict[str, Any]) -> Overlay:
         package=raw["package"]["name"],
         latest_version=raw["protocol"]["latest_version"],
         supported_versions=tuple(raw["protocol"]["supported_versions"]),
+        batch_versions=_batch_versions(raw["protocol"]),
         meta_keys=dict(sorted(raw["protocol"].get("meta_keys", {}).items())),
         methods=tuple(
             MethodFact(method=name, **fields) for name, fields in sorted(raw["methods"].items())

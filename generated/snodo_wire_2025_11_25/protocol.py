@@ -19,3 +19,9 @@ SUPPORTED_PROTOCOL_VERSIONS: Final[tuple[str, ...]] = (
     "2025-03-26",
 )
 """Every version these models speak, newest first."""
+BATCH_VERSIONS: Final[frozenset[str]] = frozenset(
+    {
+        "2025-03-26",
+    }
+)
+"""The supported versions that have JSON-RPC batches."""

@@ -36,6 +36,7 @@ from snodo.legacy.wire import VERSIONS, is_initialize
 from snodo.server import Server
 from snodo.server.eras import is_modern
 from snodo.server.legacy_limits import LegacyLimits
+from snodo_wire_2025_11_25.protocol import BATCH_VERSIONS
 
 __all__ = ["SESSION_HEADER", "LegacyHttp"]
 
@@ -147,6 +148,9 @@ class LegacyHttp:
             await _json(send, 400, jsonrpc.error_response(None, error))
             return
         session = entry.session
+        if isinstance(message, list):
+            await self._batch(entry, message, principal, send, scopes)
+            return
         if not isinstance(message, dict) or "method" not in message:
             await self.kernel.handle(session, message, emit=session.notify)
             await _empty(send, 202)
@@ -170,6 +174,60 @@ class LegacyHttp:
         finally:
             entry.busy -= 1
             entry.last_seen = self.clock()
+
+    async def _batch(
+        self,
+        entry: _Entry,
+        batch: list[Any],
+        principal: str | None,
+        send: Send,
+        scopes: frozenset[str] | None,
+    ) -> None:
+        """A JSON array. The oldest revision served has batches (``BATCH_VERSIONS``):
+        every member is handled, and the requests' responses come back as one JSON array
+        (202 when there are none); later revisions removed them, so there the whole array
+        is -32600. Notifications and
+        server-to-client requests a member causes go to the session's GET stream."""
+        session = entry.session
+        if session.version not in BATCH_VERSIONS:
+            refused = InvalidRequest(
+                f"Invalid Request: protocol version {session.version} has no batches"
+            )
+            await _json(send, 400, jsonrpc.error_response(None, refused))
+            return
+        if not batch:
+            refused = InvalidRequest("Invalid Request: an empty batch")
+            await _json(send, 400, jsonrpc.error_response(None, refused))
+            return
+        entry.busy += 1
+        try:
+            replies = await asyncio.gather(
+                *(
+                    self.kernel.handle(
+                        session,
+                        member,
+                        principal=principal,
+                        transport="http",
+                        emit=session.notify,
+                        scopes=scopes,
+                    )
+                    for member in batch
+                )
+            )
+        finally:
+            entry.busy -= 1
+            entry.last_seen = self.clock()
+        responses = [reply.response for reply in replies if reply.response is not None]
+        if not responses:
+            await _empty(send, 202)
+            return
+        body = b"[" + b",".join(jsonrpc.encode(r) for r in responses) + b"]"
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+        ]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
 
     async def _initialize(
         self, message: Any, headers: Mapping[str, str], principal: str | None, send: Send

@@ -169,6 +169,67 @@ def test_http_session_lifecycle(base: str) -> None:
     assert httpx.delete(base, headers=headers).status_code == 404
 
 
+def _open_at(url: str, version: str) -> dict[str, str]:
+    hello = {**INIT, "params": {**INIT["params"], "protocolVersion": version}}
+    response = httpx.post(url, json=hello, headers={"Accept": BOTH}, timeout=10)
+    assert response.json()["result"]["protocolVersion"] == version
+    session = response.headers["mcp-session-id"]
+    return {"Accept": BOTH, "Mcp-Session-Id": session, "MCP-Protocol-Version": version}
+
+
+def test_http_a_2025_03_26_batch_is_answered_member_by_member(base: str) -> None:
+    headers = _open_at(base, "2025-03-26")
+    batch = [
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 7, "method": "ping"},
+        {
+            "jsonrpc": "2.0",
+            "id": 8,
+            "method": "resources/read",
+            "params": {"uri": "test://nowhere"},
+        },
+        {"jsonrpc": "2.0", "id": 9},
+    ]
+    response = httpx.post(base, json=batch, headers=headers)
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/json"
+    assert response.json() == [
+        {"jsonrpc": "2.0", "id": 7, "result": {}},
+        {
+            "jsonrpc": "2.0",
+            "id": 8,
+            "error": {
+                "code": -32002,
+                "message": "Resource not found",
+                "data": {"uri": "test://nowhere"},
+            },
+        },
+        {
+            "jsonrpc": "2.0",
+            "id": 9,
+            "error": {"code": -32600, "message": "Invalid request: method must be a string"},
+        },
+    ]
+    only_notes = [{"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    assert httpx.post(base, json=only_notes, headers=headers).status_code == 202
+    empty = httpx.post(base, json=[], headers=headers)
+    assert empty.status_code == 400 and empty.json()["error"]["code"] == -32600
+
+
+def test_http_a_batch_in_a_revision_without_batches_is_refused_whole(base: str) -> None:
+    headers = _open_at(base, "2025-06-18")
+    batch = [{"jsonrpc": "2.0", "id": 7, "method": "ping"}]
+    response = httpx.post(base, json=batch, headers=headers)
+    assert response.status_code == 400
+    assert response.json() == {
+        "jsonrpc": "2.0",
+        "error": {
+            "code": -32600,
+            "message": "Invalid Request: protocol version 2025-06-18 has no batches",
+        },
+    }
+
+
 def test_http_without_a_session_a_legacy_request_is_asked_to_initialize(base: str) -> None:
     ping = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
     response = httpx.post(base, json=ping, headers={"Accept": BOTH})
