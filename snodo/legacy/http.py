@@ -281,7 +281,10 @@ class LegacyHttp:
                     {getter, watcher}, timeout=KEEPALIVE_SECONDS, return_when="FIRST_COMPLETED"
                 )
                 if getter in done:
-                    await _sse_event(send, getter.result())
+                    note = getter.result()
+                    if note is _END:
+                        break  # the server is stopping: the stream ends, the session stays
+                    await _sse_event(send, note)
                 else:
                     getter.cancel()
                     if not done:
@@ -307,6 +310,13 @@ class LegacyHttp:
             return
         self._end(entry.session.id)
         await _empty(send, 200)
+
+    def end_streams(self) -> None:
+        """End every session's GET stream (a shutdown has begun): the ASGI server waits
+        for open connections before it stops, and these never close by themselves."""
+        for entry in self.sessions.values():
+            if entry.streaming:
+                entry.session.notify(_END)
 
     def close(self) -> None:
         for key in list(self.sessions):
@@ -378,6 +388,10 @@ class _Answer:
             await _json(self.send, 200, response)
         else:
             await _empty(self.send, 202)
+
+
+_END: dict[str, Any] = {}
+"""Put on a GET stream's queue to end it."""
 
 
 def _drop(_: dict[str, Any]) -> None:

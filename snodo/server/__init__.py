@@ -267,10 +267,18 @@ class Server(Decorators):
         self._serving = True
         await self.subscriptions.bus.start(self.subscriptions.deliver)
 
+    def end_listening(self) -> int:
+        """End every open ``subscriptions/listen`` stream gracefully, with its completion
+        result (basic/patterns/subscriptions.mdx), so a client can tell a shutdown from a
+        fault; returns how many. Transports call it when a shutdown begins."""
+        return self.subscriptions.end_all()
+
     async def shutdown(self) -> None:
-        """Transports call this when serving ends: the bus stops, the sync handlers'
-        threads take no more calls, and the lifespans are left in reverse order."""
+        """Transports call this when serving ends: open listen streams end gracefully,
+        the bus stops, the sync handlers' threads take no more calls, and the lifespans
+        are left in reverse order."""
         self._serving = False
+        self.end_listening()
         try:
             await self.subscriptions.bus.stop()
             self.threads.close()

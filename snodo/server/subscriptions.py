@@ -13,6 +13,7 @@ the other workers; what the bus brings from them arrives through ``deliver``.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -63,6 +64,18 @@ class Subscription:
     id: str | int
     honoured: dict[str, Any]
     send: Callable[[dict[str, Any]], None]
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when the server ended the stream itself (``end``): the transport closes it."""
+
+    def end(self) -> None:
+        """End the stream gracefully: the listen request's completion result, with the
+        subscription's id, then the transport closes the stream
+        (basic/patterns/subscriptions.mdx, "Graceful Closure")."""
+        if self.ended.is_set():
+            return
+        result = {"resultType": "complete", "_meta": {META_SUBSCRIPTION_ID: self.id}}
+        self.send({"jsonrpc": "2.0", "id": self.id, "result": result})
+        self.ended.set()
 
     def _notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
         body = {"_meta": {META_SUBSCRIPTION_ID: self.id}, **(params or {})}
@@ -112,6 +125,13 @@ class Subscriptions:
         subscription = Subscription(key, honoured, send)
         self._joined.append(subscription)
         return subscription
+
+    def end_all(self) -> int:
+        """End every open listen stream gracefully (at shutdown); returns how many."""
+        ending = list(self._open)
+        for subscription in ending:
+            subscription.end()
+        return len(ending)
 
     def close(self, subscription: Subscription) -> None:
         for group in (self._open, self._joined):

@@ -37,7 +37,7 @@ from snodo.server import Server
 from snodo.server.eras import required_meta
 from snodo.transports.http_exchange import STATUS, Exchange, answered, send_json, send_plain
 from snodo.transports.http_head import HeadRules, Plain, read_headers
-from snodo.transports.lifespan import lifespan
+from snodo.transports.lifespan import lifespan, on_stop_signal
 
 __all__ = ["HttpApp", "Unauthorized"]
 
@@ -110,6 +110,14 @@ class HttpApp:
         if self.server.state_per_process:
             logging.getLogger("snodo").warning(PER_PROCESS_STATE)
         await self.server.startup()
+        on_stop_signal(self._stopping)
+
+    def _stopping(self) -> None:
+        """A shutdown has begun: end the streams that would otherwise hold it up, the
+        listen streams gracefully (their completion result) and legacy GET streams."""
+        self.server.end_listening()
+        if self.legacy is not None:
+            self.legacy.end_streams()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":

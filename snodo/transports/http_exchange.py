@@ -8,6 +8,7 @@ emits a notification or opens a subscriptions/listen stream.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any
 
@@ -15,6 +16,7 @@ from snodo import jsonrpc
 from snodo.auth.protected import Answer, ProtectedResource
 from snodo.errors import ErrorCode
 from snodo.server import Server
+from snodo.server.subscriptions import Subscription
 from snodo.transports.http_head import Plain
 from snodo.transports.late_requests import LateRequests
 
@@ -192,13 +194,21 @@ class Exchange:
     async def _event(self, message: dict[str, Any]) -> None:
         await self._chunk(b"event: message\ndata: " + jsonrpc.encode(message) + b"\n\n")
 
-    async def _listen(self, subscription: Any) -> None:
-        """Hold a subscriptions/listen stream open until the client closes it."""
+    async def _listen(self, subscription: Subscription) -> None:
+        """Hold a subscriptions/listen stream open until the client closes it, or the
+        server ends it (its completion result, then the end of the stream)."""
         try:
             await self._chunk(b"")
-            while True:
-                await asyncio.sleep(KEEPALIVE_SECONDS)
+            while not subscription.ended.is_set():
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(KEEPALIVE_SECONDS):
+                        await subscription.ended.wait()
+                        break
                 await self._chunk(b":\n\n")
+            if self.sender is not None and self.queue is not None:
+                self.queue.put_nowait(None)  # what was emitted, the final result last
+                await self.sender
+            await self._chunk(b"", more=False)
         finally:
             self.server.close_subscription(subscription)
 

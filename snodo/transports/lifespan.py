@@ -9,13 +9,18 @@ leaving no task behind. A start-up that fails is one ``snodo:`` line on stderr a
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import signal
 import sys
+import threading
 from collections.abc import Awaitable, Callable, MutableMapping
+from types import FrameType
 from typing import Any
 
 from snodo.server.lifespan import StartupFailed, describe
 
-__all__ = ["lifespan"]
+__all__ = ["lifespan", "on_stop_signal"]
 
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
@@ -39,3 +44,30 @@ async def lifespan(receive: Receive, send: Send, startup: Step, shutdown: Step) 
             await shutdown()
             await send({"type": "lifespan.shutdown.complete"})
             return
+
+
+def on_stop_signal(callback: Callable[[], object]) -> None:
+    """Run ``callback`` on the event loop as soon as SIGTERM or SIGINT arrives, then
+    whatever handled the signal before (the ASGI server's own shutdown).
+
+    The ASGI server begins its shutdown on the signal but tells the app only once every
+    connection has closed, and a ``subscriptions/listen`` stream never closes by itself:
+    this lets the server end those streams gracefully first, so the shutdown can go on.
+    Only where a Python handler is installed, in the main thread (uvicorn's case).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        previous = signal.getsignal(signum)
+        if not callable(previous):
+            continue  # the default: the process ends at once, streams and all
+
+        def handler(
+            sig: int, frame: FrameType | None, previous: Callable[..., Any] = previous
+        ) -> None:
+            with contextlib.suppress(RuntimeError):  # a loop already closed
+                loop.call_soon_threadsafe(callback)
+            previous(sig, frame)
+
+        signal.signal(signum, handler)

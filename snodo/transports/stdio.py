@@ -106,6 +106,7 @@ class _Session:
         while self.running:
             await asyncio.gather(*self.running, return_exceptions=True)
         for subscription in self.listening.values():
+            subscription.end()  # the listen request's completion result: a graceful end
             self.server.close_subscription(subscription)
 
 

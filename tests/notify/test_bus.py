@@ -266,7 +266,21 @@ async def test_the_default_bus_keeps_notifications_in_this_process() -> None:
     assert server.notify_list_changed("tools") == 1
     assert server.notify_resource_updated("file:///project/a") == 1
     await server.shutdown()
-    assert sent[1:] == [list_changed("tools", "l1"), updated("file:///project/a", "l1")]
+    assert sent[1:] == [
+        list_changed("tools", "l1"),
+        updated("file:///project/a", "l1"),
+        ended("l1"),  # shutdown ends the stream gracefully
+    ]
+
+
+def ended(subscription: str) -> dict[str, Any]:
+    """A listen stream's completion result, as the server ends it."""
+    meta = {"io.modelcontextprotocol/subscriptionId": subscription}
+    return {
+        "jsonrpc": "2.0",
+        "id": subscription,
+        "result": {"resultType": "complete", "_meta": meta},
+    }
 
 
 # --- two workers on one Redis --------------------------------------------------------------
@@ -408,7 +422,7 @@ async def test_without_redis_requests_go_on_and_local_streams_still_hear(
         assert reply.response is not None
         assert reply.response["result"]["content"] == [{"type": "text", "text": "x"}]
         await server.shutdown()
-    assert sent[1:] == [list_changed("tools", "l")] * 3
+    assert sent[1:] == [list_changed("tools", "l")] * 3 + [ended("l")]
     messages = [r.getMessage() for r in caplog.records]
     assert sum("publishing failed" in m for m in messages) == 1  # once per outage
     assert any("not subscribed yet" in m for m in messages)

@@ -257,7 +257,12 @@ def test_requests_in_flight_are_answered_before_exit(stdio_server: StdioServer) 
     stdio_server.send(listen)
     stdio_server.send(call("slow", {"seconds": 0.3, "tag": "flight"}, id=62))
     rest = stdio_server.rest()
-    assert [m.get("id") for m in rest if "id" in m] == [62]
+    # The call in flight is answered; then the listen ends with its completion result.
+    assert [m.get("id") for m in rest if "id" in m] == [62, 61]
+    assert rest[-1]["result"] == {
+        "resultType": "complete",
+        "_meta": {"io.modelcontextprotocol/subscriptionId": 61},
+    }
     assert stdio_server.process.wait(timeout=5) == 0
 
 
