@@ -93,6 +93,14 @@ def _refusal(method: str, request_id: Any, message: str, data: Any = None) -> di
     return jsonrpc.error_response(request_id, error)
 
 
+def _elicitation_complete(elicitation_id: str) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "method": "notifications/elicitation/complete",
+        "params": {"elicitationId": elicitation_id},
+    }
+
+
 def _outgoing(request: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     method = str(request["method"])
     params = dict(request.get("params") or {})
@@ -104,15 +112,22 @@ def _outgoing(request: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
 
 
 async def _ask(
-    session: LegacySession, requests: Mapping[str, Mapping[str, Any]], send: Emit
+    session: LegacySession,
+    requests: Mapping[str, Mapping[str, Any]],
+    send: Emit,
+    consented: list[str],
 ) -> dict[str, Any]:
-    """Send one round's input requests at once; every answer, or the first failure."""
+    """Send one round's input requests at once; every answer, or the first failure. The
+    ``elicitationId`` of each URL elicitation the user accepted goes on ``consented``."""
     answers: dict[str, Any] = {}
     timeout = session.limits.round_timeout
 
     async def one(key: str, request: Mapping[str, Any]) -> None:
         method, params = _outgoing(request)
-        answers[key] = await session.request(method, params, send, timeout)
+        answers[key] = answer = await session.request(method, params, send, timeout)
+        accepted = isinstance(answer, dict) and answer.get("action") == "accept"
+        if "elicitationId" in params and accepted:
+            consented.append(params["elicitationId"])
 
     try:
         async with asyncio.TaskGroup() as group:
@@ -140,6 +155,7 @@ async def forward(
     check_params(request.method, request.params)
     params = _modern_params(session, request.params)
     retry: dict[str, Any] = {}
+    consented: list[str] = []
     for round_number in range(session.limits.max_rounds + 1):
         message = {
             "jsonrpc": "2.0",
@@ -170,6 +186,10 @@ async def forward(
             return response
         result = response["result"]
         if result.get("resultType") != "input_required":
+            for elicitation_id in consented:
+                # The flow went on past the page the user agreed to open: that interaction
+                # is over (the legacy client/elicitation.mdx, URL mode completion).
+                emit(_elicitation_complete(elicitation_id))
             return jsonrpc.result_response(
                 request.id, check_result(request.method, legacy_result(result))
             )
@@ -178,7 +198,7 @@ async def forward(
         requests = result.get("inputRequests") or {}
         if requests:
             try:
-                answers = await _ask(session, requests, emit)
+                answers = await _ask(session, requests, emit, consented)
             except ClientAnswerError as exc:
                 return _refusal(request.method, request.id, f"Input was not given: {exc}")
         else:

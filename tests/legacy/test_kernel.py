@@ -181,6 +181,21 @@ async def test_url_mode_gets_an_elicitation_id() -> None:
     assert params["mode"] == "url" and params["url"] == "https://example.com/sign-in"
     assert isinstance(params["elicitationId"], str) and len(params["elicitationId"]) >= 16
     assert response["result"] == {"content": [{"type": "text", "text": "consented"}]}
+    # The flow went past the page: the client hears that the interaction completed.
+    assert peer.sent[-1] == {
+        "jsonrpc": "2.0",
+        "method": "notifications/elicitation/complete",
+        "params": {"elicitationId": params["elicitationId"]},
+    }
+
+
+@synchronous
+async def test_a_declined_url_elicitation_is_not_said_to_complete() -> None:
+    peer = Peer(lambda message: {"result": {"action": "decline"}})
+    await peer.initialize({"elicitation": {"form": {}, "url": {}}})
+    response = await peer.call(1, "tools/call", {"name": "sign_in"})
+    assert response["result"] == {"content": [{"type": "text", "text": "refused"}]}
+    assert [m.get("method") for m in peer.sent] == ["elicitation/create"]
 
 
 @synchronous
