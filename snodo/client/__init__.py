@@ -28,12 +28,14 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
+from snodo.client.checks import OutputSchemas, safe_icons
 from snodo.client.connection import Connection
 from snodo.client.era import Era, EraChoice, ModernOnly, UnsupportedServer
 from snodo.client.errors import (
     ClientError,
     DeadlineExceeded,
     LimitExceeded,
+    OutputMismatch,
     ProtocolViolation,
     RequestError,
     RequestTimeout,
@@ -58,6 +60,7 @@ from snodo.client.tasks import TaskCancelled, TaskFailed, TaskHandle, follow
 from snodo.client.transports import ClientTransport, HttpTransport, StdioTransport
 from snodo.http_headers import valid_header_params
 from snodo_wire import (
+    CallToolResult,
     CompleteResult,
     DiscoverResult,
     Prompt,
@@ -76,6 +79,7 @@ __all__ = [
     "Flow",
     "LimitExceeded",
     "ModernOnly",
+    "OutputMismatch",
     "ProtocolViolation",
     "RequestError",
     "RequestTimeout",
@@ -141,6 +145,8 @@ class Client:
         self.backoff = backoff
         self.deadline = deadline
         self.on_notification = on_notification or (lambda _: None)
+        self.outputs = OutputSchemas()
+        """The listed tools' output schemas, against which results are checked."""
         self.connection = Connection(
             transport,
             info={"name": name, "version": version},
@@ -335,7 +341,10 @@ class Client:
             params["arguments"] = dict(arguments)
         if meta:
             params["_meta"] = dict(meta)
-        return await self.run("tools/call", params, manual)
+        result = await self.run("tools/call", params, manual)
+        if isinstance(result, CallToolResult):
+            self.outputs.check(name, result)
+        return result
 
     async def read_resource(self, uri: str, *, manual: bool = False) -> Any:
         """The ReadResourceResult (a Flow with ``manual=True`` when input is needed)."""
@@ -372,23 +381,27 @@ class Client:
         """Every tool, following cursors. Tools whose x-mcp-header use is invalid are
         dropped (basic/transports/streamable-http.mdx), and the rest remembered so that
         calls carry their Mcp-Param headers."""
-        found = [(validated(Tool, _tool(t)), t) for t in await self._all("tools/list", "tools")]
+        listed = await self._all("tools/list", "tools")
+        found = [(validated(Tool, _tool(safe_icons(t))), t) for t in listed]
         kept = [(tool, raw) for tool, raw in found if valid_header_params(raw["inputSchema"])]
         self.connection.tool_schemas = {tool.name: raw["inputSchema"] for tool, raw in kept}
+        self.outputs.learn(raw for _, raw in kept)
         return [tool for tool, _ in kept]
 
     async def list_resources(self) -> list[Resource]:
         """Every resource, following cursors."""
-        return [validated(Resource, r) for r in await self._all("resources/list", "resources")]
+        found = await self._all("resources/list", "resources")
+        return [validated(Resource, safe_icons(r)) for r in found]
 
     async def list_resource_templates(self) -> list[ResourceTemplate]:
         """Every resource template, following cursors."""
         found = await self._all("resources/templates/list", "resourceTemplates")
-        return [validated(ResourceTemplate, t) for t in found]
+        return [validated(ResourceTemplate, safe_icons(t)) for t in found]
 
     async def list_prompts(self) -> list[Prompt]:
         """Every prompt, following cursors."""
-        return [validated(Prompt, p) for p in await self._all("prompts/list", "prompts")]
+        found = await self._all("prompts/list", "prompts")
+        return [validated(Prompt, safe_icons(p)) for p in found]
 
     async def complete(
         self,

@@ -33,6 +33,7 @@ __all__ = [
     "DeadlineExceeded",
     "HttpRefused",
     "LimitExceeded",
+    "OutputMismatch",
     "ProtocolViolation",
     "RequestError",
     "RequestTimeout",
@@ -62,6 +63,11 @@ class HttpRefused(TransportError):
 
 class ProtocolViolation(ClientError):
     """The server answered in a way the protocol does not allow."""
+
+
+class OutputMismatch(ProtocolViolation):
+    """A tool's result does not honour the ``outputSchema`` it was listed with; the
+    message names the tool and where the structured content failed."""
 
 
 class LimitExceeded(ProtocolViolation):

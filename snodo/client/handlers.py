@@ -4,7 +4,8 @@ validated answers.
 The same object answers a modern server's MRTR input requests and a legacy server's
 server-to-client requests, so both eras see the same capabilities, the same handlers
 and the same validation: every answer is checked against its result model
-(ElicitResult, CreateMessageResult, ListRootsResult) before it leaves the client.
+(ElicitResult, CreateMessageResult, ListRootsResult) before it leaves the client, an
+accepted form against the form's schema, and roots for their ``file://`` URIs.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from snodo.client.errors import LimitExceeded
 from snodo.client.results import INPUT_RESULTS, Handler, ProtocolViolation
+from snodo.form_schema import RejectedValueError, check_content, check_schema
 
 SAFE_URL_SCHEMES = frozenset({"http", "https"})
 """What a URL-mode elicitation may send the user to; ``javascript:``, ``file:``,
@@ -142,7 +144,29 @@ class InputHandlers:
             INPUT_RESULTS[method].model_validate(answer)
         except ValidationError as exc:
             raise ValueError(f"the {method} handler returned an invalid result: {exc}") from exc
+        if method == "elicitation/create":
+            _check_form_answer(request.get("params") or {}, answer)
+        elif method == "roots/list" and not all(
+            str(root.get("uri", "")).startswith("file://") for root in answer.get("roots", ())
+        ):
+            raise ValueError("the roots/list handler returned a root that is not a file:// URI")
         return dict(answer)
+
+
+def _check_form_answer(params: Mapping[str, Any], answer: Mapping[str, Any]) -> None:
+    """An accepted form answer fits the form it answers (client/elicitation.mdx: the
+    client SHOULD check it before sending); ValueError, never quoting the values, for
+    the handler's mistake. A form outside the specification's subset is not checked."""
+    if answer.get("action") != "accept" or params.get("mode", "form") != "form":
+        return
+    try:
+        checked = check_schema(params.get("requestedSchema"))
+    except ValueError:
+        return
+    try:
+        check_content(checked, answer.get("content") or {})
+    except RejectedValueError as exc:
+        raise ValueError(f"the elicitation handler's answer does not fit the form: {exc}") from None
 
 
 async def _maybe(value: Any) -> Any:
