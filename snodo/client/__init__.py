@@ -365,7 +365,7 @@ class Client:
 
     async def ping(self) -> None:
         """Whether the server is there: an error if not. A legacy server answers
-        ``ping``; revision 2026-07-28 has no ``ping``, so a modern server is asked
+        ``ping``; the modern revision has no ``ping``, so a modern server is asked
         ``server/discover`` instead, the cheapest request every modern server answers."""
         if self.era != "legacy":
             await self.request("server/discover")  # may settle the era as legacy
