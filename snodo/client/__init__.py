@@ -58,6 +58,7 @@ from snodo.client.results import (
 from snodo.client.rounds import FlowBounds, run_flow
 from snodo.client.tasks import TaskCancelled, TaskFailed, TaskHandle, follow
 from snodo.client.transports import ClientTransport, HttpTransport, StdioTransport
+from snodo.errors import ErrorCode
 from snodo.http_headers import valid_header_params
 from snodo_wire import (
     CallToolResult,
@@ -341,7 +342,19 @@ class Client:
             params["arguments"] = dict(arguments)
         if meta:
             params["_meta"] = dict(meta)
-        result = await self.run("tools/call", params, manual)
+        try:
+            result = await self.run("tools/call", params, manual)
+        except RequestError as refused:
+            # server/tools.mdx (x-mcp-header): a header-mismatch refusal for a tool whose
+            # header parameters this client does not know (never listed, or changed
+            # since) SHOULD be met by listing the tools again; then one retry.
+            if refused.code != ErrorCode.HEADER_MISMATCH or self.era != "modern":
+                raise
+            known = self.connection.tool_schemas.get(name)
+            await self.list_tools()
+            if self.connection.tool_schemas.get(name) == known:
+                raise  # the listing taught nothing new: the mismatch is the caller's
+            result = await self.run("tools/call", params, manual)
         if isinstance(result, CallToolResult):
             self.outputs.check(name, result)
         return result

@@ -136,6 +136,28 @@ def headed(**arguments: Any) -> str:
     return json.dumps(arguments, sort_keys=True, ensure_ascii=False)
 
 
+def _moving(**arguments: Any) -> str:
+    return json.dumps(arguments, sort_keys=True)
+
+
+def _moving_schema(header: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {"region": {"type": "string", "x-mcp-header": header}},
+        "required": ["region"],
+    }
+
+
+server.add_tool(_moving, name="moving", input_schema=_moving_schema("Region"))
+
+
+@server.tool
+def move_header() -> str:
+    """Register ``moving`` again with its region mirrored under another header name."""
+    server.add_tool(_moving, name="moving", input_schema=_moving_schema("Zone"))
+    return "moved"
+
+
 # --- MRTR ------------------------------------------------------------------------------
 
 QUESTIONS: dict[str, dict[str, Any]] = {

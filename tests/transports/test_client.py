@@ -386,12 +386,22 @@ def test_decline_and_cancel_end_the_flow(
 
 
 def test_an_answer_outside_the_requested_schema_is_refused(loop: Loop, connect: Connect) -> None:
+    """The client checks its handler's answer against the form before it leaves; an
+    answer sent as is (``resume`` with responses) is checked by the server, which
+    refuses it without repeating it."""
+    transport = connect()
     user = User({"name": "Ada", "color": "purple"})
 
     async def main() -> None:
-        async with Client(connect(), elicitation=user) as client:
-            with pytest.raises(RequestError) as refused:
+        async with Client(transport, elicitation=user) as client:
+            with pytest.raises(ValueError, match="does not fit the form"):
                 await client.call_tool("profile")
+            flow = await client.call_tool("profile", manual=True)
+            assert isinstance(flow, Flow)
+            asked = flow.result.model_dump(by_alias=True)["inputRequests"]
+            bad = {key: {"action": "accept", "content": {"color": "purple"}} for key in asked}
+            with pytest.raises(RequestError) as refused:
+                await client.resume(flow, bad)
             assert refused.value.code == -32602
             assert "purple" not in refused.value.message
 
@@ -722,23 +732,43 @@ def test_listed_header_params_travel_in_headers(loop: Loop, connect: Connect, ki
     assert not any(h.lower() == "mcp-param-note" for h in headers)
 
 
-def test_an_unlisted_header_tool_is_refused_over_http(
+def test_an_unlisted_header_tool_is_listed_then_called_again_over_http(
     loop: Loop, connect: Connect, kind: str
 ) -> None:
-    """Without tools/list the client cannot know the Mcp-Param headers a tool needs."""
+    """Without tools/list the client cannot know the Mcp-Param headers a tool needs: the
+    server refuses the call with -32020, and the client lists the tools and calls again
+    once, with the headers (server/tools.mdx)."""
+    transport = connect()
 
-    async def main() -> None:
-        async with Client(connect()) as client:
-            if kind == "http":
-                with pytest.raises(RequestError) as refused:
-                    await client.call_tool("headed", {"region": "eu"})
-                assert refused.value.code == -32020
-            else:  # no HTTP headers to mirror: the call is served
-                assert text_of(await client.call_tool("headed", {"region": "eu"})) == (
-                    '{"region": "eu"}'
-                )
+    async def main() -> str:
+        async with Client(transport) as client:
+            return text_of(await client.call_tool("headed", {"region": "eu"}))
 
-    run(loop, main())
+    assert run(loop, main()) == '{"region": "eu"}'
+    methods = [h.get("Mcp-Method") for h in transport.headers]
+    calls = methods[methods.index("tools/call") :]
+    if kind == "http":
+        assert calls[0] == "tools/call" and calls[-1] == "tools/call"
+        assert set(calls[1:-1]) == {"tools/list"}  # every page of the listing
+        assert transport.headers[-1]["Mcp-Param-Region"] == "eu"
+    else:  # no HTTP headers to mirror: the first call is served
+        assert calls == ["tools/call"]
+
+
+def test_a_tool_whose_header_params_changed_is_listed_again_and_called(
+    loop: Loop, connect: Connect, kind: str
+) -> None:
+    transport = connect(fresh=True)
+
+    async def main() -> str:
+        async with Client(transport) as client:
+            await client.list_tools()  # moving mirrors region as Mcp-Param-Region
+            await client.call_tool("move_header")  # now as Mcp-Param-Zone
+            return text_of(await client.call_tool("moving", {"region": "eu"}))
+
+    assert run(loop, main()) == '{"region": "eu"}'
+    if kind == "http":
+        assert transport.headers[-1]["Mcp-Param-Zone"] == "eu"
 
 
 def test_a_non_ascii_uri_is_read(loop: Loop, connect: Connect, kind: str) -> None:
