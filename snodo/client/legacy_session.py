@@ -19,7 +19,9 @@ at most ``limits.max_pending_server_requests`` at once; beyond, the server gets 
 error and no handler runs. A handler that fails becomes a JSON-RPC error to the
 server, never an exception in the client. A request given up (cancelled, or past its
 deadline: the Client bounds each call) is followed by ``notifications/cancelled``.
-Closing ends the session (DELETE over HTTP).
+Closing ends the session (DELETE over HTTP). A request answered 404 (the server has
+forgotten the session: a restart, or its idle expiry) starts a new session with
+``initialize`` and is sent again, once: the server did not process it.
 
 ``listen`` maps the modern ``subscriptions/listen`` onto the session:
 ``resources/subscribe`` for each URI, then the list-changed and resource-updated
@@ -83,6 +85,8 @@ class LegacySession:
         self.limits = limits or ClientLimits()
         self.served = 0
         self.answering = 0
+        self.renewals = 0
+        """Sessions started afresh after the server forgot one (HTTP 404)."""
         self.listening: list[asyncio.Queue[dict[str, Any]]] = []
         self.transport = transport
         self.info = dict(info)
@@ -145,6 +149,14 @@ class LegacySession:
         )
         await self.transport.begin_session(self.headers())
 
+    async def renew(self) -> None:
+        """A new session in place of one the server has forgotten: what the old one
+        opened is closed, then ``initialize`` again, with the same capabilities."""
+        self.renewals += 1
+        with contextlib.suppress(Exception):
+            await self.transport.end_session(self.headers())
+        await self.open()
+
     def _request(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
         return {"jsonrpc": "2.0", "id": next(self.ids), "method": method, "params": dict(params)}
 
@@ -159,6 +171,16 @@ class LegacySession:
             on_notification(note)
 
         try:
+            try:
+                return await self.transport.request(message, self.headers(), heard)
+            except HttpRefused as refused:
+                if refused.status != 404 or method == "initialize":
+                    raise
+            # The session is gone (a restart, or the server's idle expiry): the legacy
+            # basic/transports.mdx has the client start a new one. A request the server
+            # refused for its session was never processed, so it is sent again, once.
+            await self.renew()
+            message = self._request(method, params)
             return await self.transport.request(message, self.headers(), heard)
         except asyncio.CancelledError:
             # The legacy basic/utilities/cancellation.mdx; stdio already said so itself.

@@ -25,7 +25,7 @@ from snodo.client.era import VERDICTS
 from snodo.client.transports import HttpTransport
 from snodo_wire import CallToolResult, DiscoverResult, GetPromptResult, ReadResourceResult
 from tests.support.legacy_sdk import legacy_sdk_python
-from tests.support.processes import accepting, free_port, stop
+from tests.support.processes import accepting, free_port, snodo_run, stop
 
 HERE = Path(__file__).resolve().parent
 LEGACY = HERE / "legacy_server.py"
@@ -402,3 +402,41 @@ def test_a_modern_server_too_slow_for_the_probe_is_still_found_modern(tmp_path: 
             assert client.era == "modern" and client.legacy is None
 
     asyncio.run(main())
+
+
+def _restartable(argv: list[str], port: int) -> subprocess.Popen[bytes]:
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    assert accepting(process, port), f"{argv} did not start"
+    return process
+
+
+@pytest.mark.parametrize("server", ["mcp 1.30", "snodo"])
+def test_a_legacy_server_restarted_mid_session_gets_a_new_session(server: str) -> None:
+    """The legacy basic/transports.mdx: a 404 for the session means start a new one
+    with initialize; the request that got it was not processed, so it is sent again."""
+    port = free_port()
+    if server == "snodo":
+        argv = snodo_run("tests/legacy/servers.py:server", "http", "--port", str(port))
+    else:
+        argv = [str(legacy_sdk_python()), str(LEGACY), "http", str(port)]
+    process = _restartable(argv, port)
+    renewals: list[int] = []
+
+    async def main() -> list[str]:
+        nonlocal process
+        client = Client.http(f"http://127.0.0.1:{port}/mcp", era="legacy")
+        async with client:
+            before = [tool.name for tool in await client.list_tools()]
+            stop(process)
+            process = _restartable(argv, port)  # the session the client holds is gone
+            after = [tool.name for tool in await client.list_tools()]
+            assert client.legacy is not None
+            renewals.append(client.legacy.renewals)
+            assert after == before
+            return after
+
+    try:
+        assert asyncio.run(asyncio.wait_for(main(), 60))
+    finally:
+        stop(process)
+    assert renewals == [1]
