@@ -48,6 +48,10 @@ class HttpTransport:
     DEFAULT_RETRY = 1.0
     """Seconds before resuming a stream whose server gave no ``retry``."""
     OPEN_STREAM_WAIT = 5.0
+    RECONNECT_FIRST = 0.5
+    """Seconds before the session's stream is opened again the first time, doubling."""
+    RECONNECT_MAX = 30.0
+    """The longest wait between attempts to open the session's stream again."""
     """Seconds to wait for the standalone GET stream's response headers."""
 
     def __init__(
@@ -246,10 +250,15 @@ class HttpTransport:
             yield value
 
     async def _get(
-        self, headers: Mapping[str, str], cursor: SseReader, opened: asyncio.Event | None = None
+        self,
+        headers: Mapping[str, str],
+        cursor: SseReader,
+        opened: asyncio.Event | None = None,
+        refused: list[int] | None = None,
     ) -> AsyncGenerator[dict[str, Any], None]:
         """GET the session's stream (resuming after ``cursor.last_id`` when set);
-        ``opened``: the standalone stream, set once the server has answered the GET."""
+        ``opened``: the standalone stream, set once the server has answered the GET;
+        ``refused`` gets the status of a standalone stream the server will not give."""
         sent = {k: v for k, v in self._headers(headers).items() if k != "content-type"}
         sent["accept"] = "text/event-stream"
         if cursor.last_id is not None:
@@ -261,8 +270,12 @@ class HttpTransport:
             if not 200 <= response.status_code < 300:
                 if opened is None:  # a resumption refused: the answer is lost
                     raise TransportError(f"resuming the stream failed: HTTP {response.status_code}")
-                return  # 405: the server offers no standalone stream
+                if refused is not None:  # 405: no standalone stream; 404: no session
+                    refused.append(response.status_code)
+                return
             if "text/event-stream" not in response.headers.get("content-type", ""):
+                if refused is not None:
+                    refused.append(response.status_code)
                 return
             async with contextlib.aclosing(self._events(response, cursor)) as events:
                 async for item in events:
@@ -279,15 +292,33 @@ class HttpTransport:
             await asyncio.wait_for(opened.wait(), self.OPEN_STREAM_WAIT)
 
     async def _listen(self, headers: dict[str, str], opened: asyncio.Event) -> None:
+        """The standalone stream for as long as the session lasts: when the server or a
+        proxy closes it, it is opened again, after the server's ``retry`` or a backoff
+        (``RECONNECT_FIRST`` doubling to ``RECONNECT_MAX``), resuming after the last
+        event id the server gave; not when the server refuses it (405, 404)."""
+        cursor = self._reader()
+        backoff = self.RECONNECT_FIRST
         try:
-            async with contextlib.aclosing(self._get(headers, self._reader(), opened)) as got:
-                async for item in got:
-                    if "method" in item and "id" in item:
-                        await self._answer(item, headers)
-                    elif "method" in item:
-                        self.on_unsolicited(item)
-        except Exception:  # the session goes on without its GET stream
-            return
+            while True:
+                refused: list[int] = []
+                heard = False
+                try:
+                    got = self._get(headers, cursor, opened, refused)
+                    async with contextlib.aclosing(got) as events:
+                        async for item in events:
+                            heard = True
+                            if "method" in item and "id" in item:
+                                await self._answer(item, headers)
+                            elif "method" in item:
+                                self.on_unsolicited(item)
+                except Exception:  # dropped mid-stream, or no connection: tried again below
+                    pass
+                if refused:
+                    return  # the session goes on without a standalone stream
+                if heard:
+                    backoff = self.RECONNECT_FIRST
+                await asyncio.sleep(cursor.retry if cursor.retry is not None else backoff)
+                backoff = min(backoff * 2, self.RECONNECT_MAX)
         finally:
             opened.set()
 
