@@ -28,8 +28,9 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
-from snodo.client.checks import OutputSchemas, safe_icons
-from snodo.client.connection import Connection
+from snodo.client.call_scope import OnLog, OnProgress, call_scope
+from snodo.client.checks import OutputSchemas, listed_tool, safe_icons
+from snodo.client.connection import Connection, Notify
 from snodo.client.era import Era, EraChoice, ModernOnly, UnsupportedServer
 from snodo.client.errors import (
     ClientError,
@@ -53,7 +54,6 @@ from snodo.client.results import (
     complete_result,
     result_of,
     validated,
-    with_defaults,
 )
 from snodo.client.rounds import FlowBounds, run_flow
 from snodo.client.tasks import TaskCancelled, TaskFailed, TaskHandle, follow
@@ -231,15 +231,23 @@ class Client:
         params: dict[str, Any],
         modern_only: bool = False,
         until: float | None = None,
+        notify: Notify | None = None,
     ) -> dict[str, Any]:
-        return await self.connection.send(method, params, modern_only, until, self.deadline)
+        return await self.connection.send(method, params, modern_only, until, self.deadline, notify)
 
     # -- MRTR ----------------------------------------------------------------------------
 
-    async def run(self, method: str, params: Mapping[str, Any], manual: bool = False) -> Any:
-        """Send the request, answering input requests and retrying until complete."""
+    async def run(
+        self,
+        method: str,
+        params: Mapping[str, Any],
+        manual: bool = False,
+        notify: Notify | None = None,
+    ) -> Any:
+        """Send the request, answering input requests and retrying until complete;
+        ``notify`` takes the notifications of its rounds (``on_notification`` else)."""
         params = {k: v for k, v in params.items() if k not in ("inputResponses", "requestState")}
-        return await self._rounds(method, params, None, None, manual)
+        return await self._rounds(method, params, None, None, manual, notify=notify)
 
     async def resume(
         self,
@@ -278,9 +286,10 @@ class Client:
         state: str | None,
         manual: bool,
         resuming: bool = False,
+        notify: Notify | None = None,
     ) -> Any:
         async def send(sent: dict[str, Any], until: float | None) -> dict[str, Any]:
-            return await self._send(method, sent, manual or resuming, until)
+            return await self._send(method, sent, manual or resuming, until, notify)
 
         async def on_task(created: dict[str, Any], until: float | None) -> Any:
             return _typed(method, await self._task(method, created, until, manual))
@@ -334,16 +343,22 @@ class Client:
         *,
         manual: bool = False,
         meta: Mapping[str, Any] | None = None,
+        on_progress: OnProgress | None = None,
+        on_log: OnLog | None = None,
+        log_level: str | None = None,
     ) -> Any:
         """The tool's CallToolResult, whether or not the server made a task; with
-        ``manual=True`` a Flow when input is needed first, a TaskHandle for a task."""
+        ``manual=True`` a Flow when input is needed first, a TaskHandle for a task.
+        ``on_progress(progress, total, message)`` and ``on_log(params)`` take this
+        call's progress and log messages, at ``log_level`` and above (``call_scope``)."""
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = dict(arguments)
         if meta:
             params["_meta"] = dict(meta)
+        notify = call_scope(params, on_progress, on_log, log_level, self.on_notification)
         try:
-            result = await self.run("tools/call", params, manual)
+            result = await self.run("tools/call", params, manual, notify)
         except RequestError as refused:
             # server/tools.mdx (x-mcp-header): a header-mismatch refusal for a tool whose
             # header parameters this client does not know (never listed, or changed
@@ -354,23 +369,43 @@ class Client:
             await self.list_tools()
             if self.connection.tool_schemas.get(name) == known:
                 raise  # the listing taught nothing new: the mismatch is the caller's
-            result = await self.run("tools/call", params, manual)
+            result = await self.run("tools/call", params, manual, notify)
         if isinstance(result, CallToolResult):
             self.outputs.check(name, result)
         return result
 
-    async def read_resource(self, uri: str, *, manual: bool = False) -> Any:
-        """The ReadResourceResult (a Flow with ``manual=True`` when input is needed)."""
-        return await self.run("resources/read", {"uri": uri}, manual)
+    async def read_resource(
+        self,
+        uri: str,
+        *,
+        manual: bool = False,
+        on_progress: OnProgress | None = None,
+        on_log: OnLog | None = None,
+        log_level: str | None = None,
+    ) -> Any:
+        """The ReadResourceResult (a Flow with ``manual=True`` when input is needed);
+        progress and logs as ``call_tool`` takes them."""
+        params: dict[str, Any] = {"uri": uri}
+        notify = call_scope(params, on_progress, on_log, log_level, self.on_notification)
+        return await self.run("resources/read", params, manual, notify)
 
     async def get_prompt(
-        self, name: str, arguments: Mapping[str, str] | None = None, *, manual: bool = False
+        self,
+        name: str,
+        arguments: Mapping[str, str] | None = None,
+        *,
+        manual: bool = False,
+        on_progress: OnProgress | None = None,
+        on_log: OnLog | None = None,
+        log_level: str | None = None,
     ) -> Any:
-        """The GetPromptResult (a Flow with ``manual=True`` when input is needed)."""
+        """The GetPromptResult (a Flow with ``manual=True`` when input is needed);
+        progress and logs as ``call_tool`` takes them."""
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = dict(arguments)
-        return await self.run("prompts/get", params, manual)
+        notify = call_scope(params, on_progress, on_log, log_level, self.on_notification)
+        return await self.run("prompts/get", params, manual, notify)
 
     async def discover(self) -> DiscoverResult:
         """server/discover; from a legacy server, the facts of its InitializeResult."""
@@ -395,7 +430,7 @@ class Client:
         dropped (basic/transports/streamable-http.mdx), and the rest remembered so that
         calls carry their Mcp-Param headers."""
         listed = await self._all("tools/list", "tools")
-        found = [(validated(Tool, _tool(safe_icons(t))), t) for t in listed]
+        found = [(validated(Tool, listed_tool(t)), t) for t in listed]
         kept = [(tool, raw) for tool, raw in found if valid_header_params(raw["inputSchema"])]
         self.connection.tool_schemas = {tool.name: raw["inputSchema"] for tool, raw in kept}
         self.outputs.learn(raw for _, raw in kept)
@@ -462,11 +497,3 @@ def _typed(method: str, outcome: dict[str, Any] | TaskHandle) -> Any:
     if isinstance(outcome, TaskHandle):
         return outcome
     return complete_result(RESULT_MODELS[method], outcome)
-
-
-def _tool(raw: dict[str, Any]) -> dict[str, Any]:
-    """A listed tool with the specification's defaults of its annotations filled in."""
-    annotations = raw.get("annotations")
-    if not isinstance(annotations, dict):
-        return raw
-    return {**raw, "annotations": with_defaults("ToolAnnotations", annotations)}

@@ -5,7 +5,8 @@
   jsonschema-rs, offline (a ``$ref`` is never fetched); a mismatch is
   ``OutputMismatch`` naming where. A tool never listed is not checked.
 - ``safe_icons``: icons whose ``src`` is not ``https:`` or ``data:`` are dropped from a
-  listed item (basic/index.mdx, "Icons": hosts should not fetch from other schemes).
+  listed item (basic/index.mdx, "Icons": hosts should not fetch from other schemes);
+  ``listed_tool`` also fills a tool's annotation defaults.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from urllib.parse import urlsplit
 import jsonschema_rs
 
 from snodo.client.errors import OutputMismatch
+from snodo.client.results import with_defaults
 from snodo_wire import CallToolResult
 
-__all__ = ["SAFE_ICON_SCHEMES", "OutputSchemas", "safe_icons"]
+__all__ = ["SAFE_ICON_SCHEMES", "OutputSchemas", "listed_tool", "safe_icons"]
 
 SAFE_ICON_SCHEMES = frozenset({"https", "data"})
 """Where a listed icon may come from."""
@@ -80,6 +82,16 @@ def safe_icons(item: dict[str, Any]) -> dict[str, Any]:
     if len(kept) == len(icons):
         return item
     return {**item, "icons": kept}
+
+
+def listed_tool(raw: dict[str, Any]) -> dict[str, Any]:
+    """A listed tool as the client keeps it: safe icons only, and the specification's
+    defaults of its annotations filled in."""
+    tool = safe_icons(raw)
+    annotations = tool.get("annotations")
+    if not isinstance(annotations, dict):
+        return tool
+    return {**tool, "annotations": with_defaults("ToolAnnotations", annotations)}
 
 
 def _safe(src: object) -> bool:

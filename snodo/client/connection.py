@@ -129,14 +129,16 @@ class Connection:
         modern_only: bool = False,
         until: float | None = None,
         deadline: float | None = None,
+        notify: Notify | None = None,
     ) -> dict[str, Any]:
         """The raw result of one request, in whichever era the server speaks; bounded
         by ``until`` (a ``time.monotonic()`` instant, ``deadline`` seconds from the
-        call's start). ``modern_only``: a legacy server is ``ModernOnly``."""
+        call's start). ``modern_only``: a legacy server is ``ModernOnly``. ``notify``
+        takes this request's notifications instead of ``on_notification``."""
         if self.era != "modern" and await self.settle(until, deadline) == "legacy":
-            return await self._legacy_call(method, params, modern_only, until, deadline)
+            return await self._legacy_call(method, params, modern_only, until, deadline, notify)
         try:
-            return await self._modern_request(method, params, until, deadline)
+            return await self._modern_request(method, params, until, deadline, notify)
         except NotModern as refused:
             # A refusal no modern server sends: the server is legacy (or has become so).
             if self.era_choice == "modern" or self.session_transport is None:
@@ -148,17 +150,22 @@ class Connection:
             async with self.settling:
                 if self.legacy is None:
                     await self._open_legacy(until, deadline)
-            return await self._legacy_call(method, params, modern_only, until, deadline)
+            return await self._legacy_call(method, params, modern_only, until, deadline, notify)
 
     async def _modern_request(
-        self, method: str, params: dict[str, Any], until: float | None, deadline: float | None
+        self,
+        method: str,
+        params: dict[str, Any],
+        until: float | None,
+        deadline: float | None,
+        notify: Notify | None = None,
     ) -> dict[str, Any]:
         for attempt in range(2):
             message = self.message(method, params)
             try:
                 response = await within(
                     self.transport.request(
-                        message, self.headers(method, params), self.on_notification
+                        message, self.headers(method, params), notify or self.on_notification
                     ),
                     self.limits,
                     until,
@@ -268,6 +275,7 @@ class Connection:
         modern_only: bool,
         until: float | None,
         deadline: float | None,
+        notify: Notify | None = None,
     ) -> dict[str, Any]:
         assert self.legacy is not None
         if modern_only:
@@ -275,5 +283,5 @@ class Connection:
                 f"manual=True and resume need a {LATEST_PROTOCOL_VERSION} server; "
                 f"this one speaks {self.legacy.version}"
             )
-        call = self.legacy.call(method, params, self.on_notification)
+        call = self.legacy.call(method, params, notify or self.on_notification)
         return await within(call, self.limits, until, method, deadline)

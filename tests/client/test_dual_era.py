@@ -440,3 +440,29 @@ def test_a_legacy_server_restarted_mid_session_gets_a_new_session(server: str) -
     finally:
         stop(process)
     assert renewals == [1]
+
+
+def test_a_calls_progress_and_logs_reach_its_callbacks_on_a_legacy_server(
+    legacy_client: tuple[Client, Handlers],
+) -> None:
+    """mcp 1.30's chatty tool logs and reports progress against the call's token."""
+    client, handlers = legacy_client
+    steps: list[tuple[float, float | None, str | None]] = []
+    logs: list[Any] = []
+
+    async def main() -> None:
+        async with client:
+            done = await client.call_tool(
+                "chatty",
+                {},
+                on_progress=lambda progress, total, message: steps.append(
+                    (progress, total, message)
+                ),
+                on_log=logs.append,
+            )
+            assert text(done) == "done"
+
+    asyncio.run(main())
+    assert steps == [(1.0, 2.0, None)]
+    assert logs == [{"level": "info", "data": "working on it"}]
+    assert handlers.notes == []  # nothing of the call's reached the client-wide callback

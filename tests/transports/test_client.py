@@ -246,6 +246,34 @@ def test_progress_reaches_on_notification(loop: Loop, connect: Connect) -> None:
     assert {n["params"]["progressToken"] for n in notes} == {"tok-1"}
 
 
+def test_a_calls_progress_and_logs_reach_its_own_callbacks(loop: Loop, connect: Connect) -> None:
+    """Per call: its own progressToken and log level in _meta, its notifications to its
+    callbacks; another call's, and anything else, to on_notification."""
+    elsewhere: list[dict[str, Any]] = []
+    steps: list[tuple[float, float | None, str | None]] = []
+    logs: list[Any] = []
+
+    async def main() -> None:
+        async with Client(connect(), on_notification=elsewhere.append) as client:
+            done = await client.call_tool(
+                "progress",
+                {"steps": 2},
+                on_progress=lambda progress, total, message: steps.append(
+                    (progress, total, message)
+                ),
+            )
+            assert done.content[0].text == "done after 2 steps"
+            await client.call_tool("chatty", on_log=logs.append, log_level="info")
+            await client.call_tool("chatty")  # no level asked: no log messages at all
+
+    run(loop, main())
+    assert steps == [(1, 2, "step 1"), (2, 2, "step 2")]
+    assert [(log["level"], log["data"], log.get("logger")) for log in logs] == [
+        ("info", {"said": "hello"}, "chatty")
+    ]
+    assert elsewhere == []
+
+
 def test_notifications_reach_only_their_own_request_once(
     loop: Loop, connect: Connect, kind: str
 ) -> None:
