@@ -557,3 +557,28 @@ def test_no_pause_after_the_last_state_only_round(monkeypatch: pytest.MonkeyPatc
     run(main())
     assert len(transport.sent) == 3
     assert len(pauses) == 2, "a pause between rounds, none after the last"
+
+
+def test_a_server_sent_cancellation_ends_a_listen_over_stdio(tmp_path: Path) -> None:
+    """basic/patterns/cancellation.mdx: on stdio the server ends a listen stream with
+    notifications/cancelled naming the listen request."""
+    argv = stdio_script(
+        tmp_path,
+        "for r in requests():\n"
+        "    if r['method'] == 'subscriptions/listen':\n"
+        "        meta = {'io.modelcontextprotocol/subscriptionId': r['id']}\n"
+        "        send({'jsonrpc': '2.0', 'method': 'notifications/subscriptions/acknowledged',\n"
+        "              'params': {'_meta': meta, 'notifications': {'toolsListChanged': True}}})\n"
+        "        send({'jsonrpc': '2.0', 'method': 'notifications/cancelled',\n"
+        "              'params': {'requestId': r['id'], 'reason': 'shutting down'}})\n",
+    )
+    heard: list[str] = []
+
+    async def main() -> None:
+        async with Client.stdio(argv, era="modern") as client:
+            async with asyncio.timeout(10):
+                async for note in client.listen(toolsListChanged=True):
+                    heard.append(note["method"])
+
+    run(main())
+    assert heard == ["notifications/subscriptions/acknowledged"]

@@ -132,6 +132,9 @@ class StdioTransport:
         token: Any = None
         if SUBSCRIPTION_ID in meta:
             token = ("subscription", meta[SUBSCRIPTION_ID])
+        elif note.get("method") == "notifications/cancelled":
+            # On stdio the server ends a listen stream this way, naming the listen's id.
+            token = ("subscription", params.get("requestId"))
         elif note.get("method") == "notifications/progress":
             token = params.get("progressToken")
         told: list[OnNotification] = []
@@ -195,15 +198,21 @@ class StdioTransport:
         self, message: dict[str, Any], headers: Mapping[str, str]
     ) -> AsyncGenerator[dict[str, Any], None]:
         """Send the listen request and yield its stream's notifications, then its response
-        if one comes; closed before that, it sends ``notifications/cancelled``."""
+        if one comes; a ``notifications/cancelled`` of the server's naming it ends the
+        stream too (basic/patterns/cancellation.mdx). Closed before either, it sends
+        ``notifications/cancelled`` itself."""
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.pending[message["id"]] = future
         mine = message["id"]
 
+        ended = False
+
         def route(note: dict[str, Any]) -> None:
-            meta = (note.get("params") or {}).get("_meta") or {}
-            if meta.get(SUBSCRIPTION_ID) == mine:
+            params = note.get("params") or {}
+            meta = params.get("_meta") or {}
+            cancelled = note.get("method") == "notifications/cancelled"
+            if meta.get(SUBSCRIPTION_ID) == mine or (cancelled and params.get("requestId") == mine):
                 queue.put_nowait(note)
 
         self.listeners.append((route, ("subscription", mine)))
@@ -213,7 +222,11 @@ class StdioTransport:
                 getter = asyncio.ensure_future(queue.get())
                 done, _ = await asyncio.wait({getter, future}, return_when=asyncio.FIRST_COMPLETED)
                 if getter in done:
-                    yield getter.result()
+                    item = getter.result()
+                    if item.get("method") == "notifications/cancelled":
+                        ended = True  # the server ended it: nothing to tell it back
+                        return
+                    yield item
                     continue
                 getter.cancel()
                 yield future.result()
@@ -221,7 +234,7 @@ class StdioTransport:
         finally:
             self.listeners.remove((route, ("subscription", mine)))
             self.pending.pop(mine, None)
-            if not future.done():
+            if not future.done() and not ended:
                 with contextlib.suppress(TransportError, ConnectionError):
                     await self.send(
                         {
