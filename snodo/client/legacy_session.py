@@ -62,6 +62,14 @@ from snodo_wire_2025_11_25.tables import SERVER_REQUESTS
 
 __all__ = ["LegacySession"]
 
+
+def _key(request_id: object) -> str | int | None:
+    """A request id usable as a key: a string or an integer, never a bool."""
+    if isinstance(request_id, str | int) and not isinstance(request_id, bool):
+        return request_id
+    return None
+
+
 LIST_CHANGED = {
     "notifications/tools/list_changed": "toolsListChanged",
     "notifications/prompts/list_changed": "promptsListChanged",
@@ -87,6 +95,8 @@ class LegacySession:
         self.answering = 0
         self.renewals = 0
         """Sessions started afresh after the server forgot one (HTTP 404)."""
+        self.in_flight: dict[str | int, asyncio.Future[dict[str, Any]]] = {}
+        """The handlers answering server-to-client requests now, by request id."""
         self.listening: list[asyncio.Queue[dict[str, Any]]] = []
         self.transport = transport
         self.info = dict(info)
@@ -203,27 +213,60 @@ class LegacySession:
 
     def _fan_out(self, note: dict[str, Any]) -> None:
         method = note.get("method")
+        if method == "notifications/cancelled":
+            self._cancelled(note)
         if method in LIST_CHANGED or method == RESOURCE_UPDATED:
             for queue in self.listening:
                 if queue.qsize() < self.limits.max_notifications:
                     queue.put_nowait(note)
 
-    async def _serve(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Answer one server-to-client request with a whole response message."""
+    async def _serve(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        """Answer one server-to-client request with a whole response message; None when
+        the server cancelled it meanwhile (its handler is cancelled, and no answer goes:
+        the legacy basic/utilities/cancellation.mdx)."""
         self.served += 1
         self.answering += 1
+        key = _key(request.get("id"))
+        handler: asyncio.Future[dict[str, Any]] | None = None
         try:
-            return await self._reply(request)
+            refused = self._over_limits(request)
+            if refused is not None:
+                return refused
+            handler = asyncio.ensure_future(self._reply(request))
+            if key is not None:
+                self.in_flight[key] = handler
+            return await asyncio.shield(handler)
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            assert handler is not None
+            if handler.cancelled() and not (current is not None and current.cancelling()):
+                return None  # the server's cancellation, not ours
+            handler.cancel()
+            raise
         finally:
             self.answering -= 1
+            if key is not None and handler is not None and self.in_flight.get(key) is handler:
+                del self.in_flight[key]
+
+    def _over_limits(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        """The refusal of a request beyond the session's caps, None within them."""
+        reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request.get("id")}
+        if self.served > self.limits.max_server_requests:
+            return _refusal(reply, ErrorCode.INTERNAL_ERROR, "too many requests this session")
+        if self.answering > self.limits.max_pending_server_requests:
+            return _refusal(reply, ErrorCode.INTERNAL_ERROR, "too many requests at once")
+        return None
+
+    def _cancelled(self, note: dict[str, Any]) -> None:
+        """The server gave up a request it sent: stop the handler answering it."""
+        params = note.get("params")
+        key = _key(params.get("requestId")) if isinstance(params, dict) else None
+        handler = self.in_flight.get(key) if key is not None else None
+        if handler is not None:
+            handler.cancel()
 
     async def _reply(self, request: dict[str, Any]) -> dict[str, Any]:
         reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request.get("id")}
-        limits = self.limits
-        if self.served > limits.max_server_requests:
-            return _refusal(reply, ErrorCode.INTERNAL_ERROR, "too many requests this session")
-        if self.answering > limits.max_pending_server_requests:
-            return _refusal(reply, ErrorCode.INTERNAL_ERROR, "too many requests at once")
         if request.get("method") == "ping":
             return {**reply, "result": {}}
         method = str(request.get("method"))

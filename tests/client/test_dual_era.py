@@ -466,3 +466,50 @@ def test_a_calls_progress_and_logs_reach_its_callbacks_on_a_legacy_server(
     assert steps == [(1.0, 2.0, None)]
     assert logs == [{"level": "info", "data": "working on it"}]
     assert handlers.notes == []  # nothing of the call's reached the client-wide callback
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_a_handler_is_cancelled_when_the_legacy_server_gives_up_its_question(
+    transport: str,
+) -> None:
+    """The call is abandoned while the user is being asked; the server's bridge then
+    cancels its elicitation request (notifications/cancelled), and the client stops the
+    handler still asking, sending no answer."""
+    target = "tests/legacy/servers.py:server"
+    asking = asyncio.Event()
+    outcome: list[str] = []
+
+    async def user(params: dict[str, Any]) -> dict[str, Any]:
+        asking.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            outcome.append("cancelled")
+            raise
+        return {"action": "accept", "content": {"name": "Ada"}}
+
+    async def main(client: Client) -> None:
+        async with client:
+            call = asyncio.ensure_future(client.call_tool("greet"))
+            await asyncio.wait_for(asyncio.shield(asking.wait()), 20)
+            call.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await call
+            for _ in range(100):
+                if outcome:
+                    break
+                await asyncio.sleep(0.05)
+            before_close.extend(outcome)  # not the close's own cancelling
+
+    before_close: list[str] = []
+    if transport == "stdio":
+        asyncio.run(main(Client.stdio(snodo_run(target, "stdio"), era="legacy", elicitation=user)))
+    else:
+        port = free_port()
+        process = _restartable(snodo_run(target, "http", "--port", str(port)), port)
+        try:
+            url = f"http://127.0.0.1:{port}/mcp"
+            asyncio.run(main(Client.http(url, era="legacy", elicitation=user)))
+        finally:
+            stop(process)
+    assert before_close == ["cancelled"]

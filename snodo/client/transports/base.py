@@ -25,7 +25,7 @@ __all__ = [
 ]
 
 OnNotification = Callable[[dict[str, Any]], None]
-OnRequest = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
+OnRequest = Callable[[dict[str, Any]], Awaitable[dict[str, Any] | None]]
 """Answers a server-to-client request with the whole JSON-RPC response message."""
 
 

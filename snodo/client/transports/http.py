@@ -155,10 +155,11 @@ class HttpTransport:
     async def _answer(self, request: dict[str, Any], headers: Mapping[str, str]) -> None:
         """A server-to-client request on a response stream: answer it with a POST."""
         if self.on_request is None:
-            reply = unanswerable(request)
+            reply: dict[str, Any] | None = unanswerable(request)
         else:
             reply = await self.on_request(request)
-        await self.notify(reply, headers)
+        if reply is not None:  # None: the server cancelled it, so no answer is sent
+            await self.notify(reply, headers)
 
     async def stream(
         self, message: dict[str, Any], headers: Mapping[str, str]

@@ -117,6 +117,8 @@ class StdioTransport:
 
     async def _answer(self, request: dict[str, Any]) -> None:
         reply = unanswerable(request) if self.on_request is None else await self.on_request(request)
+        if reply is None:  # the server cancelled it: no answer is sent
+            return
         with contextlib.suppress(TransportError, ConnectionError):
             await self.send(reply)
 
