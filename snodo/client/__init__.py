@@ -23,13 +23,12 @@ imports it.
 from __future__ import annotations
 
 import contextlib
-import functools
 import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any
 
-from snodo.client.call_scope import OnLog, OnProgress, call_scope
-from snodo.client.checks import OutputSchemas, listed_tool, safe_icons
+from snodo.client.call_scope import CALL_DEADLINE, OnLog, OnProgress, call_deadline, call_scope
+from snodo.client.checks import OutputSchemas
 from snodo.client.connection import Connection, Notify
 from snodo.client.era import Era, EraChoice, ModernOnly, UnsupportedServer
 from snodo.client.errors import (
@@ -46,28 +45,22 @@ from snodo.client.errors import (
 from snodo.client.handlers import InputHandlers
 from snodo.client.legacy_session import LegacySession
 from snodo.client.limits import ClientLimits
-from snodo.client.listings import every_page
+from snodo.client.listings import Listings
 from snodo.client.results import (
     RESULT_MODELS,
     Flow,
     Handler,
     complete_result,
     result_of,
-    validated,
 )
 from snodo.client.rounds import FlowBounds, run_flow
 from snodo.client.tasks import TaskCancelled, TaskFailed, TaskHandle, follow
 from snodo.client.transports import ClientTransport, HttpTransport, StdioTransport
 from snodo.errors import ErrorCode
-from snodo.http_headers import valid_header_params
 from snodo_wire import (
     CallToolResult,
     CompleteResult,
     DiscoverResult,
-    Prompt,
-    Resource,
-    ResourceTemplate,
-    Tool,
 )
 from snodo_wire.protocol import LATEST_PROTOCOL_VERSION
 from snodo_wire_tasks.protocol import EXTENSION_ID as TASKS_EXTENSION
@@ -94,7 +87,7 @@ __all__ = [
 ]
 
 
-class Client:
+class Client(Listings):
     """An MCP client for servers of either era, with one API.
 
     Install handlers for what the user can do (``elicitation``, ``url_elicitation``,
@@ -222,8 +215,14 @@ class Client:
         assert isinstance(followed, dict)  # not manual: the task's result
         return followed
 
+    def _deadline(self) -> float | None:
+        """This call's deadline (``deadline=`` on the call), else the client's."""
+        given = CALL_DEADLINE.get()
+        return self.deadline if given is None else given
+
     def _until(self) -> float | None:
-        return None if self.deadline is None else time.monotonic() + self.deadline
+        deadline = self._deadline()
+        return None if deadline is None else time.monotonic() + deadline
 
     async def _send(
         self,
@@ -233,7 +232,9 @@ class Client:
         until: float | None = None,
         notify: Notify | None = None,
     ) -> dict[str, Any]:
-        return await self.connection.send(method, params, modern_only, until, self.deadline, notify)
+        return await self.connection.send(
+            method, params, modern_only, until, self._deadline(), notify
+        )
 
     # -- MRTR ----------------------------------------------------------------------------
 
@@ -294,7 +295,7 @@ class Client:
         async def on_task(created: dict[str, Any], until: float | None) -> Any:
             return _typed(method, await self._task(method, created, until, manual))
 
-        bounds = FlowBounds(self.max_rounds, self.backoff, self.deadline, self.limits)
+        bounds = FlowBounds(self.max_rounds, self.backoff, self._deadline(), self.limits)
         return await run_flow(
             send, self.inputs, bounds, method, params, responses, state, manual, on_task
         )
@@ -318,7 +319,7 @@ class Client:
         manual: bool,
         responses: Mapping[str, Any] | None,
     ) -> dict[str, Any] | TaskHandle:
-        bounds = FlowBounds(self.max_rounds, self.backoff, self.deadline, self.limits)
+        bounds = FlowBounds(self.max_rounds, self.backoff, self._deadline(), self.limits)
         call = self._task_call
         return await follow(
             call, self.inputs, bounds, handle, until, manual=manual, responses=responses
@@ -346,11 +347,28 @@ class Client:
         on_progress: OnProgress | None = None,
         on_log: OnLog | None = None,
         log_level: str | None = None,
+        deadline: float | None = None,
     ) -> Any:
         """The tool's CallToolResult, whether or not the server made a task; with
         ``manual=True`` a Flow when input is needed first, a TaskHandle for a task.
         ``on_progress(progress, total, message)`` and ``on_log(params)`` take this
-        call's progress and log messages, at ``log_level`` and above (``call_scope``)."""
+        call's progress and log messages, at ``log_level`` and above; ``deadline``
+        bounds this call in place of the client's (``call_scope``)."""
+        with call_deadline(deadline):
+            return await self._call_tool(
+                name, arguments, manual, meta, on_progress, on_log, log_level
+            )
+
+    async def _call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        manual: bool,
+        meta: Mapping[str, Any] | None,
+        on_progress: OnProgress | None,
+        on_log: OnLog | None,
+        log_level: str | None,
+    ) -> Any:
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = dict(arguments)
@@ -382,12 +400,14 @@ class Client:
         on_progress: OnProgress | None = None,
         on_log: OnLog | None = None,
         log_level: str | None = None,
+        deadline: float | None = None,
     ) -> Any:
         """The ReadResourceResult (a Flow with ``manual=True`` when input is needed);
-        progress and logs as ``call_tool`` takes them."""
+        progress, logs and deadline as ``call_tool`` takes them."""
         params: dict[str, Any] = {"uri": uri}
         notify = call_scope(params, on_progress, on_log, log_level, self.on_notification)
-        return await self.run("resources/read", params, manual, notify)
+        with call_deadline(deadline):
+            return await self.run("resources/read", params, manual, notify)
 
     async def get_prompt(
         self,
@@ -398,14 +418,16 @@ class Client:
         on_progress: OnProgress | None = None,
         on_log: OnLog | None = None,
         log_level: str | None = None,
+        deadline: float | None = None,
     ) -> Any:
         """The GetPromptResult (a Flow with ``manual=True`` when input is needed);
-        progress and logs as ``call_tool`` takes them."""
+        progress, logs and deadline as ``call_tool`` takes them."""
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = dict(arguments)
         notify = call_scope(params, on_progress, on_log, log_level, self.on_notification)
-        return await self.run("prompts/get", params, manual, notify)
+        with call_deadline(deadline):
+            return await self.run("prompts/get", params, manual, notify)
 
     async def discover(self) -> DiscoverResult:
         """server/discover; from a legacy server, the facts of its InitializeResult."""
@@ -419,37 +441,6 @@ class Client:
             await self.request("server/discover")  # may settle the era as legacy
         if self.era == "legacy":
             await self.request("ping")
-
-    async def _all(self, method: str, key: str) -> list[dict[str, Any]]:
-        until = self._until()
-        send = functools.partial(self._send, method, until=until)
-        return await every_page(send, method, key, self.limits)
-
-    async def list_tools(self) -> list[Tool]:
-        """Every tool, following cursors. Tools whose x-mcp-header use is invalid are
-        dropped (basic/transports/streamable-http.mdx), and the rest remembered so that
-        calls carry their Mcp-Param headers."""
-        listed = await self._all("tools/list", "tools")
-        found = [(validated(Tool, listed_tool(t)), t) for t in listed]
-        kept = [(tool, raw) for tool, raw in found if valid_header_params(raw["inputSchema"])]
-        self.connection.tool_schemas = {tool.name: raw["inputSchema"] for tool, raw in kept}
-        self.outputs.learn(raw for _, raw in kept)
-        return [tool for tool, _ in kept]
-
-    async def list_resources(self) -> list[Resource]:
-        """Every resource, following cursors."""
-        found = await self._all("resources/list", "resources")
-        return [validated(Resource, safe_icons(r)) for r in found]
-
-    async def list_resource_templates(self) -> list[ResourceTemplate]:
-        """Every resource template, following cursors."""
-        found = await self._all("resources/templates/list", "resourceTemplates")
-        return [validated(ResourceTemplate, safe_icons(t)) for t in found]
-
-    async def list_prompts(self) -> list[Prompt]:
-        """Every prompt, following cursors."""
-        found = await self._all("prompts/list", "prompts")
-        return [validated(Prompt, safe_icons(p)) for p in found]
 
     async def complete(
         self,
@@ -467,7 +458,10 @@ class Client:
     async def listen(self, **notifications: Any) -> AsyncIterator[dict[str, Any]]:
         """subscriptions/listen: yield notifications until the caller stops iterating
         (from a legacy server, in the same shape: ``LegacySession.listen``)."""
-        if self.era is None and await self.connection.settle(self._until(), self.deadline) is None:
+        if (
+            self.era is None
+            and await self.connection.settle(self._until(), self._deadline()) is None
+        ):
             await self.discover()  # HTTP: the era must be known before the stream opens
         if self.era == "legacy":
             assert self.legacy is not None

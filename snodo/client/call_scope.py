@@ -1,4 +1,4 @@
-"""One call's progress and log messages, to that call's own callbacks.
+"""One call's progress and log messages, to that call's own callbacks; and its deadline.
 
 ``call_tool(..., on_progress=..., on_log=..., log_level=...)`` (and ``read_resource``,
 ``get_prompt``) asks the server for them in the request's ``_meta``: a
@@ -11,18 +11,42 @@ callback is given for, to the client's ``on_notification``.
 A legacy server reads the token the same way; its log level is the session's own
 (``logging/setLevel``), so there ``log_level`` asks for nothing. Over stdio log
 messages carry no request, so concurrent calls with ``on_log`` each hear them all.
+
+``deadline=`` on one of those calls bounds that call (every round, and a task it
+becomes) in place of the client's ``deadline``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
 from typing import Any
 
 from snodo.context import LOG_LEVELS
 from snodo_wire.protocol import META_LOG_LEVEL
 
-__all__ = ["OnLog", "OnProgress", "call_scope"]
+__all__ = ["CALL_DEADLINE", "OnLog", "OnProgress", "call_deadline", "call_scope"]
+
+CALL_DEADLINE: ContextVar[float | None] = ContextVar("snodo_call_deadline", default=None)
+"""The deadline one call was given (``deadline=`` on the call), over the client's."""
+
+
+@contextlib.contextmanager
+def call_deadline(seconds: float | None) -> Iterator[None]:
+    """Within: the calls made have ``seconds`` as their deadline (None: the client's)."""
+    if seconds is None:
+        yield
+        return
+    if not (isinstance(seconds, int | float) and seconds > 0):
+        raise ValueError("deadline must be a positive number of seconds")
+    token = CALL_DEADLINE.set(float(seconds))
+    try:
+        yield
+    finally:
+        CALL_DEADLINE.reset(token)
+
 
 OnProgress = Callable[[float, float | None, str | None], object]
 """Takes a call's ``notifications/progress``: progress, total, message."""

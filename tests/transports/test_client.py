@@ -22,7 +22,7 @@ import pytest
 from pydantic import MISSING
 
 import snodo
-from snodo.client import Client, Flow, RequestError, TooManyRounds
+from snodo.client import Client, DeadlineExceeded, Flow, RequestError, TooManyRounds
 from snodo.client.transports import (
     ClientTransport,
     HttpRefused,
@@ -272,6 +272,23 @@ def test_a_calls_progress_and_logs_reach_its_own_callbacks(loop: Loop, connect: 
         ("info", {"said": "hello"}, "chatty")
     ]
     assert elsewhere == []
+
+
+def test_a_calls_own_deadline_bounds_it_in_place_of_the_clients(
+    loop: Loop, connect: Connect
+) -> None:
+    async def main() -> None:
+        async with Client(connect(), deadline=60) as client:
+            started = time.monotonic()
+            with pytest.raises(DeadlineExceeded):
+                await client.call_tool("slow", {"seconds": 5, "tag": "bounded"}, deadline=0.3)
+            assert time.monotonic() - started < 4  # the call's 0.3 s, not the client's 60
+            with pytest.raises(ValueError, match="deadline must be a positive number"):
+                await client.call_tool("slow", {"seconds": 0}, deadline=0)
+            done = await client.call_tool("slow", {"seconds": 0.01, "tag": "free"})
+            assert done.is_error is not True  # the client's own deadline again
+
+    run(loop, main())
 
 
 def test_notifications_reach_only_their_own_request_once(
