@@ -8,7 +8,6 @@ emits a notification or opens a subscriptions/listen stream.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any
 
@@ -200,11 +199,11 @@ class Exchange:
         try:
             await self._chunk(b"")
             while not subscription.ended.is_set():
-                with contextlib.suppress(TimeoutError):
+                try:
                     async with asyncio.timeout(KEEPALIVE_SECONDS):
                         await subscription.ended.wait()
-                        break
-                await self._chunk(b":\n\n")
+                except TimeoutError:
+                    await self._chunk(b":\n\n")
             if self.sender is not None and self.queue is not None:
                 self.queue.put_nowait(None)  # what was emitted, the final result last
                 await self.sender
