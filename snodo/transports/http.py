@@ -101,6 +101,8 @@ class HttpApp:
         # Dual-era unless the server is modern-only: initialize-based sessions beside
         # the stateless path (snodo.legacy.http).
         self.legacy = None if server.legacy is None else LegacyHttp(server, server.legacy)
+        self._unhook: Callable[[], None] = _nothing
+        """Puts back the signal handlers the lifespan wrapped (``on_stop_signal``)."""
         # OAuth: given here, or configured on the server (what ``snodo run`` serves).
         self.authorization = server.authorization if authorization is None else authorization
         if self.authorization is not None and authenticate is not None:
@@ -110,7 +112,11 @@ class HttpApp:
         if self.server.state_per_process:
             logging.getLogger("snodo").warning(PER_PROCESS_STATE)
         await self.server.startup()
-        on_stop_signal(self._stopping)
+        self._unhook = on_stop_signal(self._stopping)
+
+    async def _shutdown(self) -> None:
+        self._unhook()
+        await self.server.shutdown()
 
     def _stopping(self) -> None:
         """A shutdown has begun: end the streams that would otherwise hold it up, the
@@ -121,7 +127,7 @@ class HttpApp:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            await lifespan(receive, send, self._startup, self.server.shutdown)
+            await lifespan(receive, send, self._startup, self._shutdown)
             if self.legacy is not None:
                 self.legacy.close()
             return
@@ -315,3 +321,7 @@ class HttpApp:
             receive,
             send,
         ).run()
+
+
+def _nothing() -> None:
+    return None

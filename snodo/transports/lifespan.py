@@ -46,7 +46,7 @@ async def lifespan(receive: Receive, send: Send, startup: Step, shutdown: Step) 
             return
 
 
-def on_stop_signal(callback: Callable[[], object]) -> None:
+def on_stop_signal(callback: Callable[[], object]) -> Callable[[], None]:
     """Run ``callback`` on the event loop as soon as SIGTERM or SIGINT arrives, then
     whatever handled the signal before (the ASGI server's own shutdown).
 
@@ -54,9 +54,17 @@ def on_stop_signal(callback: Callable[[], object]) -> None:
     connection has closed, and a ``subscriptions/listen`` stream never closes by itself:
     this lets the server end those streams gracefully first, so the shutdown can go on.
     Only where a Python handler is installed, in the main thread (uvicorn's case).
+    Returns what puts the previous handlers back (where ours is still the one in place).
     """
+    installed: list[tuple[int, Any, Any]] = []
+
+    def restore() -> None:
+        for signum, previous, ours in installed:
+            if signal.getsignal(signum) is ours:
+                signal.signal(signum, previous)
+
     if threading.current_thread() is not threading.main_thread():
-        return
+        return restore
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         previous = signal.getsignal(signum)
@@ -71,3 +79,5 @@ def on_stop_signal(callback: Callable[[], object]) -> None:
             previous(sig, frame)
 
         signal.signal(signum, handler)
+        installed.append((signum, previous, handler))
+    return restore
