@@ -8,7 +8,9 @@
   ``"x-snodo-wrapped": true``, and ``structuredContent`` is ``{"result": value}``. Both
   revisions are served by one definition: the legacy one requires an object at the root.
 - ``str`` (alone or ``| None``) is text, ``None`` is nothing, and content (a content
-  block, a ``CallToolResult``, the media helpers, a list of them) is content: none has
+  block, a ``CallToolResult``, the media helpers, a list of them, or a dict whose values
+  may be strings, ``dict[str, str]``, the way content blocks are often returned, and a
+  list of such) is content: none has
   an output schema. Nor does a type with ``Any`` or ``object`` anywhere in it, or a bare
   ``dict`` or ``list``: they say nothing a schema could check, and a content block is
   often returned as ``dict[str, Any]``.
@@ -25,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from collections.abc import Awaitable, Coroutine
+from collections.abc import Awaitable, Coroutine, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,6 +69,8 @@ def output_of(annotation: Any, ending: tuple[type, ...] = ()) -> Output | None:
         annotation = typing.get_args(annotation)[-1] if typing.get_args(annotation) else Any
     kept = _without(annotation, ending)
     if kept is None or _textual(kept) or _says_nothing(kept) or _content(kept):
+        return None
+    if _may_be_blocks(kept):
         return None
     try:
         schema = schema_of(kept)
@@ -117,6 +121,20 @@ def _says_nothing(annotation: Any) -> bool:
     if annotation is Any or annotation is object or annotation in (dict, list):
         return True
     return any(_says_nothing(arg) for m in _members(annotation) for arg in typing.get_args(m))
+
+
+def _may_be_blocks(annotation: Any) -> bool:
+    """A dict whose values may be strings, or a list of such dicts: what a tool returning
+    content blocks as plain dicts is annotated with (``-> dict[str, str]``)."""
+    for member in _members(annotation):
+        origin = typing.get_origin(member)
+        args = typing.get_args(member)
+        mapping = origin in (dict, Mapping, MutableMapping) and len(args) == 2
+        if mapping and any(value is str for value in _members(args[1])):
+            return True
+        if origin in (list, tuple, Sequence) and args and _may_be_blocks(args[0]):
+            return True
+    return False
 
 
 def _content(annotation: Any) -> bool:

@@ -109,6 +109,10 @@ def build() -> Server:
     def asks() -> InputRequired | int:
         return 5
 
+    @server.tool
+    def block() -> dict[str, str]:
+        return {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
+
     @server.tool(structured_output=False)
     def unstructured() -> int:
         return 4
@@ -169,7 +173,7 @@ def test_the_output_schema_of_each_return_type() -> None:
     )
     assert schemas["asks"] == wrapped({"type": "integer"})
     assert schemas["given"] == {"type": "object", "properties": {"n": {"type": "integer"}}}
-    for none in ("text", "nothing", "picture", "unstructured"):
+    for none in ("text", "nothing", "picture", "unstructured", "block"):
         assert schemas[none] is None, none
 
 
@@ -202,6 +206,12 @@ def test_text_nothing_and_content_stay_content() -> None:
         {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
     ]
     assert "structuredContent" not in call("unstructured")["result"]
+    # A content block returned as a plain dict, annotated so, is content.
+    assert call("block")["result"] == {
+        "resultType": "complete",
+        "content": [{"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}],
+        "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "outputs", "version": "1"}},
+    }
 
 
 def test_a_value_outside_its_own_schema_is_the_servers_fault() -> None:
