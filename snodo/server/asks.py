@@ -45,7 +45,7 @@ from typing import Any
 from snodo import elicitation, roots, sampling
 from snodo.context import Context, refilled
 from snodo.result import MISSING, InputRequired
-from snodo.state.sealing import Sealer
+from snodo.state.sealing import UNKNOWN, Sealer
 from snodo_wire.models import CreateMessageResult, ListRootsResult
 
 __all__ = [
@@ -258,14 +258,10 @@ def answer_questions(
 def carried_forward(ctx: Context, done: Answered, outcome: InputRequired) -> InputRequired:
     """A handler with asks that asks more itself: its state with the asks' answers
     beside it, so the next round still has them."""
-    state = outcome.request_state
     sealer = ctx.sealer
-    if state is None:
-        data = None
-    elif isinstance(sealer, Sealer) and sealer.sealed is not None and state in sealer.sealed:
-        data = sealer.sealed[state]
-    elif state == ctx.request_state:
-        data = done.ctx.state_data
-    else:
+    data = UNKNOWN
+    if isinstance(sealer, Sealer):  # the echoed state's data is the handler's own part
+        data = sealer.data_of(outcome.request_state, done.ctx.state_data)
+    if data is UNKNOWN:
         return outcome  # not sealed by this server: the server refuses it (pinned)
     return InputRequired(outcome.input_requests, ctx.seal({CARRIED: done.answers, "data": data}))

@@ -26,9 +26,12 @@ from snodo.observe import Observation
 from snodo.result import InputRequired
 from snodo.state.keyring import Keyring
 
-__all__ = ["Sealer", "pinned", "with_state"]
+__all__ = ["UNKNOWN", "Sealer", "pinned", "with_state"]
 
 log = logging.getLogger("snodo")
+
+UNKNOWN: Any = object()
+"""``Sealer.data_of`` for a state it cannot read without the keys."""
 
 NOTHING_ASKED: Mapping[str, str] = MappingProxyType({})
 """The questions a request without state answers: none."""
@@ -53,6 +56,18 @@ class Sealer:
             self.sealed = {}
         self.sealed[token] = value
         return token
+
+    def data_of(self, state: str | None, echoed: Any) -> Any:
+        """What a requestState a handler returned carries, where this request knows it
+        without opening it: nothing for none, what ``ctx.seal`` sealed, ``echoed`` for
+        the state the request came with; ``UNKNOWN`` for any other."""
+        if state is None:
+            return None
+        if self.sealed is not None and state in self.sealed:
+            return self.sealed[state]
+        if state == self.ctx.request_state:
+            return echoed
+        return UNKNOWN
 
     def seal(self, value: Any, asked: Mapping[str, str] | None) -> str:
         mark = self.observation.flow_mark() if self.observation is not None else None
@@ -105,13 +120,9 @@ def pinned(keyring: Keyring, ctx: Context, outcome: InputRequired) -> InputRequi
         return outcome
     sealer = ctx.sealer if isinstance(ctx.sealer, Sealer) else Sealer(keyring, ctx, None)
     state = outcome.request_state
-    if state is None:
-        data = None
-    elif sealer.sealed is not None and state in sealer.sealed:
-        data = sealer.sealed[state]
-    elif state == ctx.request_state:
-        data = ctx.state_data
-    else:
+    data = sealer.data_of(state, ctx.state_data)
+    if data is UNKNOWN:
+        assert state is not None
         try:
             data = keyring.open(state, ctx, principal=ctx.principal)
         except InvalidState as exc:
