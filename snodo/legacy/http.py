@@ -221,13 +221,7 @@ class LegacyHttp:
         if not responses:
             await _empty(send, 202)
             return
-        body = b"[" + b",".join(jsonrpc.encode(r) for r in responses) + b"]"
-        headers = [
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(body)).encode()),
-        ]
-        await send({"type": "http.response.start", "status": 200, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        await _json_body(send, 200, b"[" + b",".join(jsonrpc.encode(r) for r in responses) + b"]")
 
     async def _initialize(
         self, message: Any, headers: Mapping[str, str], principal: str | None, send: Send
@@ -424,7 +418,12 @@ async def _json(
     message: dict[str, Any],
     extra: tuple[tuple[bytes, bytes], ...] = (),
 ) -> None:
-    body = jsonrpc.encode(message)
+    await _json_body(send, status, jsonrpc.encode(message), extra)
+
+
+async def _json_body(
+    send: Send, status: int, body: bytes, extra: tuple[tuple[bytes, bytes], ...] = ()
+) -> None:
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers + list(extra)})
     await send({"type": "http.response.body", "body": body})
