@@ -20,7 +20,7 @@ import warnings
 from snodo.client import Client, Flow, RequestError, TaskHandle
 from snodo.context import Context
 from snodo.errors import McpError
-from snodo.result import MISSING, input_required, tool_error
+from snodo.result import MISSING, input_required, tool_error, url_required
 from snodo.server import CacheHint, Reply, Server
 from snodo.server.asks import Ask
 from snodo.server.dependencies import Depends
@@ -46,6 +46,7 @@ __all__ = [
     "TaskHandle",
     "input_required",
     "tool_error",
+    "url_required",
 ]
 __version__ = "0.1.0"
 

@@ -3,7 +3,10 @@
 ``input_required(...)`` ends the request with an InputRequiredResult (MRTR): the
 client gathers the answers and retries. Nothing waits on the server in between.
 ``tool_error(...)`` is a tool result with ``isError: true``: the tool ran and failed
-in a way the model should see, as opposed to a protocol error.
+in a way the model should see, as opposed to a protocol error. ``url_required(...)``
+says the request cannot go on until the user has finished something out of band (a
+sign-in, a payment) at the URLs given; the client sends the request again afterwards,
+and the handler looks again (client/elicitation.mdx of both revisions).
 """
 
 from __future__ import annotations
@@ -14,7 +17,19 @@ from typing import Any
 
 from pydantic import MISSING  # false once snodo is imported: see snodo/__init__.py
 
-__all__ = ["MISSING", "InputRequired", "ToolError", "input_required", "tool_error"]
+__all__ = [
+    "MISSING",
+    "URL_REQUIRED_META",
+    "InputRequired",
+    "ToolError",
+    "input_required",
+    "tool_error",
+    "url_required",
+]
+
+URL_REQUIRED_META = "snodo/urlRequired"
+"""The ``_meta`` key that marks an InputRequiredResult made by ``url_required``: a
+legacy session answers it with the URL-elicitation-required error of its revision."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,10 +38,14 @@ class InputRequired:
 
     input_requests: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     request_state: str | None = None
+    url_required: bool = False
+    """Made by ``url_required``: only URL elicitations, the request to be sent afresh."""
 
     def to_result(self) -> dict[str, Any]:
         """The InputRequiredResult as it goes on the wire, before admission checks it."""
         result: dict[str, Any] = {"resultType": "input_required"}
+        if self.url_required:
+            result["_meta"] = {URL_REQUIRED_META: True}
         if self.input_requests:
             result["inputRequests"] = dict(self.input_requests)
         if self.request_state is not None:
@@ -56,6 +75,26 @@ def input_required(
     if request_state is not None and not isinstance(request_state, str):
         raise TypeError("request_state must be a string (seal it with snodo.state.seal)")
     return InputRequired(requests, request_state)
+
+
+def url_required(*requests: Mapping[str, Any]) -> InputRequired:
+    """End this request until the user has been to each URL (``elicitation.url(...)``
+    requests, one or more): the client shows them and sends the request again, and the
+    handler, run afresh, finds out from its own records whether the user finished.
+
+    A modern client gets an InputRequiredResult of those requests (keys ``url-1``,
+    ``url-2``, ...); a legacy session the error its revision defines for it (-32042,
+    ``URLElicitationRequiredError``), after which its client retries on its own.
+    """
+    if not requests:
+        raise ValueError("url_required needs at least one elicitation.url(...) request")
+    for request in requests:
+        params = request.get("params") if isinstance(request, Mapping) else None
+        is_url = request.get("method") == "elicitation/create" and isinstance(params, Mapping)
+        if not is_url or params.get("mode") != "url":  # type: ignore[union-attr]
+            raise ValueError("url_required takes elicitation.url(...) requests only")
+    keyed = {f"url-{number}": request for number, request in enumerate(requests, 1)}
+    return InputRequired(keyed, None, url_required=True)
 
 
 class ToolError(Exception):

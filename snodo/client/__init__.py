@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Hashable, Mapping, Sequence
 from typing import Any
 
+from snodo.client.cache import ResponseCache
 from snodo.client.call_scope import CALL_DEADLINE, OnLog, OnProgress, call_deadline, call_scope
 from snodo.client.checks import OutputSchemas
 from snodo.client.connection import Connection, Notify
@@ -45,24 +46,16 @@ from snodo.client.errors import (
 from snodo.client.handlers import InputHandlers
 from snodo.client.legacy_session import LegacySession
 from snodo.client.limits import ClientLimits
-from snodo.client.listings import Listings
-from snodo.client.results import (
-    RESULT_MODELS,
-    Flow,
-    Handler,
-    complete_result,
-    result_of,
-)
+from snodo.client.listings import Listed, Listings
+from snodo.client.results import RESULT_MODELS, Flow, Handler, complete_result, result_of
 from snodo.client.rounds import FlowBounds, run_flow
-from snodo.client.tasks import TaskCancelled, TaskFailed, TaskHandle, follow
+from snodo.client.tasks import ClientTasks, TaskCancelled, TaskFailed, TaskHandle
 from snodo.client.transports import ClientTransport, HttpTransport, StdioTransport
+from snodo.client.url_required import Completions, UrlElicitationRequired
 from snodo.errors import ErrorCode
-from snodo_wire import (
-    CallToolResult,
-    CompleteResult,
-    DiscoverResult,
-)
+from snodo_wire import CallToolResult, CompleteResult, DiscoverResult
 from snodo_wire.protocol import LATEST_PROTOCOL_VERSION
+from snodo_wire_2025_11_25.errors import ErrorCode as LegacyErrorCode
 from snodo_wire_tasks.protocol import EXTENSION_ID as TASKS_EXTENSION
 
 __all__ = [
@@ -72,22 +65,25 @@ __all__ = [
     "DeadlineExceeded",
     "Flow",
     "LimitExceeded",
+    "Listed",
     "ModernOnly",
     "OutputMismatch",
     "ProtocolViolation",
     "RequestError",
     "RequestTimeout",
+    "ResponseCache",
     "TaskCancelled",
     "TaskFailed",
     "TaskHandle",
     "TooManyRounds",
     "TransportError",
     "UnsupportedServer",
+    "UrlElicitationRequired",
     "complete_result",
 ]
 
 
-class Client(Listings):
+class Client(Listings, ClientTasks):
     """An MCP client for servers of either era, with one API.
 
     Install handlers for what the user can do (``elicitation``, ``url_elicitation``,
@@ -98,7 +94,10 @@ class Client(Listings):
     ``"modern"`` or ``"legacy"``. ``probe_timeout`` bounds the stdio probe: a server
     silent that long is legacy. ``limits`` bounds what a server can make the client
     wait for or hold (``ClientLimits``; give ``Client.http``/``Client.stdio`` the same
-    to bound the transport's reading too).
+    to bound the transport's reading too). ``cache``: results kept as their caching
+    hints allow (``snodo.client.cache``; a ``ResponseCache`` to share one between
+    clients, False for none); ``principal`` names whom this client acts for, so that
+    clients sharing a cache share private results only with their own principal.
     """
 
     def __init__(
@@ -122,6 +121,8 @@ class Client(Listings):
         deadline: float | None = None,
         on_notification: Callable[[dict[str, Any]], None] | None = None,
         limits: ClientLimits | None = None,
+        cache: bool | ResponseCache = True,
+        principal: Hashable | None = None,
     ) -> None:
         if era not in ("auto", "modern", "legacy"):
             raise ValueError(f"era must be 'auto', 'modern' or 'legacy', not {era!r}")
@@ -141,6 +142,11 @@ class Client(Listings):
         self.on_notification = on_notification or (lambda _: None)
         self.outputs = OutputSchemas()
         """The listed tools' output schemas, against which results are checked."""
+        self.cache = ResponseCache() if cache is True else None if cache is False else cache
+        self.principal = object() if principal is None else principal
+        self.completions = Completions()
+        url = getattr(transport, "url", None)
+        self.origin: Hashable = url if isinstance(url, str) else object()
         self.connection = Connection(
             transport,
             info={"name": name, "version": version},
@@ -149,7 +155,7 @@ class Client(Listings):
             probe_timeout=probe_timeout,
             capabilities=self.capabilities,
             inputs=self.inputs,
-            on_notification=self.on_notification,
+            on_notification=self._notified,
             limits=self.limits,
         )
 
@@ -232,9 +238,25 @@ class Client(Listings):
         until: float | None = None,
         notify: Notify | None = None,
     ) -> dict[str, Any]:
-        return await self.connection.send(
+        cache = self.cache
+        if cache is not None:
+            kept = cache.get(self.origin, self.principal, method, params)
+            if kept is not None:
+                return kept
+        result = await self.connection.send(
             method, params, modern_only, until, self._deadline(), notify
         )
+        if cache is not None:
+            cache.put(self.origin, self.principal, method, params, result)
+        return result
+
+    def _notified(self, note: dict[str, Any]) -> None:
+        """A notification no call took: it may make kept results stale; then the
+        client's ``on_notification``."""
+        if self.cache is not None:
+            self.cache.notified(self.origin, note)
+        self.completions.notified(note)
+        self.on_notification(note)
 
     # -- MRTR ----------------------------------------------------------------------------
 
@@ -246,9 +268,18 @@ class Client(Listings):
         notify: Notify | None = None,
     ) -> Any:
         """Send the request, answering input requests and retrying until complete;
-        ``notify`` takes the notifications of its rounds (``on_notification`` else)."""
+        ``notify`` takes the notifications of its rounds (``on_notification`` else). A
+        legacy server's -32042 is met as ``snodo.client.url_required`` says."""
         params = {k: v for k, v in params.items() if k not in ("inputResponses", "requestState")}
-        return await self._rounds(method, params, None, None, manual, notify=notify)
+        until = self._until()
+        try:
+            return await self._rounds(method, params, None, None, manual, notify=notify)
+        except RequestError as refused:
+            if refused.code != LegacyErrorCode.URL_ELICITATION_REQUIRED or self.era != "legacy":
+                raise
+            left = self.limits.request_timeout if until is None else until - time.monotonic()
+            await self.completions.visit(refused, self.inputs, left)
+            return await self._rounds(method, params, None, None, manual, notify=notify)
 
     async def resume(
         self,
@@ -300,41 +331,6 @@ class Client(Listings):
             send, self.inputs, bounds, method, params, responses, state, manual, on_task
         )
 
-    # -- tasks ---------------------------------------------------------------------------
-
-    async def _task(
-        self, method: str, created: dict[str, Any], until: float | None, manual: bool
-    ) -> dict[str, Any] | TaskHandle:
-        """A task the server answered ``method`` with: its handle with ``manual``, else
-        its raw result once it ends."""
-        if not self.tasks:
-            raise ProtocolViolation("a task, though this client did not declare the extension")
-        handle = TaskHandle.created(method, created)
-        return handle if manual else await self._follow(handle, until, False, None)
-
-    async def _follow(
-        self,
-        handle: TaskHandle,
-        until: float | None,
-        manual: bool,
-        responses: Mapping[str, Any] | None,
-    ) -> dict[str, Any] | TaskHandle:
-        bounds = FlowBounds(self.max_rounds, self.backoff, self._deadline(), self.limits)
-        call = self._task_call
-        return await follow(
-            call, self.inputs, bounds, handle, until, manual=manual, responses=responses
-        )
-
-    async def _task_call(
-        self, method: str, params: dict[str, Any], until: float | None
-    ) -> dict[str, Any]:
-        return await self._send(method, params, True, until)
-
-    async def cancel_task(self, task: TaskHandle | str) -> None:
-        """Ask the server to cancel a task (cooperative: it may still end otherwise)."""
-        task_id = task.task_id if isinstance(task, TaskHandle) else task
-        await self._task_call("tasks/cancel", {"taskId": task_id}, self._until())
-
     # -- the methods -----------------------------------------------------------------------
 
     async def call_tool(
@@ -374,7 +370,7 @@ class Client(Listings):
             params["arguments"] = dict(arguments)
         if meta:
             params["_meta"] = dict(meta)
-        notify = call_scope(params, on_progress, on_log, log_level, self.on_notification)
+        notify = call_scope(params, on_progress, on_log, log_level, self._notified)
         try:
             result = await self.run("tools/call", params, manual, notify)
         except RequestError as refused:
@@ -405,7 +401,7 @@ class Client(Listings):
         """The ReadResourceResult (a Flow with ``manual=True`` when input is needed);
         progress, logs and deadline as ``call_tool`` takes them."""
         params: dict[str, Any] = {"uri": uri}
-        notify = call_scope(params, on_progress, on_log, log_level, self.on_notification)
+        notify = call_scope(params, on_progress, on_log, log_level, self._notified)
         with call_deadline(deadline):
             return await self.run("resources/read", params, manual, notify)
 
@@ -425,7 +421,7 @@ class Client(Listings):
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = dict(arguments)
-        notify = call_scope(params, on_progress, on_log, log_level, self.on_notification)
+        notify = call_scope(params, on_progress, on_log, log_level, self._notified)
         with call_deadline(deadline):
             return await self.run("prompts/get", params, manual, notify)
 
@@ -436,11 +432,13 @@ class Client(Listings):
     async def ping(self) -> None:
         """Whether the server is there: an error if not. A legacy server answers
         ``ping``; the modern revision has no ``ping``, so a modern server is asked
-        ``server/discover`` instead, the cheapest request every modern server answers."""
-        if self.era != "legacy":
-            await self.request("server/discover")  # may settle the era as legacy
+        ``server/discover`` instead, the cheapest request every modern server answers
+        (past the cache: a kept result says nothing of the server now)."""
+        until, deadline = self._until(), self._deadline()
+        if self.era != "legacy":  # this may settle the era as legacy
+            await self.connection.send("server/discover", {}, False, until, deadline)
         if self.era == "legacy":
-            await self.request("ping")
+            await self.connection.send("ping", {}, False, until, deadline)
 
     async def complete(
         self,
@@ -468,6 +466,8 @@ class Client(Listings):
             listening = self.legacy.listen(notifications, next(self.connection.ids))
             async with contextlib.aclosing(listening) as legacy:
                 async for item in legacy:
+                    if self.cache is not None:
+                        self.cache.notified(self.origin, item)
                     yield item
             return
         params = {"notifications": notifications}
@@ -480,6 +480,8 @@ class Client(Listings):
                     result_of(item)  # raises its RequestError
                 if "method" not in item:
                     return
+                if self.cache is not None:
+                    self.cache.notified(self.origin, item)
                 yield item
         finally:
             # Closing the iterator ends the stream now, and with it the subscription.

@@ -5,35 +5,69 @@ forever, repeat a cursor, or send items that are not objects: at most
 ``ClientLimits.max_pages`` pages and ``max_items`` items are kept (``LimitExceeded``
 beyond), a cursor seen before is a ``ProtocolViolation`` at once (following it could
 only repeat pages), and so is a page whose items are not a list of objects.
+
+What a listing returns is a ``Listed``: a plain list that also carries the caching hints
+of its pages (server/utilities/caching.mdx): the shortest ``ttl_ms`` of any page, and
+``cache_scope`` ``"public"`` only when every page said so. When a page came from the
+client's cache and the cursor it gave is refused (-32602), the kept pages of that list
+are dropped and the listing starts again, once, from the first page (as the page on
+pagination asks).
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
+from snodo.client.cache import ResponseCache
 from snodo.client.checks import OutputSchemas, listed_tool, safe_icons
 from snodo.client.connection import Connection
-from snodo.client.errors import LimitExceeded, ProtocolViolation
+from snodo.client.errors import LimitExceeded, ProtocolViolation, RequestError
 from snodo.client.limits import ClientLimits
 from snodo.client.results import validated
+from snodo.errors import ErrorCode
 from snodo.http_headers import valid_header_params
 from snodo_wire import Prompt, Resource, ResourceTemplate, Tool
 
-__all__ = ["Listings", "every_page"]
+__all__ = ["Listed", "Listings", "every_page"]
+
+T = TypeVar("T")
+
+
+class Listed(list[T]):
+    """A listing's items, with its pages' caching hints: ``ttl_ms`` (the shortest) and
+    ``cache_scope`` (``"public"`` only if every page was)."""
+
+    ttl_ms: int = 0
+    cache_scope: str = "private"
+
+    def hinted(self, ttl_ms: int, cache_scope: str) -> Listed[T]:
+        """This list, carrying these hints."""
+        self.ttl_ms, self.cache_scope = ttl_ms, cache_scope
+        return self
+
+
+def _hints(pages: list[dict[str, Any]]) -> tuple[int, str]:
+    ttls = [p.get("ttlMs") for p in pages]
+    ttl = min((int(t) if isinstance(t, int | float) and t > 0 else 0) for t in ttls)
+    public = all(p.get("cacheScope") == "public" for p in pages)
+    return ttl, "public" if public else "private"
+
 
 Fetch = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 """Sends the listing's request with these params; returns its result."""
 
 
-async def every_page(fetch: Fetch, method: str, key: str, limits: ClientLimits) -> list[Any]:
+async def every_page(fetch: Fetch, method: str, key: str, limits: ClientLimits) -> Listed[Any]:
     """Every item under ``key`` of every page of ``method``, in order."""
-    items: list[Any] = []
+    items: Listed[Any] = Listed()
+    pages: list[dict[str, Any]] = []
     seen: set[str] = set()
     cursor: str | None = None
     for _ in range(limits.max_pages):
         result = await fetch({} if cursor is None else {"cursor": cursor})
+        pages.append(result)
         page = result.get(key, [])
         if not isinstance(page, list) or not all(isinstance(item, dict) for item in page):
             raise ProtocolViolation(f"{method}: {key} is not a list of objects")
@@ -42,7 +76,7 @@ async def every_page(fetch: Fetch, method: str, key: str, limits: ClientLimits) 
             raise LimitExceeded(f"{method}: more than {limits.max_items} items")
         cursor = result.get("nextCursor")
         if cursor is None:
-            return items
+            return items.hinted(*_hints(pages))
         if not isinstance(cursor, str):
             raise ProtocolViolation(f"{method}: nextCursor is not a string")
         if cursor in seen:
@@ -57,6 +91,8 @@ class Listings:
     connection: Connection
     outputs: OutputSchemas
     limits: ClientLimits
+    cache: ResponseCache | None
+    origin: object
 
     async def _send(
         self,
@@ -70,11 +106,21 @@ class Listings:
     def _until(self) -> float | None:
         raise NotImplementedError  # the Client's
 
-    async def _all(self, method: str, key: str) -> list[dict[str, Any]]:
+    async def _all(self, method: str, key: str) -> Listed[dict[str, Any]]:
         send = functools.partial(self._send, method, until=self._until())
-        return await every_page(send, method, key, self.limits)
+        hits = self.cache.hits if self.cache is not None else 0
+        try:
+            return await every_page(send, method, key, self.limits)
+        except RequestError as refused:
+            if self.cache is None or self.cache.hits == hits:
+                raise
+            if refused.code != ErrorCode.INVALID_PARAMS:
+                raise
+            # A cursor from a kept page the server no longer takes: start afresh.
+            self.cache.forget(self.origin, method)
+            return await every_page(send, method, key, self.limits)
 
-    async def list_tools(self) -> list[Tool]:
+    async def list_tools(self) -> Listed[Tool]:
         """Every tool, following cursors. Tools whose x-mcp-header use is invalid are
         dropped (basic/transports/streamable-http.mdx), and the rest remembered so that
         calls carry their Mcp-Param headers and results are checked against their
@@ -84,19 +130,22 @@ class Listings:
         kept = [(tool, raw) for tool, raw in found if valid_header_params(raw["inputSchema"])]
         self.connection.tool_schemas = {tool.name: raw["inputSchema"] for tool, raw in kept}
         self.outputs.learn(raw for _, raw in kept)
-        return [tool for tool, _ in kept]
+        return Listed(tool for tool, _ in kept).hinted(listed.ttl_ms, listed.cache_scope)
 
-    async def list_resources(self) -> list[Resource]:
+    async def list_resources(self) -> Listed[Resource]:
         """Every resource, following cursors."""
         found = await self._all("resources/list", "resources")
-        return [validated(Resource, safe_icons(r)) for r in found]
+        items = (validated(Resource, safe_icons(r)) for r in found)
+        return Listed(items).hinted(found.ttl_ms, found.cache_scope)
 
-    async def list_resource_templates(self) -> list[ResourceTemplate]:
+    async def list_resource_templates(self) -> Listed[ResourceTemplate]:
         """Every resource template, following cursors."""
         found = await self._all("resources/templates/list", "resourceTemplates")
-        return [validated(ResourceTemplate, safe_icons(t)) for t in found]
+        items = (validated(ResourceTemplate, safe_icons(t)) for t in found)
+        return Listed(items).hinted(found.ttl_ms, found.cache_scope)
 
-    async def list_prompts(self) -> list[Prompt]:
+    async def list_prompts(self) -> Listed[Prompt]:
         """Every prompt, following cursors."""
         found = await self._all("prompts/list", "prompts")
-        return [validated(Prompt, safe_icons(p)) for p in found]
+        items = (validated(Prompt, safe_icons(p)) for p in found)
+        return Listed(items).hinted(found.ttl_ms, found.cache_scope)

@@ -45,6 +45,7 @@ from snodo.client.errors import (
     TooManyRounds,
 )
 from snodo.client.handlers import InputHandlers
+from snodo.client.limits import ClientLimits
 from snodo.client.results import validated
 from snodo.client.rounds import FlowBounds
 from snodo_wire_tasks import CreateTaskResult
@@ -52,6 +53,7 @@ from snodo_wire_tasks.adapters import get_task_result
 
 __all__ = [
     "TASK_METHODS",
+    "ClientTasks",
     "TaskCancelled",
     "TaskFailed",
     "TaskHandle",
@@ -256,3 +258,62 @@ def _completed(result: dict[str, Any]) -> dict[str, Any]:
     if kind != "complete":
         raise ProtocolViolation(f"a completed task whose result has resultType {kind!r}")
     return {**result, "resultType": "complete"}
+
+
+class ClientTasks:
+    """``Client``'s side of tasks: a created task followed to its end, or handed back;
+    ``cancel_task``."""
+
+    tasks: bool
+    max_rounds: int
+    backoff: tuple[float, float]
+    limits: ClientLimits
+    inputs: InputHandlers
+
+    async def _send(
+        self,
+        method: str,
+        params: dict[str, Any],
+        modern_only: bool = False,
+        until: float | None = None,
+    ) -> dict[str, Any]:
+        raise NotImplementedError  # the Client's
+
+    def _deadline(self) -> float | None:
+        raise NotImplementedError  # the Client's
+
+    def _until(self) -> float | None:
+        raise NotImplementedError  # the Client's
+
+    async def _task(
+        self, method: str, created: dict[str, Any], until: float | None, manual: bool
+    ) -> dict[str, Any] | TaskHandle:
+        """A task the server answered ``method`` with: its handle with ``manual``, else
+        its raw result once it ends."""
+        if not self.tasks:
+            raise ProtocolViolation("a task, though this client did not declare the extension")
+        handle = TaskHandle.created(method, created)
+        return handle if manual else await self._follow(handle, until, False, None)
+
+    async def _follow(
+        self,
+        handle: TaskHandle,
+        until: float | None,
+        manual: bool,
+        responses: Mapping[str, Any] | None,
+    ) -> dict[str, Any] | TaskHandle:
+        bounds = FlowBounds(self.max_rounds, self.backoff, self._deadline(), self.limits)
+        call = self._task_call
+        return await follow(
+            call, self.inputs, bounds, handle, until, manual=manual, responses=responses
+        )
+
+    async def _task_call(
+        self, method: str, params: dict[str, Any], until: float | None
+    ) -> dict[str, Any]:
+        return await self._send(method, params, True, until)
+
+    async def cancel_task(self, task: TaskHandle | str) -> None:
+        """Ask the server to cancel a task (cooperative: it may still end otherwise)."""
+        task_id = task.task_id if isinstance(task, TaskHandle) else task
+        await self._task_call("tasks/cancel", {"taskId": task_id}, self._until())

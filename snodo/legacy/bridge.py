@@ -35,6 +35,7 @@ from snodo.context import Emit
 from snodo.errors import ErrorCode, InternalError, MissingClientCapability, ResourceNotFound
 from snodo.legacy.session import ClientAnswerError, LegacySession
 from snodo.legacy.wire import check_params, check_request, check_result, legacy_result
+from snodo.result import URL_REQUIRED_META
 from snodo.server import Server
 from snodo_wire.protocol import (
     LATEST_PROTOCOL_VERSION,
@@ -99,6 +100,23 @@ def _elicitation_complete(elicitation_id: str) -> dict[str, Any]:
         "method": "notifications/elicitation/complete",
         "params": {"elicitationId": elicitation_id},
     }
+
+
+def _url_required(request_id: Any, result: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The legacy answer to ``url_required``: its URLElicitationRequiredError (-32042),
+    each elicitation with an id of its own (the legacy client/elicitation.mdx); None
+    for any other input-required result."""
+    meta = result.get("_meta")
+    if not (isinstance(meta, dict) and meta.get(URL_REQUIRED_META) is True):
+        return None
+    requests = (result.get("inputRequests") or {}).values()
+    elicitations = [_outgoing(request)[1] for request in requests]
+    error = {
+        "code": LegacyErrorCode.URL_ELICITATION_REQUIRED,
+        "message": "This request needs the user to visit a URL first",
+        "data": {"elicitations": elicitations},
+    }
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
 
 
 def _outgoing(request: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
@@ -193,6 +211,9 @@ async def forward(
             return jsonrpc.result_response(
                 request.id, check_result(request.method, legacy_result(result))
             )
+        url_required = _url_required(request.id, result)
+        if url_required is not None:
+            return url_required
         if round_number == session.limits.max_rounds:
             break
         requests = result.get("inputRequests") or {}

@@ -11,13 +11,16 @@ a legacy session is exercised. Runs only under the interpreter of tests/support/
 
 from __future__ import annotations
 
+import asyncio
 import sys
 
 import anyio
 from mcp.server.fastmcp import Context, FastMCP
+from mcp.shared.exceptions import UrlElicitationRequiredError
 from mcp.types import (
     Completion,
     CompletionArgument,
+    ElicitRequestURLParams,
     PromptReference,
     ResourceTemplateReference,
     SamplingMessage,
@@ -77,6 +80,38 @@ async def slow(seconds: float) -> str:
     """Takes its time (for deadlines and cancellation)."""
     await anyio.sleep(seconds)
     return "finally"
+
+
+CONNECTED: set[str] = set()
+RUNNING: set[asyncio.Task[None]] = set()
+
+
+@mcp.tool()
+async def connect_account(account: str, ctx: Context) -> str:
+    """Needs the user to sign in at a URL first (URLElicitationRequiredError, -32042).
+    The sign-in completes by itself half a second later, and the server says so with
+    notifications/elicitation/complete."""
+    if account in CONNECTED:
+        return f"{account} connected"
+    elicitation_id = f"sign-in-{account}"
+    session = ctx.session
+
+    async def signed_in() -> None:
+        await anyio.sleep(0.5)
+        CONNECTED.add(account)
+        await session.send_elicit_complete(elicitation_id)
+
+    RUNNING.add(asyncio.get_running_loop().create_task(signed_in()))
+    raise UrlElicitationRequiredError(
+        [
+            ElicitRequestURLParams(
+                mode="url",
+                message=f"Sign in to connect {account}",
+                url=f"https://accounts.example.com/sign-in?account={account}",
+                elicitationId=elicitation_id,
+            )
+        ]
+    )
 
 
 SUBSCRIBED: set[str] = set()

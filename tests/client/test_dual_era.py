@@ -119,6 +119,7 @@ def test_every_flow_completes_against_a_legacy_server(
                 "count_roots",
                 "chatty",
                 "slow",
+                "connect_account",
                 "touch",
             ]
 
