@@ -35,7 +35,8 @@ from snodo.client.transports import MemoryTransport
 from snodo.context import Context
 from snodo.result import InputRequired, input_required
 from snodo.roots import Root
-from snodo.server import Server
+from snodo.server import LegacyLimits, Server
+from snodo.server.notify_bus import notification_bus
 
 SECRET = (
     bytes.fromhex(os.environ["SNODO_STATE_SECRET"])
@@ -94,6 +95,10 @@ server = Server(
     "1.0.0",
     instructions="Ask the user for display preferences; nothing is written.",
     state_secret=SECRET,
+    # Legacy sessions on any worker: SNODO_LEGACY_STORE=redis://... (docs/deploy.md), with
+    # SNODO_NOTIFY=redis://... for list changes and resource updates raised elsewhere.
+    legacy=LegacyLimits(store=os.environ.get("SNODO_LEGACY_STORE") or None),
+    notifications=notification_bus(os.environ.get("SNODO_NOTIFY") or "memory:"),
 )
 
 

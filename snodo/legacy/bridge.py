@@ -49,6 +49,12 @@ from snodo_wire_2025_11_25.errors import ErrorCode as LegacyErrorCode
 __all__ = ["forward"]
 
 RETRY_FIELDS = ("inputResponses", "requestState")
+NO_SESSION = (
+    "this server keeps no legacy sessions (stateless mode), so it cannot ask the client "
+    f"anything mid-call; this needs a client of revision {LATEST_PROTOCOL_VERSION}, or a "
+    "server that keeps sessions"
+)
+"""What a handler's question is answered with when the session is made for one POST."""
 STATE_ONLY_BACKOFF = (0.0, 0.05, 0.1, 0.2, 0.4, 0.8)
 """Seconds before retrying a state-only round (no input requests), by round."""
 
@@ -195,7 +201,9 @@ async def forward(
                 return _refusal(
                     request.method,
                     request.id,
-                    "The client did not declare, at initialize, a capability this needs",
+                    NO_SESSION[0].upper() + NO_SESSION[1:]
+                    if session.stateless
+                    else "The client did not declare, at initialize, a capability this needs",
                     (error.get("data") or {}).get("requiredCapabilities"),
                 )
             if request.method == "resources/read" and _not_found(error):

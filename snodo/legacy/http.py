@@ -14,9 +14,15 @@ one stream for messages unrelated to a request (list changes, resource updates);
 DELETE ends the session. A disconnect is not a cancellation (legacy clients send
 ``notifications/cancelled``), which cancels the named request of that session.
 
-Sessions live in this process only: behind a load balancer, route by
-``Mcp-Session-Id`` (session affinity). Bounded by ``LegacyLimits``: sessions per
-process (503 beyond), idle expiry, pending server-to-client requests per session.
+Where sessions live is ``LegacyLimits.store``. By default, in this process: behind a
+load balancer, route by ``Mcp-Session-Id`` (session affinity). With a shared store
+(``redis://``, ``snodo.legacy.store``) any worker answers any session: it loads the
+session's record, keeps a local view of it (its requests in flight, the questions it
+sent the client, its GET stream), and hands the client's answers to another worker's
+questions to that worker (``snodo.legacy.relay``). A store that does not answer is 503
+with a JSON-RPC error. ``LegacyLimits(stateless=True)`` keeps no session at all
+(``snodo.legacy.stateless``). Bounded by ``LegacyLimits``: sessions (503 beyond), idle
+expiry, pending server-to-client requests per session.
 """
 
 from __future__ import annotations
@@ -24,44 +30,42 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from snodo import jsonrpc
-from snodo.errors import InvalidRequest, McpError
+from snodo.errors import InvalidRequest
+from snodo.legacy.http_answer import Answer
+from snodo.legacy.http_replies import (
+    END,
+    Receive,
+    Send,
+    empty,
+    json_body,
+    json_reply,
+    no_session_error,
+    not_found,
+    plain,
+    sse_event,
+    sse_start,
+    unavailable,
+    wait_disconnect,
+)
 from snodo.legacy.kernel import LegacyKernel
 from snodo.legacy.session import LegacySession
+from snodo.legacy.shared import Entry, SharedSessions
+from snodo.legacy.stateless import Stateless
+from snodo.legacy.store import StoreUnavailable, session_store
 from snodo.legacy.wire import VERSIONS, is_initialize
 from snodo.server import Server
 from snodo.server.eras import is_modern
 from snodo.server.legacy_limits import LegacyLimits
 from snodo_wire_2025_11_25.protocol import BATCH_VERSIONS
 
-__all__ = ["SESSION_HEADER", "LegacyHttp"]
-
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
+__all__ = ["SESSION_HEADER", "LegacyHttp", "no_session_error"]
 
 SESSION_HEADER = "mcp-session-id"
 KEEPALIVE_SECONDS = 15.0
-
-
-class SessionNotFound(McpError):
-    """The body of a 404 for a session this process does not know."""
-
-    code = -32001  # what the official SDKs send there
-    default_message = "Session not found: send initialize to start a new session"
-
-
-@dataclass(eq=False, slots=True)
-class _Entry:
-    session: LegacySession
-    last_seen: float
-    busy: int = 0
-    streaming: bool = False
-    tasks: dict[Any, asyncio.Task[Any]] = field(default_factory=dict)
 
 
 class LegacyHttp:
@@ -71,17 +75,33 @@ class LegacyHttp:
         self, server: Server, limits: LegacyLimits, clock: Callable[[], float] = time.monotonic
     ) -> None:
         self.kernel = LegacyKernel(server)
+        self.server = server
         self.limits = limits
         self.clock = clock
-        self.sessions: dict[str, _Entry] = {}
+        self.sessions: dict[str, Entry] = {}
+        """This worker's sessions; with a shared store, its views of them."""
+        store = None if limits.store is None else session_store(limits.store)
+        self.shared = None if store is None else SharedSessions(store, server, self)
+        self.stateless = Stateless(self.kernel, limits) if limits.stateless else None
+
+    async def start(self) -> None:
+        """Serving begins: with a shared store, join the other workers' relay."""
+        if self.shared is not None:
+            await self.shared.start()
+
+    async def stop(self) -> None:
+        if self.shared is not None:
+            await self.shared.stop()
 
     # -- routing ---------------------------------------------------------------------
 
-    @staticmethod
-    def claims(message: Any, headers: Mapping[str, str]) -> bool:
-        """Whether a POST belongs to the legacy era: initialize, or a session's message."""
+    def claims(self, message: Any, headers: Mapping[str, str]) -> bool:
+        """Whether a POST belongs to the legacy era: initialize, or a session's message
+        (stateless: any message without the modern ``_meta``)."""
         if is_initialize(message):
             return True
+        if self.stateless is not None:
+            return not is_modern(message)
         return SESSION_HEADER in headers and not is_modern(message)
 
     @staticmethod
@@ -111,8 +131,12 @@ class LegacyHttp:
             for task in entry.tasks.values():
                 task.cancel()
 
-    def _find(self, headers: Mapping[str, str], principal: str | None) -> _Entry | None:
+    async def _find(self, headers: Mapping[str, str], principal: str | None) -> Entry | None:
+        """The session the request names, if it is this principal's; with a shared
+        store, loaded from it (``StoreUnavailable`` when it does not answer)."""
         key = headers.get(SESSION_HEADER, "")
+        if self.shared is not None:
+            return await self.shared.find(key, principal)
         entry = self.sessions.get(key)
         if entry is None or entry.session.principal != principal:
             return None
@@ -134,26 +158,34 @@ class LegacyHttp:
         scopes: frozenset[str] | None = None,
     ) -> None:
         """One POST of a session; ``scopes`` are what OAuth granted (snodo.auth)."""
+        if self.stateless is not None:
+            await self.stateless.post(message, headers, principal, send, scopes)
+            return
         if is_initialize(message):
             await self._initialize(message, headers, principal, send)
             return
-        entry = self._find(headers, principal)
+        try:
+            entry = await self._find(headers, principal)
+        except StoreUnavailable as exc:
+            await unavailable(send, str(exc))
+            return
         if entry is None:
-            await _not_found(send)
+            await not_found(send)
             return
         version = headers.get("mcp-protocol-version")
         if version is not None and version.strip() not in VERSIONS:
             # The legacy basic/transports.mdx: an invalid or unsupported version is 400.
             error = InvalidRequest(f"Bad Request: unsupported MCP-Protocol-Version {version!r}")
-            await _json(send, 400, jsonrpc.error_response(None, error))
+            await json_reply(send, 400, jsonrpc.error_response(None, error))
             return
         session = entry.session
         if isinstance(message, list):
             await self._batch(entry, message, principal, send, scopes)
             return
         if not isinstance(message, dict) or "method" not in message:
-            await self.kernel.handle(session, message, emit=session.notify)
-            await _empty(send, 202)
+            if self.shared is None or not self.shared.relayed(session, message):
+                await self.kernel.handle(session, message, emit=session.notify)
+            await empty(send, 202)
             return
         if "id" not in message:
             if message.get("method") == "notifications/cancelled":
@@ -163,21 +195,23 @@ class LegacyHttp:
                 )
                 if task is not None:
                     task.cancel()
-            await _empty(send, 202)
+            await empty(send, 202)
             return
         if "text/event-stream" not in headers.get("accept", ""):
-            await _plain(send, 406, b"accept both application/json and text/event-stream")
+            await plain(send, 406, b"accept both application/json and text/event-stream")
             return
         entry.busy += 1
         try:
-            await _Answer(self.kernel, entry, message, principal, send, scopes).run()
+            answer = Answer(self.kernel, entry, message, principal, send, scopes)
+            answer.changed = None if self.shared is None else self.shared.changed
+            await answer.run()
         finally:
             entry.busy -= 1
             entry.last_seen = self.clock()
 
     async def _batch(
         self,
-        entry: _Entry,
+        entry: Entry,
         batch: list[Any],
         principal: str | None,
         send: Send,
@@ -193,11 +227,11 @@ class LegacyHttp:
             refused = InvalidRequest(
                 f"Invalid Request: protocol version {session.version} has no batches"
             )
-            await _json(send, 400, jsonrpc.error_response(None, refused))
+            await json_reply(send, 400, jsonrpc.error_response(None, refused))
             return
         if not batch:
             refused = InvalidRequest("Invalid Request: an empty batch")
-            await _json(send, 400, jsonrpc.error_response(None, refused))
+            await json_reply(send, 400, jsonrpc.error_response(None, refused))
             return
         entry.busy += 1
         try:
@@ -219,44 +253,63 @@ class LegacyHttp:
             entry.last_seen = self.clock()
         responses = [reply.response for reply in replies if reply.response is not None]
         if not responses:
-            await _empty(send, 202)
+            await empty(send, 202)
             return
-        await _json_body(send, 200, b"[" + b",".join(jsonrpc.encode(r) for r in responses) + b"]")
+        await json_body(send, 200, b"[" + b",".join(jsonrpc.encode(r) for r in responses) + b"]")
 
     async def _initialize(
         self, message: Any, headers: Mapping[str, str], principal: str | None, send: Send
     ) -> None:
         self._sweep()
-        if len(self.sessions) >= self.limits.max_sessions:
-            await _plain(send, 503, b"too many sessions", ((b"retry-after", b"5"),))
+        if self.shared is None and len(self.sessions) >= self.limits.max_sessions:
+            await plain(send, 503, b"too many sessions", ((b"retry-after", b"5"),))
             return
-        session = LegacySession(self.limits, principal=principal)
+        origin = None if self.shared is None else self.shared.relay.origin
+        session = LegacySession(self.limits, principal=principal, id_prefix=origin)
         reply = await self.kernel.handle(session, message, transport="http", emit=session.notify)
         response = reply.response or {}
         if "result" not in response:
             session.close()
-            await _json(send, 400, response)
+            await json_reply(send, 400, response)
             return
-        self.sessions[session.id] = _Entry(session, self.clock())
+        if self.shared is not None:
+            try:
+                kept = await self.shared.create(session)
+            except StoreUnavailable as exc:
+                session.close()
+                await unavailable(send, str(exc))
+                return
+            if not kept:
+                session.close()
+                await plain(send, 503, b"too many sessions", ((b"retry-after", b"5"),))
+                return
+        self.sessions[session.id] = Entry(session, self.clock())
         extra = ((SESSION_HEADER.encode(), session.id.encode()),)
-        await _json(send, 200, response, extra)
+        await json_reply(send, 200, response, extra)
 
     async def get(
         self, headers: Mapping[str, str], principal: str | None, receive: Receive, send: Send
     ) -> None:
         """The session's stream for messages unrelated to any request."""
-        if SESSION_HEADER not in headers:
-            await _plain(send, 400, b"Mcp-Session-Id header is required")
+        if self.stateless is not None:
+            await plain(send, 405, b"this server keeps no legacy sessions: no stream")
             return
-        entry = self._find(headers, principal)
+        if SESSION_HEADER not in headers:
+            await plain(send, 400, b"Mcp-Session-Id header is required")
+            return
+        try:
+            entry = await self._find(headers, principal)
+        except StoreUnavailable as exc:
+            await unavailable(send, str(exc))
+            return
         if entry is None:
-            await _not_found(send)
+            await not_found(send)
             return
         if "text/event-stream" not in headers.get("accept", ""):
-            await _plain(send, 406, b"accept text/event-stream")
+            await plain(send, 406, b"accept text/event-stream")
             return
         if entry.streaming:
-            await _plain(send, 409, b"this session already has a stream open")
+            await plain(send, 409, b"this session already has a stream open")
             return
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(maxsize=256)
 
@@ -266,8 +319,8 @@ class LegacyHttp:
 
         entry.streaming = True
         entry.session.notify = notify
-        await _sse_start(send)
-        watcher = asyncio.ensure_future(_wait_disconnect(receive))
+        await sse_start(send)
+        watcher = asyncio.ensure_future(wait_disconnect(receive))
         try:
             while not watcher.done() and not entry.session.closed:
                 getter = asyncio.ensure_future(queue.get())
@@ -276,9 +329,9 @@ class LegacyHttp:
                 )
                 if getter in done:
                     note = getter.result()
-                    if note is _END:
+                    if note is END:
                         break  # the server is stopping: the stream ends, the session stays
-                    await _sse_event(send, note)
+                    await sse_event(send, note)
                 else:
                     getter.cancel()
                     if not done:
@@ -295,158 +348,36 @@ class LegacyHttp:
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def delete(self, headers: Mapping[str, str], principal: str | None, send: Send) -> None:
-        if SESSION_HEADER not in headers:
-            await _plain(send, 400, b"Mcp-Session-Id header is required")
+        if self.stateless is not None:
+            await plain(send, 405, b"this server keeps no legacy sessions")
             return
-        entry = self._find(headers, principal)
+        if SESSION_HEADER not in headers:
+            await plain(send, 400, b"Mcp-Session-Id header is required")
+            return
+        try:
+            entry = await self._find(headers, principal)
+            if entry is not None and self.shared is not None:
+                await self.shared.delete(entry.session.id)
+        except StoreUnavailable as exc:
+            await unavailable(send, str(exc))
+            return
         if entry is None:
-            await _not_found(send)
+            await not_found(send)
             return
         self._end(entry.session.id)
-        await _empty(send, 200)
+        await empty(send, 200)
 
     def end_streams(self) -> None:
         """End every session's GET stream (a shutdown has begun): the ASGI server waits
         for open connections before it stops, and these never close by themselves."""
         for entry in self.sessions.values():
             if entry.streaming:
-                entry.session.notify(_END)
+                entry.session.notify(END)
 
     def close(self) -> None:
         for key in list(self.sessions):
             self._end(key)
 
 
-class _Answer:
-    """One legacy request over POST: JSON, or SSE once something goes out before it."""
-
-    def __init__(
-        self,
-        kernel: LegacyKernel,
-        entry: _Entry,
-        message: Any,
-        principal: str | None,
-        send: Send,
-        scopes: frozenset[str] | None = None,
-    ) -> None:
-        self.kernel = kernel
-        self.scopes = scopes
-        self.entry = entry
-        self.message = message
-        self.principal = principal
-        self.send = send
-        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
-        self.sender: asyncio.Task[None] | None = None
-
-    def _emit(self, note: dict[str, Any]) -> None:
-        self.queue.put_nowait(note)
-        if self.sender is None:
-            self.sender = asyncio.ensure_future(self._stream())
-
-    async def _stream(self) -> None:
-        await _sse_start(self.send)
-        while (note := await self.queue.get()) is not None:
-            await _sse_event(self.send, note)
-
-    async def run(self) -> None:
-        request_id = self.message.get("id")
-        task = asyncio.ensure_future(
-            self.kernel.handle(
-                self.entry.session,
-                self.message,
-                principal=self.principal,
-                transport="http",
-                emit=self._emit,
-                scopes=self.scopes,
-            )
-        )
-        self.entry.tasks[request_id] = task
-        try:
-            reply = await task
-        except asyncio.CancelledError:
-            current = asyncio.current_task()
-            if current is not None and current.cancelling():
-                raise  # the server is going away, not the client cancelling
-            reply = None  # cancelled by the client: no answer is sent (basic/utilities)
-        finally:
-            if self.entry.tasks.get(request_id) is task:
-                del self.entry.tasks[request_id]
-        response = reply.response if reply is not None else None
-        if self.sender is not None:
-            self.queue.put_nowait(None)
-            await self.sender
-            if response is not None:
-                await _sse_event(self.send, response)
-            await self.send({"type": "http.response.body", "body": b"", "more_body": False})
-        elif response is not None:
-            await _json(self.send, 200, response)
-        else:
-            await _empty(self.send, 202)
-
-
-_END: dict[str, Any] = {}
-"""Put on a GET stream's queue to end it."""
-
-
 def _drop(_: dict[str, Any]) -> None:
     return None
-
-
-async def _wait_disconnect(receive: Receive) -> None:
-    while (await receive())["type"] != "http.disconnect":
-        pass
-
-
-async def _sse_start(send: Send) -> None:
-    headers = [
-        (b"content-type", b"text/event-stream"),
-        (b"cache-control", b"no-cache"),
-        (b"x-accel-buffering", b"no"),
-    ]
-    await send({"type": "http.response.start", "status": 200, "headers": headers})
-    await send({"type": "http.response.body", "body": b"", "more_body": True})
-
-
-async def _sse_event(send: Send, message: dict[str, Any]) -> None:
-    body = b"event: message\ndata: " + jsonrpc.encode(message) + b"\n\n"
-    await send({"type": "http.response.body", "body": body, "more_body": True})
-
-
-async def _json(
-    send: Send,
-    status: int,
-    message: dict[str, Any],
-    extra: tuple[tuple[bytes, bytes], ...] = (),
-) -> None:
-    await _json_body(send, status, jsonrpc.encode(message), extra)
-
-
-async def _json_body(
-    send: Send, status: int, body: bytes, extra: tuple[tuple[bytes, bytes], ...] = ()
-) -> None:
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": status, "headers": headers + list(extra)})
-    await send({"type": "http.response.body", "body": body})
-
-
-async def _plain(
-    send: Send, status: int, body: bytes, extra: tuple[tuple[bytes, bytes], ...] = ()
-) -> None:
-    headers = [(b"content-type", b"text/plain; charset=utf-8"), *extra]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
-
-
-async def _empty(send: Send, status: int) -> None:
-    await send({"type": "http.response.start", "status": status, "headers": []})
-    await send({"type": "http.response.body", "body": b""})
-
-
-async def _not_found(send: Send) -> None:
-    await _json(send, 404, jsonrpc.error_response(None, SessionNotFound()))
-
-
-def no_session_error() -> dict[str, Any]:
-    """The 400 body for a sessionless legacy request."""
-    error = InvalidRequest("Bad Request: no Mcp-Session-Id; send initialize to start a session")
-    return jsonrpc.error_response(None, error)

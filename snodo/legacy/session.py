@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from snodo.context import Emit
+from snodo.legacy.store import SessionRecord
 from snodo.observe import QUIET, Observer
 from snodo.server.legacy_limits import LegacyLimits
 from snodo.server.subscriptions import Subscription, Subscriptions
@@ -40,9 +41,19 @@ def _drop(_: dict[str, Any]) -> None:
 
 
 class LegacySession:
-    def __init__(self, limits: LegacyLimits, *, principal: str | None = None) -> None:
-        self.id = secrets.token_urlsafe(24)
+    def __init__(
+        self,
+        limits: LegacyLimits,
+        *,
+        principal: str | None = None,
+        session_id: str | None = None,
+        id_prefix: str | None = None,
+    ) -> None:
+        self.id = session_id or secrets.token_urlsafe(24)
         """Visible ASCII only (the legacy basic/transports.mdx, "Session Management")."""
+        self.id_prefix = id_prefix
+        """With a shared store: this worker's origin, which the ids of the requests it
+        sends the client begin with (``ORIGIN.N``), so any worker can route an answer."""
         self.limits = limits
         self.principal = principal
         self.version: str | None = None
@@ -53,9 +64,11 @@ class LegacySession:
         self.notify: Emit = _drop
         self.subscription: Subscription | None = None
         self._bus: Subscriptions | None = None
-        self._pending: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self._pending: dict[int | str, asyncio.Future[dict[str, Any]]] = {}
         self._next_id = 0
         self.closed = False
+        self.stateless = False
+        """Made for one POST of a server that keeps no sessions: it cannot ask anything."""
         self._observer: Observer = QUIET
 
     # -- initialize --------------------------------------------------------------------
@@ -88,6 +101,28 @@ class LegacySession:
             self.subscription = bus.join(self.id, honoured, self._unsolicited)
             self._observer = observer
             observer.legacy_sessions(1)
+
+    def restore(self, record: SessionRecord, bus: Subscriptions, observer: Observer) -> None:
+        """Take a shared record's facts (``snodo.legacy.store``): on the first request
+        this worker sees of the session, and again on every later one."""
+        self.start(record.version, record.capabilities, record.client_info, bus, observer)
+        self.log_level = record.log_level
+        assert self.subscription is not None
+        self.subscription.honoured["resourceSubscriptions"] = list(record.subscriptions)
+
+    def record(self) -> SessionRecord:
+        """This session's facts, for a shared store."""
+        assert self.version is not None
+        uris = self.subscription.honoured["resourceSubscriptions"] if self.subscription else []
+        return SessionRecord(
+            self.id,
+            self.principal,
+            self.version,
+            dict(self.client_capabilities),
+            None if self.client_info is None else dict(self.client_info),
+            self.log_level,
+            list(uris),
+        )
 
     def _unsolicited(self, note: dict[str, Any]) -> None:
         """A notification from the bus, without the modern subscription id."""
@@ -133,7 +168,9 @@ class LegacySession:
         if len(self._pending) >= self.limits.max_pending_requests:
             raise TooManyPending("too many requests are waiting for the client")
         self._next_id += 1
-        request_id = self._next_id
+        request_id: int | str = self._next_id
+        if self.id_prefix is not None:
+            request_id = f"{self.id_prefix}.{self._next_id}"
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         try:
@@ -148,7 +185,7 @@ class LegacySession:
         finally:
             self._pending.pop(request_id, None)
 
-    def _cancelled(self, request_id: int, send: Emit, reason: str) -> None:
+    def _cancelled(self, request_id: int | str, send: Emit, reason: str) -> None:
         note = {
             "jsonrpc": "2.0",
             "method": "notifications/cancelled",
@@ -159,7 +196,7 @@ class LegacySession:
 
     def resolve(self, response_id: object, result: Any, error: Any) -> bool:
         """Complete the request the client answered; False for an id nobody waits on."""
-        if not isinstance(response_id, int) or isinstance(response_id, bool):
+        if not isinstance(response_id, int | str) or isinstance(response_id, bool):
             return False
         future = self._pending.get(response_id)
         if future is None or future.done():

@@ -163,7 +163,7 @@ class Server(Decorators):
         state_encrypted: bool = False,
         keyring: Keyring | None = None,
         max_listen_streams: int = MAX_OPEN_STREAMS,
-        legacy: LegacyLimits | None = DEFAULT_LEGACY_LIMITS,
+        legacy: LegacyLimits | Literal["stateless"] | None = DEFAULT_LEGACY_LIMITS,
         authorization: ProtectedResource | None = None,
         tasks: Tasks | None = None,
         notifications: NotificationBus | None = None,
@@ -190,9 +190,10 @@ class Server(Decorators):
             keyring, state_secret, state_keys, state_ttl, state_guard, state_encrypted, clock
         )
         """Seals and verifies request state, and pins the questions a flow asked."""
-        self.legacy = legacy
+        self.legacy = LegacyLimits(stateless=True) if isinstance(legacy, str) else legacy
         """Bounds of the legacy (initialize-based) era the transports also serve, by
-        default (snodo.legacy); None makes the server modern-only."""
+        default (snodo.legacy); ``"stateless"``: no legacy sessions; None makes the
+        server modern-only."""
         self.middlewares: list[Middleware] = []
         # Listen streams here; ``notifications`` (snodo.server.notify_bus) reaches other workers'.
         self.subscriptions = Subscriptions(max_listen_streams, notifications or LocalBus())

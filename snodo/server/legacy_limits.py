@@ -32,6 +32,13 @@ class LegacyLimits:
     """Seconds the bridge waits for the client's answers to one round's requests."""
     max_subscriptions: int = 1024
     """Resource URIs one legacy session may subscribe to."""
+    store: str | None = None
+    """Where HTTP sessions live: None or ``memory:``, this process (route each session to
+    the worker that made it); ``redis://HOST:PORT/DB``, a store every worker shares, so
+    any worker answers any session (``snodo.legacy.store``)."""
+    stateless: bool = False
+    """Keep no sessions at all: each legacy POST stands alone, with no GET stream and no
+    server-to-client requests (``snodo.legacy.stateless``). ``Server(legacy="stateless")``."""
     log_level: str | None = "info"
     """The least severe log message a session gets before it sends ``logging/setLevel``.
     The legacy revision leaves it to the server (clients *may* set a level, so a server
@@ -41,7 +48,9 @@ class LegacyLimits:
     def __post_init__(self) -> None:
         for name in self.__slots__:
             value = getattr(self, name)
-            if isinstance(value, int | float) and value <= 0:
+            if isinstance(value, int | float) and not isinstance(value, bool) and value <= 0:
                 raise ValueError(f"LegacyLimits.{name} must be positive")
+        if self.stateless and self.store is not None:
+            raise ValueError("LegacyLimits: a stateless server keeps no session store")
         if self.log_level is not None and self.log_level not in LOG_LEVELS:
             raise ValueError(f"LegacyLimits.log_level must be one of {', '.join(LOG_LEVELS)}")

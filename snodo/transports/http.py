@@ -101,6 +101,8 @@ class HttpApp:
         # Dual-era unless the server is modern-only: initialize-based sessions beside
         # the stateless path (snodo.legacy.http).
         self.legacy = None if server.legacy is None else LegacyHttp(server, server.legacy)
+        self.legacy_stateless = server.legacy is not None and server.legacy.stateless
+        """Every POST may be legacy then: a stateless legacy client sends no session."""
         self._unhook: Callable[[], None] = _nothing
         """Puts back the signal handlers the lifespan wrapped (``on_stop_signal``)."""
         # OAuth: given here, or configured on the server (what ``snodo run`` serves).
@@ -112,10 +114,14 @@ class HttpApp:
         if self.server.state_per_process:
             logging.getLogger("snodo").warning(PER_PROCESS_STATE)
         await self.server.startup()
+        if self.legacy is not None:
+            await self.legacy.start()
         self._unhook = on_stop_signal(self._stopping)
 
     async def _shutdown(self) -> None:
         self._unhook()
+        if self.legacy is not None:
+            await self.legacy.stop()
         await self.server.shutdown()
 
     def _stopping(self) -> None:
@@ -292,6 +298,7 @@ class HttpApp:
             or message.get("method") == "initialize"
             or "mcp-protocol-version" not in headers
             or SESSION_HEADER in headers
+            or self.legacy_stateless
         ):
             legacy = self._legacy_route(message, headers, principal, scopes, send)
             if legacy is not None:

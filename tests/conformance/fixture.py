@@ -23,6 +23,8 @@ their tasks in ``SNODO_TASK_STORE``: ``memory:`` (the default), ``sqlite:///PATH
 Notifications (task status, list changes, resource updates) reach the listen streams
 of other processes through ``SNODO_NOTIFY``: ``memory:`` (this process only) or
 ``redis://...``; by default the task store's Redis when it is one, ``memory:`` otherwise.
+Legacy sessions live in ``SNODO_LEGACY_STORE`` (``memory:`` by default, or
+``redis://...``, so that any worker answers any session).
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from snodo.context import Context
 from snodo.elicitation import Accepted
 from snodo.errors import InternalError
 from snodo.result import MISSING, InputRequired, ToolError, input_required, tool_error
-from snodo.server import CacheHint, Server
+from snodo.server import CacheHint, LegacyLimits, Server
 from snodo.server.notify_bus import notification_bus
 from snodo.tasks import Tasks, background, task_store
 
@@ -57,6 +59,7 @@ server = Server(
     read_cache=CacheHint(300_000, "private"),
     tasks=Tasks(task_store(TASK_STORE), poll_interval_ms=200),
     notifications=notification_bus(os.environ.get("SNODO_NOTIFY") or NOTIFY_DEFAULT),
+    legacy=LegacyLimits(store=os.environ.get("SNODO_LEGACY_STORE") or None),
 )
 
 

@@ -1,0 +1,93 @@
+"""One legacy request over POST, answered as JSON, or as SSE once something must go to
+the client before the answer (progress, log messages, the bridge's questions)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from snodo import jsonrpc
+from snodo.errors import InvalidRequest
+from snodo.legacy.http_replies import Send, empty, json_reply, sse_event, sse_start
+from snodo.legacy.kernel import LegacyKernel
+from snodo.legacy.session import LegacySession
+from snodo.legacy.shared import Entry
+from snodo.legacy.store import StoreUnavailable
+
+__all__ = ["Answer"]
+
+
+class Answer:
+    """One legacy request over POST: JSON, or SSE once something goes out before it."""
+
+    def __init__(
+        self,
+        kernel: LegacyKernel,
+        entry: Entry,
+        message: Any,
+        principal: str | None,
+        send: Send,
+        scopes: frozenset[str] | None = None,
+    ) -> None:
+        self.kernel = kernel
+        self.scopes = scopes
+        self.entry = entry
+        self.message = message
+        self.principal = principal
+        self.send = send
+        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.sender: asyncio.Task[None] | None = None
+        self.changed: Callable[[LegacySession, str], Awaitable[None]] | None = None
+        """Writes what the request changed to a shared store, once it succeeded."""
+
+    def _emit(self, note: dict[str, Any]) -> None:
+        self.queue.put_nowait(note)
+        if self.sender is None:
+            self.sender = asyncio.ensure_future(self._stream())
+
+    async def _stream(self) -> None:
+        await sse_start(self.send)
+        while (note := await self.queue.get()) is not None:
+            await sse_event(self.send, note)
+
+    async def run(self) -> None:
+        request_id = self.message.get("id")
+        task = asyncio.ensure_future(
+            self.kernel.handle(
+                self.entry.session,
+                self.message,
+                principal=self.principal,
+                transport="http",
+                emit=self._emit,
+                scopes=self.scopes,
+            )
+        )
+        self.entry.tasks[request_id] = task
+        try:
+            reply = await task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise  # the server is going away, not the client cancelling
+            reply = None  # cancelled by the client: no answer is sent (basic/utilities)
+        finally:
+            if self.entry.tasks.get(request_id) is task:
+                del self.entry.tasks[request_id]
+        response = reply.response if reply is not None else None
+        if self.changed is not None and response is not None and "result" in response:
+            try:
+                await self.changed(self.entry.session, str(self.message.get("method")))
+            except StoreUnavailable:
+                error = InvalidRequest("the session store did not keep the change: send it again")
+                response = jsonrpc.error_response(request_id, error)
+        if self.sender is not None:
+            self.queue.put_nowait(None)
+            await self.sender
+            if response is not None:
+                await sse_event(self.send, response)
+            await self.send({"type": "http.response.body", "body": b"", "more_body": False})
+        elif response is not None:
+            await json_reply(self.send, 200, response)
+        else:
+            await empty(self.send, 202)

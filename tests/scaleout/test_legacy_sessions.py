@@ -1,0 +1,214 @@
+"""Legacy sessions on any worker: two ``snodo run`` workers sharing a redis-server,
+behind a balancer that sends every request to the other worker (tests/support/
+round_robin.py). A session opened on one is answered by both; a bridged elicitation's
+answer lands on the worker that did not ask and reaches the one that did; a GET stream
+held by one worker hears a resource update raised on the other; a worker killed mid-
+session leaves the session to the other; Redis down is a 503, and Redis back is service
+back. Redis is this module's own (it is stopped and started again here).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+import pytest
+
+from snodo.client import Client
+from snodo.client.transports import HttpRefused
+from tests.replay.conftest import answers_ping
+from tests.support.paths import ROOT
+from tests.support.processes import accepting, free_port, snodo_run, stop
+from tests.support.round_robin import RoundRobin
+
+TARGET = "tests/legacy/shared_server.py:server"
+
+
+class Redis:
+    def __init__(self) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            pytest.skip("redis-server is not installed (CI: apt-get install redis-server)")
+        self.binary = binary
+        self.port = free_port()
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
+            + ["--appendonly", "no", "--loglevel", "warning"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while not answers_ping(self.port):
+            assert time.monotonic() < deadline, "redis-server did not start"
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        if self.process is not None:
+            stop(self.process)
+            self.process = None
+
+
+@dataclass
+class Worker:
+    name: str
+    port: int
+    process: subprocess.Popen[bytes]
+
+
+def start_worker(name: str, redis: Redis) -> Worker:
+    port = free_port()
+    env = {
+        **os.environ,
+        "SNODO_LEGACY_STORE": redis.url,
+        "SNODO_NOTIFY": redis.url,
+        "SNODO_WORKER": name,
+    }
+    process = subprocess.Popen(
+        snodo_run(TARGET, "http", "--port", str(port)),
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    assert accepting(process, port), f"worker {name} did not start"
+    return Worker(name, port, process)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[tuple[Redis, list[Worker], RoundRobin]]:
+    redis = Redis()
+    redis.start()
+    workers = [start_worker(name, redis) for name in ("a", "b")]
+    balancer = RoundRobin([w.port for w in workers]).start()
+    try:
+        yield redis, workers, balancer
+    finally:
+        balancer.stop()
+        for worker in workers:
+            stop(worker.process)
+        redis.stop()
+
+
+def text(result: Any) -> str:
+    return str(result.content[0].text)
+
+
+def test_every_request_of_a_session_on_the_other_worker(
+    cluster: tuple[Redis, list[Worker], RoundRobin],
+) -> None:
+    _, workers, balancer = cluster
+    asked: list[dict[str, Any]] = []
+
+    def city(params: dict[str, Any]) -> dict[str, Any]:
+        asked.append(params)
+        return {"action": "accept", "content": {"city": "Oslo"}}
+
+    async def main() -> list[str]:
+        async with Client.http(balancer.url, era="legacy", elicitation=city) as client:
+            names = [text(await client.call_tool("whoami")) for _ in range(4)]
+            weather = text(await client.call_tool("weather"))
+            assert weather.startswith("sunny in Oslo (worker ")
+            return [*names, weather]
+
+    start = len(balancer.routed)
+    names = asyncio.run(asyncio.wait_for(main(), 30))
+    assert sorted(set(names[:4])) == ["a", "b"], "one session, answered by both workers"
+    assert [p["message"] for p in asked] == ["Which city?"]
+    routed = balancer.routed[start:]
+    answer = next(i for i, (what, _) in enumerate(routed) if what == "POST response")
+    call = max(i for i, (what, _) in enumerate(routed[:answer]) if what == "POST tools/call")
+    assert routed[call][1] != routed[answer][1], "the answer landed on the other worker"
+
+
+def test_a_get_stream_on_one_worker_hears_updates_raised_on_the_other(
+    cluster: tuple[Redis, list[Worker], RoundRobin],
+) -> None:
+    _, _, balancer = cluster
+
+    async def main() -> tuple[set[str], list[str]]:
+        async with Client.http(balancer.url, era="legacy") as client:
+            listening = client.listen(resourceSubscriptions=["note://shared"])
+            heard: list[str] = []
+            raisers: set[str] = set()
+            async with contextlib.aclosing(listening) as stream:  # type: ignore[type-var]
+                await anext(stream)  # acknowledged: subscribed, GET stream open
+                for _ in range(4):
+                    raisers.add(text(await client.call_tool("touch", {"uri": "note://shared"})))
+                    note = await asyncio.wait_for(anext(stream), 10)
+                    heard.append(note["params"]["uri"])
+            return raisers, heard
+
+    raisers, heard = asyncio.run(asyncio.wait_for(main(), 40))
+    assert raisers == {"a", "b"}
+    assert heard == ["note://shared"] * 4, "each update once, whichever worker raised it"
+
+
+def test_a_killed_worker_leaves_the_session_to_the_other_and_redis_down_is_503(
+    cluster: tuple[Redis, list[Worker], RoundRobin],
+) -> None:
+    redis, workers, balancer = cluster
+
+    async def main() -> None:
+        async with Client.http(balancer.url, era="legacy") as client:
+            assert text(await client.call_tool("whoami")) in ("a", "b")
+            workers[0].process.kill()
+            workers[0].process.wait()
+            names = {text(await client.call_tool("whoami")) for _ in range(3)}
+            assert names == {"b"}
+            redis.stop()
+            started = time.monotonic()
+            with pytest.raises(HttpRefused) as refused:
+                await client.call_tool("whoami")
+            assert refused.value.status == 503
+            assert time.monotonic() - started < 5, "a store that is down fails fast"
+            redis.start()
+            await asyncio.sleep(0.5)
+            # The records went with the old Redis: a new session, transparently.
+            assert text(await client.call_tool("whoami")) == "b"
+
+    try:
+        asyncio.run(asyncio.wait_for(main(), 60))
+    finally:
+        workers[0] = start_worker("a", redis)
+        balancer.backends[0] = workers[0].port
+
+
+def test_503_carries_a_json_rpc_error(cluster: tuple[Redis, list[Worker], RoundRobin]) -> None:
+    redis, workers, _ = cluster
+    url = f"http://127.0.0.1:{workers[1].port}/mcp"
+    headers = {"accept": "application/json, text/event-stream"}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"},
+        },
+    }
+    with httpx.Client(timeout=10) as http:
+        session = http.post(url, json=init, headers=headers).headers["mcp-session-id"]
+        redis.stop()
+        try:
+            ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+            answer = http.post(url, json=ping, headers={**headers, "mcp-session-id": session})
+        finally:
+            redis.start()
+    assert answer.status_code == 503
+    assert answer.json()["error"]["message"].startswith("Service unavailable")
