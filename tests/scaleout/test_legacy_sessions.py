@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,6 +27,7 @@ import pytest
 from snodo.client import Client
 from snodo.client.transports import HttpRefused
 from tests.replay.conftest import answers_ping
+from tests.support.legacy_sdk import legacy_sdk_python
 from tests.support.paths import ROOT
 from tests.support.processes import accepting, free_port, snodo_run, stop
 from tests.support.round_robin import RoundRobin
@@ -47,8 +50,10 @@ class Redis:
 
     def start(self) -> None:
         self.process = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""]
-            + ["--appendonly", "no", "--loglevel", "warning"],
+            [
+                *(self.binary, "--port", str(self.port), "--bind", "127.0.0.1"),
+                *("--save", "", "--appendonly", "no", "--loglevel", "warning"),
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -70,16 +75,17 @@ class Worker:
     process: subprocess.Popen[bytes]
 
 
-def start_worker(name: str, redis: Redis) -> Worker:
+def start_worker(name: str, redis: Redis, target: str = TARGET) -> Worker:
     port = free_port()
     env = {
         **os.environ,
         "SNODO_LEGACY_STORE": redis.url,
         "SNODO_NOTIFY": redis.url,
         "SNODO_WORKER": name,
+        "SNODO_STATE_SECRET": "5e" * 32,  # MRTR retries of modern clients, on any worker
     }
     process = subprocess.Popen(
-        snodo_run(TARGET, "http", "--port", str(port)),
+        snodo_run(target, "http", "--port", str(port)),
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
@@ -111,7 +117,7 @@ def text(result: Any) -> str:
 def test_every_request_of_a_session_on_the_other_worker(
     cluster: tuple[Redis, list[Worker], RoundRobin],
 ) -> None:
-    _, workers, balancer = cluster
+    balancer = cluster[2]
     asked: list[dict[str, Any]] = []
 
     def city(params: dict[str, Any]) -> dict[str, Any]:
@@ -212,3 +218,79 @@ def test_503_carries_a_json_rpc_error(cluster: tuple[Redis, list[Worker], RoundR
             redis.start()
     assert answer.status_code == 503
     assert answer.json()["error"]["message"].startswith("Service unavailable")
+
+
+@pytest.fixture(scope="module")
+def preferences() -> Iterator[RoundRobin]:
+    """examples/preferences.py on two workers sharing Redis, behind the balancer."""
+    redis = Redis()
+    redis.start()
+    workers = [start_worker(name, redis, "examples/preferences.py:server") for name in "ab"]
+    balancer = RoundRobin([w.port for w in workers]).start()
+    try:
+        yield balancer
+    finally:
+        balancer.stop()
+        for worker in workers:
+            stop(worker.process)
+        redis.stop()
+
+
+def answers_across_workers(balancer: RoundRobin, start: int) -> int:
+    """How many of the client's answers landed on another worker than the call before."""
+    routed = balancer.routed[start:]
+    crossed = 0
+    for index, (what, port) in enumerate(routed):
+        if what == "POST response":
+            calls = [p for w, p in routed[:index] if w.startswith("POST ") and w != "POST response"]
+            crossed += bool(calls) and calls[-1] != port
+    return crossed
+
+
+def test_the_official_python_sdk_through_the_balancer(preferences: RoundRobin) -> None:
+    """PyPI mcp 1.30.0 (tests/legacy/sdk_client.py): every flow of the example, its
+    bridged questions answered on the worker that did not ask."""
+    from tests.legacy.test_legacy_sdk import CLIENT, _check
+
+    start = len(preferences.routed)
+    run = subprocess.run(
+        [str(legacy_sdk_python()), CLIENT, "http", preferences.url],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    assert report["session"] is True
+    _check(report)
+    assert answers_across_workers(preferences, start) >= 5
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_official_typescript_client_through_the_balancer(preferences: RoundRobin) -> None:
+    """interop/official_client/check_mrtr.mjs over HTTP only, pinned to 2026-07-28 and
+    with its default (legacy) negotiation, every request to the other worker."""
+    client_dir = ROOT / "interop" / "official_client"
+    if not (client_dir / "node_modules").is_dir():
+        subprocess.run(["bash", str(ROOT / "scripts" / "interop"), "typed"], cwd=ROOT, check=False)
+    start = len(preferences.routed)
+    env = {
+        **os.environ,
+        "SNODO_PYTHON": sys.executable,
+        "SNODO_TRANSPORTS": "http",
+        "SNODO_HTTP_URL": preferences.url,
+    }
+    run = subprocess.run(
+        ["node", str(client_dir / "check_mrtr.mjs")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    summary = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else ""
+    assert run.returncode == 0 and summary.endswith(" 0 failed"), run.stdout + run.stderr
+    assert answers_across_workers(preferences, start) >= 5
