@@ -29,12 +29,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from snodo import jsonrpc
 from snodo.errors import InvalidRequest
+from snodo.legacy.events import EventLog, MemoryEventLog, RedisEventLog, parse_event_id
 from snodo.legacy.http_answer import Answer
 from snodo.legacy.http_replies import (
     END,
@@ -47,6 +49,8 @@ from snodo.legacy.http_replies import (
     not_found,
     plain,
     sse_event,
+    sse_prime,
+    sse_retry,
     sse_start,
     unavailable,
     wait_disconnect,
@@ -66,6 +70,8 @@ __all__ = ["SESSION_HEADER", "LegacyHttp", "no_session_error"]
 
 SESSION_HEADER = "mcp-session-id"
 KEEPALIVE_SECONDS = 15.0
+RETRY_MS = 1000
+"""What a GET stream ended by a shutdown tells the client to wait before reconnecting."""
 
 
 class LegacyHttp:
@@ -82,6 +88,11 @@ class LegacyHttp:
         """This worker's sessions; with a shared store, its views of them."""
         store = None if limits.store is None else session_store(limits.store)
         self.shared = None if store is None else SharedSessions(store, server, self)
+        self.memory_log = MemoryEventLog(limits.max_stream_events)
+        self.events: EventLog = self.memory_log
+        """The SSE streams' events, for a client that resumes one (``Last-Event-ID``)."""
+        if store is not None:
+            self.events = RedisEventLog(store, limits.max_stream_events, limits.idle_timeout)
         self.stateless = Stateless(self.kernel, limits) if limits.stateless else None
 
     async def start(self) -> None:
@@ -126,6 +137,7 @@ class LegacyHttp:
 
     def _end(self, key: str) -> None:
         entry = self.sessions.pop(key, None)
+        self.memory_log.forget(key)
         if entry is not None:
             entry.session.close()
             for task in entry.tasks.values():
@@ -204,6 +216,7 @@ class LegacyHttp:
         try:
             answer = Answer(self.kernel, entry, message, principal, send, scopes)
             answer.changed = None if self.shared is None else self.shared.changed
+            answer.log = self.events
             await answer.run()
         finally:
             entry.busy -= 1
@@ -308,10 +321,26 @@ class LegacyHttp:
         if "text/event-stream" not in headers.get("accept", ""):
             await plain(send, 406, b"accept text/event-stream")
             return
+        backlog: list[tuple[str, dict[str, Any]]] = []
+        resumed = headers.get("last-event-id")
+        if resumed is not None:
+            where = parse_event_id(resumed)
+            if where is None:
+                await plain(send, 400, b"Last-Event-ID names no event of this server")
+                return
+            if where[0].startswith("p"):  # a POST's stream: its missed events, its answer
+                await self._resume(entry.session.id, where, receive, send)
+                return
+            try:
+                replay = self.events.replay(entry.session.id, *where, follow=False)
+                backlog = [(f"{where[0]}.{seq}", note) async for seq, note in replay if note]
+            except (LookupError, StoreUnavailable):
+                pass  # what was missed is gone; the stream goes on from now
         if entry.streaming:
             await plain(send, 409, b"this session already has a stream open")
             return
         queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(maxsize=256)
+        stream, seq = "g" + secrets.token_urlsafe(9), 0
 
         def notify(note: dict[str, Any]) -> None:
             with contextlib.suppress(asyncio.QueueFull):  # a stalled reader loses notes
@@ -320,6 +349,10 @@ class LegacyHttp:
         entry.streaming = True
         entry.session.notify = notify
         await sse_start(send)
+        for event_id, note in backlog:
+            await sse_event(send, note, event_id)
+        await self._log(entry.session.id, stream, 0, {})
+        await sse_prime(send, f"{stream}.0")
         watcher = asyncio.ensure_future(wait_disconnect(receive))
         try:
             while not watcher.done() and not entry.session.closed:
@@ -329,9 +362,12 @@ class LegacyHttp:
                 )
                 if getter in done:
                     note = getter.result()
-                    if note is END:
-                        break  # the server is stopping: the stream ends, the session stays
-                    await sse_event(send, note)
+                    if note is END:  # the server is stopping: the stream ends, the session
+                        await sse_retry(send, RETRY_MS)  # stays, and the client comes back
+                        break
+                    seq += 1
+                    await self._log(entry.session.id, stream, seq, note)
+                    await sse_event(send, note, f"{stream}.{seq}")
                 else:
                     getter.cancel()
                     if not done:
@@ -344,6 +380,44 @@ class LegacyHttp:
             entry.last_seen = self.clock()
             if entry.session.notify is notify:
                 entry.session.notify = _drop
+            with contextlib.suppress(Exception):
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    async def _log(self, session: str, stream: str, seq: int, note: dict[str, Any]) -> None:
+        with contextlib.suppress(StoreUnavailable):
+            await self.events.append(session, stream, seq, note)
+
+    async def _resume(
+        self, session: str, where: tuple[str, int], receive: Receive, send: Send
+    ) -> None:
+        """A POST's SSE stream, resumed: the events after the one named, then the rest as
+        they come (from whichever worker runs the request), its answer last."""
+        replay = self.events.replay(session, *where)
+        try:
+            first = await anext(replay, None)
+        except LookupError:
+            await plain(send, 400, b"that stream's events are no longer kept")
+            return
+        except StoreUnavailable as exc:
+            await unavailable(send, str(exc))
+            return
+        await sse_start(send)
+        watcher = asyncio.ensure_future(wait_disconnect(receive))
+        try:
+            item = first
+            while item is not None and item[1] is not None:
+                await sse_event(send, item[1], f"{where[0]}.{item[0]}")
+                following = asyncio.ensure_future(anext(replay, None))
+                await asyncio.wait({following, watcher}, return_when="FIRST_COMPLETED")
+                if not following.done():
+                    following.cancel()
+                    break  # the client went away again
+                item = following.result()
+        except StoreUnavailable:
+            pass  # the client may resume again
+        finally:
+            watcher.cancel()
+            await replay.aclose()
             with contextlib.suppress(Exception):
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
 

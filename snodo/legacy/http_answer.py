@@ -1,21 +1,29 @@
 """One legacy request over POST, answered as JSON, or as SSE once something must go to
-the client before the answer (progress, log messages, the bridge's questions)."""
+the client before the answer (progress, log messages, the bridge's questions).
+
+An SSE answer is resumable (``snodo.legacy.events``): it opens with a priming event, and
+each event carries an id and goes to the stream's log, the answer last, then the end."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from snodo import jsonrpc
 from snodo.errors import InvalidRequest
-from snodo.legacy.http_replies import Send, empty, json_reply, sse_event, sse_start
+from snodo.legacy.events import EventLog
+from snodo.legacy.http_replies import Send, empty, json_reply, sse_event, sse_prime, sse_start
 from snodo.legacy.kernel import LegacyKernel
 from snodo.legacy.session import LegacySession
 from snodo.legacy.shared import Entry
 from snodo.legacy.store import StoreUnavailable
 
 __all__ = ["Answer"]
+
+log = logging.getLogger("snodo.legacy")
 
 
 class Answer:
@@ -40,6 +48,10 @@ class Answer:
         self.sender: asyncio.Task[None] | None = None
         self.changed: Callable[[LegacySession, str], Awaitable[None]] | None = None
         """Writes what the request changed to a shared store, once it succeeded."""
+        self.log: EventLog | None = None
+        """Where the SSE stream's events go, for a client that resumes it."""
+        self.stream = "p" + secrets.token_urlsafe(9)
+        self.seq = 0
 
     def _emit(self, note: dict[str, Any]) -> None:
         self.queue.put_nowait(note)
@@ -48,8 +60,31 @@ class Answer:
 
     async def _stream(self) -> None:
         await sse_start(self.send)
+        if self.log is not None:
+            await self._logged(0, {})  # the stream exists from its priming event on
+            await sse_prime(self.send, f"{self.stream}.0")
         while (note := await self.queue.get()) is not None:
-            await sse_event(self.send, note)
+            await self._event(note)
+
+    async def _event(self, message: dict[str, Any]) -> None:
+        if self.log is None:
+            await sse_event(self.send, message)
+            return
+        self.seq += 1
+        await self._logged(self.seq, message)
+        await sse_event(self.send, message, f"{self.stream}.{self.seq}")
+
+    async def _logged(self, seq: int, message: dict[str, Any] | None) -> None:
+        """Keep the event for a resuming client; a log that is down costs only that."""
+        assert self.log is not None
+        session = self.entry.session.id
+        try:
+            if message is None:
+                await self.log.end(session, self.stream, seq)
+            else:
+                await self.log.append(session, self.stream, seq, message)
+        except StoreUnavailable:
+            log.warning("legacy: an event of stream %s was not logged", self.stream)
 
     async def run(self) -> None:
         request_id = self.message.get("id")
@@ -85,7 +120,9 @@ class Answer:
             self.queue.put_nowait(None)
             await self.sender
             if response is not None:
-                await sse_event(self.send, response)
+                await self._event(response)
+            if self.log is not None:
+                await self._logged(self.seq + 1, None)
             await self.send({"type": "http.response.body", "body": b"", "more_body": False})
         elif response is not None:
             await json_reply(self.send, 200, response)

@@ -19,6 +19,8 @@ __all__ = [
     "not_found",
     "plain",
     "sse_event",
+    "sse_prime",
+    "sse_retry",
     "sse_start",
     "unavailable",
     "wait_disconnect",
@@ -55,8 +57,22 @@ async def sse_start(send: Send) -> None:
     await send({"type": "http.response.body", "body": b"", "more_body": True})
 
 
-async def sse_event(send: Send, message: dict[str, Any]) -> None:
+async def sse_event(send: Send, message: dict[str, Any], event_id: str | None = None) -> None:
     body = b"event: message\ndata: " + jsonrpc.encode(message) + b"\n\n"
+    if event_id is not None:
+        body = b"id: " + event_id.encode() + b"\n" + body
+    await send({"type": "http.response.body", "body": body, "more_body": True})
+
+
+async def sse_prime(send: Send, event_id: str) -> None:
+    """The priming event (an id, empty data): the client can resume from here on."""
+    body = b"id: " + event_id.encode() + b"\ndata:\n\n"
+    await send({"type": "http.response.body", "body": body, "more_body": True})
+
+
+async def sse_retry(send: Send, milliseconds: int) -> None:
+    """Tell the client how long to wait before it reconnects (the stream ends next)."""
+    body = b"retry: " + str(milliseconds).encode() + b"\n\n"
     await send({"type": "http.response.body", "body": body, "more_body": True})
 
 

@@ -201,4 +201,3 @@ def session_store(url: str, *, prefix: str = DEFAULT_PREFIX) -> RedisSessionStor
     if url.startswith(("redis://", "rediss://")):
         return RedisSessionStore(url, prefix=prefix)
     raise ValueError("a legacy session store URL is memory: or redis://HOST:PORT/DB")
-

@@ -32,6 +32,9 @@ class LegacyLimits:
     """Seconds the bridge waits for the client's answers to one round's requests."""
     max_subscriptions: int = 1024
     """Resource URIs one legacy session may subscribe to."""
+    max_stream_events: int = 256
+    """Events kept per SSE stream of a session, for a client that resumes it with
+    ``Last-Event-ID``; an older event cannot be replayed."""
     store: str | None = None
     """Where HTTP sessions live: None or ``memory:``, this process (route each session to
     the worker that made it); ``redis://HOST:PORT/DB``, a store every worker shares, so

@@ -27,6 +27,7 @@ import pytest
 from snodo.client import Client
 from snodo.client.transports import HttpRefused
 from tests.replay.conftest import answers_ping
+from tests.support.legacy_resume import lose_and_resume
 from tests.support.legacy_sdk import legacy_sdk_python
 from tests.support.paths import ROOT
 from tests.support.processes import accepting, free_port, snodo_run, stop
@@ -294,3 +295,21 @@ def test_the_official_typescript_client_through_the_balancer(preferences: RoundR
     summary = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else ""
     assert run.returncode == 0 and summary.endswith(" 0 failed"), run.stdout + run.stderr
     assert answers_across_workers(preferences, start) >= 5
+
+
+def test_a_lost_stream_is_resumed_on_the_other_worker(
+    cluster: tuple[Redis, list[Worker], RoundRobin],
+) -> None:
+    """The question comes on one worker's stream; the answer and the resuming GET land
+    on the other, which replays the rest from Redis while the first finishes the call."""
+    balancer = cluster[2]
+    start = len(balancer.routed)
+    seen = lose_and_resume(balancer.url, pings=1)
+    assert seen["question"] == "Which city?" and seen["resume_status"] == 200
+    [(event_id, answer)] = seen["resumed"]
+    assert event_id.rsplit(".", 1)[0] == seen["ids"][0].rsplit(".", 1)[0]
+    assert answer["result"]["content"][0]["text"].startswith("sunny in Oslo")
+    routed = balancer.routed[start:]
+    call = next(port for what, port in routed if what == "POST tools/call")
+    resume = next(port for what, port in routed[3:] if what == "GET")
+    assert call != resume, "resumed on the worker that did not run the call"

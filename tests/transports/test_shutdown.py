@@ -29,7 +29,7 @@ def _read_events(
 ) -> None:
     try:
         for line in response.iter_lines():
-            if line.startswith("data:"):
+            if line.startswith("data:") and line[5:].strip():  # not a priming event
                 into.append(json.loads(line[5:]))
     except httpx.HTTPError:
         pass
