@@ -19,6 +19,7 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -313,3 +314,60 @@ def test_a_lost_stream_is_resumed_on_the_other_worker(
     call = next(port for what, port in routed if what == "POST tools/call")
     resume = next(port for what, port in routed[3:] if what == "GET")
     assert call != resume, "resumed on the worker that did not run the call"
+
+
+NGINX = shutil.which("nginx")
+
+
+@pytest.mark.skipif(NGINX is None, reason="nginx is not installed (apt-get install nginx)")
+def test_behind_the_documented_round_robin_nginx(
+    cluster: tuple[Redis, list[Worker], RoundRobin], tmp_path: Path
+) -> None:
+    """docs/nginx-round-robin.conf in front of the two workers: one session's requests
+    land on both, a bridged question is answered, a lost stream is resumed."""
+    assert NGINX is not None
+    _, workers, _ = cluster
+    listen = free_port()
+    site = (ROOT / "docs" / "nginx-round-robin.conf").read_text()
+    for old, new in (
+        ("127.0.0.1:8080", f"127.0.0.1:{listen}"),
+        ("127.0.0.1:8001", f"127.0.0.1:{workers[0].port}"),
+        ("127.0.0.1:8002", f"127.0.0.1:{workers[1].port}"),
+    ):
+        assert old in site
+        site = site.replace(old, new)
+    (tmp_path / "site.conf").write_text(site)
+    temp = " ".join(
+        f"{kind}_temp_path {tmp_path}/{kind};"
+        for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+    )
+    main = tmp_path / "nginx.conf"
+    main.write_text(
+        f"daemon off;\nworker_processes 1;\npid {tmp_path}/nginx.pid;\n"
+        f"error_log {tmp_path}/error.log;\nevents {{ worker_connections 64; }}\n"
+        f"http {{ access_log off; {temp} include {tmp_path}/site.conf; }}\n"
+    )
+    proxy = subprocess.Popen(
+        [NGINX, "-p", str(tmp_path), "-e", str(tmp_path / "error.log"), "-c", str(main)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{listen}/mcp"
+
+    def city(params: dict[str, Any]) -> dict[str, Any]:
+        return {"action": "accept", "content": {"city": "Bergen"}}
+
+    async def main() -> set[str]:
+        async with Client.http(url, era="legacy", elicitation=city) as client:
+            names = {text(await client.call_tool("whoami")) for _ in range(6)}
+            for _ in range(3):
+                assert text(await client.call_tool("weather")).startswith("sunny in Bergen")
+            return names
+
+    try:
+        assert accepting(proxy, listen), (tmp_path / "error.log").read_text()
+        assert asyncio.run(asyncio.wait_for(main(), 30)) == {"a", "b"}
+        seen = lose_and_resume(url)
+        assert seen["resumed"][-1][1]["result"]["content"][0]["text"].startswith("sunny in Oslo")
+    finally:
+        stop(proxy)
