@@ -79,8 +79,12 @@ CASES = (
     Case("snodo elicit (bridge)", "snodo", "elicit", "theme"),
     Case("official elicit (ctx.elicit)", "official", "elicit", "theme"),
     Case("official elicit (Resolve)", "official", "elicit", "theme_resolved"),
+    Case("snodo echo, Redis store", "snodo-redis", "echo", "echo"),
+    Case("snodo elicit (bridge), Redis store", "snodo-redis", "elicit", "theme"),
 )
-KINDS = ("snodo", "official")
+KINDS = ("snodo", "official", "snodo-redis")
+REDIS_ENV = "SNODO_BENCH_REDIS"
+"""The URL of the redis-server the orchestrator started, for the snodo-redis server."""
 
 
 def final_text(user: str, theme: str) -> str:
@@ -90,16 +94,17 @@ def final_text(user: str, theme: str) -> str:
 # -- the servers ------------------------------------------------------------------------
 
 
-def snodo_app() -> Any:
+def snodo_app(store: str | None = None) -> Any:
     from snodo import elicitation  # noqa: PLC0415 - only this process needs it
     from snodo.context import Context  # noqa: PLC0415
     from snodo.result import InputRequired, input_required  # noqa: PLC0415
-    from snodo.server import Server  # noqa: PLC0415
+    from snodo.server import LegacyLimits, Server  # noqa: PLC0415
     from snodo.transports.http import HttpApp  # noqa: PLC0415
 
     # The server's own keys: it opens the echoed state before the handler runs, and pins
-    # the question asked beside what the handler sealed.
-    server = Server("bench-legacy", "1.0.0", state_secret=SECRET)
+    # the question asked beside what the handler sealed. ``store``: the sessions in Redis.
+    legacy = LegacyLimits(store=store, max_sessions=100_000)
+    server = Server("bench-legacy", "1.0.0", state_secret=SECRET, legacy=legacy)
     question = elicitation.form(QUESTION, SCHEMA)
 
     @server.tool
@@ -260,7 +265,7 @@ async def _validate(port: int, kind: str) -> int:
         if await session.echo() != ECHO_TEXT:
             raise HttpError("echo: wrong text")
         checks += 1
-        tools = ("theme",) if kind == "snodo" else ("theme", "theme_resolved")
+        tools = ("theme",) if kind.startswith("snodo") else ("theme", "theme_resolved")
         for tool in tools:
             for chosen in ("dark", "light"):
                 accept = {"action": "accept", "content": {"theme": chosen}}
@@ -398,6 +403,8 @@ def _report(runs: dict[str, list[dict[str, Any]]]) -> None:
     print("| " + " | ".join(columns) + " |")
     print("|---" * len(columns) + "|")
     for case in CASES:
+        if case.label not in runs:
+            continue
         measured = runs[case.label]
         latencies = [value for run in measured for value in run["latencies"]]
         row = {
@@ -424,6 +431,15 @@ def _report(runs: dict[str, list[dict[str, Any]]]) -> None:
             f"{theirs} / {ours}: server CPU per flow {cpu}; "
             f"snodo's flows/s {rate} of the official's"
         )
+    for local in ("snodo echo", "snodo elicit (bridge)"):
+        shared = f"{local}, Redis store"
+        if shared in rows:
+            cpu = harness.ratio(rows[shared]["cpu"], rows[local]["cpu"])
+            rate = harness.ratio(rows[shared]["rate"], rows[local]["rate"])
+            print(
+                f"{shared} / in-process: server CPU per flow {cpu} "
+                f"(redis-server's own CPU not included); flows/s {rate}"
+            )
 
 
 def orchestrate(args: argparse.Namespace) -> None:
@@ -440,9 +456,14 @@ def orchestrate(args: argparse.Namespace) -> None:
         "medians over rounds"
     )
     children: list[harness.Child] = []
+    redis = _redis_server()
+    kinds = KINDS if redis is not None else tuple(k for k in KINDS if k != "snodo-redis")
+    cases = tuple(case for case in CASES if case.kind in kinds)
+    if redis is None:
+        print("redis-server is not installed: the Redis store is not measured")
     with contextlib.ExitStack() as logs:
         try:
-            for kind in KINDS:
+            for kind in kinds:
                 log = logs.enter_context(tempfile.TemporaryFile("w+b"))
                 children.append(harness.start(__file__, kind, log))
             by_kind = {child.kind: child for child in children}
@@ -454,14 +475,42 @@ def orchestrate(args: argparse.Namespace) -> None:
                         f"{child.kind} failed validation: {exc!r}\n{child.log_text()}"
                     ) from exc
                 print(f"validated {child.kind:8} on 127.0.0.1:{child.port}: {checks} checks passed")
-            runs: dict[str, list[dict[str, Any]]] = {case.label: [] for case in CASES}
+            runs: dict[str, list[dict[str, Any]]] = {case.label: [] for case in cases}
             for round_index in range(args.rounds):
-                shift = round_index % len(CASES)
-                for case in CASES[shift:] + CASES[:shift]:
+                shift = round_index % len(cases)
+                for case in cases[shift:] + cases[:shift]:
                     runs[case.label].append(_measure(by_kind[case.kind], case, args))
             _report(runs)
         finally:
             harness.stop([child.process for child in children])
+            if redis is not None:
+                harness.stop([redis])
+
+
+def _redis_server() -> subprocess.Popen[bytes] | None:
+    """A redis-server on a free loopback port, its URL in ``REDIS_ENV``; None without one."""
+    import shutil  # noqa: PLC0415
+    import socket  # noqa: PLC0415
+
+    binary = shutil.which("redis-server")
+    if binary is None:
+        return None
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
+            os.environ[REDIS_ENV] = f"redis://127.0.0.1:{port}/0"
+            return process
+        time.sleep(0.05)
+    process.kill()
+    raise RuntimeError("redis-server did not start")
 
 
 def main() -> None:
@@ -483,7 +532,12 @@ def main() -> None:
         args.concurrency, args.rounds, args.seconds = 2, 1, 0.5
         args.flows, args.warmup = 20, 4
     if args.serve:
-        harness.serve_uvicorn({"snodo": snodo_app, "official": official_app}[args.serve]())
+        apps = {
+            "snodo": snodo_app,
+            "official": official_app,
+            "snodo-redis": lambda: snodo_app(os.environ[REDIS_ENV]),
+        }
+        harness.serve_uvicorn(apps[args.serve]())
     elif args.load:
         load_main(args)
     else:

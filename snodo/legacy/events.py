@@ -52,6 +52,9 @@ def parse_event_id(value: str) -> tuple[str, int] | None:
 
 
 class EventLog(Protocol):
+    immediate: bool
+    """Whether appending is cheap enough to wait for before sending (memory)."""
+
     async def append(self, session: str, stream: str, seq: int, message: dict[str, Any]) -> None:
         """Log message number ``seq`` of a stream."""
         ...
@@ -76,6 +79,8 @@ class _Stream:
 
 class MemoryEventLog:
     """The streams of this process: what one worker, or an affine balancer, needs."""
+
+    immediate = True
 
     def __init__(self, max_events: int) -> None:
         self.max_events = max_events
@@ -129,6 +134,8 @@ class MemoryEventLog:
 
 class RedisEventLog:
     """Stream logs in the shared session store's Redis."""
+
+    immediate = False
 
     def __init__(self, store: RedisSessionStore, max_events: int, ttl: float) -> None:
         self.store = store

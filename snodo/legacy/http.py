@@ -143,6 +143,19 @@ class LegacyHttp:
             for task in entry.tasks.values():
                 task.cancel()
 
+    def _answering(
+        self, message: Any, headers: Mapping[str, str], principal: str | None
+    ) -> Entry | None:
+        """With a shared store, the view that waits for this answer of the client, if
+        this worker holds it: no store read for it (the call it answers renewed the
+        session; a DELETE elsewhere would have ended the view)."""
+        if self.shared is None or not isinstance(message, dict) or "method" in message:
+            return None
+        entry = self.sessions.get(headers.get(SESSION_HEADER, ""))
+        if entry is None or entry.session.principal != principal or not entry.session.pending:
+            return None
+        return entry
+
     async def _find(self, headers: Mapping[str, str], principal: str | None) -> Entry | None:
         """The session the request names, if it is this principal's; with a shared
         store, loaded from it (``StoreUnavailable`` when it does not answer)."""
@@ -177,7 +190,9 @@ class LegacyHttp:
             await self._initialize(message, headers, principal, send)
             return
         try:
-            entry = await self._find(headers, principal)
+            entry = self._answering(message, headers, principal) or await self._find(
+                headers, principal
+            )
         except StoreUnavailable as exc:
             await unavailable(send, str(exc))
             return

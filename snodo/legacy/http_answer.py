@@ -52,6 +52,9 @@ class Answer:
         """Where the SSE stream's events go, for a client that resumes it."""
         self.stream = "p" + secrets.token_urlsafe(9)
         self.seq = 0
+        self._writing: asyncio.Future[None] | None = None
+        """The last event being written to a remote log (they go in order, behind the
+        stream, so the client never waits on the log)."""
 
     def _emit(self, note: dict[str, Any]) -> None:
         self.queue.put_nowait(note)
@@ -75,7 +78,23 @@ class Answer:
         await sse_event(self.send, message, f"{self.stream}.{self.seq}")
 
     async def _logged(self, seq: int, message: dict[str, Any] | None) -> None:
-        """Keep the event for a resuming client; a log that is down costs only that."""
+        """Keep the event for a resuming client: at once in memory, behind the stream
+        for a remote log (a resuming reader polls it)."""
+        assert self.log is not None
+        if self.log.immediate:
+            await self._write(seq, message)
+            return
+        previous = self._writing
+
+        async def in_order() -> None:
+            if previous is not None:
+                await previous
+            await self._write(seq, message)
+
+        self._writing = asyncio.ensure_future(in_order())
+
+    async def _write(self, seq: int, message: dict[str, Any] | None) -> None:
+        """Write one event; a log that is down costs only the resumption."""
         assert self.log is not None
         session = self.entry.session.id
         try:
