@@ -63,6 +63,10 @@ class EventLog(Protocol):
         """The stream ended after event ``seq - 1`` (a POST's answer went out)."""
         ...
 
+    async def extend(self, session: str, stream: str, events: list[Event]) -> None:
+        """Log several events at once (a message of None: the end), in order."""
+        ...
+
     def replay(
         self, session: str, stream: str, after: int, follow: bool = True
     ) -> AsyncGenerator[Event, None]:
@@ -100,6 +104,10 @@ class MemoryEventLog:
 
     async def end(self, session: str, stream: str, seq: int) -> None:
         self._add(session, stream, (seq, None))
+
+    async def extend(self, session: str, stream: str, events: list[Event]) -> None:
+        for event in events:
+            self._add(session, stream, event)
 
     def _add(self, session: str, stream: str, event: Event) -> None:
         found = self._stream(session, stream)
@@ -152,15 +160,16 @@ class RedisEventLog:
     async def end(self, session: str, stream: str, seq: int) -> None:
         await self._push(session, stream, [seq, None])
 
-    async def _push(self, session: str, stream: str, event: list[Any]) -> None:
+    async def extend(self, session: str, stream: str, events: list[Event]) -> None:
+        await self._push(session, stream, *([seq, message] for seq, message in events))
+
+    async def _push(self, session: str, stream: str, *events: list[Any]) -> None:
         key = self._key(session, stream)
-        body = json.dumps(event, separators=(",", ":"))
+        bodies = [json.dumps(event, separators=(",", ":")) for event in events]
         await self.store._run(
-            lambda pipe: (
-                pipe.rpush(key, body)
-                .ltrim(key, -self.max_events, -1)
-                .pexpire(key, int(self.ttl * 1000))
-            )
+            lambda pipe: pipe.rpush(key, *bodies)
+            .ltrim(key, -self.max_events, -1)
+            .pexpire(key, int(self.ttl * 1000))
         )
 
     async def replay(

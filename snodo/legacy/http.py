@@ -139,6 +139,8 @@ class LegacyHttp:
         entry = self.sessions.pop(key, None)
         self.memory_log.forget(key)
         if entry is not None:
+            if entry.streaming:
+                entry.session.notify(END)  # its GET stream ends now, not at the next event
             entry.session.close()
             for task in entry.tasks.values():
                 task.cancel()
@@ -377,8 +379,8 @@ class LegacyHttp:
                 )
                 if getter in done:
                     note = getter.result()
-                    if note is END:  # the server is stopping: the stream ends, the session
-                        await sse_retry(send, RETRY_MS)  # stays, and the client comes back
+                    if note is END:  # a shutdown (the session stays: the client comes back)
+                        await sse_retry(send, RETRY_MS)  # or the session ended
                         break
                     seq += 1
                     await self._log(entry.session.id, stream, seq, note)

@@ -52,9 +52,10 @@ class Answer:
         """Where the SSE stream's events go, for a client that resumes it."""
         self.stream = "p" + secrets.token_urlsafe(9)
         self.seq = 0
+        self._unwritten: list[tuple[int, dict[str, Any] | None]] = []
         self._writing: asyncio.Future[None] | None = None
-        """The last event being written to a remote log (they go in order, behind the
-        stream, so the client never waits on the log)."""
+        """Writes the events to a remote log behind the stream, in order and several at
+        once, so the client never waits on the log."""
 
     def _emit(self, note: dict[str, Any]) -> None:
         self.queue.put_nowait(note)
@@ -81,29 +82,22 @@ class Answer:
         """Keep the event for a resuming client: at once in memory, behind the stream
         for a remote log (a resuming reader polls it)."""
         assert self.log is not None
+        self._unwritten.append((seq, message))
         if self.log.immediate:
-            await self._write(seq, message)
-            return
-        previous = self._writing
+            await self._write()
+        elif self._writing is None or self._writing.done():
+            self._writing = asyncio.ensure_future(self._write())
 
-        async def in_order() -> None:
-            if previous is not None:
-                await previous
-            await self._write(seq, message)
-
-        self._writing = asyncio.ensure_future(in_order())
-
-    async def _write(self, seq: int, message: dict[str, Any] | None) -> None:
-        """Write one event; a log that is down costs only the resumption."""
+    async def _write(self) -> None:
+        """Write what is waiting, batch by batch; a log that is down costs only the
+        resumption."""
         assert self.log is not None
-        session = self.entry.session.id
-        try:
-            if message is None:
-                await self.log.end(session, self.stream, seq)
-            else:
-                await self.log.append(session, self.stream, seq, message)
-        except StoreUnavailable:
-            log.warning("legacy: an event of stream %s was not logged", self.stream)
+        while self._unwritten:
+            events, self._unwritten = self._unwritten, []
+            try:
+                await self.log.extend(self.entry.session.id, self.stream, events)
+            except StoreUnavailable:
+                log.warning("legacy: events of stream %s were not logged", self.stream)
 
     async def run(self) -> None:
         request_id = self.message.get("id")

@@ -174,6 +174,7 @@ class RedisSessionStore:
             )
         )
         if raw is None or not renewed:
+            await self._run(lambda pipe: pipe.zrem(live, session_id))  # not live: uncounted
             return None
         try:
             return SessionRecord.decode(raw)
