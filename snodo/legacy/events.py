@@ -167,9 +167,11 @@ class RedisEventLog:
         key = self._key(session, stream)
         bodies = [json.dumps(event, separators=(",", ":")) for event in events]
         await self.store._run(
-            lambda pipe: pipe.rpush(key, *bodies)
-            .ltrim(key, -self.max_events, -1)
-            .pexpire(key, int(self.ttl * 1000))
+            lambda pipe: (
+                pipe.rpush(key, *bodies)
+                .ltrim(key, -self.max_events, -1)
+                .pexpire(key, int(self.ttl * 1000))
+            )
         )
 
     async def replay(
