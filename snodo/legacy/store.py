@@ -137,11 +137,11 @@ class RedisSessionStore:
     def _key(self, session_id: str) -> str:
         return f"{self.prefix}:s:{session_id}"
 
-    async def _run(self, commands: Callable[[Any], None]) -> list[Any]:
-        """One pipeline (MULTI/EXEC) of ``commands``, within ``timeout``."""
+    async def _run(self, commands: Callable[[Any], None], atomic: bool = True) -> list[Any]:
+        """One pipeline of ``commands`` (in MULTI/EXEC when ``atomic``), within ``timeout``."""
         try:
             async with asyncio.timeout(self.timeout):
-                pipe = self._client().pipeline(transaction=True)
+                pipe = self._client().pipeline(transaction=atomic)
                 commands(pipe)
                 result: list[Any] = await pipe.execute()
                 return result
@@ -171,7 +171,8 @@ class RedisSessionStore:
                 pipe.get(key)
                 .pexpire(key, int(ttl * 1000))
                 .zadd(live, {session_id: self.clock() + ttl}, xx=True)
-            )
+            ),
+            atomic=False,  # three independent renewals: no transaction needed
         )
         if raw is None or not renewed:
             await self._run(lambda pipe: pipe.zrem(live, session_id))  # not live: uncounted
