@@ -27,6 +27,7 @@ __all__ = [
     "RejectedValueError",
     "check_content",
     "check_schema",
+    "check_value",
 ]
 
 FORMATS = frozenset({"email", "uri", "date", "date-time"})
@@ -280,6 +281,12 @@ def _is_number(value: object) -> TypeGuard[int | float]:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
     return not isinstance(value, float) or math.isfinite(value)
+
+
+def check_value(spec: Field, value: object) -> FormValue:
+    """One field's answer, checked as ``check_content`` checks it (for a client that
+    asks field by field): the value, or ``RejectedValueError``."""
+    return _check_value(spec, value)
 
 
 def _check_value(spec: Field, value: object) -> FormValue:

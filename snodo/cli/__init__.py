@@ -1,7 +1,8 @@
 """``snodo run TARGET`` serves a Server object, like ``uvicorn module:app`` serves an app.
 
 TARGET is ``package.module:name`` or ``path/to/file.py:name``; the name may also be a
-function that returns the Server (or an ASGI app, for HTTP).
+function that returns the Server (or an ASGI app, for HTTP). ``snodo list`` and ``snodo
+call`` are a terminal client (``client_commands``, with ``terminal`` asking the person).
 
 The command line is the top of the house: it may import any package, and none imports
 it (``python -m snodo`` runs it). ``observer`` builds the OpenTelemetry observer from
@@ -28,6 +29,7 @@ from types import ModuleType
 from typing import Any
 
 from snodo import state
+from snodo.cli import client_commands
 from snodo.errors import InvalidState
 from snodo.server import Server
 from snodo.server.tools import ToolDefinitionError
@@ -270,7 +272,9 @@ def _announce(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="snodo", description="Serve a snodo MCP server.")
+    parser = argparse.ArgumentParser(
+        prog="snodo", description="Serve a snodo MCP server, or call any MCP server."
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="serve a Server object")
     run.add_argument("target", help="module:name or path/to/file.py:name")
@@ -344,9 +348,12 @@ def main(argv: list[str] | None = None) -> int:
     inspect.add_argument("--keys", help="keyring file, one kid:hex-secret a line")
     inspect.add_argument("--request", help="the retry's JSON-RPC request (JSON file)")
     inspect.add_argument("--principal", help="the principal the retry came from")
+    client_commands.register(commands)
     args = parser.parse_args(argv)
     if args.command == "state":
         return _inspect_command(args)
+    if args.command in ("list", "call"):
+        return client_commands.main(args)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr)
     if args.request_log:
         os.environ[REQUEST_LOG_ENV] = "1"

@@ -168,8 +168,11 @@ class Client(Listings, ClientTasks):
     def stdio(
         cls, argv: Sequence[str], *, env: Mapping[str, str] | None = None, **options: Any
     ) -> Client:
-        """A client for a server it starts as a subprocess (``argv``), over stdio."""
-        return cls(StdioTransport(argv, env=env, limits=options.get("limits")), **options)
+        """A client for a server it starts as a subprocess (``argv``), over stdio;
+        ``stderr=`` (a file) takes the child's stderr, else it is this process's."""
+        stderr = options.pop("stderr", None)
+        transport = StdioTransport(argv, env=env, limits=options.get("limits"), stderr=stderr)
+        return cls(transport, **options)
 
     async def __aenter__(self) -> Client:
         return self

@@ -1,4 +1,4 @@
-"""The event logs of legacy SSE streams, so a lost stream can be resumed (2025-11-25
+"""The event logs of legacy SSE streams, so a lost stream can be resumed (the legacy
 basic/transports.mdx, "Resumability and Redelivery").
 
 Every SSE stream of a legacy session (a POST's answer, the GET stream) has an id of its

@@ -49,10 +49,14 @@ class StdioTransport:
         *,
         env: Mapping[str, str] | None = None,
         limits: ClientLimits | None = None,
+        stderr: Any = None,
     ) -> None:
         self.limits = limits or ClientLimits()
         self.command = list(command)
         self.env = {**os.environ, **(env or {})}
+        self.stderr = stderr
+        """Where the child's stderr goes: a file object or descriptor; None, this
+        process's stderr."""
         self.process: asyncio.subprocess.Process | None = None
         self.pending: dict[Any, asyncio.Future[dict[str, Any]]] = {}
         self.listeners: list[tuple[OnNotification, Any]] = []
@@ -71,6 +75,7 @@ class StdioTransport:
                 *self.command,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
+                stderr=self.stderr,
                 env=self.env,
                 limit=self.limits.max_message_bytes,
             )

@@ -1,0 +1,285 @@
+"""``snodo list`` and ``snodo call``: a terminal client for any MCP server, either era.
+
+SERVER is an ``http(s)://`` URL, a ``module:name`` / ``file.py:name`` target that
+``snodo run`` serves over stdio, or with ``--stdio`` any command that speaks MCP on its
+stdio (an official SDK server, say). ``list`` prints the tools (with their parameters),
+resources, templates and prompts; ``call`` calls a tool (``key=value`` arguments, typed
+by the tool's input schema, or ``--json``), reads a resource (``--resource``) or gets a
+prompt (``--prompt``), answering the server's questions on the terminal
+(``snodo.cli.terminal``). Progress and log messages go to stderr; ``--output json``
+prints the raw result on stdout. Errors are one ``snodo:`` line and exit status 1; a
+tool's ``isError`` result exits 1 too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shlex
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from snodo.cli.terminal import Terminal
+from snodo.client import Client, ClientError
+
+__all__ = ["main", "register"]
+
+LIST_EXAMPLE = """examples:
+  snodo list examples/preferences.py:server
+  snodo list http://127.0.0.1:8000/mcp --output json
+  snodo list --stdio "python my_server.py\""""
+CALL_EXAMPLE = """examples:
+  snodo call examples/preferences.py:server preferences
+  snodo call http://127.0.0.1:8000/mcp add a=2 b=3
+  snodo call app.py:server search --json '{"query": "mcp", "limit": 5}'
+  snodo call app.py:server --resource notes://today
+  snodo call app.py:server --prompt review code='print(1)'
+  snodo call app.py:server book --answers answers.json --no-input"""
+
+
+def register(commands: Any) -> None:
+    """Add ``list`` and ``call`` to the ``snodo`` command's sub-commands."""
+    formatter = argparse.RawDescriptionHelpFormatter
+    listing = commands.add_parser(
+        "list",
+        help="print a server's tools, resources, templates and prompts",
+        epilog=LIST_EXAMPLE,
+        formatter_class=formatter,
+    )
+    _server_options(listing)
+    call = commands.add_parser(
+        "call",
+        help="call a tool (or read a resource, get a prompt), answering its questions",
+        epilog=CALL_EXAMPLE,
+        formatter_class=formatter,
+    )
+    _server_options(call)
+    call.add_argument("tool", nargs="?", help="the tool to call")
+    call.add_argument("arguments", nargs="*", metavar="key=value", help="its arguments")
+    call.add_argument("--json", dest="json_arguments", help="the arguments as a JSON object")
+    call.add_argument("--resource", metavar="URI", help="read this resource instead")
+    call.add_argument("--prompt", metavar="NAME", help="get this prompt instead")
+    call.add_argument("--answers", metavar="FILE", help="JSON: answers keyed by question")
+    call.add_argument("--no-input", action="store_true", help="decline what is not answered")
+    call.add_argument("--sampling-cmd", metavar="CMD", help="pipe sampling requests to CMD")
+    call.add_argument("--root", action="append", default=[], help="a root to offer (repeat)")
+    call.add_argument("--log-level", default="info", help="server log messages from this level")
+
+
+def _server_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("server", help="URL, module:name / file.py:name, or with --stdio a command")
+    parser.add_argument("--stdio", action="store_true", help="SERVER is a command to start")
+    parser.add_argument("--era", choices=["auto", "modern", "legacy"], default="auto")
+    parser.add_argument("--auth", metavar="TOKEN", help="an OAuth bearer token for HTTP")
+    parser.add_argument("--output", choices=["text", "json"], default="text")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds for the whole call")
+
+
+def main(args: argparse.Namespace) -> int:
+    # A stdio server's own stderr (its logging) is kept aside, and shown when it failed.
+    with tempfile.TemporaryFile("w+") as server_log:
+        args.server_log = server_log
+        try:
+            return asyncio.run(_main(args))
+        except ClientError as exc:
+            print(f"snodo: {type(exc).__name__}: {exc}", file=sys.stderr)
+        except (ValueError, OSError) as exc:
+            print(f"snodo: {exc}", file=sys.stderr)
+        server_log.seek(0)
+        tail = server_log.read().strip().splitlines()[-20:]
+        if tail:
+            print("snodo: the server's stderr ended with:", *tail, sep="\n  ", file=sys.stderr)
+        return 1
+
+
+def _client(args: argparse.Namespace, handlers: Mapping[str, Any]) -> Client:
+    options: dict[str, Any] = {"era": args.era, "deadline": args.timeout, **handlers}
+    if args.server.startswith(("http://", "https://")):
+        auth = None if args.auth is None else _bearer(args.auth)
+        return Client.http(args.server, auth=auth, **options)
+    argv = shlex.split(args.server) if args.stdio else _snodo_run(args.server)
+    return Client.stdio(argv, stderr=args.server_log, **options)
+
+
+def _snodo_run(target: str) -> list[str]:
+    if ":" not in target:
+        raise ValueError(f"{target!r} is not a URL or a module:name target (or use --stdio)")
+    return [sys.executable, "-m", "snodo", "run", target, "--transport", "stdio"]
+
+
+def _bearer(token: str) -> Any:
+    def authorize(request: Any) -> Any:
+        request.headers["authorization"] = f"Bearer {token}"
+        return request
+
+    return authorize
+
+
+async def _main(args: argparse.Namespace) -> int:
+    if args.command == "list":
+        async with _client(args, {}) as client:
+            return await _list(client, args.output)
+    answers = json.loads(Path(args.answers).read_text()) if args.answers else None
+    if answers is not None and not isinstance(answers, dict):
+        raise ValueError("--answers: the file must hold a JSON object")
+    terminal = Terminal(
+        answers=answers,
+        no_input=args.no_input,
+        sampling_command=args.sampling_cmd,
+        roots=args.root,
+    )
+    async with _client(args, terminal.handlers()) as client:
+        return await _call(client, args)
+
+
+async def _list(client: Client, output: str) -> int:
+    tools = await client.list_tools()
+    capabilities = (await client.discover()).capabilities
+    resources = await client.list_resources() if capabilities.resources else []
+    templates = await client.list_resource_templates() if capabilities.resources else []
+    prompts = await client.list_prompts() if capabilities.prompts else []
+    if output == "json":
+        listed = {
+            "tools": tools,
+            "resources": resources,
+            "resourceTemplates": templates,
+            "prompts": prompts,
+        }
+        dumped = {
+            key: [item.model_dump(mode="json", by_alias=True, exclude_none=True) for item in items]
+            for key, items in listed.items()
+            if isinstance(items, list)
+        }
+        print(json.dumps(dumped, indent=2, ensure_ascii=False))
+        return 0
+    _section("tools", [(f"{t.name}({_signature(t.input_schema)})", t.description) for t in tools])
+    _section("resources", [(str(r.uri), r.description or r.name) for r in resources])
+    _section("resource templates", [(t.uri_template, t.description or t.name) for t in templates])
+    rows = []
+    for prompt in prompts:
+        declared = prompt.arguments if isinstance(prompt.arguments, list) else []
+        names = [a.name + ("" if a.required else "?") for a in declared]
+        rows.append((f"{prompt.name}({', '.join(names)})", prompt.description))
+    _section("prompts", rows)
+    return 0
+
+
+def _section(title: str, rows: list[tuple[str, Any]]) -> None:
+    print(f"{title} ({len(rows)})")
+    for head, description in rows:
+        line = str(description).strip().splitlines()[0] if description else ""
+        print(f"  {head}" + (f"  {line}" if line else ""))
+
+
+def _signature(schema: Any) -> str:
+    """``name: type, other?: type`` of an input schema."""
+    schema = schema if isinstance(schema, dict) else {}
+    required = set(schema.get("required") or [])
+    parts = []
+    for name, prop in (schema.get("properties") or {}).items():
+        kind = prop.get("type", "any") if isinstance(prop, dict) else "any"
+        if isinstance(prop, dict) and "enum" in prop:
+            kind = "|".join(map(str, prop["enum"]))
+        parts.append(f"{name}{'' if name in required else '?'}: {kind}")
+    return ", ".join(parts)
+
+
+async def _call(client: Client, args: argparse.Namespace) -> int:
+    scope: dict[str, Any] = {
+        "on_progress": _progress,
+        "on_log": _log,
+        "log_level": args.log_level,
+    }
+    if args.resource:
+        result = await client.read_resource(args.resource, **scope)
+    elif args.prompt:
+        arguments = {k: str(v) for k, v in _arguments(args, None).items()}
+        result = await client.get_prompt(args.prompt, arguments, **scope)
+    else:
+        if not args.tool:
+            raise ValueError("name a tool (or --resource URI, --prompt NAME)")
+        tools = {tool.name: tool for tool in await client.list_tools()}
+        if args.tool not in tools:
+            raise ValueError(f"the server has no tool {args.tool!r}: {', '.join(sorted(tools))}")
+        schema = tools[args.tool].input_schema
+        result = await client.call_tool(args.tool, _arguments(args, schema), **scope)
+    raw = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+    print(file=sys.stderr, end="")  # the progress line, if any, ends here
+    if args.output == "json":
+        print(json.dumps(raw, indent=2, ensure_ascii=False))
+    else:
+        _show(raw)
+    return 1 if raw.get("isError") else 0
+
+
+def _arguments(args: argparse.Namespace, schema: Any) -> dict[str, Any]:
+    """``--json`` and ``key=value`` arguments, each value typed as the schema says."""
+    arguments: dict[str, Any] = json.loads(args.json_arguments) if args.json_arguments else {}
+    if not isinstance(arguments, dict):
+        raise ValueError("--json: the arguments must be a JSON object")
+    properties = (schema or {}).get("properties") or {} if isinstance(schema, dict) else {}
+    for pair in args.arguments:
+        key, equals, value = pair.partition("=")
+        if not equals or not key:
+            raise ValueError(f"{pair!r}: arguments are key=value")
+        kind = (properties.get(key) or {}).get("type")
+        if kind == "string" or (kind is None and schema is None):
+            arguments[key] = value
+            continue
+        try:
+            arguments[key] = json.loads(value)
+        except ValueError:
+            arguments[key] = value  # not JSON: the server's schema says what is wrong
+    return arguments
+
+
+def _show(raw: Mapping[str, Any]) -> None:
+    """A result as a person reads it: text as text, the rest summarised."""
+    for block in raw.get("content", []):
+        _block(block)
+    for contents in raw.get("contents", []):
+        if "text" in contents:
+            print(contents["text"])
+        else:
+            size = len(contents.get("blob", "")) * 3 // 4
+            print(f"[{contents.get('mimeType', 'binary')}, about {size} bytes: {contents['uri']}]")
+    for message in raw.get("messages", []):
+        print(f"[{message['role']}] ", end="")
+        _block(message["content"])
+    if "structuredContent" in raw and not raw.get("content"):
+        print(json.dumps(raw["structuredContent"], indent=2, ensure_ascii=False))
+    if raw.get("isError"):
+        print("snodo: the tool reported an error", file=sys.stderr)
+
+
+def _block(block: Mapping[str, Any]) -> None:
+    kind = block.get("type")
+    if kind == "text":
+        print(block["text"])
+    elif kind in ("image", "audio"):
+        print(
+            f"[{kind} {block.get('mimeType')}, about {len(block.get('data', '')) * 3 // 4} bytes]"
+        )
+    elif kind == "resource_link":
+        print(f"[link {block.get('uri')}]")
+    elif kind == "resource":
+        resource = block.get("resource") or {}
+        print(resource.get("text", f"[resource {resource.get('uri')}]"))
+    else:
+        print(json.dumps(block, ensure_ascii=False))
+
+
+def _progress(progress: float, total: float | None, message: str | None) -> None:
+    done = f"{progress:g}/{total:g}" if total else f"{progress:g}"
+    print(f"\r  progress {done}{f' {message}' if message else ''}", end="", file=sys.stderr)
+
+
+def _log(params: Mapping[str, Any]) -> None:
+    logger = f" {params['logger']}:" if params.get("logger") else ""
+    data = params.get("data")
+    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
+    print(f"[{params.get('level')}]{logger} {text}", file=sys.stderr)
