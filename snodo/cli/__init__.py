@@ -2,7 +2,8 @@
 
 TARGET is ``package.module:name`` or ``path/to/file.py:name``; the name may also be a
 function that returns the Server (or an ASGI app, for HTTP). ``snodo list`` and ``snodo
-call`` are a terminal client (``client_commands``, with ``terminal`` asking the person).
+call`` are a terminal client (``client_commands``, with ``terminal`` asking the person),
+``snodo install`` adds a server to a host's configuration (``install``).
 
 The command line is the top of the house: it may import any package, and none imports
 it (``python -m snodo`` runs it). ``observer`` builds the OpenTelemetry observer from
@@ -29,7 +30,7 @@ from types import ModuleType
 from typing import Any
 
 from snodo import state
-from snodo.cli import client_commands
+from snodo.cli import client_commands, install
 from snodo.errors import InvalidState
 from snodo.server import Server
 from snodo.server.tools import ToolDefinitionError
@@ -349,11 +350,14 @@ def main(argv: list[str] | None = None) -> int:
     inspect.add_argument("--request", help="the retry's JSON-RPC request (JSON file)")
     inspect.add_argument("--principal", help="the principal the retry came from")
     client_commands.register(commands)
+    install.register(commands)
     args = parser.parse_args(argv)
     if args.command == "state":
         return _inspect_command(args)
     if args.command in ("list", "call"):
         return client_commands.main(args)
+    if args.command == "install":
+        return install.main(args)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr)
     if args.request_log:
         os.environ[REQUEST_LOG_ENV] = "1"

@@ -1,0 +1,184 @@
+"""``snodo install HOST TARGET``: add a server to a host's MCP configuration.
+
+Each host keeps its servers in a JSON file of its own, at a path of its own:
+
+===============  =========================================================  ==============
+host             file (``--path`` names another)                            key
+===============  =========================================================  ==============
+claude-desktop   macOS ``~/Library/Application Support/Claude/``,           ``mcpServers``
+                 Windows ``%APPDATA%\\Claude\\``, Linux ``~/.config/Claude/``;
+                 ``claude_desktop_config.json``
+claude-code      ``.mcp.json`` in the project (``--scope user``:            ``mcpServers``
+                 ``~/.claude.json``)
+cursor           ``.cursor/mcp.json`` in the project (``--scope user``:     ``mcpServers``
+                 ``~/.cursor/mcp.json``)
+vscode           ``.vscode/mcp.json`` in the project                        ``servers``
+mcp-json         ``mcp.json`` in the project                                ``mcpServers``
+===============  =========================================================  ==============
+
+The entry starts TARGET with this interpreter (``python -m snodo run TARGET --transport
+stdio``), a file target made absolute and the project directory on ``PYTHONPATH``, so it
+imports wherever the host starts it; ``--env KEY=VALUE`` and ``--env-file`` add to its
+environment. ``--url`` writes an HTTP entry instead (Claude Desktop takes remote servers
+in its own settings, not in this file, so it is refused there). Another server's entries
+are kept; an entry of the same name is replaced only with ``--force``, and the file as
+it was is kept beside it as ``FILE.bak``. ``--print`` writes the JSON to stdout instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["HOSTS", "entry", "main", "register"]
+
+HOSTS = ("claude-desktop", "claude-code", "cursor", "vscode", "mcp-json")
+
+EXAMPLE = """examples:
+  snodo install claude-desktop app.py:server
+  snodo install claude-code app.py:server --name notes --env API_KEY=...
+  snodo install cursor --url https://mcp.example.com/mcp --name notes
+  snodo install vscode app.py:server --print"""
+
+
+def register(commands: Any) -> None:
+    """Add ``install`` to the ``snodo`` command's sub-commands."""
+    install = commands.add_parser(
+        "install",
+        help="add a server to a host's MCP configuration (Claude, Cursor, VS Code, ...)",
+        epilog=EXAMPLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    install.add_argument("host", choices=HOSTS)
+    install.add_argument("target", nargs="?", help="module:name or file.py:name (not with --url)")
+    install.add_argument("--url", help="an HTTP server's URL, instead of a TARGET")
+    install.add_argument("--name", help="the entry's name (default: from the target)")
+    install.add_argument("--env", action="append", default=[], metavar="KEY=VALUE")
+    install.add_argument("--env-file", help="KEY=VALUE lines (# comments) to add")
+    install.add_argument("--scope", choices=["project", "user"], default="project")
+    install.add_argument("--path", help="the configuration file, instead of the host's own")
+    install.add_argument("--force", action="store_true", help="replace an entry of this name")
+    install.add_argument("--print", action="store_true", help="print the JSON, write nothing")
+
+
+def main(args: argparse.Namespace) -> int:
+    try:
+        return _install(args)
+    except ValueError as exc:
+        print(f"snodo: {exc}", file=sys.stderr)
+        return 1
+
+
+def _install(args: argparse.Namespace) -> int:
+    if (args.target is None) == (args.url is None):
+        raise ValueError("give a TARGET or --url, not both")
+    if args.url and args.host == "claude-desktop":
+        raise ValueError(
+            "Claude Desktop adds remote servers in its own settings (Connectors), not in its file"
+        )
+    env = _environment(args.env, args.env_file)
+    name = args.name or _name(args.target or args.url)
+    server = entry(args.host, args.target, args.url, env, Path.cwd())
+    key = "servers" if args.host == "vscode" else "mcpServers"
+    if args.print:
+        print(json.dumps({key: {name: server}}, indent=2))
+        return 0
+    path = Path(args.path) if args.path else config_path(args.host, args.scope)
+    config: dict[str, Any] = {}
+    if path.exists():
+        try:
+            config = json.loads(path.read_text(encoding="utf-8") or "{}")
+        except ValueError as exc:
+            raise ValueError(f"{path} is not JSON ({exc}); nothing was written") from None
+        if not isinstance(config, dict):
+            raise ValueError(f"{path} does not hold a JSON object; nothing was written")
+    servers = config.setdefault(key, {})
+    if not isinstance(servers, dict):
+        raise ValueError(f"{path}: {key!r} is not an object; nothing was written")
+    if name in servers and not args.force:
+        raise ValueError(f"{path} already has a server {name!r}: --force replaces it")
+    if path.exists():
+        shutil.copy2(path, path.with_name(path.name + ".bak"))
+    servers[name] = server
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    print(f"snodo: {name!r} added to {path}", file=sys.stderr)
+    return 0
+
+
+def entry(
+    host: str, target: str | None, url: str | None, env: dict[str, str], project: Path
+) -> dict[str, Any]:
+    """The host's entry for TARGET over stdio, or for ``url`` over HTTP."""
+    if url is not None:
+        if host in ("claude-code", "vscode"):
+            return {"type": "http", "url": url}
+        return {"url": url}
+    assert target is not None
+    location, _, attribute = target.rpartition(":")
+    if not location or not attribute:
+        raise ValueError(f"target must look like module:name or file.py:name, got {target!r}")
+    if location.endswith(".py"):
+        file = (project / location).resolve()
+        if not file.is_file():
+            raise ValueError(f"{location} does not exist")
+        target = f"{file}:{attribute}"
+    server: dict[str, Any] = {
+        "command": sys.executable,
+        "args": ["-m", "snodo", "run", target, "--transport", "stdio"],
+        "env": {"PYTHONPATH": str(project.resolve()), **env},
+    }
+    if host in ("claude-code", "vscode"):
+        server = {"type": "stdio", **server}
+    return server
+
+
+def config_path(host: str, scope: str) -> Path:
+    """Where ``host`` reads its servers on this system (``scope``: the project's or the
+    user's, for the hosts that have both)."""
+    home = Path.home()
+    if host == "claude-desktop":
+        if sys.platform == "darwin":
+            folder = home / "Library" / "Application Support" / "Claude"
+        elif sys.platform == "win32":
+            folder = Path(os.environ.get("APPDATA", home / "AppData" / "Roaming")) / "Claude"
+        else:
+            folder = Path(os.environ.get("XDG_CONFIG_HOME", home / ".config")) / "Claude"
+        return folder / "claude_desktop_config.json"
+    user = scope == "user"
+    if host == "claude-code":
+        return home / ".claude.json" if user else Path(".mcp.json")
+    if host == "cursor":
+        return (home if user else Path()) / ".cursor" / "mcp.json"
+    if host == "vscode":
+        if user:
+            raise ValueError("VS Code keeps user servers in its settings: use the project scope")
+        return Path(".vscode") / "mcp.json"
+    return Path("mcp.json")
+
+
+def _name(source: str) -> str:
+    """A name from a target (its file or module) or a URL (its host)."""
+    if "://" in source:
+        return source.split("://", 1)[1].split("/", 1)[0].split(":", maxsplit=1)[0]
+    location = source.rpartition(":")[0]
+    return Path(location).stem if location.endswith(".py") else location.rsplit(".", 1)[-1]
+
+
+def _environment(pairs: list[str], env_file: str | None) -> dict[str, str]:
+    lines = Path(env_file).read_text(encoding="utf-8").splitlines() if env_file else []
+    env: dict[str, str] = {}
+    for raw in [*lines, *pairs]:
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, equals, value = line.partition("=")
+        if not equals or not key.strip():
+            raise ValueError(f"{line!r}: environment entries are KEY=VALUE")
+        env[key.strip()] = value.strip().strip("'\"")
+    return env
