@@ -3,7 +3,8 @@
 TARGET is ``package.module:name`` or ``path/to/file.py:name``; the name may also be a
 function that returns the Server (or an ASGI app, for HTTP). ``snodo list`` and ``snodo
 call`` are a terminal client (``client_commands``, with ``terminal`` asking the person),
-``snodo install`` adds a server to a host's configuration (``install``).
+``snodo install`` adds a server to a host's configuration (``install``), ``snodo dev``
+serves one and restarts it on every change (``dev``).
 
 The command line is the top of the house: it may import any package, and none imports
 it (``python -m snodo`` runs it). ``observer`` builds the OpenTelemetry observer from
@@ -30,7 +31,7 @@ from types import ModuleType
 from typing import Any
 
 from snodo import state
-from snodo.cli import client_commands, install
+from snodo.cli import client_commands, dev, install
 from snodo.errors import InvalidState
 from snodo.server import Server
 from snodo.server.tools import ToolDefinitionError
@@ -351,6 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     inspect.add_argument("--principal", help="the principal the retry came from")
     client_commands.register(commands)
     install.register(commands)
+    dev.register(commands)
     args = parser.parse_args(argv)
     if args.command == "state":
         return _inspect_command(args)
@@ -358,6 +360,8 @@ def main(argv: list[str] | None = None) -> int:
         return client_commands.main(args)
     if args.command == "install":
         return install.main(args)
+    if args.command == "dev":
+        return dev.main(args)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr)
     if args.request_log:
         os.environ[REQUEST_LOG_ENV] = "1"
