@@ -80,6 +80,7 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    """Run ``snodo list`` or ``snodo call``; the exit status."""
     # A stdio server's own stderr (its logging) is kept aside, and shown when it failed.
     with tempfile.TemporaryFile("w+") as server_log:
         args.server_log = server_log

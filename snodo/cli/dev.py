@@ -47,10 +47,12 @@ def register(commands: Any) -> None:
 
 
 def say(text: str) -> None:
+    """One ``snodo dev:`` line on stderr."""
     print(f"snodo dev: {text}", file=sys.stderr, flush=True)
 
 
 def main(args: argparse.Namespace) -> int:
+    """Run ``snodo dev`` until Ctrl-C; the exit status."""
     try:
         import watchfiles
     except ModuleNotFoundError:

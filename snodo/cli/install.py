@@ -67,6 +67,7 @@ def register(commands: Any) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    """Run ``snodo install``; the exit status."""
     try:
         return _install(args)
     except ValueError as exc:

@@ -67,6 +67,7 @@ class Terminal:
 
     @staticmethod
     def say(text: str) -> None:
+        """A line to the person (stderr)."""
         print(text, file=sys.stderr, flush=True)
 
     async def ask(self, prompt: str) -> str:
@@ -82,6 +83,7 @@ class Terminal:
     # -- elicitation ---------------------------------------------------------------------
 
     async def form(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A form-mode ``elicitation/create``, answered field by field."""
         message = str(params.get("message", ""))
         given = self.answers.get(message)
         if isinstance(given, str):
@@ -139,6 +141,7 @@ class Terminal:
                 self.say(f"    {title} {exc}")
 
     async def url(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A URL-mode ``elicitation/create``: the page shown, consent asked."""
         message, page = str(params.get("message", "")), str(params.get("url", ""))
         given = self.answers.get(message, self.answers.get(page))
         if isinstance(given, str):
@@ -152,6 +155,7 @@ class Terminal:
     # -- sampling and roots ----------------------------------------------------------------
 
     async def sample(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A ``sampling/createMessage``: the reply typed, piped or from the answers."""
         given = self.answers.get("sampling")
         if isinstance(given, list):
             given = given[self._samples] if self._samples < len(given) else None
@@ -170,6 +174,7 @@ class Terminal:
         return _reply(await self.ask("  reply as the model: "), "terminal")
 
     def list_roots(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``roots/list``: the paths given with ``--root``."""
         return {"roots": [{"uri": root.as_uri(), "name": root.name} for root in self.roots]}
 
 

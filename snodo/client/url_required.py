@@ -33,6 +33,7 @@ class UrlElicitationRequired(RequestError):
 
     @property
     def elicitations(self) -> list[dict[str, Any]]:
+        """The URL elicitations the server named (``data.elicitations``)."""
         found = self.data.get("elicitations") if isinstance(self.data, dict) else None
         return [e for e in found if isinstance(e, dict)] if isinstance(found, list) else []
 
