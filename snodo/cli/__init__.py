@@ -278,7 +278,13 @@ def main(argv: list[str] | None = None) -> int:
         prog="snodo", description="Serve a snodo MCP server, or call any MCP server."
     )
     commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser("run", help="serve a Server object")
+    run = commands.add_parser(
+        "run",
+        help="serve a Server object",
+        epilog="examples:\n  snodo run app.py:server\n"
+        "  snodo run app.py:server --transport http --port 8000 --workers 4",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     run.add_argument("target", help="module:name or path/to/file.py:name")
     run.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     run.add_argument("--host", default="127.0.0.1")
@@ -344,7 +350,10 @@ def main(argv: list[str] | None = None) -> int:
     state_command = commands.add_parser("state", help="request state tools for operators")
     state_commands = state_command.add_subparsers(dest="state_command", required=True)
     inspect = state_commands.add_parser(
-        "inspect", help="print a token's readable fields and why it would be refused"
+        "inspect",
+        help="print a token's readable fields and why it would be refused",
+        epilog="example:\n  snodo state inspect TOKEN --keys keys.txt --request retry.json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     inspect.add_argument("token")
     inspect.add_argument("--keys", help="keyring file, one kid:hex-secret a line")
