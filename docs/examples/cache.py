@@ -9,15 +9,14 @@ from snodo import CacheHint, Client, Server
 from snodo.client.transports import MemoryTransport
 
 server = Server("counter", "1.0.0", read_cache=CacheHint(ttl_ms=60_000, scope="public"))
-visits = 0
+visits = [0]
 
 
 @server.resource("count://visits", mime_type="text/plain")
 def count() -> str:
     """How many times the server was asked: a cached read does not ask."""
-    global visits
-    visits += 1
-    return str(visits)
+    visits[0] += 1
+    return str(visits[0])
 
 
 async def read(client: Client) -> None:

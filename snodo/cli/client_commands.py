@@ -6,9 +6,10 @@ stdio (an official SDK server, say). ``list`` prints the tools (with their param
 resources, templates and prompts; ``call`` calls a tool (``key=value`` arguments, typed
 by the tool's input schema, or ``--json``), reads a resource (``--resource``) or gets a
 prompt (``--prompt``), answering the server's questions on the terminal
-(``snodo.cli.terminal``). Progress and log messages go to stderr; ``--output json``
-prints the raw result on stdout. Errors are one ``snodo:`` line and exit status 1; a
-tool's ``isError`` result exits 1 too.
+(``snodo.cli.terminal``). An OAuth-protected server takes ``--auth TOKEN``, or
+``--oauth``: the browser flow of ``snodo.oauth``. Progress and log messages go to
+stderr; ``--output json`` prints the raw result on stdout. Errors are one ``snodo:``
+line and exit status 1; a tool's ``isError`` result exits 1 too.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ import argparse
 import asyncio
 import json
 import shlex
+import socket
 import sys
 import tempfile
+import webbrowser
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -26,7 +29,7 @@ from typing import Any
 from snodo.cli.terminal import Terminal
 from snodo.client import Client, ClientError
 
-__all__ = ["main", "register"]
+__all__ = ["browser_oauth", "main", "register"]
 
 LIST_EXAMPLE = """examples:
   snodo list examples/preferences.py:server
@@ -75,6 +78,9 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stdio", action="store_true", help="SERVER is a command to start")
     parser.add_argument("--era", choices=["auto", "modern", "legacy"], default="auto")
     parser.add_argument("--auth", metavar="TOKEN", help="an OAuth bearer token for HTTP")
+    parser.add_argument(
+        "--oauth", action="store_true", help="authorize in the browser (an OAuth-protected URL)"
+    )
     parser.add_argument("--output", choices=["text", "json"], default="text")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds for the whole call")
 
@@ -100,7 +106,7 @@ def main(args: argparse.Namespace) -> int:
 def _client(args: argparse.Namespace, handlers: Mapping[str, Any]) -> Client:
     options: dict[str, Any] = {"era": args.era, "deadline": args.timeout, **handlers}
     if args.server.startswith(("http://", "https://")):
-        auth = None if args.auth is None else _bearer(args.auth)
+        auth = browser_oauth() if args.oauth else None if args.auth is None else _bearer(args.auth)
         return Client.http(args.server, auth=auth, **options)
     argv = shlex.split(args.server) if args.stdio else _snodo_run(args.server)
     return Client.stdio(argv, stderr=args.server_log, **options)
@@ -110,6 +116,30 @@ def _snodo_run(target: str) -> list[str]:
     if ":" not in target:
         raise ValueError(f"{target!r} is not a URL or a module:name target (or use --stdio)")
     return [sys.executable, "-m", "snodo", "run", target, "--transport", "stdio"]
+
+
+def browser_oauth(open_page: Any = None, transport: Any = None) -> Any:
+    """The OAuth client ``--oauth`` uses: it registers itself, sends the person to the
+    authorization page in their browser (the address printed too, for a terminal with
+    no browser) and listens for the way back on a free loopback port."""
+    try:
+        from snodo.oauth import BrowserUserAgent, OAuth  # snodo[auth]: on demand
+    except ModuleNotFoundError as exc:
+        raise ValueError("--oauth needs the snodo[auth] extra: pip install 'snodo[auth]'") from exc
+
+    def show(url: str) -> object:
+        print(f"snodo: authorize in your browser: {url}", file=sys.stderr, flush=True)
+        return webbrowser.open(url) if open_page is None else open_page(url)
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return OAuth(
+        user_agent=BrowserUserAgent(open_page=show),
+        redirect_uri=f"http://127.0.0.1:{port}/callback",
+        client_name="snodo call",
+        transport=transport,
+    )
 
 
 def _bearer(token: str) -> Any:

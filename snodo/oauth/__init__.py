@@ -11,10 +11,11 @@ from snodo.oauth.discovery import Discovery
 from snodo.oauth.errors import OAuthError
 from snodo.oauth.flow import OAuth
 from snodo.oauth.storage import ClientInfo, MemoryTokenStorage, Tokens, TokenStorage
-from snodo.oauth.user_agent import HeadlessUserAgent, UserAgent
+from snodo.oauth.user_agent import BrowserUserAgent, HeadlessUserAgent, UserAgent
 
 __all__ = [
     "BearerChallenge",
+    "BrowserUserAgent",
     "ClientInfo",
     "Discovery",
     "HeadlessUserAgent",

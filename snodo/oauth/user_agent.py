@@ -1,21 +1,25 @@
 """The user agent: who takes the authorization URL and comes back with the redirect.
 
-In an application that is a browser and a local callback listener; the flow only
-needs the URL the authorization server redirected to, so ``UserAgent`` is one method.
-``HeadlessUserAgent`` serves tests and unattended runs against an authorization
-server that approves without a login page: it requests the authorization URL and
-follows redirects itself until one points at the redirect URI, without ever
-requesting the redirect URI.
+In an application that is a browser and a local callback listener
+(``BrowserUserAgent``: the person's browser, and a listener on the loopback redirect
+URI); the flow only needs the URL the authorization server redirected to, so
+``UserAgent`` is one method. ``HeadlessUserAgent`` serves tests and unattended runs
+against an authorization server that approves without a login page: it requests the
+authorization URL and follows redirects itself until one points at the redirect URI,
+without ever requesting the redirect URI.
 """
 
 from __future__ import annotations
 
+import asyncio
+import webbrowser
+from collections.abc import Callable
 from typing import Any, Protocol
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from snodo.oauth.errors import OAuthError
 
-__all__ = ["HeadlessUserAgent", "UserAgent"]
+__all__ = ["BrowserUserAgent", "HeadlessUserAgent", "UserAgent"]
 
 
 class UserAgent(Protocol):
@@ -58,3 +62,38 @@ class HeadlessUserAgent:
                 if url.startswith(redirect_uri):
                     return url
         raise OAuthError("too many redirects before the redirect URI")
+
+
+class BrowserUserAgent:
+    """Sends the person to the authorization page in their browser (``open_page``,
+    ``webbrowser.open`` by default, which honours ``BROWSER``), and listens on the
+    loopback redirect URI for the page to send the browser back with a code."""
+
+    def __init__(
+        self, open_page: Callable[[str], object] = webbrowser.open, timeout: float = 300
+    ) -> None:
+        self.open_page = open_page
+        self.timeout = timeout
+
+    async def authorize(self, authorization_url: str, redirect_uri: str) -> str:
+        """Open the page; return the redirect URI with the code, as it arrived."""
+        back = urlsplit(redirect_uri)
+        arrived: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+        async def redirected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            request_line = (await reader.readline()).decode("latin-1").split()
+            writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\nconnection: close\r\n")
+            writer.write(b"\r\nDone: you can close this window.\n")
+            await writer.drain()
+            writer.close()
+            target = request_line[1] if len(request_line) == 3 else ""
+            if target.startswith(back.path) and not arrived.done():
+                arrived.set_result(f"{back.scheme}://{back.netloc}{target}")
+
+        listener = await asyncio.start_server(redirected, back.hostname, back.port)
+        async with listener:
+            await asyncio.to_thread(self.open_page, authorization_url)
+            try:
+                return await asyncio.wait_for(arrived, self.timeout)
+            except TimeoutError:
+                raise OAuthError("the browser did not come back in time") from None

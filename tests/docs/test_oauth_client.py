@@ -15,7 +15,7 @@ import httpx
 
 from snodo.client import Client
 from snodo.client.transports import HttpTransport
-from snodo.oauth import OAuth
+from snodo.oauth import BrowserUserAgent, OAuth
 from tests.oauth.fakes import AS1, MCP, AuthServer, World
 from tests.support.paths import ROOT
 from tests.support.processes import free_port
@@ -31,7 +31,7 @@ def _example() -> ModuleType:
 
 
 def test_the_browser_user_agent_brings_the_code_back() -> None:
-    example = _example()
+    _example()  # the example imports and builds as documented
     authorization = AuthServer(AS1)
     world = World({AS1: authorization}, challenge_scope="mcp:basic")
     redirect_uri = f"http://127.0.0.1:{free_port()}/callback"
@@ -45,7 +45,7 @@ def test_the_browser_user_agent_brings_the_code_back() -> None:
         threading.Thread(target=httpx.get, args=(location,), kwargs={"timeout": 10}).start()
 
     oauth = OAuth(
-        user_agent=example.BrowserUserAgent(open_page=browser, timeout=10),
+        user_agent=BrowserUserAgent(open_page=browser, timeout=10),
         redirect_uri=redirect_uri,
         client_name="docs",
         transport=world.transport(),
@@ -63,3 +63,30 @@ def test_the_browser_user_agent_brings_the_code_back() -> None:
         "authorization_code"
     ]
     assert world.mcp_requests[-1][0] == "Bearer token-as.example.com-1"
+
+
+def test_snodo_calls_oauth_completes_an_authorization() -> None:
+    """The OAuth client ``snodo call --oauth`` builds (snodo.cli.client_commands):
+    registered, the page shown (and printed), the code back on its loopback port."""
+    from snodo.cli.client_commands import browser_oauth
+
+    authorization = AuthServer(AS1)
+    world = World({AS1: authorization}, challenge_scope="mcp:basic")
+    visited: list[str] = []
+
+    def browser(url: str) -> None:
+        visited.append(url)
+        page = httpx.Client(transport=world.transport()).get(url)
+        threading.Thread(
+            target=httpx.get, args=(page.headers["location"],), kwargs={"timeout": 10}
+        ).start()
+
+    oauth = browser_oauth(open_page=browser, transport=world.transport())
+
+    async def main() -> list[str]:
+        http = httpx.AsyncClient(transport=world.transport(), auth=oauth)
+        async with Client(HttpTransport(MCP, client=http)) as client:
+            return [tool.name for tool in await client.list_tools()]
+
+    assert asyncio.run(main()) == ["t"]
+    assert len(visited) == 1 and "redirect_uri=http%3A%2F%2F127.0.0.1%3A" in visited[0]
