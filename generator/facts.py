@@ -158,7 +158,10 @@ def _extension_methods(defs: dict[str, JSON], overlay: Overlay) -> tuple[MethodR
         _require(defs, fact.result, f"method {fact.method}")
         if _method_const(defs, fact.request) != fact.method:
             raise OverlayError(f"{fact.request} no longer carries method {fact.method}")
-        if not _is_result(defs, fact.result):
+        plain = overlay.extension is not None and not overlay.extension.results_extend_result
+        if plain and defs[fact.result].get("type") != "object":
+            raise OverlayError(f"{fact.result} is no longer an object")
+        if not plain and not _is_result(defs, fact.result):
             raise OverlayError(f"{fact.result} is no longer a Result")
         if fact.input_required:
             raise OverlayError(f"extension method {fact.method} cannot answer input_required")

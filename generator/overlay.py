@@ -72,6 +72,16 @@ class Patch:
 
 
 @dataclass(frozen=True, slots=True)
+class ReplaceRef:
+    """Every ``{"$ref": ref}`` of the schema becomes ``value``: for a reference to a
+    definition the published file left out."""
+
+    ref: str
+    value: Any
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class ExtensionFact:
     """An extension schema compiled on top of a core revision it repeats definitions of."""
 
@@ -81,6 +91,9 @@ class ExtensionFact:
     """The core revision (a folder under ``schema/``) whose definitions it repeats."""
     notifications: tuple[str, ...]
     """The notification definitions it adds (it has no notification union)."""
+    results_extend_result: bool = True
+    """Whether its results are built on the core's ``Result`` (false: plain objects,
+    as in a protocol of its own between host and app)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +115,7 @@ class Overlay:
     discriminators: dict[str, str]
     inline_names: dict[str, str]
     patches: tuple[Patch, ...]
+    replace_refs: tuple[ReplaceRef, ...]
     distribute: dict[str, list[str]] = field(default_factory=dict)
     """Extension only: ``allOf: [A, anyOf: [...]]`` definitions split into named branches."""
     extension: ExtensionFact | None = None
@@ -172,6 +186,7 @@ def _overlay(raw: dict[str, Any]) -> Overlay:
         discriminators=dict(raw.get("discriminators", {})),
         inline_names=dict(raw.get("inline_names", {})),
         patches=tuple(Patch(**item) for item in raw.get("patches", ())),
+        replace_refs=tuple(ReplaceRef(**item) for item in raw.get("replace_refs", ())),
         distribute={k: list(v) for k, v in raw.get("distribute", {}).items()},
         extension=_extension(raw["extension"]) if "extension" in raw else None,
     )
@@ -182,4 +197,5 @@ def _extension(raw: dict[str, Any]) -> ExtensionFact:
         id=str(raw["id"]),
         base=str(raw["base"]),
         notifications=tuple(sorted(raw.get("notifications", ()))),
+        results_extend_result=bool(raw.get("results_extend_result", True)),
     )

@@ -30,7 +30,11 @@ def prepare(schema: JSON, overlay: Overlay) -> JSON:
     out = copy.deepcopy(schema)
     for patch in overlay.patches:
         _apply_patch(out, patch.pointer, patch.expect, patch.value)
+    for replace in overlay.replace_refs:
+        if not _replace_ref(out, replace.ref, replace.value):
+            raise OverlayError(f"[[replace_refs]] {replace.ref} matches nothing in the schema")
     _widen_numbers(out)
+    _drop_forbidden(out)
     if overlay.extension is not None:
         _flatten_envelopes(out["$defs"])
         _reference_copies(out, overlay.inline_names)
@@ -66,6 +70,31 @@ def _resolve_pointer(doc: JSON, pointer: str) -> tuple[JSON, str | int]:
     return node, last
 
 
+def _replace_ref(node: JSON, ref: str, value: JSON) -> bool:
+    """Put ``value`` wherever ``{"$ref": ref}`` stands; whether it stood anywhere."""
+    found = False
+    if isinstance(node, dict):
+        for key, sub in node.items():
+            if isinstance(sub, dict) and sub == {"$ref": ref}:
+                node[key] = copy.deepcopy(value)
+                found = True
+            else:
+                found = _replace_ref(sub, ref, value) or found
+    elif isinstance(node, list):
+        for index, sub in enumerate(node):
+            if isinstance(sub, dict) and sub == {"$ref": ref}:
+                node[index] = copy.deepcopy(value)
+                found = True
+            else:
+                found = _replace_ref(sub, ref, value) or found
+    return found
+
+
+def _escape(key: str) -> str:
+    """A key as one JSON Pointer token (RFC 6901): property names may hold "/"."""
+    return key.replace("~", "~0").replace("/", "~1")
+
+
 def _apply_patch(doc: JSON, pointer: str, expect: JSON, value: JSON) -> None:
     try:
         parent, key = _resolve_pointer(doc, pointer)
@@ -78,6 +107,22 @@ def _apply_patch(doc: JSON, pointer: str, expect: JSON, value: JSON) -> None:
             "upstream changed it: review and update or drop the patch in the overlay"
         )
     parent[key] = copy.deepcopy(value)
+
+
+def _drop_forbidden(node: JSON) -> None:
+    """A property whose schema is ``{"not": {}}`` may never be present: in a closed
+    object, leaving it out of the properties says the same, and no model field is made
+    for what no value may fill."""
+    if isinstance(node, dict):
+        properties = node.get("properties")
+        if isinstance(properties, dict) and node.get("additionalProperties") is False:
+            for name in [k for k, v in properties.items() if v == {"not": {}}]:
+                del properties[name]
+        for value in node.values():
+            _drop_forbidden(value)
+    elif isinstance(node, list):
+        for item in node:
+            _drop_forbidden(item)
 
 
 def _widen_numbers(node: JSON) -> None:
@@ -113,9 +158,9 @@ def _inline_objects(node: JSON, path: str, parent_key: str | None) -> list[str]:
     for key, value in node.items():
         if key == "properties" and isinstance(value, dict):
             for prop, sub in value.items():
-                found += _inline_objects(sub, f"{path}/properties/{prop}", "properties")
+                found += _inline_objects(sub, f"{path}/properties/{_escape(prop)}", "properties")
                 if _is_inline_object(sub):
-                    found.append(f"{path}/properties/{prop}")
+                    found.append(f"{path}/properties/{_escape(prop)}")
         elif key in ("items", "additionalProperties") and isinstance(value, dict):
             found += _inline_objects(value, f"{path}/{key}", key)
             if _is_inline_object(value):
@@ -129,17 +174,21 @@ def _inline_objects(node: JSON, path: str, parent_key: str | None) -> list[str]:
 
 
 def _lift_inline(schema: JSON, names: dict[str, str]) -> None:
+    """Make each named inline object schema a definition of its own, and each unnamed one
+    that is an exact copy of a definition (or of one just lifted) a reference to it.
+
+    An extension's schema may repeat the same inline shape in many places (the content
+    blocks of a tool result, say): naming one occurrence names them all. What is left
+    unnamed and is a copy of nothing is an error, every such path listed at once.
+    """
     defs: dict[str, JSON] = schema["$defs"]
     lifted: dict[str, JSON] = {}
     for def_name in sorted(defs):
         for path in _inline_objects(defs[def_name], def_name, None):
+            if path not in names:
+                continue
             parent, key = _resolve_pointer(defs, path)
             sub = parent[key]
-            if path not in names:
-                raise OverlayError(
-                    f"inline schema at $defs/{path} has no name: add it to "
-                    "[inline_names] in the overlay"
-                )
             name = names[path]
             if name in defs:
                 raise OverlayError(f"inline name {name} for {path} clashes with a definition")
@@ -151,6 +200,27 @@ def _lift_inline(schema: JSON, names: dict[str, str]) -> None:
     if unused:
         raise OverlayError(f"[inline_names] entries match nothing: {sorted(unused)}")
     defs.update(lifted)
+    changed = True
+    while changed:  # a copy replaced by a reference can make its parent a copy in turn
+        changed = False
+        for def_name in sorted(defs):
+            for path in _inline_objects(defs[def_name], def_name, None):
+                parent, key = _resolve_pointer(defs, path)
+                same = _shape_of(defs, parent[key])
+                if same is not None and same != def_name:
+                    parent[key] = {"$ref": f"#/$defs/{same}"}
+                    if same in lifted:  # now a shape of several fields: its first
+                        defs[same].pop("description", None)  # field's words fit no other
+                    changed = True
+                    break
+            if changed:
+                break
+    unnamed = [path for name in sorted(defs) for path in _inline_objects(defs[name], name, None)]
+    if unnamed:
+        listed = "\n  ".join(unnamed)
+        raise OverlayError(
+            f"inline schemas with no name (add them to [inline_names] in the overlay):\n  {listed}"
+        )
 
 
 def _reference_copies(schema: JSON, names: dict[str, str]) -> None:
@@ -225,6 +295,20 @@ def _copy_of(defs: dict[str, JSON], sub: JSON) -> str | None:
     for name in sorted(defs):
         body = {k: v for k, v in defs[name].items() if k != "$schema"}
         if body == sub:
+            return name
+    return None
+
+
+_USE_SITE = frozenset({"description", "$schema", "$defs"})
+"""What a use of a shape may add without making it another shape: the field's own
+description, and the generator's bookkeeping."""
+
+
+def _shape_of(defs: dict[str, JSON], sub: JSON) -> str | None:
+    """The definition whose shape ``sub`` repeats, ignoring ``_USE_SITE`` keys."""
+    body = {k: v for k, v in sub.items() if k not in _USE_SITE}
+    for name in sorted(defs):
+        if {k: v for k, v in defs[name].items() if k not in _USE_SITE} == body:
             return name
     return None
 

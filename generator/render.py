@@ -47,6 +47,7 @@ CODEGEN_OPTIONS = (
     "--type-mappings",
     "byte=string",
     "uri=string",
+    "date-time=string",
     "--strict-types",
     "str",
     "bool",

@@ -1,7 +1,8 @@
 """The generator on the real pins: drift, determinism, isolation, loud overlay failures.
 
-All three packages (``snodo_wire`` for 2026-07-28, ``snodo_wire_2025_11_25``, and
-``snodo_wire_tasks`` for the Tasks extension) are covered.
+All four packages (``snodo_wire`` for 2026-07-28, ``snodo_wire_2025_11_25``,
+``snodo_wire_tasks`` for the Tasks extension and ``snodo_wire_apps`` for MCP Apps) are
+covered.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ from tests.support.paths import ROOT, schema_dir
 MODERN = load_revision(SCHEMA_ROOT / "2026-07-28")
 LEGACY = load_revision(SCHEMA_ROOT / "2025-11-25")
 TASKS = load_revision(SCHEMA_ROOT / "ext-tasks")
-PACKAGES = [MODERN.package, LEGACY.package, TASKS.package]
+APPS = load_revision(SCHEMA_ROOT / "ext-apps")
+PACKAGES = [MODERN.package, LEGACY.package, TASKS.package, APPS.package]
 
 
 def load_overlay() -> Overlay:
@@ -70,7 +72,7 @@ def test_one_command_generates_every_pinned_revision(fresh: Path) -> None:
 def test_output_is_identical_across_hash_seeds(fresh: Path, tmp_path: Path) -> None:
     _generate(tmp_path, "4242")
     files = sorted(p.relative_to(fresh) for p in fresh.rglob("*.py"))
-    assert len(files) == 17  # 6 modules each for the revisions, 5 for the extension (no errors)
+    assert len(files) == 22  # 6 modules each for the revisions, 5 for each extension (no errors)
     assert files == sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.py"))
     for name in files:
         assert (fresh / name).read_bytes() == (tmp_path / name).read_bytes()
@@ -91,11 +93,11 @@ def test_check_command_reports_drift(fresh: Path, tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "-EDITED_BY_HAND = True" in done.stdout
     assert f"{tmp_path / LEGACY.package} has drifted" in done.stdout
-    assert done.stdout.endswith("1 of 3 packages drifted: run `python -m generator generate`\n")
+    assert done.stdout.endswith("1 of 4 packages drifted: run `python -m generator generate`\n")
     assert f"{tmp_path / MODERN.package} matches" in done.stdout
 
 
-@pytest.mark.parametrize("revision", [MODERN, LEGACY, TASKS], ids=PACKAGES)
+@pytest.mark.parametrize("revision", [MODERN, LEGACY, TASKS, APPS], ids=PACKAGES)
 def test_every_file_carries_the_do_not_edit_header(revision: Any) -> None:
     for path in sorted((ROOT / "generated" / revision.package).glob("*.py")):
         head = path.read_text().splitlines()[:3]
@@ -148,7 +150,7 @@ def test_no_generated_name_ends_in_a_digit(package: str, at_least: int) -> None:
     assert [name for name in names if name[-1].isdigit()] == []
 
 
-@pytest.mark.parametrize("revision", [MODERN, LEGACY, TASKS], ids=PACKAGES)
+@pytest.mark.parametrize("revision", [MODERN, LEGACY, TASKS, APPS], ids=PACKAGES)
 def test_every_definition_has_a_model(revision: Any) -> None:
     raw = json.loads((schema_dir().parent / revision.pin.revision / "schema.json").read_text())
     package = importlib.import_module(revision.package)

@@ -375,9 +375,26 @@ def test_an_unnamed_inline_object(overlay: Overlay) -> None:
     with pytest.raises(OverlayError) as info:
         prepare(grown, overlay)
     assert str(info.value) == (
-        "inline schema at $defs/EchoResult/properties/extra has no name: add it to "
-        "[inline_names] in the overlay"
+        "inline schemas with no name (add them to [inline_names] in the overlay):\n"
+        "  EchoResult/properties/extra"
     )
+
+
+def test_an_unnamed_copy_of_a_definition_refers_to_it(overlay: Overlay) -> None:
+    """Naming one occurrence of a shape names its copies: an unnamed inline object that
+    repeats a definition (its own description aside) becomes a reference to it."""
+    grown = schema()
+    tag = {k: v for k, v in grown["$defs"]["Tag"].items() if k != "$schema"}
+    grown["$defs"]["EchoResult"]["properties"]["tag"] = {**tag, "description": "Its tag."}
+    prepared = prepare(grown, overlay)
+    assert prepared["$defs"]["EchoResult"]["properties"]["tag"] == {"$ref": "#/$defs/Tag"}
+
+
+def test_a_property_that_may_never_be_present_gets_no_field(overlay: Overlay) -> None:
+    grown = schema()
+    grown["$defs"]["Tag"]["properties"]["old"] = {"not": {}}
+    grown["$defs"]["Tag"]["additionalProperties"] = False
+    assert "old" not in prepare(grown, overlay)["$defs"]["Tag"]["properties"]
 
 
 def test_an_inline_name_that_matches_nothing(overlay: Overlay) -> None:

@@ -60,13 +60,18 @@ class Builder:
         return {
             key: self.value(sub, full=shallow, depth=depth + 1)
             for key, sub in node.get("properties", {}).items()
-            if key in required or shallow
+            if (key in required or shallow) and sub != {"not": {}}  # never present
         }
 
     @staticmethod
     def _scalar(node: JSON, kind: str | None) -> JSON:
         if kind == "string":
-            return {"uri": "https://example.com/a", "byte": "aGk="}.get(node.get("format"), "a")
+            formats = {
+                "uri": "https://example.com/a",
+                "byte": "aGk=",
+                "date-time": "2026-01-26T12:00:00Z",
+            }
+            return formats.get(node.get("format"), "a")
         if kind == "integer":
             return int(node.get("minimum", 1))
         if kind == "number":
