@@ -105,6 +105,8 @@ class Overlay:
     batch_versions: tuple[str, ...]
     """Supported versions that have JSON-RPC batches (the schema cannot say)."""
     meta_keys: dict[str, str]
+    constants: dict[str, str]
+    """Further named strings the specification fixes (``[protocol.constants]``)."""
     methods: tuple[MethodFact, ...]
     input_requests: tuple[InputRequestFact, ...]
     server_requests: tuple[ServerRequestFact, ...]
@@ -166,6 +168,7 @@ def _overlay(raw: dict[str, Any]) -> Overlay:
         supported_versions=tuple(raw["protocol"]["supported_versions"]),
         batch_versions=_batch_versions(raw["protocol"]),
         meta_keys=dict(sorted(raw["protocol"].get("meta_keys", {}).items())),
+        constants=dict(sorted(raw["protocol"].get("constants", {}).items())),
         methods=tuple(
             MethodFact(method=name, **fields) for name, fields in sorted(raw["methods"].items())
         ),

@@ -23,3 +23,6 @@ SUPPORTED_PROTOCOL_VERSIONS: Final[tuple[str, ...]] = (
 
 EXTENSION_ID: Final = "io.modelcontextprotocol/ui"
 """The extension identifier: the key under capabilities.extensions."""
+
+RESOURCE_MIME_TYPE: Final = "text/html;profile=mcp-app"
+"""``text/html;profile=mcp-app``, as the specification names it."""

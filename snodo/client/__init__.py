@@ -90,7 +90,8 @@ class Client(Listings, ClientTasks):
     ``sampling``, ``roots``); capabilities are declared from them. ``tasks`` declares
     the tasks extension (on by default: a task is followed to the same result a plain
     call returns, so declaring it costs a caller nothing; off, a server runs its
-    task-optional tools inline). ``era`` is ``"auto"`` (probe once, then remember),
+    task-optional tools inline); ``extensions`` declares others, by identifier with their
+    settings (``snodo.client.apps``). ``era``: ``"auto"`` (probe once, then remember),
     ``"modern"`` or ``"legacy"``. ``probe_timeout`` bounds the stdio probe: a server
     silent that long is legacy. ``limits`` bounds what a server can make the client
     wait for or hold (``ClientLimits``; give ``Client.http``/``Client.stdio`` the same
@@ -116,6 +117,7 @@ class Client(Listings, ClientTasks):
         sampling_context: bool = False,
         roots: Handler | None = None,
         tasks: bool = True,
+        extensions: Mapping[str, Mapping[str, Any]] | None = None,
         max_rounds: int = 10,
         backoff: tuple[float, float] = (0.05, 2.0),
         deadline: float | None = None,
@@ -134,6 +136,7 @@ class Client(Listings, ClientTasks):
             sampling_context=sampling_context,
             roots=roots,
         )
+        self.inputs.extensions = {key: dict(value) for key, value in (extensions or {}).items()}
         self.tasks = tasks
         self.max_rounds = max_rounds
         self.limits = limits or ClientLimits()
@@ -204,11 +207,11 @@ class Client(Listings, ClientTasks):
         return self.connection.protocol_version
 
     def capabilities(self) -> dict[str, Any]:
-        """What the installed handlers (and ``tasks``) let this client declare on a
-        modern request; a legacy ``initialize`` declares the handlers' alone."""
+        """What the installed handlers, ``extensions`` and ``tasks`` let this client
+        declare on a modern request; a legacy ``initialize`` declares all but tasks."""
         declared = self.inputs.capabilities()
         if self.tasks:
-            declared["extensions"] = {TASKS_EXTENSION: {}}
+            declared["extensions"] = {**declared.get("extensions", {}), TASKS_EXTENSION: {}}
         return declared
 
     async def request(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -433,10 +436,8 @@ class Client(Listings, ClientTasks):
         return complete_result(DiscoverResult, await self.request("server/discover"))
 
     async def ping(self) -> None:
-        """Whether the server is there: an error if not. A legacy server answers
-        ``ping``; the modern revision has no ``ping``, so a modern server is asked
-        ``server/discover`` instead, the cheapest request every modern server answers
-        (past the cache: a kept result says nothing of the server now)."""
+        """An error unless the server is there: ``ping`` to a legacy server; a modern
+        one (which has no ``ping``) is asked ``server/discover``, past the cache."""
         until, deadline = self._until(), self._deadline()
         if self.era != "legacy":  # this may settle the era as legacy
             await self.connection.send("server/discover", {}, False, until, deadline)

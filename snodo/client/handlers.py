@@ -50,13 +50,15 @@ class InputHandlers:
             self.handlers["roots/list"] = roots
         self.sampling_tools = sampling_tools and sampling is not None
         self.sampling_context = sampling_context and sampling is not None
+        self.extensions: dict[str, dict[str, Any]] = {}
+        """Extensions the client declares (``Client(extensions=...)``), in both eras."""
 
     def declares(self, method: str) -> bool:
         return method in self.handlers
 
     def capabilities(self) -> dict[str, Any]:
         """Only what a handler is installed for: elicitation form/url, sampling (and
-        its tools and context parts), roots."""
+        its tools and context parts), roots; and the extensions declared."""
         caps: dict[str, Any] = {}
         elicitation: dict[str, Any] = {}
         if self.form_elicitation is not None:
@@ -74,6 +76,8 @@ class InputHandlers:
             caps["sampling"] = sampling
         if "roots/list" in self.handlers:
             caps["roots"] = {}
+        if self.extensions:
+            caps["extensions"] = {key: dict(value) for key, value in self.extensions.items()}
         return caps
 
     async def _elicit(self, params: dict[str, Any]) -> Any:

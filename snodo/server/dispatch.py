@@ -19,6 +19,7 @@ from typing import Any, Literal
 from snodo.context import Context
 from snodo.errors import InternalError, InvalidParams, McpError, ResourceNotFound
 from snodo.result import InputRequired, ToolError
+from snodo.server.apps import renders_apps
 from snodo.server.dependencies import DependencyFailed
 from snodo.server.invoke import TimedOut
 from snodo.server.pagination import page
@@ -99,6 +100,13 @@ def _listing(
 ) -> Outcome:
     filtered = served.hide_unauthorized and ctx.scopes is not None
     items = served.registry.definitions(kind, ctx.scopes if filtered else None)
+    if kind == "tools" and served.registry.app_only:
+        # MCP Apps: a tool only a view may call is for clients that render views, so
+        # the list differs by client and is never a public one.
+        filtered = True
+        if not renders_apps(ctx.client_capabilities):
+            hidden = served.registry.app_only
+            items = [item for item in items if item["name"] not in hidden]
     chosen, next_cursor = page(items, ctx.request_method, params.get("cursor"), served.page_size)
     result: dict[str, Any] = {key: list(chosen)}
     if next_cursor is not None:
@@ -115,7 +123,8 @@ async def tools_list(served: Served, ctx: Context, params: Params) -> Outcome:
 async def tools_call(served: Served, ctx: Context, params: Params) -> Outcome:
     name = params["name"]
     tool = served.registry.tools.get(name)
-    if tool is None:
+    hidden = name in served.registry.app_only and not renders_apps(ctx.client_capabilities)
+    if tool is None or hidden:
         raise InvalidParams(f"Unknown tool: {name}")
     ctx.require_scopes(tool.scopes)  # before the arguments are looked at
     if tool.task == "required" and not (served.tasks is not None and declares_tasks(ctx)):

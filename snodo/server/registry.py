@@ -49,6 +49,11 @@ class Registry:
         self.templates: list[ResourceTemplate] = []
         self.prompts: dict[str, Prompt] = {}
         self.completions: dict[tuple[str, str], Invoker] = {}
+        self.extensions: dict[str, dict[str, Any]] = {}
+        """Extensions the server offers beyond tasks, by identifier: their settings, as
+        ``server/discover`` and ``initialize`` advertise them."""
+        self.app_only: set[str] = set()
+        """Tools only an app view may call (MCP Apps visibility ``["app"]``)."""
 
     # -- registration ------------------------------------------------------------------
 
@@ -60,6 +65,7 @@ class Registry:
         return tool
 
     def remove_tool(self, name: str) -> None:
+        self.app_only.discard(name)
         if self.tools.pop(name, None) is not None:
             self._changed("toolsListChanged")
 
@@ -119,6 +125,8 @@ class Registry:
             caps["prompts"] = {"listChanged": True}
         if self.prompts or self.templates:
             caps["completions"] = {}
+        if self.extensions:
+            caps["extensions"] = {key: dict(value) for key, value in self.extensions.items()}
         return caps
 
     def offers(self, method: str) -> bool:

@@ -68,6 +68,7 @@ def test_a_store_that_does_not_answer_fails_fast() -> None:
         store = RedisSessionStore("redis://127.0.0.1:1/0", timeout=0.5)
         with pytest.raises(StoreUnavailable):
             await store.load("s1", ttl=60)
+        await store.close()
 
     asyncio.run(asyncio.wait_for(main(), 5))
 
@@ -144,5 +145,7 @@ def test_a_log_replays_after_an_event_then_follows_to_the_end(kind: str, redis_u
                 pass
         backlog = [e async for e in log.replay("s", "p1", 2, follow=False)]
         assert backlog == [(3, {"n": 3}), (4, None)]
+        if kind == "redis":
+            await log.store.close()
 
     asyncio.run(main())
