@@ -1,12 +1,16 @@
 """MCP Apps (docs/examples/apps.py, served by ``snodo run``) read by the official Python
-SDK's client (mcp 2.3.0), in both eras: the extension in the server's capabilities, the
-tool's view in its ``_meta.ui``, the view read as ``text/html;profile=mcp-app`` with its
-``_meta.ui``; the app-only tool kept from a client that renders no views. And snodo's
-client in the legacy era, declaring views: the app-only tool listed and callable."""
+SDK's client (mcp 2.3.0) and the official TypeScript client, in both eras: the extension
+in the server's capabilities, the tool's view in its ``_meta.ui``, the view read as
+``text/html;profile=mcp-app`` with its ``_meta.ui``; the app-only tool kept from a
+client that renders no views. And snodo's client in the legacy era, declaring views:
+the app-only tool listed and callable."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import shutil
+import subprocess
 from typing import Any
 
 import httpx
@@ -14,6 +18,7 @@ import pytest
 
 from snodo.client import Client, RequestError
 from snodo.client import apps as client_apps
+from tests.support.paths import ROOT
 from tests.support.processes import serving, snodo_run
 
 mcp_client = pytest.importorskip("mcp.client")
@@ -102,3 +107,23 @@ def test_a_modern_client_that_renders_no_views_cannot_call_the_app_only_tool() -
             assert refused.value.code == -32602
 
     asyncio.run(scenario())
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_official_typescript_client_sees_the_view() -> None:
+    """interop/official_client/check_apps.mjs, pinned to 2026-07-28 and by default."""
+    client_dir = ROOT / "interop" / "official_client"
+    if not (client_dir / "node_modules").is_dir():
+        subprocess.run(["bash", str(ROOT / "scripts" / "interop"), "typed"], cwd=ROOT, check=False)
+    with serving(lambda port: snodo_run(TARGET, "http", "--port", str(port))) as server:
+        run = subprocess.run(
+            ["node", str(client_dir / "check_apps.mjs")],
+            cwd=ROOT,
+            env={**os.environ, "SNODO_HTTP_URL": f"{server.base}/mcp"},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.strip().splitlines()[-1] == "official client (apps): 10 passed, 0 failed"
