@@ -124,6 +124,11 @@ class Context:
         """
         return not missing([request], self.client_capabilities)
 
+    def client_supports(self, extension_id: str) -> bool:
+        """Whether this request's client declared the extension ``extension_id``."""
+        extensions = self.client_capabilities.get("extensions")
+        return isinstance(extensions, Mapping) and extension_id in extensions
+
     def require_scopes(self, needed: Iterable[str]) -> None:
         """Raise ``InsufficientScope`` naming all of ``needed`` unless every one is granted.
 

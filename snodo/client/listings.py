@@ -86,7 +86,8 @@ async def every_page(fetch: Fetch, method: str, key: str, limits: ClientLimits) 
 
 
 class Listings:
-    """``Client``'s list methods: each follows every cursor (``every_page``)."""
+    """``Client``'s list methods: each follows every cursor (``every_page``); and
+    ``server_supports``, what the server offers beyond the lists."""
 
     connection: Connection
     outputs: OutputSchemas
@@ -119,6 +120,14 @@ class Listings:
             # A cursor from a kept page the server no longer takes: start afresh.
             self.cache.forget(self.origin, method)
             return await every_page(send, method, key, self.limits)
+
+    async def server_supports(self, extension_id: str) -> bool:
+        """Whether the server advertises the extension ``extension_id`` (its
+        ``server/discover``, or a legacy server's ``initialize`` answer)."""
+        found = await self._send("server/discover", {}, until=self._until())
+        capabilities = found.get("capabilities")
+        extensions = capabilities.get("extensions") if isinstance(capabilities, dict) else None
+        return isinstance(extensions, dict) and extension_id in extensions
 
     async def list_tools(self) -> Listed[Tool]:
         """Every tool, following cursors. Tools whose x-mcp-header use is invalid are

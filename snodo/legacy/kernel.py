@@ -100,7 +100,10 @@ class LegacyKernel:
         scopes: frozenset[str] | None,
     ) -> Reply:
         try:
-            if incoming.method in FORWARDED:
+            if (
+                incoming.method in FORWARDED
+                or incoming.method in self.server.registry.extension_methods
+            ):
                 return Reply(
                     await forward(
                         self.server,

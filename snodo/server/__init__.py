@@ -46,6 +46,7 @@ from snodo.server.caching import NO_CACHE, CacheHint, hints
 from snodo.server.decorators import Decorators
 from snodo.server.dispatch import HANDLERS, Outcome, Served, method_spec
 from snodo.server.eras import refuse_initialize, required_meta
+from snodo.server.extensions import Extension
 from snodo.server.legacy_limits import LegacyLimits
 from snodo.server.lifespan import Lifespan, Lifespans, StartupFailed, describe
 from snodo.server.notify_bus import LocalBus, NotificationBus
@@ -171,6 +172,7 @@ class Server(Decorators):
         thread_limit: int = DEFAULT_THREAD_LIMIT,
         lifespan: Lifespan | Sequence[Lifespan] | None = None,
         hide_unauthorized: bool = False,
+        extensions: Sequence[Extension] = (),
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -204,6 +206,9 @@ class Server(Decorators):
         """The threads sync handlers run in, ``thread_limit`` at once (``inline`` ones
         run on the event loop)."""
         self.registry = Registry(self.subscriptions.list_changed, self.threads)
+        for extension in extensions:
+            self.registry.extensions[extension.id] = extension.settings
+            self.registry.extension_methods.update(extension.methods)
         """What is registered: tools, resources, templates, prompts, completions."""
         self.served = Served(
             self.registry,
@@ -385,6 +390,8 @@ class Server(Decorators):
             refuse_initialize(request.params, self.supported_versions)
         spec = method_spec(self.served, request.method)
         handler = HANDLERS.get(request.method)
+        if spec is None:  # an extension's own method (snodo.server.extensions), if any
+            spec = handler = self.registry.extension_methods.get(request.method)
         if spec is None or handler is None or not self.registry.offers(request.method):
             raise MethodNotFound(f"Method not found: {request.method}")
         params = request.params

@@ -54,6 +54,8 @@ class Registry:
         ``server/discover`` and ``initialize`` advertise them."""
         self.app_only: set[str] = set()
         """Tools only an app view may call (MCP Apps visibility ``["app"]``)."""
+        self.extension_methods: dict[str, Any] = {}
+        """The requests extensions add (``snodo.server.extensions.ExtensionMethod``)."""
 
     # -- registration ------------------------------------------------------------------
 

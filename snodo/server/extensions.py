@@ -1,0 +1,99 @@
+"""Extensions: what a server offers beyond the core protocol, by identifier.
+
+``Extension(id, settings)`` is advertised in the ``extensions`` of the server's
+capabilities (``server/discover``, and a legacy session's ``initialize`` answer) with its
+settings. Its methods (``@ext.method("ns/name", params=Model)``) are requests the core
+does not know: the server routes them to the handler, in both eras, after the same
+checks as any request (``_meta``, version, state), with their params checked by
+``Model`` (the ``_meta`` member aside): -32602 for params that do not fit, -32601 still
+for a method nobody registered. A handler takes the request's ``Context`` and the
+validated params, sync or async, and returns its result (a model or a dict).
+``ext.notify(ctx, "ns/event", params)`` sends one of the extension's notifications on
+the request's stream. ``ctx.client_supports(id)`` says whether the request's client
+declared an extension (``Client(extensions={id: settings})`` does).
+
+MCP Apps (``snodo.server.apps``) is advertised through the same registry; the tasks
+extension keeps its own engine (``snodo.tasks``).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from snodo.context import Context
+from snodo.errors import InvalidParams
+
+__all__ = ["Extension", "ExtensionMethod"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _Params(BaseModel):
+    """Params a custom method's model checks: any object, the ``_meta`` member aside."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExtensionMethod:
+    """One request of an extension: its params model and handler."""
+
+    method: str
+    model: type[BaseModel]
+    handler: Callable[..., Any]
+    params: type[BaseModel] = _Params
+    """What the core checks the params with before the model (any object)."""
+    input_required: bool = False
+
+    async def __call__(self, served: Any, ctx: Context, params: Mapping[str, Any]) -> Any:
+        given = {key: value for key, value in params.items() if key != "_meta"}
+        try:
+            checked = self.model.model_validate(given)
+        except ValidationError as exc:
+            first = exc.errors(include_input=False, include_url=False)[0]
+            where = ".".join(str(step) for step in first["loc"]) or "params"
+            raise InvalidParams(f"Invalid params: {where}: {first['msg']}") from None
+        value = self.handler(ctx, checked)
+        if inspect.isawaitable(value):
+            value = await value
+        if isinstance(value, BaseModel):
+            value = value.model_dump(mode="json", by_alias=True, exclude_none=True)
+        if not isinstance(value, dict):
+            raise TypeError(f"{self.method} must return a model or a dict, not {type(value)}")
+        return value
+
+
+class Extension:
+    """An extension a server offers: its identifier, settings, methods, notifications."""
+
+    def __init__(self, extension_id: str, settings: Mapping[str, Any] | None = None) -> None:
+        if "/" not in extension_id:
+            raise ValueError(
+                f"an extension identifier looks like vendor.example/name: {extension_id!r}"
+            )
+        self.id = extension_id
+        self.settings = dict(settings or {})
+        self.methods: dict[str, ExtensionMethod] = {}
+
+    def method(self, name: str, *, params: type[BaseModel]) -> Callable[[F], F]:
+        """``@ext.method("ns/name", params=Model)``: the handler of a request the
+        extension adds, ``handler(ctx, params) -> result``."""
+        if "/" not in name or name.startswith(("tools/", "resources/", "prompts/", "server/")):
+            raise ValueError(f"an extension's method has a namespace of its own: {name!r}")
+
+        def register(handler: F) -> F:
+            self.methods[name] = ExtensionMethod(name, params, handler)
+            return handler
+
+        return register
+
+    @staticmethod
+    def notify(ctx: Context, method: str, params: Mapping[str, Any] | None = None) -> None:
+        """Send a notification of the extension on the request's stream."""
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = dict(params)
+        ctx.emit(message)

@@ -1,0 +1,56 @@
+"""An in-house extension through the public API (tests/server/extension_server.py), both
+eras, over real HTTP: advertised with its settings, its method answered with its params
+checked by its model, its notification delivered on the request's stream, the client's
+declaration seen by the handler; an unknown method still -32601."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from snodo.client import Client, RequestError
+from snodo.server.extensions import Extension
+from tests.support.processes import serving, snodo_run
+
+TARGET = "tests/server/extension_server.py:server"
+ECHO = "com.example/echo"
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_an_extension_in_both_eras(era: str) -> None:
+    heard: list[dict[str, Any]] = []
+
+    async def scenario(url: str) -> None:
+        declared = Client.http(url, era=era, extensions={ECHO: {}}, on_notification=heard.append)
+        async with declared as client:
+            assert await client.server_supports(ECHO)
+            assert not await client.server_supports("com.example/other")
+            found = await client.discover()
+            assert found.capabilities.extensions[ECHO] == {"loud": True}  # type: ignore[index]
+            said = await client.request("echo/say", {"text": "hi", "times": 2})
+            assert said["text"] == "hi hi" and said["declared"] is True
+            with pytest.raises(RequestError) as refused:
+                await client.request("echo/say", {"text": ""})
+            assert refused.value.code == -32602
+            assert "text" in refused.value.message
+            with pytest.raises(RequestError) as unknown:
+                await client.request("echo/shout", {"text": "hi"})
+            assert unknown.value.code == -32601
+        async with Client.http(url, era=era) as plain:
+            said = await plain.request("echo/say", {"text": "hi"})
+            assert said["declared"] is False
+
+    with serving(lambda port: snodo_run(TARGET, "http", "--port", str(port))) as server:
+        asyncio.run(asyncio.wait_for(scenario(f"{server.base}/mcp"), 30))
+    lengths = [note["params"]["length"] for note in heard if note.get("method") == "echo/heard"]
+    assert lengths[:1] == [2], heard
+
+
+def test_registration_refuses_what_would_clash() -> None:
+    with pytest.raises(ValueError, match=r"vendor\.example/name"):
+        Extension("echo")
+    with pytest.raises(ValueError, match="namespace of its own"):
+        Extension("com.example/x").method("tools/call", params=BaseModel)
