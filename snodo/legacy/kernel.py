@@ -100,9 +100,10 @@ class LegacyKernel:
         scopes: frozenset[str] | None,
     ) -> Reply:
         try:
-            if (
-                incoming.method in FORWARDED
-                or incoming.method in self.server.registry.extension_methods
+            registry = self.server.registry
+            if incoming.method in FORWARDED or (
+                incoming.method in registry.extension_methods
+                and incoming.method not in registry.modern_methods
             ):
                 return Reply(
                     await forward(

@@ -46,7 +46,7 @@ from snodo.server.caching import NO_CACHE, CacheHint, hints
 from snodo.server.decorators import Decorators
 from snodo.server.dispatch import HANDLERS, Outcome, Served, method_spec
 from snodo.server.eras import refuse_initialize, required_meta
-from snodo.server.extensions import Extension
+from snodo.server.extensions import Extension, tasks_extension
 from snodo.server.legacy_limits import LegacyLimits
 from snodo.server.lifespan import Lifespan, Lifespans, StartupFailed, describe
 from snodo.server.notify_bus import LocalBus, NotificationBus
@@ -206,9 +206,13 @@ class Server(Decorators):
         """The threads sync handlers run in, ``thread_limit`` at once (``inline`` ones
         run on the event loop)."""
         self.registry = Registry(self.subscriptions.list_changed, self.threads)
+        if tasks is not None:  # the tasks extension, on the same footing as any other
+            extensions = (*extensions, tasks_extension(tasks))
         for extension in extensions:
             self.registry.extensions[extension.id] = extension.settings
             self.registry.extension_methods.update(extension.methods)
+            if not extension.legacy:
+                self.registry.modern_methods.update(extension.methods)
         """What is registered: tools, resources, templates, prompts, completions."""
         self.served = Served(
             self.registry,
@@ -388,7 +392,7 @@ class Server(Decorators):
     ) -> dict[str, Any] | Subscription:
         if request.method == "initialize":  # basic/versioning.mdx: name this core's versions
             refuse_initialize(request.params, self.supported_versions)
-        spec = method_spec(self.served, request.method)
+        spec = method_spec(request.method)
         handler = HANDLERS.get(request.method)
         if spec is None:  # an extension's own method (snodo.server.extensions), if any
             spec = handler = self.registry.extension_methods.get(request.method)

@@ -34,9 +34,7 @@ from snodo.server.subscriptions import (
 )
 from snodo.server.tools import Tool, finished, tool_result
 from snodo.tasks.engine import Background, Tasks, declares_tasks, required_extension
-from snodo.tasks.methods import TASK_METHODS
 from snodo_wire.tables import METHODS
-from snodo_wire_tasks.protocol import EXTENSION_ID
 
 __all__ = ["HANDLERS", "MethodHandler", "Outcome", "Served", "method_spec"]
 
@@ -66,13 +64,10 @@ class Served:
             self.tasks.listeners.append(self.subscriptions.task_changed)
 
 
-def method_spec(served: Served, method: str) -> Any:
-    """The generated table row of a method this server answers, if any: the core's, or
-    the tasks extension's when the server has a task engine."""
-    spec = METHODS.get(method)
-    if spec is None and served.tasks is not None:
-        return TASK_METHODS.get(method)
-    return spec
+def method_spec(method: str) -> Any:
+    """The generated table row of a core method, if ``method`` is one; an extension's
+    methods are the registry's (``snodo.server.extensions``)."""
+    return METHODS.get(method)
 
 
 MethodHandler = Callable[[Served, Context, Params], Awaitable[Outcome]]
@@ -80,8 +75,6 @@ MethodHandler = Callable[[Served, Context, Params], Awaitable[Outcome]]
 
 async def discover(served: Served, ctx: Context, params: Params) -> Outcome:
     capabilities = served.registry.capabilities()
-    if served.tasks is not None:
-        capabilities["extensions"] = {**capabilities.get("extensions", {}), EXTENSION_ID: {}}
     result: dict[str, Any] = {
         "supportedVersions": list(served.supported_versions),
         "capabilities": capabilities,
@@ -299,24 +292,6 @@ async def subscriptions_listen(served: Served, ctx: Context, params: Params) -> 
     return served.subscriptions.open(ctx.request_id, honoured, ctx.emit)
 
 
-def _engine(served: Served) -> Tasks:
-    if served.tasks is None:  # the server routes tasks/* only when it has an engine
-        raise InternalError()
-    return served.tasks
-
-
-async def tasks_get(served: Served, ctx: Context, params: Params) -> Outcome:
-    return await _engine(served).get(ctx, params)
-
-
-async def tasks_update(served: Served, ctx: Context, params: Params) -> Outcome:
-    return await _engine(served).update(ctx, params)
-
-
-async def tasks_cancel(served: Served, ctx: Context, params: Params) -> Outcome:
-    return await _engine(served).cancel(ctx, params)
-
-
 HANDLERS: Mapping[str, MethodHandler] = {
     "server/discover": discover,
     "tools/list": tools_list,
@@ -328,7 +303,4 @@ HANDLERS: Mapping[str, MethodHandler] = {
     "prompts/get": prompts_get,
     "completion/complete": completion_complete,
     "subscriptions/listen": subscriptions_listen,
-    "tasks/get": tasks_get,
-    "tasks/update": tasks_update,
-    "tasks/cancel": tasks_cancel,
 }

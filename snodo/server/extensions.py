@@ -12,8 +12,12 @@ validated params, sync or async, and returns its result (a model or a dict).
 the request's stream. ``ctx.client_supports(id)`` says whether the request's client
 declared an extension (``Client(extensions={id: settings})`` does).
 
-MCP Apps (``snodo.server.apps``) is advertised through the same registry; the tasks
-extension keeps its own engine (``snodo.tasks``).
+MCP Apps (``snodo.server.apps``) is advertised through the same registry, and the tasks
+extension is one too (``tasks_extension``): ``Server(tasks=Tasks(store))`` adds it, its
+three methods routed to the engine with their params checked by the generated models.
+An extension made with ``legacy=False`` is advertised to legacy sessions but its methods
+are only for modern requests (the tasks extension's, whose names the legacy
+revision gives other meanings).
 """
 
 from __future__ import annotations
@@ -27,8 +31,11 @@ from pydantic import BaseModel, ValidationError
 
 from snodo.context import Context
 from snodo.errors import InvalidParams
+from snodo.tasks.engine import Tasks
+from snodo.tasks.methods import TASK_METHODS
+from snodo_wire_tasks.protocol import EXTENSION_ID as TASKS_EXTENSION_ID
 
-__all__ = ["Extension", "ExtensionMethod"]
+__all__ = ["Extension", "ExtensionMethod", "tasks_extension"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -42,20 +49,24 @@ class ExtensionMethod:
     """One request of an extension: its params model and handler."""
 
     method: str
-    model: type[BaseModel]
+    model: type[BaseModel] | None
+    """Checks the params for the handler, which gets the model; None: the handler
+    gets the params as they came (``params`` alone checked them)."""
     handler: Callable[..., Any]
     params: type[BaseModel] = _Params
     """What the core checks the params with before the model (any object)."""
     input_required: bool = False
 
     async def __call__(self, served: Any, ctx: Context, params: Mapping[str, Any]) -> Any:
-        given = {key: value for key, value in params.items() if key != "_meta"}
-        try:
-            checked = self.model.model_validate(given)
-        except ValidationError as exc:
-            first = exc.errors(include_input=False, include_url=False)[0]
-            where = ".".join(str(step) for step in first["loc"]) or "params"
-            raise InvalidParams(f"Invalid params: {where}: {first['msg']}") from None
+        checked: Any = params
+        if self.model is not None:
+            given = {key: value for key, value in params.items() if key != "_meta"}
+            try:
+                checked = self.model.model_validate(given)
+            except ValidationError as exc:
+                first = exc.errors(include_input=False, include_url=False)[0]
+                where = ".".join(str(step) for step in first["loc"]) or "params"
+                raise InvalidParams(f"Invalid params: {where}: {first['msg']}") from None
         value = self.handler(ctx, checked)
         if inspect.isawaitable(value):
             value = await value
@@ -69,7 +80,13 @@ class ExtensionMethod:
 class Extension:
     """An extension a server offers: its identifier, settings, methods, notifications."""
 
-    def __init__(self, extension_id: str, settings: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        extension_id: str,
+        settings: Mapping[str, Any] | None = None,
+        *,
+        legacy: bool = True,
+    ) -> None:
         if "/" not in extension_id:
             raise ValueError(
                 f"an extension identifier looks like vendor.example/name: {extension_id!r}"
@@ -77,6 +94,8 @@ class Extension:
         self.id = extension_id
         self.settings = dict(settings or {})
         self.methods: dict[str, ExtensionMethod] = {}
+        self.legacy = legacy
+        """Whether legacy sessions may call its methods (it is advertised to them anyway)."""
 
     def method(self, name: str, *, params: type[BaseModel]) -> Callable[[F], F]:
         """``@ext.method("ns/name", params=Model)``: the handler of a request the
@@ -97,3 +116,19 @@ class Extension:
         if params is not None:
             message["params"] = dict(params)
         ctx.emit(message)
+
+
+def tasks_extension(engine: Tasks) -> Extension:
+    """The tasks extension as the server offers it: ``tasks/get``, ``tasks/update`` and
+    ``tasks/cancel`` answered by ``engine``, for modern requests only."""
+    extension = Extension(TASKS_EXTENSION_ID, legacy=False)
+    handlers = {
+        "tasks/get": engine.get,
+        "tasks/update": engine.update,
+        "tasks/cancel": engine.cancel,
+    }
+    for method, spec in TASK_METHODS.items():
+        extension.methods[method] = ExtensionMethod(
+            method, None, handlers[method], params=spec.params, input_required=spec.input_required
+        )
+    return extension

@@ -56,6 +56,8 @@ class Registry:
         """Tools only an app view may call (MCP Apps visibility ``["app"]``)."""
         self.extension_methods: dict[str, Any] = {}
         """The requests extensions add (``snodo.server.extensions.ExtensionMethod``)."""
+        self.modern_methods: set[str] = set()
+        """Those of them legacy sessions may not call (``Extension(legacy=False)``)."""
 
     # -- registration ------------------------------------------------------------------
 
