@@ -36,3 +36,17 @@ install_conformance_runner() {
     touch "$dir/node_modules"
   fi
 }
+
+# The MCP Apps host page's bundle (interop/apps_host: the official ext-apps host bridge,
+# bundled by esbuild into dist/host.js), rebuilt when missing or older than the lock.
+# --ignore-scripts: esbuild's binary comes in its platform package, no install script.
+# Used by the browser test (tests/interop/test_apps_browser.py), skipped without it.
+install_apps_host() {
+  local dir="$ROOT/interop/apps_host"
+  if [ ! -f "$dir/dist/host.js" ] || [ "$dir/package-lock.json" -nt "$dir/dist/host.js" ] \
+    || [ "$dir/host.mjs" -nt "$dir/dist/host.js" ]; then
+    echo "== npm ci + build (interop/apps_host)"
+    (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error \
+      && npm run --silent build)
+  fi
+}

@@ -1,4 +1,4 @@
-// MCP Apps: the pinned official MCP TypeScript client against docs/examples/apps.py over
+// MCP Apps: the pinned official MCP TypeScript client against examples/apps.py over
 // HTTP at SNODO_HTTP_URL, pinned to 2026-07-28 and with its default (legacy) negotiation.
 // It sees the extension in the server's capabilities, the tool's view in _meta.ui, and
 // reads the view as text/html;profile=mcp-app with its _meta.ui; the app-only tool is
@@ -25,13 +25,15 @@ async function run(label, negotiation) {
     check(`[${label}] the extension is in the server's capabilities`, Boolean(caps.extensions?.[UI]), JSON.stringify(caps.extensions));
     const { tools } = await client.listTools();
     const names = tools.map(t => t.name);
-    const forecast = tools.find(t => t.name === 'forecast');
-    check(`[${label}] the tool's view in _meta.ui`, forecast?._meta?.ui?.resourceUri === 'ui://weather/view', JSON.stringify(forecast?._meta));
-    check(`[${label}] the app-only tool is not listed`, JSON.stringify(names) === '["forecast"]', JSON.stringify(names));
-    const read = await client.readResource({ uri: 'ui://weather/view' });
+    const week = tools.find(t => t.name === 'week');
+    check(`[${label}] the tool's view in _meta.ui`, week?._meta?.ui?.resourceUri === 'ui://week/chart', JSON.stringify(week?._meta));
+    check(`[${label}] the app-only tool is not listed`, JSON.stringify(names) === '["week"]', JSON.stringify(names));
+    const read = await client.readResource({ uri: 'ui://week/chart' });
     const page = read.contents[0];
     check(`[${label}] the view's MIME type`, page.mimeType === 'text/html;profile=mcp-app', page.mimeType);
-    check(`[${label}] the view's _meta.ui`, page._meta?.ui?.prefersBorder === true && page._meta.ui.csp?.connectDomains?.[0] === 'https://api.example.com', JSON.stringify(page._meta));
+    check(`[${label}] the view's _meta.ui`, JSON.stringify(page._meta) === '{"ui":{"prefersBorder":true}}', JSON.stringify(page._meta));
+    const called = await client.callTool({ name: 'week', arguments: { city: 'Oslo' } });
+    check(`[${label}] the tool's figures as text for a client without views`, JSON.parse(called.content?.[0]?.text ?? '{}').city === 'Oslo', JSON.stringify(called.content));
   } finally {
     await client.close().catch(() => {});
   }

@@ -1,9 +1,9 @@
-"""MCP Apps (docs/examples/apps.py, served by ``snodo run``) read by the official Python
+"""MCP Apps (examples/apps.py, served by ``snodo run``) read by the official Python
 SDK's client (mcp 2.3.0) and the official TypeScript client, in both eras: the extension
 in the server's capabilities, the tool's view in its ``_meta.ui``, the view read as
 ``text/html;profile=mcp-app`` with its ``_meta.ui``; the app-only tool kept from a
-client that renders no views. And snodo's client in the legacy era, declaring views:
-the app-only tool listed and callable."""
+client that renders no views. And snodo's client in the legacy era, declaring views, on
+docs/examples/app_view.py: the app-only tool listed and callable."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ from tests.support.processes import serving, snodo_run
 
 mcp_client = pytest.importorskip("mcp.client")
 
-TARGET = "docs/examples/apps.py:server"
+EXAMPLE = "examples/apps.py:server"
+TARGET = "docs/examples/app_view.py:server"
 UI = "io.modelcontextprotocol/ui"
 
 
@@ -37,8 +38,8 @@ def test_the_official_client_sees_the_view(mode: str) -> None:
             if mode == "auto":
                 assert client.protocol_version == "2026-07-28"
             tools = (await client.list_tools()).tools
-            read = await client.read_resource("ui://weather/view")
-            called = await client.call_tool("forecast", {"city": "Oslo"})
+            read = await client.read_resource("ui://week/chart")
+            called = await client.call_tool("week", {"city": "Oslo"})
             return {
                 "extensions": client.server_capabilities.extensions,
                 "tools": {tool.name: tool.meta for tool in tools},
@@ -46,18 +47,16 @@ def test_the_official_client_sees_the_view(mode: str) -> None:
                 "text": called.content[0].text,
             }
 
-    with serving(lambda port: snodo_run(TARGET, "http", "--port", str(port))) as server:
+    with serving(lambda port: snodo_run(EXAMPLE, "http", "--port", str(port))) as server:
         seen = asyncio.run(asyncio.wait_for(scenario(f"{server.base}/mcp"), 30))
     assert UI in seen["extensions"]
     assert seen["tools"] == {
-        "forecast": {"ui": {"resourceUri": "ui://weather/view", "visibility": ["model", "app"]}}
+        "week": {"ui": {"resourceUri": "ui://week/chart", "visibility": ["model", "app"]}}
     }, "the app-only tool is kept from a client that renders no views"
     contents = seen["contents"]
     assert contents.mime_type == "text/html;profile=mcp-app"
     assert contents.text.startswith("<!doctype html>")
-    assert contents.meta == {
-        "ui": {"csp": {"connectDomains": ["https://api.example.com"]}, "prefersBorder": True}
-    }
+    assert contents.meta == {"ui": {"prefersBorder": True}}
     assert '"city":"Oslo"' in seen["text"].replace(" ", "")
 
 
@@ -115,7 +114,7 @@ def test_the_official_typescript_client_sees_the_view() -> None:
     client_dir = ROOT / "interop" / "official_client"
     if not (client_dir / "node_modules").is_dir():
         subprocess.run(["bash", str(ROOT / "scripts" / "interop"), "typed"], cwd=ROOT, check=False)
-    with serving(lambda port: snodo_run(TARGET, "http", "--port", str(port))) as server:
+    with serving(lambda port: snodo_run(EXAMPLE, "http", "--port", str(port))) as server:
         run = subprocess.run(
             ["node", str(client_dir / "check_apps.mjs")],
             cwd=ROOT,
@@ -126,4 +125,4 @@ def test_the_official_typescript_client_sees_the_view() -> None:
             check=False,
         )
     assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.strip().splitlines()[-1] == "official client (apps): 10 passed, 0 failed"
+    assert run.stdout.strip().splitlines()[-1] == "official client (apps): 12 passed, 0 failed"

@@ -1,5 +1,5 @@
 """A tool with an interactive view (MCP Apps), and what two hosts see of it.
-python apps.py
+python app_view.py
 """
 
 import asyncio
