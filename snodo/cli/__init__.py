@@ -31,7 +31,7 @@ from types import ModuleType
 from typing import Any
 
 from snodo import state
-from snodo.cli import client_commands, dev, install
+from snodo.cli import client_commands, dev, install, proxy_command
 from snodo.errors import InvalidState
 from snodo.server import Server
 from snodo.server.tools import ToolDefinitionError
@@ -360,6 +360,7 @@ def main(argv: list[str] | None = None) -> int:
     inspect.add_argument("--request", help="the retry's JSON-RPC request (JSON file)")
     inspect.add_argument("--principal", help="the principal the retry came from")
     client_commands.register(commands)
+    proxy_command.register(commands)
     install.register(commands)
     dev.register(commands)
     args = parser.parse_args(argv)
@@ -369,6 +370,8 @@ def main(argv: list[str] | None = None) -> int:
         return client_commands.main(args)
     if args.command == "install":
         return install.main(args)
+    if args.command == "proxy":
+        return proxy_command.main(args, main)
     if args.command == "dev":
         return dev.main(args)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr)

@@ -29,7 +29,7 @@ from typing import Any
 from snodo.cli.terminal import Terminal
 from snodo.client import Client, ClientError
 
-__all__ = ["browser_oauth", "main", "register"]
+__all__ = ["bearer", "browser_oauth", "main", "register"]
 
 LIST_EXAMPLE = """examples:
   snodo list examples/preferences.py:server
@@ -106,7 +106,7 @@ def main(args: argparse.Namespace) -> int:
 def _client(args: argparse.Namespace, handlers: Mapping[str, Any]) -> Client:
     options: dict[str, Any] = {"era": args.era, "deadline": args.timeout, **handlers}
     if args.server.startswith(("http://", "https://")):
-        auth = browser_oauth() if args.oauth else None if args.auth is None else _bearer(args.auth)
+        auth = browser_oauth() if args.oauth else None if args.auth is None else bearer(args.auth)
         return Client.http(args.server, auth=auth, **options)
     argv = shlex.split(args.server) if args.stdio else _snodo_run(args.server)
     return Client.stdio(argv, stderr=args.server_log, **options)
@@ -142,7 +142,7 @@ def browser_oauth(open_page: Any = None, transport: Any = None) -> Any:
     )
 
 
-def _bearer(token: str) -> Any:
+def bearer(token: str) -> Any:
     def authorize(request: Any) -> Any:
         request.headers["authorization"] = f"Bearer {token}"
         return request

@@ -42,9 +42,18 @@ from snodo.errors import (
 )
 from snodo.observe import QUIET, Observation, Observer
 from snodo.result import InputRequired
+from snodo.server.backend import FORWARDED, Backend
 from snodo.server.caching import NO_CACHE, CacheHint, hints
 from snodo.server.decorators import Decorators
-from snodo.server.dispatch import HANDLERS, Outcome, Served, method_spec
+from snodo.server.dispatch import (
+    HANDLERS,
+    Outcome,
+    Served,
+    capabilities,
+    forwarded,
+    method_spec,
+    offers,
+)
 from snodo.server.eras import refuse_initialize, required_meta
 from snodo.server.extensions import Extension, tasks_extension
 from snodo.server.legacy_limits import LegacyLimits
@@ -138,7 +147,8 @@ class Server(Decorators):
     ``list_cache`` is one caching hint for every list or one per list method,
     ``read_cache`` the reads' (a resource registered with ``cache=`` has its own), and
     ``icons`` go with ``title``, ``description`` and ``website_url`` in the server's
-    ``Implementation``.
+    ``Implementation``. With a ``backend`` (``snodo.server.backend``; ``snodo.gateway``
+    makes them) the feature methods are answered by another server.
     """
 
     def __init__(
@@ -173,6 +183,7 @@ class Server(Decorators):
         lifespan: Lifespan | Sequence[Lifespan] | None = None,
         hide_unauthorized: bool = False,
         extensions: Sequence[Extension] = (),
+        backend: Backend | None = None,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -222,6 +233,7 @@ class Server(Decorators):
             page_size,
             tasks,
             hide_unauthorized,
+            backend,
         )
         self.observer = observer
         # OAuth (snodo.auth): HTTP verifies tokens with it; the core checks item scopes.
@@ -242,7 +254,7 @@ class Server(Decorators):
 
     def capabilities(self) -> dict[str, Any]:
         """The ServerCapabilities of what is registered, as server/discover answers."""
-        return self.registry.capabilities()
+        return capabilities(self.served)
 
     def check_version(self, version: str) -> None:
         """-32022 unless this server speaks ``version``."""
@@ -396,7 +408,9 @@ class Server(Decorators):
         handler = HANDLERS.get(request.method)
         if spec is None:  # an extension's own method (snodo.server.extensions), if any
             spec = handler = self.registry.extension_methods.get(request.method)
-        if spec is None or handler is None or not self.registry.offers(request.method):
+        elif self.served.backend is not None and request.method in FORWARDED:
+            handler = forwarded
+        if spec is None or handler is None or not offers(self.served, request.method):
             raise MethodNotFound(f"Method not found: {request.method}")
         params = request.params
         meta, version, declared = required_meta(params)

@@ -20,6 +20,7 @@ from snodo.context import Context
 from snodo.errors import InternalError, InvalidParams, McpError, ResourceNotFound
 from snodo.result import InputRequired, ToolError
 from snodo.server.apps import renders_apps
+from snodo.server.backend import FEATURES, FORWARDED, Backend
 from snodo.server.dependencies import DependencyFailed
 from snodo.server.invoke import TimedOut
 from snodo.server.pagination import page
@@ -36,7 +37,16 @@ from snodo.server.tools import Tool, finished, tool_result
 from snodo.tasks.engine import Background, Tasks, declares_tasks, required_extension
 from snodo_wire.tables import METHODS
 
-__all__ = ["HANDLERS", "MethodHandler", "Outcome", "Served", "method_spec"]
+__all__ = [
+    "HANDLERS",
+    "MethodHandler",
+    "Outcome",
+    "Served",
+    "capabilities",
+    "forwarded",
+    "method_spec",
+    "offers",
+]
 
 log = logging.getLogger("snodo")
 
@@ -58,6 +68,8 @@ class Served:
     """The task engine, when the server offers the tasks extension."""
     hide_unauthorized: bool = False
     """Lists show a caller only the items whose scopes its token grants."""
+    backend: Backend | None = None
+    """The server whose features this one serves (``snodo.server.backend``)."""
 
     def __post_init__(self) -> None:
         if self.tasks is not None:  # task status to this process's listen streams
@@ -73,11 +85,39 @@ def method_spec(method: str) -> Any:
 MethodHandler = Callable[[Served, Context, Params], Awaitable[Outcome]]
 
 
+def capabilities(served: Served) -> dict[str, Any]:
+    """What the server offers: what is registered, and its backend's features."""
+    offered = served.registry.capabilities()
+    if served.backend is not None:
+        theirs = served.backend.capabilities()
+        for feature in FEATURES:
+            offered.pop(feature, None)
+            if isinstance(theirs.get(feature), Mapping):
+                offered[feature] = dict(theirs[feature])
+    return offered
+
+
+def offers(served: Served, method: str) -> bool:
+    """Whether a method's feature is on offer, here or at the backend."""
+    if served.backend is not None and method in FORWARDED:
+        feature = method.split("/", 1)[0]
+        feature = "completions" if feature == "completion" else feature
+        return isinstance(served.backend.capabilities().get(feature), Mapping)
+    return served.registry.offers(method)
+
+
+async def forwarded(served: Served, ctx: Context, params: Params) -> Outcome:
+    """A feature method answered by the backend."""
+    assert served.backend is not None  # routed here only when there is one
+    given = {key: value for key, value in params.items() if key != "_meta"}
+    return await served.backend.forward(ctx, given)
+
+
 async def discover(served: Served, ctx: Context, params: Params) -> Outcome:
-    capabilities = served.registry.capabilities()
+    capabilities_ = capabilities(served)
     result: dict[str, Any] = {
         "supportedVersions": list(served.supported_versions),
-        "capabilities": capabilities,
+        "capabilities": capabilities_,
     }
     if served.instructions:
         result["instructions"] = served.instructions
@@ -267,7 +307,7 @@ async def completion_complete(served: Served, ctx: Context, params: Params) -> O
 async def subscriptions_listen(served: Served, ctx: Context, params: Params) -> Outcome:
     """Open a listen stream; the transport keeps it open and closes it with the server."""
     wanted = params["notifications"]
-    offered = served.registry.capabilities()
+    offered = capabilities(served)
     honoured: dict[str, Any] = {}
     for key, capability in (
         ("toolsListChanged", "tools"),

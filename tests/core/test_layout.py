@@ -39,7 +39,8 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
     "transports": frozenset({CORE, "auth", "legacy", "server"}),
     "client": frozenset({CORE, "server"}),  # server: the in-memory transport only
     "otel": frozenset({CORE}),
-    "cli": frozenset({CORE, "state", "server", "transports", "otel", "client", "oauth"}),
+    "gateway": frozenset({CORE, "state", "server", "client"}),
+    "cli": frozenset({CORE, "state", "server", "transports", "otel", "client", "oauth", "gateway"}),
 }
 """Each package by role, and the packages it may import: the arrows of
 docs/architecture.md. The core imports no package; nothing imports the command line."""

@@ -1,0 +1,114 @@
+"""``snodo proxy``: serve another MCP server through snodo (``snodo.gateway.proxy``).
+
+    snodo proxy [OPTIONS] https://backend.example/mcp
+    snodo proxy [OPTIONS] -- COMMAND ARG...
+
+The backend is an HTTP endpoint, or a stdio server the proxy starts (once per worker),
+of either era. The proxy serves it like ``snodo run`` serves a target, with the same
+options (``--transport``, ``--host``, ``--port``, ``--workers``, ...): the command
+describes the backend in ``SNODO_PROXY_BACKEND`` and runs ``snodo run`` on
+``from_environment``, which each worker calls to build its proxy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from typing import Any
+
+from snodo.cli.client_commands import bearer
+from snodo.client import Client
+from snodo.gateway import proxy
+from snodo.server import Server
+
+__all__ = ["BACKEND_ENV", "from_environment", "main", "register"]
+
+BACKEND_ENV = "SNODO_PROXY_BACKEND"
+TARGET = "snodo.cli.proxy_command:from_environment"
+_SERVE_OPTIONS = ("--transport", "--host", "--port", "--path", "--workers", "--log-level")
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "proxy",
+        help="serve another MCP server (a URL, or a stdio command after --) through snodo",
+        epilog="examples:\n"
+        "  snodo proxy --transport http --port 8000 https://mcp.example.com/mcp\n"
+        "  snodo proxy --transport http --port 8000 -- python legacy_server.py",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--path", default="/mcp", help="HTTP endpoint path ('' for any path)")
+    parser.add_argument("--workers", type=int, default=1, help="HTTP worker processes")
+    parser.add_argument("--log-level", default="warning")
+    parser.add_argument("--auth", metavar="TOKEN", help="a bearer token for an HTTP backend")
+    parser.add_argument(
+        "--era",
+        choices=["auto", "modern", "legacy"],
+        default="auto",
+        help="the backend's era (default: found out)",
+    )
+    parser.add_argument(
+        "--answer-timeout",
+        metavar="SECONDS",
+        type=float,
+        default=300.0,
+        help="how long a legacy backend's question waits for the front client's answer",
+    )
+    parser.add_argument("--name", default="snodo-proxy", help="the proxy's server name")
+    parser.add_argument(
+        "backend", nargs=argparse.REMAINDER, help="URL, or -- COMMAND ARG... (stdio)"
+    )
+
+
+def backend_of(args: argparse.Namespace) -> dict[str, Any]:
+    """The backend as ``SNODO_PROXY_BACKEND`` describes it."""
+    words = list(args.backend)
+    if words[:1] == ["--"]:
+        words = words[1:]
+    if not words:
+        raise SystemExit("snodo proxy: give the backend: a URL, or -- COMMAND ARG...")
+    described: dict[str, Any] = {
+        "era": args.era,
+        "answer_timeout": args.answer_timeout,
+        "name": args.name,
+    }
+    if len(words) == 1 and words[0].startswith(("http://", "https://")):
+        described["url"] = words[0]
+        if args.auth:
+            described["auth"] = args.auth
+    else:
+        described["command"] = words
+    return described
+
+
+def main(args: argparse.Namespace, run: Any) -> int:
+    """Describe the backend for the workers, then serve as ``snodo run`` does."""
+    os.environ[BACKEND_ENV] = json.dumps(backend_of(args))
+    argv = ["run", TARGET]
+    for option in _SERVE_OPTIONS:
+        argv += [option, str(getattr(args, option[2:].replace("-", "_")))]
+    code: int = run(argv)
+    return code
+
+
+def from_environment() -> Server:
+    """The proxy ``SNODO_PROXY_BACKEND`` describes (each worker builds its own)."""
+    described = json.loads(os.environ[BACKEND_ENV])
+    options: dict[str, Any] = {"era": described.get("era", "auto")}
+    url, command, token = described.get("url"), described.get("command"), described.get("auth")
+
+    def connect(**handlers: Any) -> Client:
+        if url is not None:
+            auth = None if token is None else bearer(token)
+            return Client.http(url, auth=auth, **options, **handlers)
+        return Client.stdio(command, **options, **handlers)
+
+    return proxy(
+        connect,
+        name=described.get("name", "snodo-proxy"),
+        answer_timeout=float(described.get("answer_timeout", 300.0)),
+    )

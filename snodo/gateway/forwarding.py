@@ -1,0 +1,284 @@
+"""A server whose features are another server's, reached through snodo's client.
+
+``proxy(client)`` returns a ``Server`` whose ``backend`` is a ``Proxy``: every tool,
+resource, template, prompt and completion request is sent to the backend with the
+client (any transport, either era, with its auth), and the answer comes back through
+the proxy's own core, which applies its checks, limits and hardening to the front
+client and speaks whichever era the front speaks.
+
+Questions cross eras both ways. A modern backend's ``InputRequiredResult`` goes to the
+front as the proxy's own, its ``requestState`` sealed inside the proxy's state; the
+front's retry brings it back to the backend with the answers. A legacy backend asks
+inside its session while the call is open: the call stays open in this process
+(``snodo.gateway.open_calls``), its questions go to a modern front as an
+``InputRequiredResult`` whose sealed state names the call and this process, and the
+retry answers them. A retry that reaches another process gets a clear error: put a
+legacy backend's proxy behind a balancer with affinity, or run one worker. A legacy
+front gets either backend's questions through the server's bridge, as requests in its
+own session.
+
+Errors keep their code, message and data; the backend's list-changed and
+resource-updated notifications reach the proxy's listen streams; what the backend
+advertises decides what the proxy does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from functools import partial
+from typing import Any
+
+from snodo.admission import admit
+from snodo.client import Client, ClientError, RequestError
+from snodo.context import Context
+from snodo.errors import InternalError, McpError
+from snodo.gateway.open_calls import FlowElsewhere, OpenCalls
+from snodo.result import InputRequired, input_required
+from snodo.server import Server
+from snodo_wire.protocol import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_SERVER_INFO
+
+__all__ = ["BackendError", "Proxy", "proxy"]
+
+log = logging.getLogger("snodo.gateway")
+
+_RETRY_KEYS = ("inputResponses", "requestState")
+_LIST_CHANGED = {
+    "notifications/tools/list_changed": "tools",
+    "notifications/prompts/list_changed": "prompts",
+    "notifications/resources/list_changed": "resources",
+}
+
+
+class BackendError(McpError):
+    """The backend's JSON-RPC error, passed on with its code, message and data."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(message, data)
+        self.code = code
+
+
+Connect = Callable[..., Client]
+"""Makes the backend's client from ``Client`` options: ``lambda **o: Client.http(url, **o)``."""
+
+
+class Proxy:
+    """The ``Backend`` of a proxy server: the client to the server behind it, made by
+    ``connect`` with the handlers through which a legacy backend's questions reach the
+    front client."""
+
+    def __init__(self, connect: Connect, *, answer_timeout: float = 300.0) -> None:
+        self.client = connect(
+            elicitation=self.asker("elicitation/create"),
+            url_elicitation=self.asker("elicitation/create"),
+            sampling=self.asker("sampling/createMessage"),
+            sampling_tools=True,
+            sampling_context=True,
+            roots=self.asker("roots/list"),
+            tasks=False,
+            cache=False,
+        )
+        self.process = secrets.token_urlsafe(9)
+        """Names this process in the state of a legacy backend's open calls."""
+        self.open_calls = OpenCalls(answer_timeout)
+        self.advertised: dict[str, Any] = {}
+        self.server: Server | None = None
+        self._listening: asyncio.Task[None] | None = None
+
+    # -- the client's handlers: a legacy backend's questions -------------------------
+
+    def asker(self, method: str) -> Any:
+        """The client's handler for ``method`` asked by a legacy backend: the question
+        goes to the open call it belongs to, which waits for the front's answer."""
+
+        async def ask(params: dict[str, Any]) -> Any:
+            opened = self.open_calls.of_question()
+            if opened is None:
+                log.warning("%s from the backend with no call to ask it in: refused", method)
+                raise RuntimeError("the proxy cannot tell which call this question is for")
+            return await opened.ask(method, {k: v for k, v in params.items() if k != "_meta"})
+
+        return ask
+
+    # -- Backend ------------------------------------------------------------------------
+
+    def capabilities(self) -> Mapping[str, Any]:
+        """What the backend advertised when the proxy started."""
+        return self.advertised
+
+    async def forward(
+        self, ctx: Context, params: Mapping[str, Any]
+    ) -> dict[str, Any] | InputRequired:
+        """The backend's answer to the front's request, or its questions as ours."""
+        method = ctx.request_method
+        sent = {key: value for key, value in params.items() if key not in _RETRY_KEYS}
+        data = ctx.state_data if isinstance(ctx.state_data, dict) else {}
+        if "flow" in data or (method == "tools/call" and self.client.era == "legacy"):
+            return await self._legacy_call(ctx, sent, data)
+        if "backend" in data:  # a modern backend's round, answered
+            sent["inputResponses"] = dict(ctx.input_responses)
+            if data["backend"] is not None:
+                sent["requestState"] = data["backend"]
+        result = await self._send(method, sent, [ctx])
+        if result.get("resultType") == "input_required":
+            state = ctx.seal({"backend": result.get("requestState")})
+            return input_required(result.get("inputRequests") or None, state)
+        return _as_ours(result)
+
+    async def _legacy_call(
+        self, ctx: Context, sent: dict[str, Any], data: Mapping[str, Any]
+    ) -> dict[str, Any] | InputRequired:
+        if "flow" in data:
+            if data.get("process") != self.process:
+                raise FlowElsewhere(
+                    "This flow's backend call is open in another proxy process: a legacy "
+                    "backend's questions must be answered at the process that asked them"
+                )
+            opened = self.open_calls.get(data["flow"])
+            opened.front[:] = [ctx]  # its notifications now go to this round's stream
+            opened.answer(ctx.input_responses)
+        else:
+            front = [ctx]
+            opened = self.open_calls.start(lambda: self._send(ctx.request_method, sent, front))
+            opened.front = front
+        questions, result = await opened.next()
+        if questions:
+            state = ctx.seal({"flow": opened.flow, "process": self.process})
+            outcome = input_required(questions, state)
+            try:  # a question the front cannot answer ends the backend call now
+                admit(ctx.request_method, outcome, ctx.client_capabilities)
+            except McpError:
+                await opened.cancel()
+                raise
+            return outcome
+        assert result is not None
+        return _as_ours(result)
+
+    async def _send(
+        self, method: str, params: dict[str, Any], front: list[Context] | None = None
+    ) -> dict[str, Any]:
+        """``method`` at the backend, as the front's request (``front[0]``) asked it:
+        with its progress token and log level, and, to a modern backend, its client's
+        capabilities, so the backend asks only what the front client can answer. The
+        backend's progress and log notifications go to the front's stream."""
+        notify = None
+        if front:
+            ctx = front[0]
+            meta: dict[str, Any] = {}
+            if ctx.progress_token is not None:
+                meta["progressToken"] = ctx.progress_token
+            if ctx.log_level is not None:
+                meta[META_LOG_LEVEL] = ctx.log_level
+            if self.client.era == "modern":
+                meta[META_CLIENT_CAPABILITIES] = dict(ctx.client_capabilities)
+            if meta:
+                params = {**params, "_meta": meta}
+            notify = partial(self._heard, front)
+        try:
+            return await self.client.connection.send(method, params, False, None, None, notify)
+        except RequestError as exc:
+            raise BackendError(exc.code, exc.message, exc.data) from None
+        except ClientError as exc:
+            log.warning("the backend did not answer %s: %s", method, exc)
+            raise InternalError("The server behind this proxy did not answer") from None
+
+    # -- lifespan -----------------------------------------------------------------------
+
+    async def start(self, server: Server) -> None:
+        """Learn what the backend offers, and follow its list changes."""
+        self.server = server
+        found = await self._send("server/discover", {})
+        self.advertised = dict(found.get("capabilities") or {})
+        wanted = {
+            f"{kind}ListChanged": True
+            for kind in ("tools", "prompts", "resources")
+            if isinstance(self.advertised.get(kind), Mapping)
+        }
+        if wanted:
+            self._listening = asyncio.create_task(self._listen(wanted))
+
+    async def _listen(self, wanted: Mapping[str, Any]) -> None:
+        try:
+            async for note in self.client.listen(**wanted):
+                self.relay(note)
+        except ClientError as exc:
+            log.warning("the backend's notification stream ended: %s", exc)
+
+    def _heard(self, front: list[Context], note: dict[str, Any]) -> None:
+        """A notification on a forwarded request's stream: progress and log messages
+        to the front request's stream (the round open now), the rest as ``relay``."""
+        if note.get("method") in ("notifications/progress", "notifications/message"):
+            front[0].emit(note)
+        else:
+            self.relay(note)
+
+    def relay(self, note: Mapping[str, Any]) -> None:
+        """A backend notification, told to the proxy's own listeners."""
+        if self.server is None:
+            return
+        method = note.get("method")
+        if method in _LIST_CHANGED:
+            self.server.notify_list_changed(_LIST_CHANGED[method])  # type: ignore[arg-type]
+        elif method == "notifications/resources/updated":
+            uri = (note.get("params") or {}).get("uri")
+            if isinstance(uri, str):
+                self.server.notify_resource_updated(uri)
+
+    async def stop(self) -> None:
+        """Stop following the backend, end its open calls, close the client."""
+        if self._listening is not None:
+            self._listening.cancel()
+            with contextlib.suppress(BaseException):
+                await self._listening
+        await self.open_calls.close()
+        await self.client.close()
+
+
+def _as_ours(result: Mapping[str, Any]) -> dict[str, Any]:
+    """The backend's complete result as the proxy's: its server info left behind."""
+    out = {key: value for key, value in result.items() if key != "resultType"}
+    meta = out.get("_meta")
+    if isinstance(meta, dict) and META_SERVER_INFO in meta:
+        rest = {key: value for key, value in meta.items() if key != META_SERVER_INFO}
+        if rest:
+            out["_meta"] = rest
+        else:
+            del out["_meta"]
+    return out
+
+
+def proxy(
+    connect: Connect,
+    *,
+    name: str = "snodo-proxy",
+    version: str = "1.0.0",
+    answer_timeout: float = 300.0,
+    **server_options: Any,
+) -> Server:
+    """A ``Server`` serving the backend that ``connect(**client_options)`` reaches.
+
+    ``connect`` makes the client, once per worker when the server starts:
+    ``lambda **o: Client.http(url, **o)`` or
+    ``lambda **o: Client.stdio(["python", "server.py"], **o)``. ``answer_timeout``
+    bounds how long a legacy backend's question waits for the front client's retry.
+    ``server_options`` are ``Server``'s (limits, state keys, auth, ...).
+    """
+
+    @asynccontextmanager
+    async def lifespan(server: Server) -> AsyncIterator[Proxy]:
+        backend = Proxy(connect, answer_timeout=answer_timeout)
+        await backend.start(server)
+        server.served.backend = backend
+        try:
+            yield backend
+        finally:
+            server.served.backend = None
+            await backend.stop()
+
+    lifespans = server_options.pop("lifespan", None)
+    given = [] if lifespans is None else [lifespans] if callable(lifespans) else list(lifespans)
+    return Server(name, version, lifespan=[lifespan, *given], **server_options)

@@ -1,0 +1,140 @@
+"""A legacy backend's calls that wait on the front client's answers.
+
+A legacy server asks its questions (elicitation, sampling, roots) as requests inside
+its session while a ``tools/call`` is open. A modern front client answers questions
+only with a retry of its own request, so the proxy keeps the backend call running in
+this process (an ``OpenCall``), hands the questions to the front as an
+``InputRequiredResult`` and, when the retry comes, answers the backend with the
+front's answers and waits for the next question or the call's result.
+
+Which call a question belongs to: the call's task sets ``CURRENT``, which the
+question's handler sees where the client reads the answer stream in that task (HTTP);
+otherwise (stdio, where one reader serves every call) the only open call, and a
+question that could belong to several open calls is refused rather than guessed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
+from typing import Any
+
+from snodo.errors import InvalidParams, McpError
+
+__all__ = ["CURRENT", "FlowElsewhere", "OpenCall", "OpenCalls"]
+
+CURRENT: ContextVar[OpenCall | None] = ContextVar("snodo_gateway_open_call", default=None)
+
+
+class FlowElsewhere(McpError):
+    """A retry for a backend call this process does not hold."""
+
+    default_message = "This flow's backend call is not open in this proxy process"
+
+
+class OpenCall:
+    """One backend call: its task, and the questions it asked that are not answered."""
+
+    def __init__(self, flow: str, answer_timeout: float) -> None:
+        self.flow = flow
+        self.answer_timeout = answer_timeout
+        self.task: asyncio.Task[dict[str, Any]] | None = None
+        self.open: dict[str, tuple[dict[str, Any], asyncio.Future[Any]]] = {}
+        self.asked = 0
+        self.changed = asyncio.Event()
+        self.front: list[Any] = []
+        """The front request whose stream hears the call's notifications: the latest round."""
+
+    async def ask(self, method: str, params: Mapping[str, Any]) -> Any:
+        """The backend's question, waiting for the front's answer (at most
+        ``answer_timeout`` seconds, then the backend gets an error)."""
+        self.asked += 1
+        key = f"q{self.asked}"
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.open[key] = ({"method": method, "params": dict(params)}, future)
+        self.changed.set()
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), self.answer_timeout)
+        finally:
+            self.open.pop(key, None)
+
+    def answer(self, responses: Mapping[str, Any]) -> None:
+        """The front's answers, to the questions they name."""
+        for key, response in responses.items():
+            waiting = self.open.get(key)
+            if waiting is not None and not waiting[1].done():
+                waiting[1].set_result(response)
+
+    async def next(self) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """The questions waiting for the front, else (none, the call's result)."""
+        assert self.task is not None
+        while True:
+            unanswered = {key: asked for key, (asked, done) in self.open.items() if not done.done()}
+            if unanswered:
+                return unanswered, None
+            if self.task.done():
+                return {}, self.task.result()
+            self.changed.clear()
+            changed = asyncio.ensure_future(self.changed.wait())
+            try:
+                await asyncio.wait({self.task, changed}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                changed.cancel()
+
+    async def cancel(self) -> None:
+        """End the backend call (the client cancels its request)."""
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+            with contextlib.suppress(BaseException):
+                await self.task
+
+
+class OpenCalls:
+    """This process's open backend calls, by flow id; at most ``limit`` at once."""
+
+    def __init__(self, answer_timeout: float = 300.0, limit: int = 1000) -> None:
+        self.answer_timeout = answer_timeout
+        self.limit = limit
+        self.calls: dict[str, OpenCall] = {}
+
+    def start(self, call: Callable[[], Awaitable[dict[str, Any]]]) -> OpenCall:
+        if len(self.calls) >= self.limit:
+            raise McpError("Too many calls waiting for answers at this proxy")
+        opened = OpenCall(secrets.token_urlsafe(12), self.answer_timeout)
+        token = CURRENT.set(opened)
+        try:  # the task copies the context, CURRENT with it
+            opened.task = asyncio.create_task(self._run(opened, call))
+        finally:
+            CURRENT.reset(token)
+        self.calls[opened.flow] = opened
+        return opened
+
+    async def _run(
+        self, opened: OpenCall, call: Callable[[], Awaitable[dict[str, Any]]]
+    ) -> dict[str, Any]:
+        try:
+            return await call()
+        finally:
+            self.calls.pop(opened.flow, None)
+
+    def get(self, flow: Any) -> OpenCall:
+        found = self.calls.get(flow) if isinstance(flow, str) else None
+        if found is None:
+            raise InvalidParams("This flow's backend call has ended or expired; call again")
+        return found
+
+    def of_question(self) -> OpenCall | None:
+        """The call a question belongs to: the current task's, else the only one open."""
+        current = CURRENT.get()
+        if current is not None:
+            return current
+        if len(self.calls) == 1:
+            return next(iter(self.calls.values()))
+        return None
+
+    async def close(self) -> None:
+        for opened in list(self.calls.values()):
+            await opened.cancel()

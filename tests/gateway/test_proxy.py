@@ -1,0 +1,343 @@
+"""``snodo proxy`` (snodo.gateway) as real processes, in front of servers snodo did not
+write and of its own example, driven by clients snodo did not write and by its own.
+
+- A legacy-only stdio server (PyPI mcp 1.30's FastMCP, tests/client/legacy_server.py)
+  served as a 2026-07-28 HTTP server: its questions, asked inside its session, reach a
+  modern front client as MRTR rounds (the literal wire, the official Python SDK 2.3.0
+  client, snodo's client for elicitation, sampling and roots), and a legacy front
+  client through the bridge.
+- snodo's example over HTTP behind the proxy: every flow of examples/preferences.py
+  with snodo's client in both eras, PyPI mcp 1.30's client and the official TypeScript
+  client (default legacy negotiation).
+- The official SDK's 2026-07-28 server over stdio: its own MRTR round through the proxy.
+- Errors keep their code and message; a forged state is refused before any backend call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from snodo.client import Client, RequestError
+from tests.support.legacy_sdk import legacy_sdk_python
+from tests.support.paths import ROOT
+from tests.support.processes import Serving, serving, snodo_run
+
+LEGACY_SERVER = ["tests/client/legacy_server.py", "stdio"]
+HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+}
+
+
+def snodo_proxy(*backend: str) -> Any:
+    return lambda port: [
+        sys.executable,
+        "-m",
+        "snodo",
+        "proxy",
+        "--transport",
+        "http",
+        "--port",
+        str(port),
+        *backend,
+    ]
+
+
+@pytest.fixture(scope="module")
+def legacy_backend() -> Iterator[Serving]:
+    """The proxy in front of the legacy stdio server, which it starts itself."""
+    command = snodo_proxy("--", str(legacy_sdk_python()), *LEGACY_SERVER)
+    with serving(command) as proxy:
+        yield proxy
+
+
+def _post(url: str, method: str, params: dict[str, Any], request_id: int = 1) -> Any:
+    body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+    headers = {**HEADERS, "mcp-method": method, "mcp-protocol-version": "2026-07-28"}
+    if method == "tools/call":
+        headers["mcp-name"] = params["name"]
+    answer = httpx.post(url, json=body, headers=headers, timeout=30)
+    assert answer.status_code in (200, 400), answer.text  # 400: a JSON-RPC error
+    text = answer.text
+    if answer.headers["content-type"].startswith("text/event-stream"):
+        data = [line[5:] for line in text.splitlines() if line.startswith("data:")]
+        text = [d for d in data if '"id"' in d][-1]
+    return json.loads(text)
+
+
+def test_a_legacy_backends_question_is_an_mrtr_round_on_the_wire(legacy_backend: Serving) -> None:
+    url = f"{legacy_backend.base}/mcp"
+    call = {"name": "forecast", "arguments": {"days": 2}, "_meta": META}
+    first = _post(url, "tools/call", call)["result"]
+    assert first["resultType"] == "input_required", first
+    [(key, asked)] = first["inputRequests"].items()
+    assert asked["method"] == "elicitation/create"
+    assert asked["params"]["message"] == "Which city?"
+    retry = {
+        **call,
+        "inputResponses": {key: {"action": "accept", "content": {"city": "Tromsø"}}},
+        "requestState": first["requestState"],
+    }
+    second = _post(url, "tools/call", retry, 2)["result"]
+    assert second["resultType"] == "complete"
+    assert second["content"][0]["text"] == "Tromsø: sunny for 2 days"
+    # The same state again: the backend call it named has ended.
+    again = _post(url, "tools/call", retry, 3)
+    assert again["error"]["code"] == -32602, again
+    forged = {**retry, "requestState": first["requestState"][:-4] + "AAAA"}
+    assert _post(url, "tools/call", forged, 4)["error"]["code"] == -32602
+
+
+def test_the_official_python_sdk_in_modern_mode_through_the_proxy(
+    legacy_backend: Serving,
+) -> None:
+    mcp_client = pytest.importorskip("mcp.client")
+    types = pytest.importorskip("mcp_types")
+    asked: list[str] = []
+
+    async def user(context: Any, params: Any) -> Any:
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"city": "Bergen"})
+
+    async def scenario(url: str) -> tuple[list[str], str]:
+        async with mcp_client.Client(url, mode="2026-07-28", elicitation_callback=user) as client:
+            tools = [tool.name for tool in (await client.list_tools()).tools]
+            result = await client.call_tool("forecast", {"days": 3})
+            return tools, result.content[0].text
+
+    tools, text = asyncio.run(asyncio.wait_for(scenario(f"{legacy_backend.base}/mcp"), 60))
+    assert "forecast" in tools and "summarize" in tools
+    assert (text, asked) == ("Bergen: sunny for 3 days", ["Which city?"])
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_snodos_client_answers_every_kind_of_question(legacy_backend: Serving, era: str) -> None:
+    """Elicitation (accepted, then declined), sampling and roots, each asked inside the
+    backend's session, answered by a modern front's retries or a legacy front's
+    session; progress from the backend reaches the front call."""
+    answers = iter([{"action": "accept", "content": {"city": "Oslo"}}, {"action": "decline"}])
+    progress: list[float] = []
+
+    async def scenario(url: str) -> list[str]:
+        async with Client.http(
+            url,
+            era=era,
+            elicitation=lambda params: next(answers),
+            sampling=lambda params: {
+                "role": "assistant",
+                "content": {"type": "text", "text": "short"},
+                "model": "test-model",
+            },
+            roots=lambda params: {"roots": [{"uri": "file:///srv/notes"}]},
+        ) as client:
+            texts = []
+            for name, arguments in [
+                ("forecast", {"days": 1}),
+                ("forecast", {"days": 1}),
+                ("summarize", {"text": "long"}),
+                ("count_roots", {}),
+            ]:
+                result = await client.call_tool(name, arguments)
+                texts.append(result.content[0].text)  # type: ignore[union-attr]
+            chatty = await client.call_tool(
+                "chatty", {}, on_progress=lambda done, total, message: progress.append(done)
+            )
+            texts.append(chatty.content[0].text)  # type: ignore[union-attr]
+            assert client.era == era
+            return texts
+
+    texts = asyncio.run(asyncio.wait_for(scenario(f"{legacy_backend.base}/mcp"), 60))
+    assert texts == [
+        "Oslo: sunny for 1 days",
+        "no forecast (decline)",
+        "model said: short",
+        "file:///srv/notes",
+        "done",
+    ]
+    assert progress == [1]
+
+
+def test_errors_pass_through_with_their_code(legacy_backend: Serving) -> None:
+    """The backend's own error (mcp 1.30 says code 0 for an unknown resource), and its
+    tool error, are what the front client gets, as from the backend directly."""
+
+    async def errors(client: Client) -> tuple[int, str, bool]:
+        async with client:
+            with pytest.raises(RequestError) as missing:
+                await client.read_resource("static://nowhere")
+            unknown = await client.call_tool("no_such_tool", {})
+            return missing.value.code, missing.value.message, bool(unknown.is_error)
+
+    direct = Client.stdio([str(legacy_sdk_python()), *LEGACY_SERVER])
+    proxied = Client.http(f"{legacy_backend.base}/mcp", era="modern")
+    expected = asyncio.run(asyncio.wait_for(errors(direct), 30))
+    assert asyncio.run(asyncio.wait_for(errors(proxied), 30)) == expected
+    assert expected[1] == "Unknown resource: static://nowhere" and expected[2]
+
+
+@pytest.fixture(scope="module")
+def preferences_backend() -> Iterator[Serving]:
+    target = "examples/preferences.py:server"
+    with (
+        serving(lambda port: snodo_run(target, "http", "--port", str(port))) as backend,
+        serving(snodo_proxy(f"{backend.base}/mcp")) as proxy,
+    ):
+        yield proxy
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_every_preferences_flow_through_the_proxy_with_snodos_client(
+    preferences_backend: Serving, era: str
+) -> None:
+    answers = {"theme": "dark", "language": "ja", "confirm": True}
+
+    def elicit(params: dict[str, Any]) -> dict[str, Any]:
+        if params.get("mode") == "url":
+            return {"action": "accept"}
+        [field] = params["requestedSchema"]["properties"]
+        return {"action": "accept", "content": {field: answers[field]}}
+
+    async def scenario(url: str) -> list[str]:
+        async with Client.http(
+            url,
+            era=era,
+            elicitation=elicit,
+            url_elicitation=elicit,
+            sampling=lambda params: {
+                "role": "assistant",
+                "content": {"type": "text", "text": "Hallo!"},
+                "model": "m",
+            },
+            roots=lambda params: {"roots": [{"uri": "file:///home/ana/notes", "name": "notes"}]},
+        ) as client:
+            saved = (await client.call_tool("preferences")).content[0]
+            notice = (await client.call_tool("privacy_notice")).content[0]
+            read = (await client.read_resource("prefs://summary")).contents[0]
+            prompt = (await client.get_prompt("preferences_prompt")).messages[0].content
+            greeting = (await client.call_tool("greeting")).content[0]
+            assert client.era == era
+            return [
+                item.text  # type: ignore[union-attr]
+                for item in (saved, notice, read, prompt, greeting)
+            ]
+
+    texts = asyncio.run(asyncio.wait_for(scenario(f"{preferences_backend.base}/mcp"), 60))
+    saved = "Would save: theme dark, language ja."
+    assert texts == [
+        saved,
+        "You agreed to open the privacy notice; whether you read it is not known.",
+        saved,
+        f"User preferences: {saved}",
+        "Hallo! [ja; notes]",
+    ]
+
+
+def test_every_preferences_flow_with_pypi_mcp_1_30(preferences_backend: Serving) -> None:
+    from tests.legacy.test_legacy_sdk import CLIENT, _check
+
+    run = subprocess.run(
+        [str(legacy_sdk_python()), CLIENT, "http", f"{preferences_backend.base}/mcp"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    _check(json.loads(run.stdout.strip().splitlines()[-1]))
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_every_preferences_flow_with_the_official_typescript_client(
+    preferences_backend: Serving,
+) -> None:
+    client_dir = ROOT / "interop" / "official_client"
+    if not (client_dir / "node_modules").is_dir():
+        subprocess.run(["bash", str(ROOT / "scripts" / "interop"), "typed"], cwd=ROOT, check=False)
+    env = {
+        **os.environ,
+        "SNODO_PYTHON": sys.executable,
+        "SNODO_TRANSPORTS": "http",
+        "SNODO_HTTP_URL": f"{preferences_backend.base}/mcp",
+    }
+    run = subprocess.run(
+        ["node", str(client_dir / "check_mrtr.mjs")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    summary = run.stdout.strip().splitlines()[-1] if run.stdout.strip() else ""
+    assert run.returncode == 0 and summary.endswith(" 0 failed"), run.stdout + run.stderr
+
+
+def test_the_official_sdks_modern_server_through_the_proxy() -> None:
+    backend = [sys.executable, "tests/client/official_modern_server.py", "stdio"]
+
+    async def scenario(url: str) -> str:
+        async with Client.http(
+            url, elicitation=lambda params: {"action": "accept", "content": {"city": "Lima"}}
+        ) as client:
+            result = await client.call_tool("forecast", {"days": 4})
+            return result.content[0].text  # type: ignore[union-attr]
+
+    with serving(snodo_proxy("--", *backend)) as proxy:
+        text = asyncio.run(asyncio.wait_for(scenario(f"{proxy.base}/mcp"), 60))
+    assert text == "Lima: sunny for 4 days"
+
+
+def test_a_retry_at_another_proxy_process_gets_a_clear_error() -> None:
+    """Two proxy processes with one state secret, each with its own legacy backend: the
+    state of a round opened at the first is valid at the second, which does not hold
+    that backend call and says so."""
+    backend = ("--", str(legacy_sdk_python()), *LEGACY_SERVER)
+    env = {"SNODO_STATE_SECRET": "5e" * 32}
+    with (
+        serving(snodo_proxy(*backend), env=env) as first,
+        serving(snodo_proxy(*backend), env=env) as second,
+    ):
+        call = {"name": "forecast", "arguments": {"days": 2}, "_meta": META}
+        asked = _post(f"{first.base}/mcp", "tools/call", call)["result"]
+        [key] = asked["inputRequests"]
+        retry = {
+            **call,
+            "inputResponses": {key: {"action": "accept", "content": {"city": "Oslo"}}},
+            "requestState": asked["requestState"],
+        }
+        elsewhere = _post(f"{second.base}/mcp", "tools/call", retry, 2)
+        assert elsewhere["error"]["code"] == -32603
+        assert "another proxy process" in elsewhere["error"]["message"]
+        # The process that asked still takes the answer.
+        done = _post(f"{first.base}/mcp", "tools/call", retry, 3)["result"]
+        assert done["content"][0]["text"] == "Oslo: sunny for 2 days"
+
+
+def test_a_question_the_front_cannot_answer_is_refused(
+    legacy_backend: Serving,
+) -> None:
+    """The front declared no sampling: -32021 naming it, and the backend call is
+    cancelled rather than left waiting for an answer that cannot come; the proxy goes on."""
+    url = f"{legacy_backend.base}/mcp"
+    call = {"name": "summarize", "arguments": {"text": "x"}, "_meta": META}
+    refused = _post(url, "tools/call", call)
+    assert refused["error"]["code"] == -32021, refused
+    assert "sampling" in json.dumps(refused["error"])
+    # The proxy still serves: the next call is answered.
+    later = _post(
+        url, "tools/call", {"name": "slow", "arguments": {"seconds": 0}, "_meta": META}, 2
+    )
+    assert later["result"]["content"][0]["text"] == "finally"
