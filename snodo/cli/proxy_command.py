@@ -2,12 +2,15 @@
 
     snodo proxy [OPTIONS] https://backend.example/mcp
     snodo proxy [OPTIONS] -- COMMAND ARG...
+    snodo proxy [OPTIONS] --config mcp.json
 
 The backend is an HTTP endpoint, or a stdio server the proxy starts (once per worker),
-of either era. The proxy serves it like ``snodo run`` serves a target, with the same
-options (``--transport``, ``--host``, ``--port``, ``--workers``, ...): the command
-describes the backend in ``SNODO_PROXY_BACKEND`` and runs ``snodo run`` on
-``from_environment``, which each worker calls to build its proxy.
+of either era; or every server of an ``mcpServers`` configuration file, each under its
+name as a prefix (``snodo.gateway.serve_group``). The proxy serves it like
+``snodo run`` serves a target, with the same options (``--transport``, ``--host``,
+``--port``, ``--workers``, ...): the command describes the backend in
+``SNODO_PROXY_BACKEND`` and runs ``snodo run`` on ``from_environment``, which each
+worker calls to build its proxy.
 """
 
 from __future__ import annotations
@@ -15,11 +18,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+from pathlib import Path
 from typing import Any
 
 from snodo.cli.client_commands import bearer
 from snodo.client import Client
-from snodo.gateway import proxy
+from snodo.gateway import proxy, serve_group
 from snodo.server import Server
 
 __all__ = ["BACKEND_ENV", "from_environment", "main", "register"]
@@ -35,7 +39,8 @@ def register(commands: Any) -> None:
         help="serve another MCP server (a URL, or a stdio command after --) through snodo",
         epilog="examples:\n"
         "  snodo proxy --transport http --port 8000 https://mcp.example.com/mcp\n"
-        "  snodo proxy --transport http --port 8000 -- python legacy_server.py",
+        "  snodo proxy --transport http --port 8000 -- python legacy_server.py\n"
+        "  snodo proxy --transport http --port 8000 --config mcp.json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
@@ -60,6 +65,11 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--name", default="snodo-proxy", help="the proxy's server name")
     parser.add_argument(
+        "--config",
+        metavar="FILE",
+        help="serve every server of an mcpServers configuration (JSON) as one",
+    )
+    parser.add_argument(
         "backend", nargs=argparse.REMAINDER, help="URL, or -- COMMAND ARG... (stdio)"
     )
 
@@ -69,13 +79,18 @@ def backend_of(args: argparse.Namespace) -> dict[str, Any]:
     words = list(args.backend)
     if words[:1] == ["--"]:
         words = words[1:]
-    if not words:
-        raise SystemExit("snodo proxy: give the backend: a URL, or -- COMMAND ARG...")
     described: dict[str, Any] = {
         "era": args.era,
         "answer_timeout": args.answer_timeout,
         "name": args.name,
     }
+    if args.config is not None:
+        if words:
+            raise SystemExit("snodo proxy: give --config or a backend, not both")
+        described["config"] = str(Path(args.config).resolve())
+        return described
+    if not words:
+        raise SystemExit("snodo proxy: give the backend: a URL, -- COMMAND ARG..., or --config")
     if len(words) == 1 and words[0].startswith(("http://", "https://")):
         described["url"] = words[0]
         if args.auth:
@@ -98,6 +113,8 @@ def main(args: argparse.Namespace, run: Any) -> int:
 def from_environment() -> Server:
     """The proxy ``SNODO_PROXY_BACKEND`` describes (each worker builds its own)."""
     described = json.loads(os.environ[BACKEND_ENV])
+    if "config" in described:
+        return serve_group(described["config"], name=described.get("name", "snodo-proxy"))
     options: dict[str, Any] = {"era": described.get("era", "auto")}
     url, command, token = described.get("url"), described.get("command"), described.get("auth")
 

@@ -186,6 +186,27 @@ class Proxy:
             log.warning("the backend did not answer %s: %s", method, exc)
             raise InternalError("The server behind this proxy did not answer") from None
 
+    def serves(self, method: str) -> bool:
+        """Whether the backend advertised the feature ``method`` belongs to."""
+        feature = method.split("/", 1)[0]
+        feature = "completions" if feature == "completion" else feature
+        return isinstance(self.advertised.get(feature), Mapping)
+
+    async def listing(self, ctx: Context | None, method: str, key: str) -> list[Any]:
+        """Every item of a backend list, its pages read through (at most 100 pages), as
+        the front request ``ctx`` asks (None: as the proxy itself)."""
+        items: list[Any] = []
+        cursor = None
+        front = None if ctx is None else [ctx]
+        for _ in range(100):
+            params: dict[str, Any] = {} if cursor is None else {"cursor": cursor}
+            result = await self._send(method, params, front)
+            items += result.get(key) or []
+            cursor = result.get("nextCursor")
+            if not isinstance(cursor, str) or not cursor:
+                break
+        return items
+
     # -- lifespan -----------------------------------------------------------------------
 
     async def start(self, server: Server) -> None:

@@ -40,6 +40,12 @@ class Lifespans:
         self.value: Any = None
         """What the lifespans yielded: one's value, a tuple of several's, None before."""
 
+    def add(self, fn: Lifespan) -> None:
+        """One more, entered after the others (a server's mounts add theirs)."""
+        if self._stack is not None:
+            raise RuntimeError("the server has started: a lifespan cannot be added now")
+        self._given = (*self._given, fn)
+
     @property
     def entered(self) -> bool:
         """Whether they are open now."""
