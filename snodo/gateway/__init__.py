@@ -10,7 +10,7 @@ line (``snodo proxy``) drives it.
 from snodo.gateway.composite import SEPARATOR
 from snodo.gateway.forwarding import BackendError, Proxy, proxy
 from snodo.gateway.group import ClientGroup, serve_group, servers
-from snodo.gateway.mount import mount
+from snodo.gateway.mounting import mount
 
 __all__ = [
     "SEPARATOR",

@@ -25,7 +25,7 @@ from snodo.client import Client
 from snodo.client.errors import RequestError
 from snodo.gateway.composite import SEPARATOR, Composite, check_prefix, served_name
 from snodo.gateway.forwarding import Connect, Proxy
-from snodo.gateway.mount import composite_of
+from snodo.gateway.mounting import composite_of
 from snodo.server import Server
 from snodo_wire import CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Tool
 
