@@ -272,14 +272,17 @@ async def _load(args: argparse.Namespace) -> dict[str, Any]:
     warm = _Tally(budget=max(args.warmup, args.concurrency), deadline=time.perf_counter() + 60)
     await asyncio.gather(*(_flows(conn, args.port, args.flow, warm, False) for conn in conns))
     tally = _Tally(budget=args.requests, deadline=0.0)
-    server_before, client_before = harness.proc_cpu_seconds(args.pid), time.process_time()
+    pids = [int(pid) for pid in str(args.pid).split(",")]  # a proxy and its backend: both
+    before = [harness.proc_cpu_seconds(pid) for pid in pids]
+    client_before = time.process_time()
     started = time.perf_counter()
     tally.deadline = started + args.seconds
     counts = await asyncio.gather(
         *(_flows(conn, args.port, args.flow, tally, True) for conn in conns)
     )
     elapsed = time.perf_counter() - started
-    server_cpu = harness.proc_cpu_seconds(args.pid) - server_before
+    each = [harness.proc_cpu_seconds(pid) - was for pid, was in zip(pids, before, strict=True)]
+    server_cpu = sum(each)
     client_cpu = time.process_time() - client_before
     for conn in conns:
         assert conn.transport is not None
@@ -290,6 +293,7 @@ async def _load(args: argparse.Namespace) -> dict[str, Any]:
         "requests": flows * REQUESTS_PER_FLOW[args.flow],
         "elapsed": elapsed,
         "server_cpu": server_cpu,
+        "server_cpus": each,
         "client_cpu": client_cpu,
         "errors": tally.errors + warm.errors,
     }
@@ -428,7 +432,7 @@ def main() -> None:
     parser.add_argument("--load", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--flow", choices=FLOWS, help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
-    parser.add_argument("--pid", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--pid", help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:

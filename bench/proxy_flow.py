@@ -1,0 +1,147 @@
+"""What a proxy costs: snodo's server called directly, and through ``snodo.gateway.proxy``.
+
+Run from the repository root (loopback only, no network):
+
+    .venv/bin/python bench/proxy_flow.py [--flows mrtr,echo] [--rounds 5] [--seconds 3]
+                                         [--concurrency 16] [--requests 20000] [--quick]
+
+The backend is ``http_flow.py``'s snodo app (``bench/flows.py``: the two-round
+elicitation flow **mrtr**, the one-round **echo**), one uvicorn worker. The proxy is a
+``Server`` from ``snodo.gateway.proxy`` whose client reaches that backend over
+loopback HTTP (``Client.http``), served the same way on its own port. The load
+generator is ``http_flow.py``'s, fed the same request bytes: once against the backend
+directly, once against the proxy, taking turns for ``--rounds`` rounds. Before timing,
+the proxy passes ``http_flow.py``'s validation (both flows' answers, a tampered state
+refused, a state replayed with other arguments refused, header mismatches refused).
+
+Reported, medians over rounds: server CPU per request of the backend called directly;
+through the proxy, the proxy's own CPU and the backend's, and their sum as a multiple of
+the direct figure; requests per second and the client's p50 latency are not measured
+here (the CPU figures are what a gateway adds to a deployment). No timing assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import harness
+import http_flow
+from flows import APPS, FLOWS, REQUESTS_PER_FLOW, snodo_build
+
+
+def proxy_app(backend_port: int) -> Any:
+    from snodo.client import Client  # noqa: PLC0415 - the proxy's process only
+    from snodo.gateway import proxy  # noqa: PLC0415
+    from snodo.transports.http import HttpApp  # noqa: PLC0415
+
+    url = f"http://127.0.0.1:{backend_port}/mcp"
+    return HttpApp(proxy(lambda **options: Client.http(url, **options), name="bench-proxy"))
+
+
+def serve(kind: str, backend_port: int | None) -> None:
+    if kind == "proxy":
+        assert backend_port is not None
+        harness.serve_uvicorn(proxy_app(backend_port), proxy_headers=False)
+    else:
+        harness.serve_uvicorn(APPS[kind](), proxy_headers=False)
+
+
+def _measure(port: int, pids: str, flow: str, args: argparse.Namespace) -> dict[str, Any]:
+    server = argparse.Namespace(port=port, pid=pids, kind=flow)
+    return http_flow._measure(server, flow, args)  # type: ignore[arg-type]
+
+
+def orchestrate(args: argparse.Namespace) -> None:
+    flows = [flow for flow in args.flows.split(",") if flow]
+    print(
+        f"proxy_flow: {time.strftime('%Y-%m-%d %H:%M')}, Python {platform.python_version()}, "
+        f"{os.cpu_count()} CPUs, one uvicorn worker each (httptools, uvloop); snodo "
+        f"{snodo_build()}"
+    )
+    print(
+        f"concurrency {args.concurrency}; {args.rounds} rounds x (<= {args.requests} requests "
+        f"or <= {args.seconds:g} s, after {args.warmup} warm-up flows), direct and proxied "
+        "taking turns; medians over rounds"
+    )
+    with contextlib.ExitStack() as logs:
+        children: list[harness.Child] = []
+        try:
+            log = logs.enter_context(tempfile.TemporaryFile("w+b"))
+            backend = harness.start(__file__, "snodo", log)
+            children.append(backend)
+            log = logs.enter_context(tempfile.TemporaryFile("w+b"))
+            front = harness.start(__file__, "proxy", log, ("--backend-port", str(backend.port)))
+            children.append(front)
+            for child in children:
+                checks = http_flow.validate("snodo", child.port)
+                print(f"validated {child.kind:6} on 127.0.0.1:{child.port}: {checks} checks")
+            runs: dict[tuple[str, str], list[dict[str, Any]]] = {}
+            for round_index in range(args.rounds):
+                for flow in flows:
+                    turns = [
+                        ("direct", backend.port, str(backend.pid)),
+                        ("proxied", front.port, f"{front.pid},{backend.pid}"),
+                    ]
+                    if round_index % 2:
+                        turns.reverse()
+                    for name, port, pids in turns:
+                        runs.setdefault((name, flow), []).append(_measure(port, pids, flow, args))
+            _report(runs, flows)
+        finally:
+            harness.stop([child.process for child in children])
+
+
+def _report(runs: dict[tuple[str, str], list[dict[str, Any]]], flows: list[str]) -> None:
+    for flow in flows:
+        per = REQUESTS_PER_FLOW[flow]
+        direct = [r["server_cpu"] / r["requests"] * 1e6 for r in runs[("direct", flow)]]
+        proxied = runs[("proxied", flow)]
+        front = [r["server_cpus"][0] / r["requests"] * 1e6 for r in proxied]
+        behind = [r["server_cpus"][1] / r["requests"] * 1e6 for r in proxied]
+        total = [a + b for a, b in zip(front, behind, strict=True)]
+        paired = [t / d for t, d in zip(total, direct, strict=True)]
+        errors = sum(r["errors"] for key in runs if key[1] == flow for r in runs[key])
+        print()
+        print(f"flow {flow} ({per} request(s) per flow), server CPU µs per request")
+        print(f"  direct: backend {statistics.median(direct):7.1f}")
+        print(
+            f"  proxied: proxy {statistics.median(front):7.1f} + backend "
+            f"{statistics.median(behind):7.1f} = {statistics.median(total):7.1f} "
+            f"(x{statistics.median(paired):.2f} the direct call, paired by round); "
+            f"errors {errors}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--flows", default=",".join(FLOWS))
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--requests", type=int, default=20_000)
+    parser.add_argument("--warmup", type=int, default=200)
+    parser.add_argument("--quick", action="store_true", help="one short round (a smoke test)")
+    parser.add_argument("--serve", choices=("snodo", "proxy"), help=argparse.SUPPRESS)
+    parser.add_argument("--backend-port", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.quick:
+        args.rounds, args.seconds, args.requests, args.warmup = 1, 0.5, 500, 20
+    if args.serve:
+        serve(args.serve, args.backend_port)
+    else:
+        orchestrate(args)
+
+
+if __name__ == "__main__":
+    main()
