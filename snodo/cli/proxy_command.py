@@ -25,6 +25,7 @@ from snodo.cli.client_commands import bearer
 from snodo.client import Client
 from snodo.gateway import proxy, serve_group
 from snodo.server import Server
+from snodo.server.notify_bus import notification_bus
 
 __all__ = ["BACKEND_ENV", "from_environment", "main", "register"]
 
@@ -65,6 +66,11 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("--name", default="snodo-proxy", help="the proxy's server name")
     parser.add_argument(
+        "--notify",
+        metavar="REDIS_URL",
+        help="workers share list changes, and a legacy backend's rounds, over Redis",
+    )
+    parser.add_argument(
         "--config",
         metavar="FILE",
         help="serve every server of an mcpServers configuration (JSON) as one",
@@ -83,6 +89,7 @@ def backend_of(args: argparse.Namespace) -> dict[str, Any]:
         "era": args.era,
         "answer_timeout": args.answer_timeout,
         "name": args.name,
+        "notify": args.notify,
     }
     if args.config is not None:
         if words:
@@ -124,8 +131,13 @@ def from_environment() -> Server:
             return Client.http(url, auth=auth, **options, **handlers)
         return Client.stdio(command, **options, **handlers)
 
+    notify = described.get("notify")
+    shared: dict[str, Any] = {}
+    if notify:
+        shared = {"relay": notify, "notifications": notification_bus(notify)}
     return proxy(
         connect,
         name=described.get("name", "snodo-proxy"),
         answer_timeout=float(described.get("answer_timeout", 300.0)),
+        **shared,
     )

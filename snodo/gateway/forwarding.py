@@ -12,10 +12,10 @@ front's retry brings it back to the backend with the answers. A legacy backend a
 inside its session while the call is open: the call stays open in this process
 (``snodo.gateway.open_calls``), its questions go to a modern front as an
 ``InputRequiredResult`` whose sealed state names the call and this process, and the
-retry answers them. A retry that reaches another process gets a clear error: put a
-legacy backend's proxy behind a balancer with affinity, or run one worker. A legacy
-front gets either backend's questions through the server's bridge, as requests in its
-own session.
+retry answers them. A retry that reaches another process is carried to the one
+holding the call by the relay (``snodo.gateway.relay``, over Redis) when there is one,
+and gets a clear error when there is none. A legacy front gets either backend's
+questions through the server's bridge, as requests in its own session.
 
 Errors keep their code, message and data; the backend's list-changed and
 resource-updated notifications reach the proxy's listen streams; what the backend
@@ -38,6 +38,7 @@ from snodo.client import Client, ClientError, RequestError
 from snodo.context import Context
 from snodo.errors import InternalError, McpError
 from snodo.gateway.open_calls import FlowElsewhere, OpenCalls
+from snodo.gateway.relay import Relay
 from snodo.result import InputRequired, input_required
 from snodo.server import Server
 from snodo_wire.protocol import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_SERVER_INFO
@@ -71,7 +72,9 @@ class Proxy:
     ``connect`` with the handlers through which a legacy backend's questions reach the
     front client."""
 
-    def __init__(self, connect: Connect, *, answer_timeout: float = 300.0) -> None:
+    def __init__(
+        self, connect: Connect, *, answer_timeout: float = 300.0, relay: str | None = None
+    ) -> None:
         self.client = connect(
             elicitation=self.asker("elicitation/create"),
             url_elicitation=self.asker("elicitation/create"),
@@ -86,6 +89,9 @@ class Proxy:
         """Names this process in the state of a legacy backend's open calls."""
         self.open_calls = OpenCalls(answer_timeout)
         self.advertised: dict[str, Any] = {}
+        self.relay_url = relay
+        """Redis, for retries of a legacy backend's rounds that reach another worker."""
+        self.relay: Relay | None = None
         self.server: Server | None = None
         self._listening: asyncio.Task[None] | None = None
 
@@ -134,10 +140,7 @@ class Proxy:
     ) -> dict[str, Any] | InputRequired:
         if "flow" in data:
             if data.get("process") != self.process:
-                raise FlowElsewhere(
-                    "This flow's backend call is open in another proxy process: a legacy "
-                    "backend's questions must be answered at the process that asked them"
-                )
+                return await self._elsewhere(ctx, data)
             opened = self.open_calls.get(data["flow"])
             opened.front[:] = [ctx]  # its notifications now go to this round's stream
             opened.answer(ctx.input_responses)
@@ -157,6 +160,39 @@ class Proxy:
             return outcome
         assert result is not None
         return _as_ours(result)
+
+    async def _elsewhere(
+        self, ctx: Context, data: Mapping[str, Any]
+    ) -> dict[str, Any] | InputRequired:
+        """A retry for a call another process holds: through the relay, if there is one."""
+        if self.relay is None:
+            raise FlowElsewhere(
+                "This flow's backend call is open in another proxy process: without a "
+                "relay (--notify redis://...) a legacy backend's questions must be "
+                "answered at the process that asked them"
+            )
+        holder, flow = str(data.get("process")), str(data.get("flow"))
+        replied = await self.relay.send(holder, flow, ctx.input_responses)
+        if "questions" in replied:
+            state = ctx.seal({"flow": flow, "process": holder})
+            return input_required(replied["questions"], state)
+        if "result" in replied:
+            result: dict[str, Any] = replied["result"]
+            return result
+        error = replied.get("error") or {}
+        raise BackendError(
+            int(error.get("code", -32603)), str(error.get("message")), error.get("data")
+        )
+
+    async def _answer_remote(self, flow: str, responses: Mapping[str, Any]) -> dict[str, Any]:
+        """The relay's question for a call this process holds: its next step."""
+        opened = self.open_calls.get(flow)
+        opened.answer(responses)
+        questions, result = await opened.next()
+        if questions:
+            return {"questions": questions}
+        assert result is not None
+        return {"result": _as_ours(result)}
 
     async def _send(
         self, method: str, params: dict[str, Any], front: list[Context] | None = None
@@ -212,6 +248,9 @@ class Proxy:
     async def start(self, server: Server) -> None:
         """Learn what the backend offers, and follow its list changes."""
         self.server = server
+        if self.relay_url is not None:
+            self.relay = Relay(self.relay_url, self.process, self._answer_remote)
+            await self.relay.start()
         found = await self._send("server/discover", {})
         self.advertised = dict(found.get("capabilities") or {})
         wanted = {
@@ -225,19 +264,19 @@ class Proxy:
     async def _listen(self, wanted: Mapping[str, Any]) -> None:
         try:
             async for note in self.client.listen(**wanted):
-                self.relay(note)
+                self.pass_on(note)
         except ClientError as exc:
             log.warning("the backend's notification stream ended: %s", exc)
 
     def _heard(self, front: list[Context], note: dict[str, Any]) -> None:
         """A notification on a forwarded request's stream: progress and log messages
-        to the front request's stream (the round open now), the rest as ``relay``."""
+        to the front request's stream (the round open now), the rest as ``pass_on``."""
         if note.get("method") in ("notifications/progress", "notifications/message"):
             front[0].emit(note)
         else:
-            self.relay(note)
+            self.pass_on(note)
 
-    def relay(self, note: Mapping[str, Any]) -> None:
+    def pass_on(self, note: Mapping[str, Any]) -> None:
         """A backend notification, told to the proxy's own listeners."""
         if self.server is None:
             return
@@ -256,6 +295,8 @@ class Proxy:
             with contextlib.suppress(BaseException):
                 await self._listening
         await self.open_calls.close()
+        if self.relay is not None:
+            await self.relay.stop()
         await self.client.close()
 
 
@@ -278,6 +319,7 @@ def proxy(
     name: str = "snodo-proxy",
     version: str = "1.0.0",
     answer_timeout: float = 300.0,
+    relay: str | None = None,
     **server_options: Any,
 ) -> Server:
     """A ``Server`` serving the backend that ``connect(**client_options)`` reaches.
@@ -285,13 +327,15 @@ def proxy(
     ``connect`` makes the client, once per worker when the server starts:
     ``lambda **o: Client.http(url, **o)`` or
     ``lambda **o: Client.stdio(["python", "server.py"], **o)``. ``answer_timeout``
-    bounds how long a legacy backend's question waits for the front client's retry.
-    ``server_options`` are ``Server``'s (limits, state keys, auth, ...).
+    bounds how long a legacy backend's question waits for the front client's retry;
+    ``relay`` (a Redis URL) lets a retry that reaches another worker be answered by the
+    one holding the backend call (``snodo.gateway.relay``). ``server_options`` are
+    ``Server``'s (limits, state keys, auth, ...).
     """
 
     @asynccontextmanager
     async def lifespan(server: Server) -> AsyncIterator[Proxy]:
-        backend = Proxy(connect, answer_timeout=answer_timeout)
+        backend = Proxy(connect, answer_timeout=answer_timeout, relay=relay)
         await backend.start(server)
         server.served.backend = backend
         try:

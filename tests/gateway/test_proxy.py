@@ -326,6 +326,30 @@ def test_a_retry_at_another_proxy_process_gets_a_clear_error() -> None:
         assert done["content"][0]["text"] == "Oslo: sunny for 2 days"
 
 
+def test_a_retry_at_another_proxy_process_is_relayed_over_redis(redis_url: str) -> None:
+    """The same two processes with ``--notify redis://...``: the second hands the
+    answers to the first, which holds the backend call, and answers the front with
+    what the call did next, here its result; then a whole second flow crosses over."""
+    backend = ("--", str(legacy_sdk_python()), *LEGACY_SERVER)
+    env = {"SNODO_STATE_SECRET": "5e" * 32}
+    relayed = snodo_proxy("--notify", redis_url, *backend)
+    with serving(relayed, env=env) as first, serving(relayed, env=env) as second:
+        for days, city in ((2, "Oslo"), (4, "Lima")):
+            call = {"name": "forecast", "arguments": {"days": days}, "_meta": META}
+            asked = _post(f"{first.base}/mcp", "tools/call", call)["result"]
+            [key] = asked["inputRequests"]
+            retry = {
+                **call,
+                "inputResponses": {key: {"action": "accept", "content": {"city": city}}},
+                "requestState": asked["requestState"],
+            }
+            done = _post(f"{second.base}/mcp", "tools/call", retry, 2)
+            assert done["result"]["content"][0]["text"] == f"{city}: sunny for {days} days"
+        # An answer for a call nobody holds any more: the holder says so, through the relay.
+        again = _post(f"{second.base}/mcp", "tools/call", retry, 3)
+        assert again["error"]["code"] == -32602, again
+
+
 def test_a_question_the_front_cannot_answer_is_refused(
     legacy_backend: Serving,
 ) -> None:
