@@ -41,6 +41,7 @@ from snodo.gateway.open_calls import FlowElsewhere, OpenCalls
 from snodo.gateway.relay import Relay
 from snodo.result import InputRequired, input_required
 from snodo.server import Server
+from snodo.server.subscriptions import MAX_RESOURCE_SUBSCRIPTIONS
 from snodo_wire.protocol import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_SERVER_INFO
 
 __all__ = ["BackendError", "Proxy", "proxy"]
@@ -246,18 +247,26 @@ class Proxy:
     # -- lifespan -----------------------------------------------------------------------
 
     async def start(self, server: Server) -> None:
-        """Learn what the backend offers, and follow its list changes."""
+        """Learn what the backend offers, and follow its list changes and the updates
+        of the resources it lists (the first ``MAX_RESOURCE_SUBSCRIPTIONS``)."""
         self.server = server
         if self.relay_url is not None:
             self.relay = Relay(self.relay_url, self.process, self._answer_remote)
             await self.relay.start()
         found = await self._send("server/discover", {})
         self.advertised = dict(found.get("capabilities") or {})
-        wanted = {
+        wanted: dict[str, Any] = {
             f"{kind}ListChanged": True
             for kind in ("tools", "prompts", "resources")
             if isinstance(self.advertised.get(kind), Mapping)
         }
+        resources = self.advertised.get("resources")
+        if isinstance(resources, Mapping) and resources.get("subscribe"):
+            # Updates of what the backend lists, for the proxy's own subscribers.
+            listed = await self.listing(None, "resources/list", "resources")
+            uris = [item["uri"] for item in listed if isinstance(item.get("uri"), str)]
+            if uris:
+                wanted["resourceSubscriptions"] = uris[:MAX_RESOURCE_SUBSCRIPTIONS]
         if wanted:
             self._listening = asyncio.create_task(self._listen(wanted))
 

@@ -365,3 +365,33 @@ def test_a_question_the_front_cannot_answer_is_refused(
         url, "tools/call", {"name": "slow", "arguments": {"seconds": 0}, "_meta": META}, 2
     )
     assert later["result"]["content"][0]["text"] == "finally"
+
+
+@pytest.mark.parametrize("backend_era", ["modern", "legacy"])
+def test_a_backends_resource_update_reaches_the_proxys_listeners(backend_era: str) -> None:
+    """A snodo server over stdio behind the proxy, spoken to in either era: a front
+    client listening at the proxy hears the update of a resource it watches, raised in
+    the backend by a call made through the proxy."""
+    backend = snodo_run("tests/legacy/shared_server.py:server", "stdio")
+
+    async def scenario(url: str) -> list[str]:
+        heard: list[str] = []
+        async with Client.http(url) as client, Client.http(url) as caller:
+
+            async def listen() -> None:
+                async for note in client.listen(resourceSubscriptions=["note://shared"]):
+                    heard.append(str(note.get("method")))
+                    if note.get("method") == "notifications/resources/updated":
+                        assert note["params"]["uri"] == "note://shared"
+                        return
+
+            listening = asyncio.create_task(listen())
+            await asyncio.sleep(0.3)
+            await caller.call_tool("touch", {"uri": "note://shared"})
+            await asyncio.wait_for(listening, 10)
+        return heard
+
+    command = snodo_proxy("--era", backend_era, "--", *backend)
+    with serving(command) as proxy:
+        heard = asyncio.run(asyncio.wait_for(scenario(f"{proxy.base}/mcp"), 30))
+    assert heard[-1] == "notifications/resources/updated"
