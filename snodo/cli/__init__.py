@@ -20,6 +20,7 @@ import importlib.util
 import json
 import logging
 import os
+import platform
 import secrets
 import sys
 import time
@@ -265,6 +266,28 @@ def _inspect_command(args: argparse.Namespace) -> int:
     return 0 if verdict.startswith(("valid", "not expired")) else 1
 
 
+def build() -> str:
+    """Which build of snodo is installed: ``compiled (N extension modules)`` when the
+    request path is C extensions (the compiled wheel), else ``pure Python``."""
+    package = Path(__file__).resolve().parents[1]
+    extensions = [path for path in package.rglob("*.so") if path.is_file()]
+    if not extensions:
+        return "pure Python"
+    return f"compiled ({len(extensions)} extension modules)"
+
+
+def _version() -> int:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        release = version("snodo")
+    except PackageNotFoundError:
+        release = "(not installed: a checkout)"
+    where = f"Python {platform.python_version()}, {platform.system()} {platform.machine()}"
+    print(f"snodo {release}, {build()}; {where}")
+    return 0
+
+
 def _announce(args: argparse.Namespace) -> None:
     """The one line ``snodo run --transport http`` prints: where it serves."""
     host = f"[{args.host}]" if ":" in args.host else args.host
@@ -359,6 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     inspect.add_argument("--keys", help="keyring file, one kid:hex-secret a line")
     inspect.add_argument("--request", help="the retry's JSON-RPC request (JSON file)")
     inspect.add_argument("--principal", help="the principal the retry came from")
+    commands.add_parser("version", help="the installed release, and whether it is compiled")
     client_commands.register(commands)
     proxy_command.register(commands)
     install.register(commands)
@@ -366,6 +390,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "state":
         return _inspect_command(args)
+    if args.command == "version":
+        return _version()
     if args.command in ("list", "call"):
         return client_commands.main(args)
     if args.command == "install":

@@ -92,7 +92,15 @@ def _modules(names: list[str]) -> list[str]:
 
 @pytest.fixture(scope="module", params=["pure", "compiled"])
 def wheel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The pure-Python wheel, and the compiled one (setup.py, SNODO_COMPILE=1)."""
+    """The pure-Python wheel, and the compiled one (setup.py, SNODO_COMPILE=1): those
+    ``scripts/release`` made into ``SNODO_RELEASE_DIR`` when ``./scripts/test`` ran it
+    just before, else built here from the checkout's files."""
+    released = os.environ.get("SNODO_RELEASE_DIR")
+    if released:
+        pattern = "snodo-*-py3-none-any.whl" if request.param == "pure" else "*manylinux*.whl"
+        found = sorted(Path(released).glob(pattern))
+        if len(found) == 1:
+            return found[0]
     work = tmp_path_factory.mktemp(f"wheel-{request.param}")
     source = _checkout(work / "src")
     compile_ = "1" if request.param == "compiled" else "0"
@@ -195,7 +203,7 @@ def test_the_source_distribution_builds_a_wheel(tmp_path: Path) -> None:
 def test_the_command_runs_from_the_bare_venv(venv: Path, command: list[str]) -> None:
     out = _run([venv / "bin" / command[0], *command[1:], "--help"], cwd=venv)
     assert out.startswith("usage: snodo")
-    assert "{run,state,list,call,install,dev}" in out
+    assert "{run,state,version,list,call,proxy,install,dev}" in out
 
 
 def test_modules_without_their_extra_say_which_extra(venv: Path) -> None:
