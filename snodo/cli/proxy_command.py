@@ -120,8 +120,14 @@ def main(args: argparse.Namespace, run: Any) -> int:
 def from_environment() -> Server:
     """The proxy ``SNODO_PROXY_BACKEND`` describes (each worker builds its own)."""
     described = json.loads(os.environ[BACKEND_ENV])
+    notify = described.get("notify")
+    shared: dict[str, Any] = {}
+    if notify:
+        shared = {"relay": notify, "notifications": notification_bus(notify)}
+    name = described.get("name", "snodo-proxy")
+    answer_timeout = float(described.get("answer_timeout", 300.0))
     if "config" in described:
-        return serve_group(described["config"], name=described.get("name", "snodo-proxy"))
+        return serve_group(described["config"], name=name, answer_timeout=answer_timeout, **shared)
     options: dict[str, Any] = {"era": described.get("era", "auto")}
     url, command, token = described.get("url"), described.get("command"), described.get("auth")
 
@@ -131,13 +137,4 @@ def from_environment() -> Server:
             return Client.http(url, auth=auth, **options, **handlers)
         return Client.stdio(command, **options, **handlers)
 
-    notify = described.get("notify")
-    shared: dict[str, Any] = {}
-    if notify:
-        shared = {"relay": notify, "notifications": notification_bus(notify)}
-    return proxy(
-        connect,
-        name=described.get("name", "snodo-proxy"),
-        answer_timeout=float(described.get("answer_timeout", 300.0)),
-        **shared,
-    )
+    return proxy(connect, name=name, answer_timeout=answer_timeout, **shared)

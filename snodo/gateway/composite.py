@@ -19,9 +19,9 @@ its own rounds, sealed state, checks and questions work as through any proxy.
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any, Final, Literal
 
 from snodo.context import Context
@@ -69,8 +69,14 @@ class Composite:
     server's own items or to the member its name or URI belongs to."""
 
     def __init__(self, own: Served) -> None:
-        self.own = replace(own, backend=None)
+        # Copies, not ``replace``: that would run ``Served.__post_init__`` again and hook
+        # the task engine's listeners a second time.
+        self.own = copy.copy(own)
+        self.own.backend = None
         """The server's own items, answered by the core's handlers."""
+        self.own_whole = copy.copy(self.own)
+        self.own_whole.page_size = None
+        """The same, listed whole (the merged list is paged once, by the server)."""
         self.members: dict[str, Proxy] = {}
         self.uris: dict[str, str] = {}
         """Resource URI and template -> the prefix of the member that lists it."""
@@ -82,6 +88,7 @@ class Composite:
         if prefix in self.members:
             raise ValueError(f"prefix {prefix!r} is already mounted")
         self.members[prefix] = member
+        member.label = prefix
         try:
             self.check(prefix, names)
         except ValueError:
@@ -97,13 +104,20 @@ class Composite:
                 served = served_name(prefix, name)
                 if served in taken[kind]:
                     raise ValueError(f"{kind[:-1]} {served!r} would be served twice")
+        own_names = taken["tools"] | taken["prompts"]
+        clash = sorted(name for name in own_names if name.startswith(f"{prefix}{SEPARATOR}"))
+        if clash:  # a served name must say whose it is
+            raise ValueError(f"{clash[0]!r} is the server's own, and starts with {prefix!r}_")
         located: tuple[Kind, ...] = ("resources", "resourceTemplates")
+        found: list[str] = []
         for kind in located:
             for uri in names.get(kind, []):
                 owner = self.uris.get(uri)
                 if uri in taken[kind] or (owner is not None and owner != prefix):
                     raise ValueError(f"resource {uri!r} would be served twice")
-                self.uris[uri] = prefix
+                found.append(uri)
+        for uri in found:  # only once every check has passed
+            self.uris[uri] = prefix
 
     def _taken(self, skip: str) -> dict[str, set[str]]:
         registry = self.own.registry
@@ -143,8 +157,10 @@ class Composite:
             return await self._list(ctx, params)
         outcome: dict[str, Any] | InputRequired
         if method in ("tools/call", "prompts/get"):
+            registry = self.own.registry
+            mine = registry.tools if method == "tools/call" else registry.prompts
             prefix, name = self._member_of(params.get("name"))
-            if prefix is None:
+            if prefix is None or params.get("name") in mine:  # the server's own first
                 outcome = await self._own(ctx, params)
             else:
                 outcome = await self.members[prefix].forward(ctx, {**params, "name": name})
@@ -170,7 +186,7 @@ class Composite:
         items: list[Any] = []
         private = False
         if self.own.registry.offers(ctx.request_method):
-            mine = await self._own(ctx, {})
+            mine: Any = await HANDLERS[ctx.request_method](self.own_whole, ctx, {})
             items += mine[key]
             private = mine.get("cacheScope") == "private"
         for prefix, member in self.members.items():
@@ -196,6 +212,9 @@ class Composite:
     async def _read(self, ctx: Context, params: Mapping[str, Any]) -> Any:
         uri = params.get("uri")
         owner = self.uris.get(uri) if isinstance(uri, str) else None
+        data = ctx.state_data if isinstance(ctx.state_data, Mapping) else {}
+        if data.get("via") in self.members:  # a retry: back to the member that asked
+            owner = data["via"]
         if owner is not None:
             return await self.members[owner].forward(ctx, params)
         tried: McpError = ResourceNotFound(str(uri))

@@ -31,13 +31,13 @@ import secrets
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from functools import partial
-from typing import Any
+from typing import Any, Final
 
 from snodo.admission import admit
 from snodo.client import Client, ClientError, RequestError
 from snodo.context import Context
 from snodo.errors import InternalError, McpError
-from snodo.gateway.open_calls import FlowElsewhere, OpenCalls
+from snodo.gateway.open_calls import CURRENT, REFUSE, FlowElsewhere, OpenCalls
 from snodo.gateway.relay import Relay
 from snodo.result import InputRequired, input_required
 from snodo.server import Server
@@ -49,6 +49,8 @@ __all__ = ["BackendError", "Proxy", "proxy"]
 log = logging.getLogger("snodo.gateway")
 
 _RETRY_KEYS = ("inputResponses", "requestState")
+_ASKING: Final = frozenset({"tools/call", "resources/read", "prompts/get"})
+"""The methods during which a backend may ask the front client something."""
 _LIST_CHANGED = {
     "notifications/tools/list_changed": "tools",
     "notifications/prompts/list_changed": "prompts",
@@ -93,6 +95,9 @@ class Proxy:
         self.relay_url = relay
         """Redis, for retries of a legacy backend's rounds that reach another worker."""
         self.relay: Relay | None = None
+        self.label: str | None = None
+        """The prefix a ``Composite`` mounted this proxy under, sealed into its rounds'
+        state so that a retry finds its way back here."""
         self.server: Server | None = None
         self._listening: asyncio.Task[None] | None = None
 
@@ -104,7 +109,7 @@ class Proxy:
 
         async def ask(params: dict[str, Any]) -> Any:
             opened = self.open_calls.of_question()
-            if opened is None:
+            if opened is None or opened is REFUSE:
                 log.warning("%s from the backend with no call to ask it in: refused", method)
                 raise RuntimeError("the proxy cannot tell which call this question is for")
             return await opened.ask(method, {k: v for k, v in params.items() if k != "_meta"})
@@ -124,15 +129,19 @@ class Proxy:
         method = ctx.request_method
         sent = {key: value for key, value in params.items() if key not in _RETRY_KEYS}
         data = ctx.state_data if isinstance(ctx.state_data, dict) else {}
-        if "flow" in data or (method == "tools/call" and self.client.era == "legacy"):
+        if "flow" in data or (method in _ASKING and self.client.era == "legacy"):
             return await self._legacy_call(ctx, sent, data)
         if "backend" in data:  # a modern backend's round, answered
             sent["inputResponses"] = dict(ctx.input_responses)
             if data["backend"] is not None:
                 sent["requestState"] = data["backend"]
-        result = await self._send(method, sent, [ctx])
+        token = CURRENT.set(REFUSE)  # a question now belongs to no call of a front's
+        try:
+            result = await self._send(method, sent, [ctx])
+        finally:
+            CURRENT.reset(token)
         if result.get("resultType") == "input_required":
-            state = ctx.seal({"backend": result.get("requestState")})
+            state = ctx.seal({"backend": result.get("requestState"), "via": self.label})
             return input_required(result.get("inputRequests") or None, state)
         return _as_ours(result)
 
@@ -149,9 +158,13 @@ class Proxy:
             front = [ctx]
             opened = self.open_calls.start(lambda: self._send(ctx.request_method, sent, front))
             opened.front = front
-        questions, result = await opened.next()
+        try:
+            questions, result = await opened.next()
+        except asyncio.CancelledError:  # the front gave up: so does the backend call
+            await opened.cancel()
+            raise
         if questions:
-            state = ctx.seal({"flow": opened.flow, "process": self.process})
+            state = ctx.seal({"flow": opened.flow, "process": self.process, "via": self.label})
             outcome = input_required(questions, state)
             try:  # a question the front cannot answer ends the backend call now
                 admit(ctx.request_method, outcome, ctx.client_capabilities)
@@ -175,7 +188,7 @@ class Proxy:
         holder, flow = str(data.get("process")), str(data.get("flow"))
         replied = await self.relay.send(holder, flow, ctx.input_responses)
         if "questions" in replied:
-            state = ctx.seal({"flow": flow, "process": holder})
+            state = ctx.seal({"flow": flow, "process": holder, "via": self.label})
             return input_required(replied["questions"], state)
         if "result" in replied:
             result: dict[str, Any] = replied["result"]
@@ -188,6 +201,7 @@ class Proxy:
     async def _answer_remote(self, flow: str, responses: Mapping[str, Any]) -> dict[str, Any]:
         """The relay's question for a call this process holds: its next step."""
         opened = self.open_calls.get(flow)
+        opened.front[:] = []  # the front's stream is in another process now
         opened.answer(responses)
         questions, result = await opened.next()
         if questions:
@@ -251,7 +265,9 @@ class Proxy:
         of the resources it lists (the first ``MAX_RESOURCE_SUBSCRIPTIONS``)."""
         self.server = server
         if self.relay_url is not None:
-            self.relay = Relay(self.relay_url, self.process, self._answer_remote)
+            # The holder may wait for its backend as long as a question waits for an answer.
+            timeout = self.open_calls.answer_timeout + 30.0
+            self.relay = Relay(self.relay_url, self.process, self._answer_remote, timeout=timeout)
             await self.relay.start()
         found = await self._send("server/discover", {})
         self.advertised = dict(found.get("capabilities") or {})
@@ -281,7 +297,8 @@ class Proxy:
         """A notification on a forwarded request's stream: progress and log messages
         to the front request's stream (the round open now), the rest as ``pass_on``."""
         if note.get("method") in ("notifications/progress", "notifications/message"):
-            front[0].emit(note)
+            if front:
+                front[0].emit(note)
         else:
             self.pass_on(note)
 

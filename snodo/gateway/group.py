@@ -94,8 +94,15 @@ def _connect(key: str, entry: Mapping[str, Any]) -> Connect:
     raise ValueError(f"server {key!r}: give a url, or a command (with args, env)")
 
 
-def serve_group(config: str | Path | Mapping[str, Any], **server_options: Any) -> Server:
-    """One server serving every server of the configuration, each under its prefix."""
+def serve_group(
+    config: str | Path | Mapping[str, Any],
+    *,
+    answer_timeout: float = 300.0,
+    relay: str | None = None,
+    **server_options: Any,
+) -> Server:
+    """One server serving every server of the configuration, each under its prefix;
+    ``answer_timeout`` and ``relay`` are ``proxy``'s, for each member."""
     server = Server(
         server_options.pop("name", "snodo-gateway"),
         server_options.pop("version", "1.0.0"),
@@ -103,7 +110,7 @@ def serve_group(config: str | Path | Mapping[str, Any], **server_options: Any) -
     )
     composite: Composite = composite_of(server)
     for prefix, connect in servers(config).items():
-        composite.add(prefix, Proxy(connect), {})
+        composite.add(prefix, Proxy(connect, answer_timeout=answer_timeout, relay=relay), {})
     return server
 
 

@@ -9,8 +9,11 @@ front's answers and waits for the next question or the call's result.
 
 Which call a question belongs to: the call's task sets ``CURRENT``, which the
 question's handler sees where the client reads the answer stream in that task (HTTP);
-otherwise (stdio, where one reader serves every call) the only open call, and a
-question that could belong to several open calls is refused rather than guessed.
+a forwarded request that cannot carry questions (a list, a completion) sets it to
+``REFUSE``. Otherwise (stdio, where one reader serves every request) the question goes
+to the only open call, and one that could belong to several open calls is refused
+rather than guessed. Calls are ``tools/call``, ``resources/read`` and ``prompts/get``,
+the methods that may ask.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from snodo.errors import InvalidParams, McpError
 __all__ = ["CURRENT", "FlowElsewhere", "OpenCall", "OpenCalls"]
 
 CURRENT: ContextVar[OpenCall | None] = ContextVar("snodo_gateway_open_call", default=None)
+"""The call a question asked in this context belongs to; ``REFUSE`` within a forwarded
+request that cannot carry questions to its front (a list, a completion)."""
 
 
 class FlowElsewhere(McpError):
@@ -75,6 +80,8 @@ class OpenCall:
             unanswered = {key: asked for key, (asked, done) in self.open.items() if not done.done()}
             if unanswered:
                 return unanswered, None
+            if self.task.cancelled():  # never a CancelledError into a request not cancelled
+                raise McpError("The backend call ended before it answered")
             if self.task.done():
                 return {}, self.task.result()
             self.changed.clear()
@@ -90,6 +97,10 @@ class OpenCall:
             self.task.cancel()
             with contextlib.suppress(BaseException):
                 await self.task
+
+
+REFUSE = OpenCall("refuse", 0.0)
+"""Marks a context whose questions are refused (``CURRENT``)."""
 
 
 class OpenCalls:
@@ -127,7 +138,9 @@ class OpenCalls:
         return found
 
     def of_question(self) -> OpenCall | None:
-        """The call a question belongs to: the current task's, else the only one open."""
+        """The call a question belongs to: the current task's (``REFUSE`` within a
+        forwarded request that has no call), else, where the question came on a stream
+        of its own (stdio), the only call open; None when several are."""
         current = CURRENT.get()
         if current is not None:
             return current

@@ -14,6 +14,7 @@ from snodo import Client, Server
 from snodo.client import RequestError
 from snodo.client.transports import MemoryTransport
 from snodo.gateway import mount
+from snodo.server.lifespan import StartupFailed
 from tests.gateway.mounted_server import make
 from tests.support.processes import serving, snodo_run
 
@@ -130,3 +131,36 @@ def test_a_legacy_session_gets_the_mounted_servers_question_through_the_bridge()
     with serving(lambda port: snodo_run(target, "http", "--port", str(port))) as server:
         text = asyncio.run(asyncio.wait_for(scenario(f"{server.base}/mcp"), 30))
     assert text == "Oslo: sunny for 3 days"
+
+
+def test_own_items_are_listed_whole_and_clashing_names_refused() -> None:
+    """With a page size the merged list still holds every own item (paged once, by
+    the outer server); an own name that starts with a member's prefix is refused at
+    mount, and, registered after the mount, when the server starts."""
+    main = Server("main", "1.0.0", page_size=2)
+    for name in ("one", "two", "three"):
+        main.add_tool(lambda: "own", name=name)
+    weather = Server("weather", "1.0.0")
+    weather.add_tool(lambda: "theirs", name="report")
+    mount(main, weather, prefix="weather")
+
+    async def listed() -> list[str]:
+        async with Client(MemoryTransport(main)) as client:
+            return [tool.name for tool in await client.list_tools()]
+
+    names = asyncio.run(asyncio.wait_for(listed(), 30))
+    assert sorted(names) == ["one", "three", "two", "weather_report"]
+    clashing = Server("clashing", "1.0.0")
+    clashing.add_tool(lambda: "mine", name="weather_report")
+    with pytest.raises(ValueError, match="starts with 'weather'_"):
+        mount(clashing, Server("weather", "1.0.0"), prefix="weather")
+    late = Server("late", "1.0.0")
+    mount(late, Server("weather", "1.0.0"), prefix="weather")
+    late.add_tool(lambda: "mine", name="weather_later")
+
+    async def start() -> None:
+        async with Client(MemoryTransport(late)) as client:
+            await client.list_tools()
+
+    with pytest.raises(StartupFailed, match="weather_later"):
+        asyncio.run(asyncio.wait_for(start(), 30))

@@ -395,3 +395,21 @@ def test_a_backends_resource_update_reaches_the_proxys_listeners(backend_era: st
     with serving(command) as proxy:
         heard = asyncio.run(asyncio.wait_for(scenario(f"{proxy.base}/mcp"), 30))
     assert heard[-1] == "notifications/resources/updated"
+
+
+def test_a_legacy_backends_resource_that_asks_is_an_mrtr_round(legacy_backend: Serving) -> None:
+    """resources/read of the legacy server's note, which elicits consent inside its
+    session: a modern front answers it by retrying, as for a tool."""
+    asked: list[str] = []
+
+    def consent(params: dict[str, Any]) -> dict[str, Any]:
+        asked.append(params["message"])
+        return {"action": "accept", "content": {"confirmed": True}}
+
+    async def scenario(url: str) -> str:
+        async with Client.http(url, era="modern", elicitation=consent) as client:
+            read = await client.read_resource("note://door")
+            return read.contents[0].text  # type: ignore[union-attr]
+
+    text = asyncio.run(asyncio.wait_for(scenario(f"{legacy_backend.base}/mcp"), 30))
+    assert (text, asked) == ("note door: the key is under the mat", ["Show note door?"])
