@@ -13,7 +13,8 @@ serve is refused: at ``mount`` for what is registered then, and when the members
 for what they list.
 
 Lists are the server's own followed by each member's, whole (each member's pages
-read through) and paged with the server's ``page_size``. Each member is a ``Proxy``:
+read through) and paged with the server's ``page_size``; they are marked ``private``
+for caches, since a member may list differently for each client. Each member is a ``Proxy``:
 its own rounds, sealed state, checks and questions work as through any proxy.
 """
 
@@ -205,7 +206,7 @@ class Composite:
         result: dict[str, Any] = {key: list(chosen)}
         if next_cursor is not None:
             result["nextCursor"] = next_cursor
-        if private:
+        if private or self.members:  # a member's list may be this client's alone
             result["cacheScope"] = "private"
         return result
 

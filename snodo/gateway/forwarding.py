@@ -28,6 +28,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from functools import partial
@@ -65,6 +66,10 @@ class BackendError(McpError):
         super().__init__(message, data)
         self.code = code
 
+
+PROXIES: weakref.WeakSet[Server] = weakref.WeakSet()
+"""The servers ``proxy`` made: their backend is set when they start, and nothing may be
+mounted in them (``snodo.gateway.mounting``)."""
 
 Connect = Callable[..., Client]
 """Makes the backend's client from ``Client`` options: ``lambda **o: Client.http(url, **o)``."""
@@ -372,4 +377,6 @@ def proxy(
 
     lifespans = server_options.pop("lifespan", None)
     given = [] if lifespans is None else [lifespans] if callable(lifespans) else list(lifespans)
-    return Server(name, version, lifespan=[lifespan, *given], **server_options)
+    server = Server(name, version, lifespan=[lifespan, *given], **server_options)
+    PROXIES.add(server)
+    return server

@@ -18,7 +18,7 @@ from typing import Any
 from snodo.client import Client
 from snodo.client.transports import MemoryTransport
 from snodo.gateway.composite import Composite, Kind
-from snodo.gateway.forwarding import Connect, Proxy
+from snodo.gateway.forwarding import PROXIES, Connect, Proxy
 from snodo.server import Server
 
 __all__ = ["composite_of", "mount"]
@@ -37,7 +37,7 @@ def composite_of(server: Server) -> Composite:
     backend = server.served.backend
     if isinstance(backend, Composite):
         return backend
-    if backend is not None:
+    if backend is not None or server in PROXIES:
         raise ValueError("this server already serves another server's features (a proxy)")
     composite = Composite(server.served)
     server.served.backend = composite

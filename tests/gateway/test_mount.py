@@ -164,3 +164,18 @@ def test_own_items_are_listed_whole_and_clashing_names_refused() -> None:
 
     with pytest.raises(StartupFailed, match="weather_later"):
         asyncio.run(asyncio.wait_for(start(), 30))
+
+
+def test_nothing_is_mounted_in_a_proxy_and_merged_lists_are_private() -> None:
+    from snodo.gateway import proxy
+
+    made = proxy(lambda **options: Client(MemoryTransport(Server("b", "1")), **options))
+    with pytest.raises(ValueError, match="already serves another server"):
+        mount(made, Server("x", "1"), prefix="x")
+    main, _ = make()
+
+    async def scope() -> str | None:
+        async with Client(MemoryTransport(main)) as client:
+            return (await client.list_tools()).cache_scope
+
+    assert asyncio.run(asyncio.wait_for(scope(), 30)) == "private"
