@@ -33,6 +33,7 @@ from typing import Any
 
 from snodo import state
 from snodo.cli import client_commands, dev, install, proxy_command
+from snodo.cli.serve_options import add_serve_options
 from snodo.errors import InvalidState
 from snodo.server import Server
 from snodo.server.tools import ToolDefinitionError
@@ -309,11 +310,7 @@ def main(argv: list[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run.add_argument("target", help="module:name or path/to/file.py:name")
-    run.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    run.add_argument("--host", default="127.0.0.1")
-    run.add_argument("--port", type=int, default=8000)
-    run.add_argument("--path", default="/mcp", help="HTTP endpoint path ('' for any path)")
-    run.add_argument("--workers", type=int, default=1, help="HTTP worker processes")
+    add_serve_options(run)
     run.add_argument(
         "--allow-host",
         action="append",
@@ -326,7 +323,6 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help="a browser Origin allowed (repeat); default: the allowed hosts' own origins",
     )
-    run.add_argument("--log-level", default="warning")
     run.add_argument(
         "--timeout-keep-alive",
         metavar="SECONDS",

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from snodo.cli.client_commands import bearer
+from snodo.cli.serve_options import SERVE_OPTIONS, add_serve_options
 from snodo.client import Client
 from snodo.gateway import proxy, serve_group
 from snodo.server import Server
@@ -31,7 +32,6 @@ __all__ = ["BACKEND_ENV", "from_environment", "main", "register"]
 
 BACKEND_ENV = "SNODO_PROXY_BACKEND"
 TARGET = "snodo.cli.proxy_command:from_environment"
-_SERVE_OPTIONS = ("--transport", "--host", "--port", "--path", "--workers", "--log-level")
 
 
 def register(commands: Any) -> None:
@@ -44,12 +44,7 @@ def register(commands: Any) -> None:
         "  snodo proxy --transport http --port 8000 --config mcp.json",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--path", default="/mcp", help="HTTP endpoint path ('' for any path)")
-    parser.add_argument("--workers", type=int, default=1, help="HTTP worker processes")
-    parser.add_argument("--log-level", default="warning")
+    add_serve_options(parser)
     parser.add_argument("--auth", metavar="TOKEN", help="a bearer token for an HTTP backend")
     parser.add_argument(
         "--era",
@@ -111,7 +106,7 @@ def main(args: argparse.Namespace, run: Any) -> int:
     """Describe the backend for the workers, then serve as ``snodo run`` does."""
     os.environ[BACKEND_ENV] = json.dumps(backend_of(args))
     argv = ["run", TARGET]
-    for option in _SERVE_OPTIONS:
+    for option in SERVE_OPTIONS:
         argv += [option, str(getattr(args, option[2:].replace("-", "_")))]
     code: int = run(argv)
     return code
