@@ -5,8 +5,10 @@ Not a benchmark itself. ``legacy_flow.py``, ``memory.py`` and ``stdio.py`` impor
 
 * server processes: each script re-runs itself with ``--serve KIND``; the child binds a
   free 127.0.0.1 port, prints ``PORT n`` and serves one uvicorn worker (httptools,
-  uvloop); ``stop`` ends only the processes a script started, by their own handles;
-* figures from ``/proc/PID``: CPU seconds (utime+stime) and resident memory (VmRSS);
+  uvloop), or several (``workers=N`` with an import string, once every worker serves);
+  ``stop`` ends only the processes a script started, by their own handles;
+* figures from ``/proc/PID``: CPU seconds (utime+stime), of a process alone or with its
+  descendants (a uvicorn supervisor and its workers), and resident memory (VmRSS);
 * a small HTTP/1.1 client on asyncio streams that reads ``Content-Length`` and chunked
   bodies and splits ``text/event-stream`` bodies into JSON-RPC messages, so a load
   generator can follow a legacy session (session header, SSE answers, a server request
@@ -22,6 +24,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -36,6 +39,36 @@ def proc_cpu_seconds(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as stat:
         fields = stat.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes below ``pid`` (children, their children...), from
+    /proc/PID/task/TID/children; empty where the kernel does not list them."""
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as children:
+                listed = [int(child) for child in children.read().split()]
+        except OSError:
+            continue
+        for child in listed:
+            found += [child, *descendants(child)]
+    return found
+
+
+def tree_cpu_seconds(pids: list[int]) -> float:
+    """CPU seconds of ``pids`` together; one that has exited counts nothing."""
+    total = 0.0
+    for pid in pids:
+        try:
+            total += proc_cpu_seconds(pid)
+        except OSError:
+            continue
+    return total
 
 
 def rss_kib(pid: int) -> int:
@@ -60,14 +93,16 @@ def serve_uvicorn(app: Any, **options: Any) -> None:
     """Serve ``app`` with one uvicorn worker on a free loopback port; print the port.
 
     ``options`` override the uvicorn settings below (a server served as its own entry
-    point serves it, such as the official SDK's proxy headers)."""
+    point serves it, such as the official SDK's proxy headers). With ``workers=N`` above
+    1, ``app`` must be an import string (each worker is a spawned process that imports
+    it; ``factory=True`` for a function that builds the app): this process supervises
+    them, as ``uvicorn --workers N`` does, and prints the port once every worker serves."""
     import uvicorn  # noqa: PLC0415 - only server processes need it
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     sock.listen(4096)  # connections queue here until uvicorn's loop accepts them
-    print(f"PORT {sock.getsockname()[1]}", flush=True)
     settings: dict[str, Any] = {
         "http": "httptools",
         "loop": "uvloop",
@@ -79,7 +114,34 @@ def serve_uvicorn(app: Any, **options: Any) -> None:
         "timeout_keep_alive": 600,  # idle listen streams and sessions must outlive a phase
     }
     config = uvicorn.Config(app, **{**settings, **options})
+    if config.workers > 1:
+        _serve_workers(config, sock)
+        return
+    print(f"PORT {sock.getsockname()[1]}", flush=True)
     uvicorn.Server(config).run(sockets=[sock])
+
+
+def _serve_workers(config: Any, sock: socket.socket) -> None:
+    """Supervise ``config.workers`` spawned workers sharing ``sock``, as uvicorn does."""
+    from uvicorn.supervisors import Multiprocess  # noqa: PLC0415 - server processes only
+
+    if not isinstance(config.app, str):
+        raise TypeError("uvicorn workers > 1 need the app as an import string")
+
+    class Supervisor(Multiprocess):
+        def init_processes(self) -> None:
+            super().init_processes()
+            for process in self.processes:
+                ready = getattr(process, "wait_until_ready", None)  # recent uvicorn only
+                if ready is None:
+                    time.sleep(3)
+                elif not ready(120):
+                    self.terminate_all()
+                    self.join_all()
+                    raise SystemExit(f"uvicorn worker {process.pid} did not start")
+            print(f"PORT {sock.getsockname()[1]}", flush=True)
+
+    Supervisor(config, sockets=[sock]).run()
 
 
 @dataclass
