@@ -3,10 +3,10 @@
 Without it (the default, and every editable install or source distribution) the wheel
 is pure Python. With it, the modules below become C extensions built from the same typed
 source, which run every check of the request path. The rest stays Python either way:
-``Server`` (programs set attributes of their own on it), contexts (built by
-``object.__new__``), the public state, keyring and elicitation functions (a compiled
-signature would answer a wrong type before their own checks do), ``state.keys``,
-``transports.late_requests``, ``server.invoke`` (compiled, a call cancelled while its
+``Server`` (programs set attributes of their own on it; its request path is
+``server.answering``, compiled), contexts (built by ``object.__new__``), the public
+state, keyring and elicitation functions (a compiled signature would answer a wrong type
+before their own checks do), ``server.invoke`` (compiled, a call cancelled while its
 dependencies closed crashed the interpreter), the client, OAuth, the CLI and the
 generated models. The in-tree backend (``build_backend/snodo_build.py``) adds mypyc to
 the build's requirements only when asked for.
@@ -27,15 +27,20 @@ COMPILED = [
     "snodo/jsonrpc.py",
     "snodo/plain_params.py",
     "snodo/result.py",
+    "snodo/server/answering.py",
     "snodo/server/dispatch.py",
+    "snodo/server/eras.py",
     "snodo/server/registry.py",
     "snodo/server/schemas.py",
     "snodo/server/tools.py",
     "snodo/state/canonical.py",
+    "snodo/state/keys.py",
+    "snodo/state/sealing.py",
     "snodo/state/token.py",
     "snodo/transports/http.py",
     "snodo/transports/http_exchange.py",
     "snodo/transports/http_head.py",
+    "snodo/transports/late_requests.py",
 ]
 """What a tools/call, resources/read or prompts/get request runs through, transport to
 answer (``bench/instructions.py`` counts the difference)."""

@@ -23,38 +23,19 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Literal
 
-from snodo import jsonrpc
-from snodo.admission import admit
-from snodo.answers import check_params
 from snodo.auth.protected import ProtectedResource
-from snodo.context import Context, Emit, check_log_level, request_context
-from snodo.errors import (
-    InsufficientScope,
-    InternalError,
-    McpError,
-    MethodNotFound,
-    UnsupportedProtocolVersion,
-)
-from snodo.observe import QUIET, Observation, Observer
-from snodo.result import InputRequired
-from snodo.server.backend import FORWARDED, Backend
+from snodo.context import Emit
+from snodo.errors import UnsupportedProtocolVersion
+from snodo.observe import QUIET, Observer
+from snodo.server.answering import CallNext, Middleware, Reply, answer
+from snodo.server.backend import Backend
 from snodo.server.caching import NO_CACHE, CacheHint, hints
 from snodo.server.decorators import Decorators
-from snodo.server.dispatch import (
-    HANDLERS,
-    Outcome,
-    Served,
-    capabilities,
-    forwarded,
-    method_spec,
-    offers,
-)
-from snodo.server.eras import refuse_initialize, required_meta
+from snodo.server.dispatch import Served, capabilities
 from snodo.server.extensions import Extension, tasks_extension
 from snodo.server.legacy_limits import LegacyLimits
 from snodo.server.lifespan import Lifespan, Lifespans, StartupFailed, describe
@@ -64,55 +45,15 @@ from snodo.server.subscriptions import MAX_OPEN_STREAMS, Subscription, Subscript
 from snodo.server.threads import DEFAULT_THREAD_LIMIT, Threads
 from snodo.state.keyring import Keyring, server_keyring
 from snodo.state.replay import ReplayGuard
-from snodo.state.sealing import NOTHING_ASKED, pinned, with_state
 from snodo.state.token import DEFAULT_TTL
 from snodo.tasks.engine import Tasks
-from snodo_wire.protocol import (
-    META_CLIENT_INFO,
-    META_LOG_LEVEL,
-    META_SERVER_INFO,
-    SUPPORTED_PROTOCOL_VERSIONS,
-)
-from snodo_wire.tables import METHODS
+from snodo_wire.protocol import SUPPORTED_PROTOCOL_VERSIONS
 
-__all__ = ["CacheHint", "LegacyLimits", "Middleware", "Reply", "Server"]
+__all__ = ["CacheHint", "CallNext", "LegacyLimits", "Middleware", "Reply", "Server"]
 
 log = logging.getLogger("snodo")
 
-CallNext = Callable[[Context], Awaitable[Any]]
-Middleware = Callable[[Context, CallNext], Awaitable[Any]]
-"""``async def mw(ctx, call_next)``: runs around every handler, on every retry too.
-
-It may inspect the context, put things in ``ctx.state``, call ``call_next`` (with the
-same context, or one whose ``state`` it replaced) and change what comes back. It cannot
-change what the framework checks: the handler and admission see the framework-owned
-fields of the original request whatever context is passed on.
-"""
-
 DEFAULT_LEGACY_LIMITS = LegacyLimits()
-
-
-@dataclass(slots=True)
-class Reply:
-    """What ``handle`` gives a transport for one message, and what to send with it."""
-
-    response: dict[str, Any] | None
-    """None for a notification, and for an open subscription."""
-    notifications: list[dict[str, Any]] = field(default_factory=list)
-    """Request-scoped notifications, when no ``emit`` streamed them as they happened."""
-    subscription: Subscription | None = None
-    """An open subscriptions/listen stream; the transport closes it when the peer goes."""
-    required_scopes: tuple[str, ...] | None = None
-    """Every scope a request refused for insufficient scope needs (HTTP answers 403)."""
-
-    @property
-    def error_code(self) -> int | None:
-        error = (self.response or {}).get("error")
-        return int(error["code"]) if isinstance(error, dict) else None
-
-
-_NO_RESPONSES: Mapping[str, Any] = MappingProxyType({})  # every first round's input_responses
-_CACHEABLE = frozenset(name for name, spec in METHODS.items() if spec.cacheable)
 
 
 class Server(Decorators):
@@ -344,149 +285,4 @@ class Server(Decorators):
         ``scopes``: what the caller's access token grants; None where the transport does
         no OAuth, which a server with ``authorization`` allows on stdio only.
         """
-        if scopes is None and self.authorization is not None and transport != "stdio":
-            scopes = ()  # a transport that forgot the scopes fails closed
-        granted = None if scopes is None else frozenset(scopes)
-        try:
-            # Bytes are JSON text; anything else is an already decoded value (a str
-            # included: a JSON string body is a value, never text to decode again).
-            decoded = jsonrpc.decode(message) if isinstance(message, bytes) else message
-            incoming = jsonrpc.parse(decoded)
-        except McpError as exc:
-            return Reply(jsonrpc.error_response(jsonrpc.error_id(exc), exc))
-        if not isinstance(incoming, jsonrpc.Request):
-            return Reply(None)  # notifications (cancellation) and stray responses
-        observer = self._observer
-        observation = None
-        if observer is not QUIET:
-            observation = observer.request(incoming, "modern", transport, headers or {})
-        collected: list[dict[str, Any]] = []
-        try:
-            outcome = await self._request(
-                incoming,
-                principal,
-                granted,
-                transport,
-                headers or {},
-                emit or collected.append,
-                observation,
-            )
-        except McpError as exc:
-            needed = exc.scopes if isinstance(exc, InsufficientScope) else None
-            reply = Reply(jsonrpc.error_response(incoming.id, exc), collected, None, needed)
-        except Exception:
-            log.exception("unexpected failure answering %s", incoming.method)
-            reply = Reply(jsonrpc.error_response(incoming.id, InternalError()), collected)
-        except BaseException:  # cancelled: the observation still ends
-            if observation is not None:
-                observation.cancelled()
-            raise
-        else:
-            if isinstance(outcome, Subscription):
-                reply = Reply(None, collected, outcome)
-            else:
-                reply = Reply(jsonrpc.result_response(incoming.id, outcome), collected)
-        if observation is not None:
-            if reply.subscription is not None:
-                observer.listen_streams(1)
-            observation.finish(reply.response)
-        return reply
-
-    async def _request(
-        self,
-        request: jsonrpc.Request,
-        principal: str | None,
-        scopes: frozenset[str] | None,
-        transport: str,
-        headers: Mapping[str, str],
-        emit: Emit,
-        observation: Observation | None,
-    ) -> dict[str, Any] | Subscription:
-        if request.method == "initialize":  # basic/versioning.mdx: name this core's versions
-            refuse_initialize(request.params, self.supported_versions)
-        spec = method_spec(request.method)
-        handler = HANDLERS.get(request.method)
-        if spec is None:  # an extension's own method (snodo.server.extensions), if any
-            spec = handler = self.registry.extension_methods.get(request.method)
-        elif self.served.backend is not None and request.method in FORWARDED:
-            handler = forwarded
-        if spec is None or handler is None or not offers(self.served, request.method):
-            raise MethodNotFound(f"Method not found: {request.method}")
-        params = request.params
-        meta, version, declared = required_meta(params)
-        self.check_version(version)
-        checked_answers = check_params(spec.params, params, spec.input_required)
-        responses = params.get("inputResponses")
-        ctx = request_context(
-            {
-                "request_id": request.id,
-                "request_method": request.method,
-                "request_params": MappingProxyType(params),
-                "protocol_version": version,
-                "client_capabilities": MappingProxyType(declared),
-                "client_info": meta.get(META_CLIENT_INFO),
-                "log_level": check_log_level(meta.get(META_LOG_LEVEL)),
-                "principal": principal,
-                "scopes": scopes,
-                "progress_token": meta.get("progressToken"),
-                "input_responses": MappingProxyType(responses) if responses else _NO_RESPONSES,
-                "checked_answers": checked_answers,
-                "request_state": params.get("requestState"),
-                "asked": NOTHING_ASKED,  # until the state says otherwise (with_state)
-                "lifespan": self.lifespans.value,
-                "transport": transport,
-                "headers": headers,
-                "clock": self.clock,
-                "emit": emit,
-            }
-        )
-        ctx = await with_state(self.keyring, ctx, observation)
-        if self.middlewares:
-            outcome = await self._through_middleware(ctx, handler)
-        else:  # nothing in between: no chain to build, and no coroutine for one
-            outcome = await handler(self.served, ctx, ctx.request_params)
-        if isinstance(outcome, Subscription):
-            return outcome
-        return self._finish(ctx, outcome)
-
-    async def _through_middleware(self, original: Context, handler: Any) -> Outcome:
-        async def innermost(passed: Context) -> Outcome:
-            # Only ``state`` travels from middleware to the handler.
-            ctx = original if passed is original else replace(original, state=passed.state)
-            outcome: Outcome = await handler(self.served, ctx, ctx.request_params)
-            return outcome
-
-        call: CallNext = innermost
-        for middleware in reversed(self.middlewares):
-            call = _wrap(middleware, call)
-        outcome: Outcome = await call(original)
-        return outcome
-
-    def _finish(self, ctx: Context, outcome: Any) -> dict[str, Any]:
-        if isinstance(outcome, InputRequired):
-            result = admit(ctx.request_method, outcome, ctx.client_capabilities)
-            state = pinned(self.keyring, ctx, outcome).request_state  # the questions
-            if state is not None:
-                result["requestState"] = state
-        elif isinstance(outcome, dict):
-            result = {"resultType": "complete", **outcome}
-            if ctx.request_method in _CACHEABLE:
-                hint = self.cache.get(ctx.request_method, NO_CACHE)
-                result.setdefault("ttlMs", hint.ttl_ms)
-                result.setdefault("cacheScope", hint.scope)
-        else:
-            log.error("%s produced %r, not a result", ctx.request_method, type(outcome).__name__)
-            raise InternalError()
-        meta = result.get("_meta")
-        stamped = {META_SERVER_INFO: self.info.copy()}  # the proxy's dict, copied in C
-        if isinstance(meta, dict):
-            stamped.update(meta)
-        result["_meta"] = stamped
-        return result
-
-
-def _wrap(middleware: Middleware, call_next: CallNext) -> CallNext:
-    async def call(ctx: Context) -> Any:
-        return await middleware(ctx, call_next)
-
-    return call
+        return await answer(self, message, principal, transport, headers, emit, scopes)

@@ -25,6 +25,7 @@ from snodo.errors import InternalError, InvalidState
 from snodo.observe import Observation
 from snodo.result import InputRequired
 from snodo.state.keyring import Keyring
+from snodo.state.token import binding_of
 
 __all__ = ["UNKNOWN", "Sealer", "pinned", "with_state"]
 
@@ -41,7 +42,7 @@ class Sealer:
     """``ctx.seal``: seals for this request, and remembers what it sealed, so the state
     the handler returns can be sealed again with the round's questions."""
 
-    __slots__ = ("ctx", "keyring", "observation", "sealed")
+    __slots__ = ("binding", "ctx", "keyring", "observation", "sealed")
 
     def __init__(self, keyring: Keyring, ctx: Context, observation: Observation | None) -> None:
         self.keyring = keyring
@@ -49,6 +50,9 @@ class Sealer:
         self.observation = observation
         self.sealed: dict[str, Any] | None = None
         """What ``ctx.seal`` sealed in this request, by token."""
+        self.binding: bytes | None = None
+        """What every token sealed in this request is bound to, once worked out: a
+        handler's seal and the server's with the round's questions share it."""
 
     def __call__(self, value: Any) -> str:
         token = self.seal(value, None)
@@ -72,7 +76,11 @@ class Sealer:
     def seal(self, value: Any, asked: Mapping[str, str] | None) -> str:
         mark = self.observation.flow_mark() if self.observation is not None else None
         ctx = self.ctx
-        return self.keyring.seal(value, ctx, principal=ctx.principal, flow=mark, asked=asked)
+        if self.binding is None:
+            self.binding = binding_of(ctx, ctx.principal)
+        return self.keyring.seal(
+            value, ctx, principal=ctx.principal, flow=mark, asked=asked, binding=self.binding
+        )
 
 
 async def with_state(

@@ -28,6 +28,7 @@ __all__ = [
     "VERSION",
     "StateContext",
     "Verified",
+    "binding_of",
     "check_asked",
     "check_flow",
     "inspect",
@@ -173,6 +174,17 @@ def _binding(ctx: StateContext, principal: str | None) -> bytes:
     return b64(hashlib.sha256(text).digest()).encode("ascii")
 
 
+def binding_of(ctx: StateContext, principal: str | None) -> bytes:
+    """What a token sealed in this request for ``principal`` is bound to (``_binding``),
+    for a caller that seals more than once in one request and passes it to
+    ``seal_token``: the same for every seal, so worked out once. ValueError for params
+    that are not JSON."""
+    try:
+        return _binding(ctx, principal)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise ValueError("request params are not JSON and cannot be bound") from exc
+
+
 MAX_KNOWN_METHODS: Final = 64
 """Method names whose canonical text ``_binding`` keeps: the few that seal state are
 written once per process, and made-up names cannot grow the table past this."""
@@ -206,11 +218,13 @@ def seal_token(
     randbytes: Callable[[int], bytes],
     flow: str | None = None,
     asked: Mapping[str, str] | None = None,
+    binding: bytes | None = None,
 ) -> str:
     """A token carrying ``data``, bound to this request and principal (options checked).
 
     ``flow`` (checked by ``check_flow``) and ``asked`` (by ``check_asked``) ride in the
-    payload beside the data: as readable as the data is, and as authentic.
+    payload beside the data: as readable as the data is, and as authentic. ``binding``
+    is ``binding_of(ctx, principal)`` where the caller has it already.
     """
     text = encode_utf8(data, check_data(data))
     issued = math.floor(ctx.clock())
@@ -224,10 +238,8 @@ def seal_token(
     if once:
         plain += b',"jti":"%b"' % b64(_random(randbytes, ONCE_ID_BYTES)).encode("ascii")
     plain += b"}"
-    try:
-        binding = _binding(ctx, principal)
-    except (TypeError, ValueError, RecursionError) as exc:
-        raise ValueError("request params are not JSON and cannot be bound") from exc
+    if binding is None:
+        binding = binding_of(ctx, principal)
     kid = keys.seal_kid
     if encrypted:
         nonce = _random(randbytes, NONCE_BYTES)
