@@ -15,6 +15,7 @@ so that on the retry only answers to questions this flow asked count
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
@@ -25,7 +26,7 @@ from snodo.errors import InternalError, InvalidState
 from snodo.observe import Observation
 from snodo.result import InputRequired
 from snodo.state.keyring import Keyring
-from snodo.state.token import binding_of
+from snodo.state.token import binding_of, check_asked, check_flow, seal_token
 
 __all__ = ["UNKNOWN", "Sealer", "pinned", "with_state"]
 
@@ -74,12 +75,25 @@ class Sealer:
         return UNKNOWN
 
     def seal(self, value: Any, asked: Mapping[str, str] | None) -> str:
+        """``Keyring.seal`` for this request, but for the checks of what is the server's
+        own here (the principal its transport gave; options the keyring checked)."""
         mark = self.observation.flow_mark() if self.observation is not None else None
         ctx = self.ctx
         if self.binding is None:
             self.binding = binding_of(ctx, ctx.principal)
-        return self.keyring.seal(
-            value, ctx, principal=ctx.principal, flow=mark, asked=asked, binding=self.binding
+        keyring = self.keyring  # the same package: its keys stay out of the public API
+        return seal_token(
+            keyring._keys,
+            value,
+            ctx,
+            ctx.principal,
+            keyring._lifetime,
+            keyring.guard is not None,  # one-time exactly when there is a guard
+            keyring.encrypted,
+            os.urandom,
+            check_flow(mark),
+            check_asked(asked),
+            self.binding,
         )
 
 
