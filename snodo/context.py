@@ -188,6 +188,10 @@ _FACTORIES: tuple[tuple[str, Callable[[], Any]], ...] = tuple(
 )
 
 
+_UNTRACKED = _Progress()
+"""The progress of every context without a progress token: never read, never written."""
+
+
 def names_context(annotation: Any) -> bool:
     """Whether a parameter's annotation is ``Context`` (the object, or its name in a
     string annotation): where handlers and dependencies get the request."""
@@ -209,8 +213,10 @@ def request_context(values: Mapping[str, Any]) -> Context:
     filled = ctx.__dict__
     filled.update(_DEFAULTS)
     filled["state"] = {}  # the two factory fields no caller passes
-    filled["_progress"] = _Progress()
     filled.update(values)
+    # Progress is only ever reported with a token: without one, a shared tracker that
+    # report_progress never reaches.
+    filled["_progress"] = _Progress() if filled["progress_token"] is not None else _UNTRACKED
     if len(filled) < _FIELD_COUNT:  # a factory field the values left out
         for name, make in _FACTORIES:
             if name not in filled:

@@ -79,7 +79,8 @@ class Server(Decorators):
     and closed by ``shutdown``, once per worker (``snodo.server.lifespan``).
     ``notifications`` carries list changes, resource updates and task status to the
     listen streams of other workers (``snodo.server.notify_bus``; by default they stay in
-    this process). The transports use only ``handle``,
+    this process). The transports use only ``handle`` (HTTP calls what it runs,
+    ``snodo.server.answering.answer``, directly),
     ``check_version``, ``mirrored_headers``, ``close_subscription``, ``startup``,
     ``shutdown`` and (HTTP) ``authorization``: OAuth settings
     (``snodo.auth.ProtectedResource``), with which items registered with ``scopes=`` are

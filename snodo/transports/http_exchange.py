@@ -15,6 +15,7 @@ from snodo import jsonrpc
 from snodo.auth.protected import Answer, ProtectedResource
 from snodo.errors import ErrorCode
 from snodo.server import Server
+from snodo.server.answering import answer
 from snodo.server.subscriptions import Subscription
 from snodo.transports.http_head import Plain
 from snodo.transports.late_requests import LateRequests
@@ -126,13 +127,15 @@ class Exchange:
         late.add(self)
         helpers: list[asyncio.Task[None]] = []
         try:
-            reply = await self.server.handle(
+            # ``Server.handle`` is ``answer``: called here without the method between.
+            reply = await answer(
+                self.server,
                 self.message,
-                principal=self.principal,
-                scopes=self.scopes,
-                transport="http",
-                headers=self.headers,
-                emit=self._emit,
+                self.principal,
+                "http",
+                self.headers,
+                self._emit,
+                self.scopes,
             )
             if reply.subscription is not None:
                 self.start_watching()
