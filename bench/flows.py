@@ -121,8 +121,8 @@ def snodo_app(observed: bool = False) -> AsgiApp:
         if isinstance(answer, elicitation.Declined | elicitation.Cancelled):
             return "Nothing changed."
         if not isinstance(answer, elicitation.Accepted):
-            sealed = ctx.seal({"user": user, "step": 1})
-            return input_required({"theme": question}, request_state=sealed)
+            # Sealed by the server, once, with the question pinned beside it.
+            return input_required({"theme": question}, state={"user": user, "step": 1})
         known = ctx.state_data
         return final_text(known["user"], str(answer.content["theme"]), known["step"])
 

@@ -122,7 +122,7 @@ def preference_flow(ctx: Context) -> InputRequired | str:
         if isinstance(confirm, elicitation.Declined | elicitation.Cancelled):
             return "Nothing changed: not confirmed."
         missing = {"confirm": CONFIRM}
-    return input_required(missing, request_state=ctx.seal(known))
+    return input_required(missing, state=known)
 
 
 @server.tool(annotations={"readOnlyHint": True})

@@ -19,6 +19,7 @@ from pydantic import MISSING  # false once snodo is imported: see snodo/__init__
 
 __all__ = [
     "MISSING",
+    "NO_STATE",
     "URL_REQUIRED_META",
     "InputRequired",
     "ToolError",
@@ -31,6 +32,9 @@ URL_REQUIRED_META = "snodo/urlRequired"
 """The ``_meta`` key that marks an InputRequiredResult made by ``url_required``: a
 legacy session answers it with the URL-elicitation-required error of its revision."""
 
+NO_STATE: Any = object()
+"""``InputRequired.state`` when the handler left the server nothing to seal."""
+
 
 @dataclass(frozen=True, slots=True)
 class InputRequired:
@@ -40,6 +44,9 @@ class InputRequired:
     request_state: str | None = None
     url_required: bool = False
     """Made by ``url_required``: only URL elicitations, the request to be sent afresh."""
+    state: Any = NO_STATE
+    """Data the server seals as the ``requestState`` (``input_required(state=...)``),
+    with the round's questions beside it; ``NO_STATE`` for none."""
 
     def to_result(self) -> dict[str, Any]:
         """The InputRequiredResult as it goes on the wire, before admission checks it."""
@@ -56,16 +63,24 @@ class InputRequired:
 def input_required(
     input_requests: Mapping[str, Mapping[str, Any]] | None = None,
     request_state: str | None = None,
+    *,
+    state: Any = NO_STATE,
 ) -> InputRequired:
     """Ask the client for input and end this request.
 
-    At least one of ``input_requests`` (non-empty, keys non-empty strings) and
-    ``request_state`` is required (basic/patterns/mrtr.mdx). Build the requests with
-    ``snodo.elicitation``, ``snodo.sampling`` or ``snodo.roots``.
+    At least one of ``input_requests`` (non-empty, keys non-empty strings) and a state
+    is required (basic/patterns/mrtr.mdx). Build the requests with ``snodo.elicitation``,
+    ``snodo.sampling`` or ``snodo.roots``. ``state`` is JSON data for the next round
+    (``ctx.state_data`` there): the server seals it once, with the questions of the
+    round, where ``request_state=ctx.seal(data)`` seals twice. ``request_state`` is a
+    token sealed already (or echoed); pass one of the two.
     """
     requests = dict(input_requests or {})
-    if not requests and request_state is None:
-        raise ValueError("input_required needs input_requests, request_state, or both")
+    has_state = state is not NO_STATE
+    if has_state and request_state is not None:
+        raise ValueError("pass request_state or state, not both")
+    if not requests and request_state is None and not has_state:
+        raise ValueError("input_required needs input_requests, a state, or both")
     for key, request in requests.items():
         if not isinstance(key, str) or not key:
             raise ValueError("input request keys must be non-empty strings")
@@ -74,7 +89,7 @@ def input_required(
             raise ValueError(f"input request {key!r} is not a request object")
     if request_state is not None and not isinstance(request_state, str):
         raise TypeError("request_state must be a string (seal it with snodo.state.seal)")
-    return InputRequired(requests, request_state)
+    return InputRequired(requests, request_state, False, state)
 
 
 def url_required(*requests: Mapping[str, Any]) -> InputRequired:

@@ -54,7 +54,7 @@ def summarise(ctx: Context, path: str) -> object:
     if "inside" not in known and ctx.supports(ROOTS):  # ask only what the client can answer
         missing["roots"] = ROOTS
     if missing:
-        return input_required(missing, request_state=ctx.seal(known))
+        return input_required(missing, state=known)
 
     ask_model = sampling.create_message(
         [sampling.message("user", f"Summarise {path} for {known['audience']}.")],
@@ -64,7 +64,7 @@ def summarise(ctx: Context, path: str) -> object:
         return f"For {known['audience']}: {path} (no summary without a model)."
     sample = sampling.response(ctx, "summary", ask_model)
     if sample is MISSING:
-        return input_required({"summary": ask_model}, request_state=ctx.seal(known))
+        return input_required({"summary": ask_model}, state=known)
     # Sampled text is what the client's model said: data to show, never instructions.
     return f"For {known['audience']}: {sampling.text(sample)}"
 

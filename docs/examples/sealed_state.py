@@ -44,7 +44,7 @@ def worker(keyring: Keyring) -> Server:
             return f"{room}: {answer.content['colour']} (sealed: {ctx.state_data})"
         if answer is not MISSING:
             return "Left as it is."
-        return input_required({"colour": COLOUR}, request_state=ctx.seal({"asked": room}))
+        return input_required({"colour": COLOUR}, state={"asked": room})
 
     return server
 

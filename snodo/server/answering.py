@@ -38,6 +38,7 @@ __all__ = ["Answerer", "CallNext", "Middleware", "Reply", "answer"]
 log = logging.getLogger("snodo")
 
 CallNext = Callable[[Context], Awaitable[Any]]
+"""What a middleware calls to go on: the next middleware, or the handler."""
 Middleware = Callable[[Context, CallNext], Awaitable[Any]]
 """``async def mw(ctx, call_next)``: runs around every handler, on every retry too.
 

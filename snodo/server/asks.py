@@ -44,7 +44,7 @@ from typing import Any
 
 from snodo import elicitation, roots, sampling
 from snodo.context import Context, refilled
-from snodo.result import MISSING, InputRequired
+from snodo.result import MISSING, NO_STATE, InputRequired
 from snodo.state.sealing import UNKNOWN, Sealer
 from snodo_wire.models import CreateMessageResult, ListRootsResult
 
@@ -259,8 +259,8 @@ def carried_forward(ctx: Context, done: Answered, outcome: InputRequired) -> Inp
     """A handler with asks that asks more itself: its state with the asks' answers
     beside it, so the next round still has them."""
     sealer = ctx.sealer
-    data = UNKNOWN
-    if isinstance(sealer, Sealer):  # the echoed state's data is the handler's own part
+    data = outcome.state if outcome.state is not NO_STATE else UNKNOWN
+    if data is UNKNOWN and isinstance(sealer, Sealer):  # the echoed state: the handler's part
         data = sealer.data_of(outcome.request_state, done.ctx.state_data)
     if data is UNKNOWN:
         return outcome  # not sealed by this server: the server refuses it (pinned)

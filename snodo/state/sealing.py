@@ -24,7 +24,7 @@ from snodo.answers import pin
 from snodo.context import Context, refilled
 from snodo.errors import InternalError, InvalidState
 from snodo.observe import Observation
-from snodo.result import InputRequired
+from snodo.result import NO_STATE, InputRequired
 from snodo.state.keyring import Keyring
 from snodo.state.token import binding_of, check_asked, check_flow, seal_token
 
@@ -132,17 +132,19 @@ async def with_state(
 def pinned(keyring: Keyring, ctx: Context, outcome: InputRequired) -> InputRequired:
     """``outcome`` with the questions this flow has asked sealed into its state.
 
-    The state is what the handler sealed with ``ctx.seal`` (sealed again, with the
+    The state is what the handler handed over with ``input_required(state=...)``
+    (sealed here, once), what it sealed with ``ctx.seal`` (sealed again, with the
     questions beside it), the state it echoed, one it sealed with the server's keyring
     itself, or none (an empty state carrying only the questions). A flow that has asked
     nothing is left as it is.
     """
     asked = pin(ctx.asked, outcome.input_requests)
-    if not asked:
+    handed = outcome.state
+    if not asked and handed is NO_STATE:
         return outcome
     sealer = ctx.sealer if isinstance(ctx.sealer, Sealer) else Sealer(keyring, ctx, None)
     state = outcome.request_state
-    data = sealer.data_of(state, ctx.state_data)
+    data = handed if handed is not NO_STATE else sealer.data_of(state, ctx.state_data)
     if data is UNKNOWN:
         assert state is not None
         try:
@@ -155,4 +157,9 @@ def pinned(keyring: Keyring, ctx: Context, outcome: InputRequired) -> InputRequi
                 exc.reason,
             )
             raise InternalError() from None
-    return InputRequired(outcome.input_requests, sealer.seal(data, asked))
+    try:
+        sealed = sealer.seal(data, asked or None)
+    except ValueError as exc:  # the handler's state= is not JSON, or too much of it
+        log.error("%s handler's input_required state cannot be sealed: %s", ctx.request_method, exc)
+        raise InternalError() from None
+    return InputRequired(outcome.input_requests, sealed, outcome.url_required)

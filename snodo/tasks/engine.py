@@ -52,7 +52,7 @@ from snodo.answers import pin
 from snodo.context import Context
 from snodo.errors import InternalError, InvalidParams, McpError, MissingClientCapability
 from snodo.observe import QUIET, Observer
-from snodo.result import InputRequired, ToolError
+from snodo.result import NO_STATE, InputRequired, ToolError
 from snodo.tasks.record import Status, TaskRecord, advance
 from snodo.tasks.store import TaskStore, settle
 from snodo_wire import adapters
@@ -249,7 +249,8 @@ class Tasks:
                 return
             asked = admit("tools/call", value, base.client_capabilities)
             requests = asked.get("inputRequests", {})
-            state = asked.get("requestState")
+            # state= is kept as ctx.seal keeps it in a task: as JSON, in the store.
+            state = asked.get("requestState") if value.state is NO_STATE else _keep(value.state)
             questions = pin(questions, requests)
             record = await self._ask(task_id, requests, state)
             if record is None or record.terminal:

@@ -68,6 +68,19 @@ def make(clock: Clock, seen: list[TaskRecord]) -> Server:
 
         return background(work)
 
+    @server.tool(task="optional")
+    def hello_handed() -> Any:
+        """``hello`` with its state handed over by ``state=`` instead of sealed."""
+
+        async def work(ctx: Context) -> Any:
+            answer = elicitation.response(ctx, "name", NAME)
+            if answer is MISSING:
+                return input_required({"name": NAME}, state={"round": 1})
+            assert ctx.state_data == {"round": 1}
+            return f"Hello, {answer.content['name']}!"
+
+        return background(work)
+
     @server.tool(task="required")
     def held() -> Any:
         async def work(ctx: Context) -> str:
@@ -113,11 +126,12 @@ def clock() -> Clock:
     return Clock()
 
 
+@pytest.mark.parametrize("tool", ["hello", "hello_handed"])
 @sync
-async def test_an_input_round_inside_a_task(clock: Clock) -> None:
+async def test_an_input_round_inside_a_task(clock: Clock, tool: str) -> None:
     seen: list[TaskRecord] = []
     server = make(clock, seen)
-    created = await call(server, "tools/call", {"name": "hello", "arguments": {}})
+    created = await call(server, "tools/call", {"name": tool, "arguments": {}})
     task_id = created["result"]["taskId"]
     assert created == {
         "jsonrpc": "2.0",
