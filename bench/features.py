@@ -20,7 +20,7 @@ snodo (``HttpApp`` over a ``Server``, proxy headers off). All on the 2026-07-28 
   rounds: ``input_required`` with the form and a sealed ``requestState``, then the retry
   with ``inputResponses`` and the state, answered ``alice: theme dark``;
 * **mrtr**: the same flow asked explicitly, the handler of ``flows.py`` (``elicitation
-  .response``, ``ctx.seal``, ``input_required``) written ``async def`` like the others;
+  .response``, ``input_required(..., state=...)``) written ``async def`` like the others;
 * **typed**: the async echo returning a pydantic model: ``outputSchema`` in the list,
   ``structuredContent`` (checked against it) and a text block of the same JSON;
 * **legacy**: the async echo in a 2025-11-25 session (``initialize``, then
@@ -190,8 +190,7 @@ def snodo_app(case: Case) -> Any:
             if isinstance(answer, elicitation.Declined | elicitation.Cancelled):
                 return "Nothing changed."
             if not isinstance(answer, elicitation.Accepted):
-                sealed = ctx.seal({"user": user, "step": 1})
-                return input_required({"theme": question}, request_state=sealed)
+                return input_required({"theme": question}, state={"user": user, "step": 1})
             known = ctx.state_data
             return f"{known['user']}: theme {answer.content['theme']} (step {known['step'] + 1})"
 
