@@ -51,8 +51,6 @@ import functools
 import json
 import os
 import platform
-import subprocess
-import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -60,7 +58,18 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 import harness
-from flows import ECHOED, META, PROTOCOL, QUESTION, SCHEMA, SECRET, USER, snodo_build, state_of
+from flows import (
+    ECHOED,
+    META,
+    PROTOCOL,
+    QUESTION,
+    SCHEMA,
+    SECRET,
+    USER,
+    ask_theme,
+    snodo_build,
+    state_of,
+)
 from http_flow import _Connection as RawConnection
 from legacy_flow import REDIS_ENV, _redis_server
 
@@ -119,7 +128,7 @@ def snodo_app(case: Case) -> Any:
     from pydantic import BaseModel  # noqa: PLC0415 - only server processes need these
 
     from snodo import Ask, Context, Depends, Server, elicitation  # noqa: PLC0415
-    from snodo.result import InputRequired, input_required  # noqa: PLC0415
+    from snodo.result import InputRequired  # noqa: PLC0415
     from snodo.server import LegacyLimits  # noqa: PLC0415
     from snodo.transports.http import HttpApp  # noqa: PLC0415
 
@@ -185,14 +194,9 @@ def snodo_app(case: Case) -> Any:
 
         @server.tool
         async def theme_mrtr(user: str, ctx: Context) -> InputRequired | str:
-            """Ask the user which theme they prefer (explicitly, as flows.py does)."""
-            answer = elicitation.response(ctx, "theme", question)
-            if isinstance(answer, elicitation.Declined | elicitation.Cancelled):
-                return "Nothing changed."
-            if not isinstance(answer, elicitation.Accepted):
-                return input_required({"theme": question}, state={"user": user, "step": 1})
-            known = ctx.state_data
-            return f"{known['user']}: theme {answer.content['theme']} (step {known['step'] + 1})"
+            """Ask the user which theme they prefer (explicitly, flows.py's tool)."""
+            result: InputRequired | str = ask_theme(ctx, user, question)
+            return result
 
     elif case.name == "typed":
 
@@ -500,29 +504,16 @@ def load_main(args: argparse.Namespace) -> None:
 
 
 def _measure(child: harness.Child, args: argparse.Namespace) -> dict[str, Any]:
-    with tempfile.NamedTemporaryFile("r", suffix=".json") as out:
-        command = [
-            sys.executable,
-            __file__,
-            "--load",
-            f"--case={child.kind}",
-            f"--out={out.name}",
-            f"--port={child.port}",
-            f"--pid={child.pid}",
-            f"--concurrency={args.concurrency}",
-            f"--requests={args.requests}",
-            f"--seconds={args.seconds}",
-            f"--warmup={args.warmup}",
-        ]
-        done = subprocess.run(
-            command, capture_output=True, text=True, timeout=args.seconds + 120, check=False
-        )
-        if done.returncode != 0:
-            raise RuntimeError(
-                f"load generator failed on {child.kind}:\n{done.stderr}\n{child.log_text()}"
-            )
-        result: dict[str, Any] = json.load(out)
-    return result
+    options = [
+        f"--case={child.kind}",
+        f"--port={child.port}",
+        f"--pid={child.pid}",
+        f"--concurrency={args.concurrency}",
+        f"--requests={args.requests}",
+        f"--seconds={args.seconds}",
+        f"--warmup={args.warmup}",
+    ]
+    return harness.load(__file__, child, options, args.seconds + 120)
 
 
 def _per_request(run: dict[str, Any]) -> float:

@@ -90,10 +90,26 @@ def snodo_build() -> str:
     return "pure Python" if snodo.jsonrpc.__file__.endswith(".py") else "compiled (setup.py)"
 
 
+def ask_theme(ctx: Any, user: str, question: Any) -> Any:
+    """The snodo theme tool's body (``features.py`` serves it from an ``async def``):
+    ask in round one, answer from the state and the form in round two."""
+    from snodo import elicitation  # noqa: PLC0415 - only the snodo process needs it
+    from snodo.result import input_required  # noqa: PLC0415
+
+    answer = elicitation.response(ctx, "theme", question)
+    if isinstance(answer, elicitation.Declined | elicitation.Cancelled):
+        return "Nothing changed."
+    if not isinstance(answer, elicitation.Accepted):
+        # Sealed by the server, once, with the question pinned beside it.
+        return input_required({"theme": question}, state={"user": user, "step": 1})
+    known = ctx.state_data
+    return final_text(known["user"], str(answer.content["theme"]), known["step"])
+
+
 def snodo_app(observed: bool = False) -> AsgiApp:
     from snodo import elicitation  # noqa: PLC0415 - only the snodo process needs it
     from snodo.context import Context  # noqa: PLC0415
-    from snodo.result import InputRequired, input_required  # noqa: PLC0415
+    from snodo.result import InputRequired  # noqa: PLC0415
     from snodo.server import Server  # noqa: PLC0415
     from snodo.state.keyring import Keyring  # noqa: PLC0415
     from snodo.transports.http import HttpApp  # noqa: PLC0415
@@ -117,14 +133,8 @@ def snodo_app(observed: bool = False) -> AsgiApp:
     @server.tool(inline=True)
     def theme(user: str, ctx: Context) -> InputRequired | str:
         """Ask the user which theme they prefer."""
-        answer = elicitation.response(ctx, "theme", question)
-        if isinstance(answer, elicitation.Declined | elicitation.Cancelled):
-            return "Nothing changed."
-        if not isinstance(answer, elicitation.Accepted):
-            # Sealed by the server, once, with the question pinned beside it.
-            return input_required({"theme": question}, state={"user": user, "step": 1})
-        known = ctx.state_data
-        return final_text(known["user"], str(answer.content["theme"]), known["step"])
+        asked: InputRequired | str = ask_theme(ctx, user, question)
+        return asked
 
     @server.tool(inline=True)
     def echo(text: str) -> str:

@@ -24,6 +24,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -160,6 +161,23 @@ class Child:
     def log_text(self) -> str:
         self.log.seek(0)
         return self.log.read().decode(errors="replace")[-4000:]
+
+
+def load(
+    script: str, child: Child, options: list[str], timeout: float, what: str | None = None
+) -> dict[str, Any]:
+    """Run ``script --load`` against ``child`` in a process of its own (the load generator,
+    with ``options``) and return the figures it wrote; RuntimeError with both sides' output
+    when it failed (``what`` names the case, else the server's kind)."""
+    with tempfile.NamedTemporaryFile("r", suffix=".json") as out:
+        command = [sys.executable, script, "--load", f"--out={out.name}", *options]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
+        if done.returncode != 0:
+            raise RuntimeError(
+                f"load generator failed on {what or child.kind}:\n{done.stderr}\n{child.log_text()}"
+            )
+        result: dict[str, Any] = json.load(out)
+    return result
 
 
 def start(script: str, kind: str, log: IO[bytes], extra: tuple[str, ...] = ()) -> Child:

@@ -44,8 +44,6 @@ import os
 import platform
 import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -311,27 +309,16 @@ def load_main(args: argparse.Namespace) -> None:
 
 
 def _measure(server: harness.Child, flow: str, args: argparse.Namespace) -> dict[str, Any]:
-    with tempfile.NamedTemporaryFile("r", suffix=".json") as out:
-        command = [
-            sys.executable,
-            __file__,
-            "--load",
-            f"--flow={flow}",
-            f"--out={out.name}",
-            f"--port={server.port}",
-            f"--pid={server.pid}",
-            f"--concurrency={args.concurrency}",
-            f"--requests={args.requests}",
-            f"--seconds={args.seconds}",
-            f"--warmup={args.warmup}",
-        ]
-        done = subprocess.run(
-            command, capture_output=True, text=True, timeout=args.seconds + 120, check=False
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"load generator failed on {server.kind}:\n{done.stderr}")
-        result: dict[str, Any] = json.load(out)
-    return result
+    options = [
+        f"--flow={flow}",
+        f"--port={server.port}",
+        f"--pid={server.pid}",
+        f"--concurrency={args.concurrency}",
+        f"--requests={args.requests}",
+        f"--seconds={args.seconds}",
+        f"--warmup={args.warmup}",
+    ]
+    return harness.load(__file__, server, options, args.seconds + 120)
 
 
 def orchestrate(args: argparse.Namespace) -> None:

@@ -49,7 +49,6 @@ import json
 import os
 import platform
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -363,29 +362,16 @@ def load_main(args: argparse.Namespace) -> None:
 
 
 def _measure(child: harness.Child, case: Case, args: argparse.Namespace) -> dict[str, Any]:
-    with tempfile.NamedTemporaryFile("r", suffix=".json") as out:
-        command = [
-            sys.executable,
-            __file__,
-            "--load",
-            f"--case={case.label}",
-            f"--out={out.name}",
-            f"--port={child.port}",
-            f"--pid={child.pid}",
-            f"--concurrency={args.concurrency}",
-            f"--flows={args.flows}",
-            f"--seconds={args.seconds}",
-            f"--warmup={args.warmup}",
-        ]
-        done = subprocess.run(
-            command, capture_output=True, text=True, timeout=args.seconds + 180, check=False
-        )
-        if done.returncode != 0:
-            raise RuntimeError(
-                f"load generator failed on {case.label}:\n{done.stderr}\n{child.log_text()}"
-            )
-        result: dict[str, Any] = json.load(out)
-    return result
+    options = [
+        f"--case={case.label}",
+        f"--port={child.port}",
+        f"--pid={child.pid}",
+        f"--concurrency={args.concurrency}",
+        f"--flows={args.flows}",
+        f"--seconds={args.seconds}",
+        f"--warmup={args.warmup}",
+    ]
+    return harness.load(__file__, child, options, args.seconds + 180, case.label)
 
 
 def _percentile(values: list[float], fraction: float) -> float:

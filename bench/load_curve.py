@@ -38,7 +38,6 @@ import contextlib
 import json
 import os
 import platform
-import subprocess
 import sys
 import tempfile
 import time
@@ -203,28 +202,15 @@ class Point:
 def _measure(
     server: harness.Child, pids: list[int], flow: str, concurrency: int, args: argparse.Namespace
 ) -> dict[str, Any]:
-    with tempfile.NamedTemporaryFile("r", suffix=".json") as out:
-        command = [
-            sys.executable,
-            __file__,
-            "--load",
-            f"--flow={flow}",
-            f"--out={out.name}",
-            f"--port={server.port}",
-            f"--pids={','.join(map(str, pids))}",
-            f"--load-concurrency={concurrency}",
-            f"--seconds={args.seconds}",
-            f"--warmup={args.warmup}",
-        ]
-        done = subprocess.run(
-            command, capture_output=True, text=True, timeout=args.seconds + 180, check=False
-        )
-        if done.returncode != 0:
-            raise RuntimeError(
-                f"load generator failed on {server.kind}:\n{done.stderr}\n{server.log_text()}"
-            )
-        result: dict[str, Any] = json.load(out)
-    return result
+    options = [
+        f"--flow={flow}",
+        f"--port={server.port}",
+        f"--pids={','.join(map(str, pids))}",
+        f"--load-concurrency={concurrency}",
+        f"--seconds={args.seconds}",
+        f"--warmup={args.warmup}",
+    ]
+    return harness.load(__file__, server, options, args.seconds + 180)
 
 
 def _start(kind: str, workers: int, log: Any) -> tuple[harness.Child, list[int]]:

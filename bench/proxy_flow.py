@@ -58,7 +58,7 @@ def serve(kind: str, backend_port: int | None) -> None:
 
 
 def _measure(port: int, pids: str, flow: str, args: argparse.Namespace) -> dict[str, Any]:
-    server = argparse.Namespace(port=port, pid=pids, kind=flow)
+    server = argparse.Namespace(port=port, pid=pids, kind=flow, log_text=lambda: "")
     return http_flow._measure(server, flow, args)  # type: ignore[arg-type]
 
 
