@@ -74,7 +74,6 @@ class Keyring:
         randbytes: Callable[[int], bytes] = os.urandom,
         flow: str | None = None,
         asked: Mapping[str, str] | None = None,
-        binding: bytes | None = None,
     ) -> str:
         """A token carrying ``data``, bound to this request and ``principal``.
 
@@ -83,16 +82,11 @@ class Keyring:
         reproduce test vectors. ``flow`` is an observer's mark linking this round to the
         next (``snodo.observe``), sealed beside the data; ``asked`` the questions the flow
         has asked, by key (``snodo.answers.pin``), which the server seals for itself.
-        ``binding``: ``snodo.state.token.binding_of(ctx, principal)``, for a caller that
-        seals several times in one request and works it out once (the binding of
-        another request binds the token to that one).
         ValueError for data that is not JSON, a bad flow mark or asked map, or a token
         that would exceed the length limit.
         """
         check_principal(principal)
         one_time = self.guard is not None if once is None else check_flag("once", once)
-        if binding is not None and type(binding) is not bytes:
-            raise TypeError("binding must be what snodo.state.token.binding_of returns")
         return seal_token(
             self._keys,
             data,
@@ -104,7 +98,6 @@ class Keyring:
             randbytes,
             check_flow(flow),
             check_asked(asked),
-            binding,
         )
 
     def open(self, token: str, ctx: StateContext, *, principal: str | None = None) -> Any:

@@ -177,9 +177,8 @@ def _binding(ctx: StateContext, principal: str | None) -> bytes:
 
 def binding_of(ctx: StateContext, principal: str | None) -> bytes:
     """What a token sealed in this request for ``principal`` is bound to (``_binding``),
-    for a caller that seals more than once in one request and passes it to
-    ``seal_token``: the same for every seal, so worked out once. ValueError for params
-    that are not JSON."""
+    for a caller that seals more than once in one request (the server's sealer) and
+    passes it to ``seal_token``. ValueError for params that are not JSON."""
     try:
         return _binding(ctx, principal)
     except (TypeError, ValueError, RecursionError) as exc:
