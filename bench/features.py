@@ -66,9 +66,9 @@ from flows import (
     SCHEMA,
     SECRET,
     USER,
-    ask_theme,
     snodo_build,
     state_of,
+    theme_asker,
 )
 from http_flow import _Connection as RawConnection
 from legacy_flow import REDIS_ENV, _redis_server
@@ -140,6 +140,7 @@ def snodo_app(case: Case) -> Any:
         legacy=LegacyLimits(store=store, max_sessions=100_000),
     )
     question = elicitation.form(QUESTION, SCHEMA)
+    ask_theme = theme_asker()
 
     if case.name in (BASELINE, "legacy", "legacy-redis"):
 

@@ -90,20 +90,24 @@ def snodo_build() -> str:
     return "pure Python" if snodo.jsonrpc.__file__.endswith(".py") else "compiled (setup.py)"
 
 
-def ask_theme(ctx: Any, user: str, question: Any) -> Any:
+def theme_asker() -> Callable[[Any, str, Any], Any]:
     """The snodo theme tool's body (``features.py`` serves it from an ``async def``):
-    ask in round one, answer from the state and the form in round two."""
+    ask in round one, answer from the state and the form in round two. Made once per
+    app, so the snodo modules are imported once, not on every call."""
     from snodo import elicitation  # noqa: PLC0415 - only the snodo process needs it
     from snodo.result import input_required  # noqa: PLC0415
 
-    answer = elicitation.response(ctx, "theme", question)
-    if isinstance(answer, elicitation.Declined | elicitation.Cancelled):
-        return "Nothing changed."
-    if not isinstance(answer, elicitation.Accepted):
-        # Sealed by the server, once, with the question pinned beside it.
-        return input_required({"theme": question}, state={"user": user, "step": 1})
-    known = ctx.state_data
-    return final_text(known["user"], str(answer.content["theme"]), known["step"])
+    def ask_theme(ctx: Any, user: str, question: Any) -> Any:
+        answer = elicitation.response(ctx, "theme", question)
+        if isinstance(answer, elicitation.Declined | elicitation.Cancelled):
+            return "Nothing changed."
+        if not isinstance(answer, elicitation.Accepted):
+            # Sealed by the server, once, with the question pinned beside it.
+            return input_required({"theme": question}, state={"user": user, "step": 1})
+        known = ctx.state_data
+        return final_text(known["user"], str(answer.content["theme"]), known["step"])
+
+    return ask_theme
 
 
 def snodo_app(observed: bool = False) -> AsgiApp:
@@ -127,6 +131,7 @@ def snodo_app(observed: bool = False) -> AsgiApp:
             tracer_provider=TracerProvider(), meter_provider=MeterProvider()
         )
     question = elicitation.form(QUESTION, SCHEMA)
+    ask_theme = theme_asker()
 
     # inline=True: the floor and the official app answer on the event loop too, so the
     # thread a plain ``def`` gets by default is measured on its own (bench/threads.py).
