@@ -29,13 +29,13 @@ from typing import Any, Literal
 
 from snodo.auth.protected import ProtectedResource
 from snodo.context import Emit
-from snodo.errors import UnsupportedProtocolVersion
 from snodo.observe import QUIET, Observer
 from snodo.server.answering import CallNext, Middleware, Reply, answer
 from snodo.server.backend import Backend
 from snodo.server.caching import NO_CACHE, CacheHint, hints
 from snodo.server.decorators import Decorators
 from snodo.server.dispatch import Served, capabilities
+from snodo.server.eras import check_version
 from snodo.server.extensions import Extension, tasks_extension
 from snodo.server.legacy_limits import LegacyLimits
 from snodo.server.lifespan import Lifespan, Lifespans, StartupFailed, describe
@@ -200,8 +200,7 @@ class Server(Decorators):
 
     def check_version(self, version: str) -> None:
         """-32022 unless this server speaks ``version``."""
-        if version not in self.served.supported_versions:
-            raise UnsupportedProtocolVersion(version, list(self.served.supported_versions))
+        check_version(version, self.served.supported_versions)
 
     def mirrored_headers(self, tool_name: str) -> tuple[tuple[tuple[str, ...], str], ...]:
         """The ``Mcp-Param-*`` headers a call of this tool must carry (none if unknown)."""

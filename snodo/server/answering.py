@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
 
@@ -25,7 +24,7 @@ from snodo.result import InputRequired
 from snodo.server.backend import FORWARDED
 from snodo.server.caching import NO_CACHE, CacheHint
 from snodo.server.dispatch import HANDLERS, Outcome, Served, forwarded, method_spec, offers
-from snodo.server.eras import refuse_initialize, required_meta
+from snodo.server.eras import check_version, refuse_initialize, required_meta
 from snodo.server.lifespan import Lifespans
 from snodo.server.subscriptions import Subscription
 from snodo.state.keyring import Keyring
@@ -49,18 +48,35 @@ fields of the original request whatever context is passed on.
 """
 
 
-@dataclass
 class Reply:
-    """What ``handle`` gives a transport for one message, and what to send with it."""
+    """What ``handle`` gives a transport for one message, and what to send with it.
 
-    response: dict[str, Any] | None
-    """None for a notification, and for an open subscription."""
-    notifications: list[dict[str, Any]] = field(default_factory=list)
-    """Request-scoped notifications, when no ``emit`` streamed them as they happened."""
-    subscription: Subscription | None = None
-    """An open subscriptions/listen stream; the transport closes it when the peer goes."""
-    required_scopes: tuple[str, ...] | None = None
-    """Every scope a request refused for insufficient scope needs (HTTP answers 403)."""
+    A plain class, not a dataclass: compiled, its constructor is native code, where a
+    dataclass's generated ``__init__`` would run as Python on every request."""
+
+    __slots__ = ("notifications", "required_scopes", "response", "subscription")
+
+    def __init__(
+        self,
+        response: dict[str, Any] | None,
+        notifications: list[dict[str, Any]] | None = None,
+        subscription: Subscription | None = None,
+        required_scopes: tuple[str, ...] | None = None,
+    ) -> None:
+        self.response = response
+        """None for a notification, and for an open subscription."""
+        self.notifications: list[dict[str, Any]] = [] if notifications is None else notifications
+        """Request-scoped notifications, when no ``emit`` streamed them as they happened."""
+        self.subscription = subscription
+        """An open subscriptions/listen stream; the transport closes it when the peer goes."""
+        self.required_scopes = required_scopes
+        """Every scope a request refused for insufficient scope needs (HTTP answers 403)."""
+
+    def __repr__(self) -> str:
+        return (
+            f"Reply(response={self.response!r}, notifications={self.notifications!r}, "
+            f"subscription={self.subscription!r}, required_scopes={self.required_scopes!r})"
+        )
 
     @property
     def error_code(self) -> int | None:
@@ -175,7 +191,7 @@ async def _request(
         raise MethodNotFound(f"Method not found: {request.method}")
     params = request.params
     meta, version, declared = required_meta(params)
-    server.check_version(version)
+    check_version(version, served.supported_versions)
     checked_answers = check_params(spec.params, params, spec.input_required)
     responses = params.get("inputResponses")
     ctx = request_context(

@@ -14,6 +14,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
+from inspect import isawaitable
 from typing import Any, Literal
 
 from snodo.context import Context
@@ -22,7 +23,7 @@ from snodo.result import InputRequired, ToolError
 from snodo.server.apps import renders_apps
 from snodo.server.backend import FEATURES, FORWARDED, Backend
 from snodo.server.dependencies import DependencyFailed
-from snodo.server.invoke import TimedOut
+from snodo.server.invoke import PLAIN, TimedOut
 from snodo.server.pagination import page
 from snodo.server.prompts import prompt_messages
 from snodo.server.registry import Registry
@@ -166,9 +167,16 @@ async def tools_call(served: Served, ctx: Context, params: Params) -> Outcome:
     reason = tool.arguments.first_error(arguments)
     if reason is not None:
         return tool_result(tool, ToolError(f"Invalid arguments for tool {name}: {reason}"))
+    invoker = tool.invoker
     try:  # as _called does, without a closure per call
-        value = tool.invoker.start(ctx, tool.bind(arguments))
-        if tool.invoker.awaits(value):
+        if invoker.direct:  # the function itself, called from here: nothing around it
+            kwargs = tool.bind(arguments)  # a new dict
+            if invoker.context_param is not None:
+                kwargs[invoker.context_param] = ctx
+            value = invoker.function(**kwargs)
+        else:
+            value = invoker.start(ctx, tool.bind(arguments))
+        if type(value) not in PLAIN and (invoker.is_async or isawaitable(value)):
             value = await value
     except McpError:
         raise

@@ -16,7 +16,7 @@ from typing import Any
 from snodo.errors import InvalidParams, UnsupportedProtocolVersion
 from snodo_wire.protocol import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
 
-__all__ = ["is_modern", "refuse_initialize", "required_meta"]
+__all__ = ["check_version", "is_modern", "refuse_initialize", "required_meta"]
 
 
 def is_modern(message: Any) -> bool:
@@ -24,6 +24,12 @@ def is_modern(message: Any) -> bool:
     params = message.get("params") if isinstance(message, dict) else None
     meta = params.get("_meta") if isinstance(params, dict) else None
     return isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
+
+
+def check_version(version: str, supported: Sequence[str]) -> None:
+    """-32022 naming ``supported`` unless ``version`` is one of them."""
+    if version not in supported:
+        raise UnsupportedProtocolVersion(version, list(supported))
 
 
 def refuse_initialize(params: dict[str, Any], supported: Sequence[str]) -> None:

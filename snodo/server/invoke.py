@@ -33,7 +33,7 @@ from snodo.server.threads import Threads, threaded
 
 Handler = Callable[..., Any]
 
-_PLAIN = frozenset({str, dict, list, int, float, bool, type(None), InputRequired})
+PLAIN = frozenset({str, dict, list, int, float, bool, type(None), InputRequired})
 """Result types that are never awaitable, so need no ``inspect.isawaitable`` (an ABC
 check, the dearest step of a sync call)."""
 
@@ -71,6 +71,9 @@ class Invoker:
     """Parameters a ``Depends`` provides, by name (``snodo.server.dependencies``)."""
     questions: tuple[Question, ...] = ()
     """Parameters the user answers (``snodo.server.asks``)."""
+    direct: bool = False
+    """Nothing to do around the call (no questions, dependencies, thread or timeout): a
+    caller may call ``function`` itself, with the context at ``context_param``."""
 
     async def __call__(self, ctx: Context, arguments: Mapping[str, Any]) -> Any:
         result = self.start(ctx, arguments)
@@ -135,12 +138,12 @@ class Invoker:
 
     def awaits(self, result: Any) -> bool:
         """Whether ``start``'s result is still to be awaited."""
-        return type(result) not in _PLAIN and (self.is_async or inspect.isawaitable(result))
+        return type(result) not in PLAIN and (self.is_async or inspect.isawaitable(result))
 
 
 async def _in_thread(threads: Threads, function: Handler, kwargs: dict[str, Any]) -> Any:
     value = await threads.run(function, kwargs)
-    if type(value) not in _PLAIN and inspect.isawaitable(value):
+    if type(value) not in PLAIN and inspect.isawaitable(value):
         value = await value  # a sync function that handed back something to await
     return value
 
@@ -193,9 +196,10 @@ def invoker(
             context_param = name
         else:
             parameters.append(Parameter(name, annotation, param.default))
+    is_async = inspect.iscoroutinefunction(function)
     return Invoker(
         function=function,
-        is_async=inspect.iscoroutinefunction(function),
+        is_async=is_async,
         context_param=context_param,
         parameters=tuple(parameters),
         accepts_any=accepts_any,
@@ -203,6 +207,8 @@ def invoker(
         timeout=timeout,
         dependencies=tuple(dependencies),
         questions=_unique(questions),
+        direct=not (dependencies or questions or timeout is not None)
+        and (inline or threads is None or is_async),
     )
 
 

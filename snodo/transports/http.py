@@ -34,7 +34,7 @@ from snodo.http_headers import check_headers
 from snodo.legacy.http import SESSION_HEADER, LegacyHttp, no_session_error
 from snodo.legacy.wire import ASSUMED_VERSION, is_initialize
 from snodo.server import Server
-from snodo.server.eras import required_meta
+from snodo.server.eras import check_version, required_meta
 from snodo.transports.http_exchange import STATUS, Exchange, answered, send_json, send_plain
 from snodo.transports.http_head import HeadRules, Plain, read_headers
 from snodo.transports.lifespan import lifespan, on_stop_signal
@@ -237,11 +237,11 @@ class HttpApp:
             raise HeaderMismatch(
                 "Header mismatch: MCP-Protocol-Version does not match the body's protocolVersion"
             )
-        self.server.check_version(version)
+        check_version(version, self.server.served.supported_versions)
         assert isinstance(params, dict)
         mirrored: tuple[tuple[tuple[str, ...], str], ...] = ()
         if message["method"] == "tools/call":
-            mirrored = self.server.mirrored_headers(str(params.get("name")))
+            mirrored = self.server.registry.mirrored_headers(str(params.get("name")))
         check_headers(headers, message["method"], params, mirrored)
 
     def _legacy_route(
