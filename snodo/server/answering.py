@@ -28,7 +28,7 @@ from snodo.server.eras import check_version, refuse_initialize, required_meta
 from snodo.server.lifespan import Lifespans
 from snodo.server.subscriptions import Subscription
 from snodo.state.keyring import Keyring
-from snodo.state.sealing import NOTHING_ASKED, pinned, with_state
+from snodo.state.sealing import NOTHING_ASKED, pinned, state_now, with_state
 from snodo_wire.protocol import META_CLIENT_INFO, META_LOG_LEVEL, META_SERVER_INFO
 from snodo_wire.tables import METHODS
 
@@ -218,7 +218,8 @@ async def _request(
         }
     )
     keyring = server.keyring
-    ctx = await with_state(keyring, ctx, observation)
+    handed = state_now(keyring, ctx, observation)  # no coroutine unless a guard waits
+    ctx = handed if handed is not None else await with_state(keyring, ctx, observation)
     middlewares = server.middlewares
     if middlewares:
         outcome = await _through_middleware(middlewares, served, ctx, handler)

@@ -26,9 +26,17 @@ from snodo.errors import InternalError, InvalidState
 from snodo.observe import Observation
 from snodo.result import NO_STATE, InputRequired
 from snodo.state.keyring import Keyring
-from snodo.state.token import binding_of, check_asked, check_flow, seal_token
+from snodo.state.token import (
+    Verified,
+    binding_of,
+    check_asked,
+    check_flow,
+    check_principal,
+    seal_token,
+    verify_token,
+)
 
-__all__ = ["UNKNOWN", "Sealer", "pinned", "with_state"]
+__all__ = ["UNKNOWN", "Sealer", "pinned", "state_now", "with_state"]
 
 log = logging.getLogger("snodo")
 
@@ -97,6 +105,30 @@ class Sealer:
         )
 
 
+def state_now(
+    keyring: Keyring, ctx: Context, observation: Observation | None = None
+) -> Context | None:
+    """``with_state`` without waiting, as most requests can have it: None when the keyring's
+    guard must consume the echoed state first (then await ``with_state``)."""
+    token = ctx.request_state
+    if token is None:
+        return _handed(keyring, ctx, observation, None)
+    if keyring.guard is not None:
+        return None
+    # Keyring.accept_verified without a guard, minus the coroutine: the keys are read
+    # here as the sealer reads them (the same package; they stay out of the public API).
+    check_principal(ctx.principal)
+    try:
+        verified = verify_token(keyring._keys, token, ctx, ctx.principal, keyring._lifetime)
+        if verified.jti is not None:
+            raise InvalidState("one_time")
+    except InvalidState as exc:
+        if observation is not None:
+            observation.state_refused(exc.reason)
+        raise
+    return _handed(keyring, ctx, observation, verified)
+
+
 async def with_state(
     keyring: Keyring, ctx: Context, observation: Observation | None = None
 ) -> Context:
@@ -108,8 +140,7 @@ async def with_state(
     way (and a store failure is an internal error): it is consumed here, before the
     handler runs.
     """
-    data = None
-    asked: Mapping[str, str] = NOTHING_ASKED
+    verified = None
     if ctx.request_state is not None:
         try:
             verified = await keyring.accept_verified(
@@ -119,6 +150,16 @@ async def with_state(
             if observation is not None:
                 observation.state_refused(exc.reason)
             raise
+    return _handed(keyring, ctx, observation, verified)
+
+
+def _handed(
+    keyring: Keyring, ctx: Context, observation: Observation | None, verified: Verified | None
+) -> Context:
+    """The context the handler gets: the state's data and questions, and a sealer."""
+    data = None
+    asked: Mapping[str, str] = NOTHING_ASKED
+    if verified is not None:
         if observation is not None:
             observation.state_accepted(verified.flow)
         data = verified.data
