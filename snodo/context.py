@@ -36,11 +36,13 @@ def _drop(_: dict[str, Any]) -> None:
 
 
 @dataclass(slots=True)
-class _Progress:
+class Progress:
+    """What ``report_progress`` last reported, so the next must be more."""
+
     last: float | None = None
 
 
-# Not slotted: the server fills a fresh instance's dict in one step (request_context).
+# Not slotted: the server fills a fresh instance's dict in one step (snodo.server.answering).
 @dataclass(frozen=True)
 class Context:
     """One request as a handler sees it: what the client sent, and what it may do back.
@@ -94,7 +96,7 @@ class Context:
     lifespan: Any = None
     """What the server's lifespans yielded (``Server(lifespan=...)``): one's value, or a
     tuple of several's; ``lifespan_as`` finds one by type."""
-    _progress: _Progress = field(default_factory=_Progress, repr=False)
+    _progress: Progress = field(default_factory=Progress, repr=False)
 
     def seal(self, data: Any) -> str:
         """Seal ``data`` for the next round with the server's state keys.
@@ -181,14 +183,20 @@ class Context:
         self.emit({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
 
 
-_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(Context) if f.default is not MISSING}
-_FIELD_COUNT = len(fields(Context))
-_FACTORIES: tuple[tuple[str, Callable[[], Any]], ...] = tuple(
+FIELD_DEFAULTS: dict[str, Any] = {
+    f.name: f.default for f in fields(Context) if f.default is not MISSING
+}
+"""Each ``Context`` field's default, where it has one (the server fills a new context's
+dict with these, then the request's values: ``snodo.server.answering``)."""
+FIELD_COUNT = len(fields(Context))
+"""How many fields a ``Context`` has."""
+FIELD_FACTORIES: tuple[tuple[str, Callable[[], Any]], ...] = tuple(
     (f.name, f.default_factory) for f in fields(Context) if f.default_factory is not MISSING
 )
+"""The fields whose default is made afresh for each context, with what makes it."""
 
 
-_UNTRACKED = _Progress()
+UNTRACKED = Progress()
 """The progress of every context without a progress token: never read, never written."""
 
 
@@ -200,32 +208,8 @@ def names_context(annotation: Any) -> bool:
     )
 
 
-def request_context(values: Mapping[str, Any]) -> Context:
-    """``Context(**values)``, as the server builds one for every request.
-
-    A frozen dataclass assigns each of its twenty fields through ``object.__setattr__``;
-    filling the new instance's dict in one step costs a fifth of that, and it was the
-    largest single cost of the core's request path. The values come as one mapping, not
-    as keywords, which would be gathered into a new dict on every call. The result equals
-    the constructor's (tests/core/test_context.py checks it), for the same required fields.
-    """
-    ctx = object.__new__(Context)
-    filled = ctx.__dict__
-    filled.update(_DEFAULTS)
-    filled["state"] = {}  # the two factory fields no caller passes
-    filled.update(values)
-    # Progress is only ever reported with a token: without one, a shared tracker that
-    # report_progress never reaches.
-    filled["_progress"] = _Progress() if filled["progress_token"] is not None else _UNTRACKED
-    if len(filled) < _FIELD_COUNT:  # a factory field the values left out
-        for name, make in _FACTORIES:
-            if name not in filled:
-                filled[name] = make()
-    return ctx
-
-
 def refilled(ctx: Context, **changes: Any) -> Context:
-    """``dataclasses.replace(ctx, **changes)`` in one step, as ``request_context`` builds:
+    """``dataclasses.replace(ctx, **changes)`` in one step, as the server builds contexts:
     every other field, ``state`` included, is the same object as in ``ctx``."""
     copy = object.__new__(Context)
     copy.__dict__.update(ctx.__dict__)

@@ -48,6 +48,21 @@ class InputRequired:
     """Data the server seals as the ``requestState`` (``input_required(state=...)``),
     with the round's questions beside it; ``NO_STATE`` for none."""
 
+    def __init__(
+        self,
+        input_requests: Mapping[str, Mapping[str, Any]] | None = None,
+        request_state: str | None = None,
+        url_required: bool = False,
+        state: Any = NO_STATE,
+    ) -> None:
+        # Written out, not generated: compiled (setup.py) it is native code, where the
+        # dataclass's own __init__ runs as Python on every round that asks.
+        setattr_ = object.__setattr__
+        setattr_(self, "input_requests", {} if input_requests is None else input_requests)
+        setattr_(self, "request_state", request_state)
+        setattr_(self, "url_required", url_required)
+        setattr_(self, "state", state)
+
     def to_result(self) -> dict[str, Any]:
         """The InputRequiredResult as it goes on the wire, before admission checks it."""
         result: dict[str, Any] = {"resultType": "input_required"}

@@ -160,7 +160,8 @@ async def tools_call(served: Served, ctx: Context, params: Params) -> Outcome:
     hidden = name in served.registry.app_only and not renders_apps(ctx.client_capabilities)
     if tool is None or hidden:
         raise InvalidParams(f"Unknown tool: {name}")
-    ctx.require_scopes(tool.scopes)  # before the arguments are looked at
+    if ctx.scopes is not None:  # OAuth: checked before the arguments are looked at
+        ctx.require_scopes(tool.scopes)
     if tool.task == "required" and not (served.tasks is not None and declares_tasks(ctx)):
         raise required_extension()  # ext-tasks/tasks.md: no task, no answer
     arguments = params.get("arguments") or {}

@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any
 
 from snodo.answers import pin
-from snodo.context import Context, refilled
+from snodo.context import Context
 from snodo.errors import InternalError, InvalidState
 from snodo.observe import Observation
 from snodo.result import NO_STATE, InputRequired
@@ -167,7 +167,15 @@ def _handed(
             asked = MappingProxyType(verified.asked)
     # The sealer binds to ``ctx`` (method, params, clock), which has no sealer itself:
     # the context handed on holds the sealer, and nothing refers back to it.
-    return refilled(ctx, state_data=data, asked=asked, sealer=Sealer(keyring, ctx, observation))
+    # ``refilled(ctx, state_data=..., asked=..., sealer=...)``, with no keywords gathered
+    # and no interpreted frame: every request passes here.
+    handed = object.__new__(Context)
+    filled: dict[str, Any] = handed.__dict__
+    filled.update(ctx.__dict__)
+    filled["state_data"] = data
+    filled["asked"] = asked
+    filled["sealer"] = Sealer(keyring, ctx, observation)
+    return handed
 
 
 def pinned(keyring: Keyring, ctx: Context, outcome: InputRequired) -> InputRequired:

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from snodo.context import Context, refilled, request_context
+from snodo.context import Context, refilled
+from snodo.server.answering import request_context
 
 
 def _values() -> dict[str, Any]:
