@@ -4,7 +4,8 @@ Without it (the default, and every editable install or source distribution) the 
 is pure Python. With it, the modules below become C extensions built from the same typed
 source, which run every check of the request path. The rest stays Python either way:
 ``Server`` (programs set attributes of their own on it; its request path is
-``server.answering``, compiled), contexts (built by ``object.__new__``), the public
+``server.answering``, compiled), ``Context`` (a Python class whose instances the
+compiled request path makes with ``object.__new__`` and fills in one step), the public
 state, keyring and elicitation functions (a compiled signature would answer a wrong type
 before their own checks do), ``server.invoke`` (compiled, a call cancelled while its
 dependencies closed crashed the interpreter), the client, OAuth, the CLI and the
