@@ -183,13 +183,14 @@ class Context:
         self.emit({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
 
 
-FIELD_DEFAULTS: dict[str, Any] = {
-    f.name: f.default for f in fields(Context) if f.default is not MISSING
+BOUND_DEFAULTS: dict[str, Any] = {
+    f.name: f.default
+    for f in fields(Context)
+    if f.default is not MISSING and hasattr(type(f.default), "__get__")
 }
-"""Each ``Context`` field's default, where it has one (the server fills a new context's
-dict with these, then the request's values: ``snodo.server.answering``)."""
-FIELD_COUNT = len(fields(Context))
-"""How many fields a ``Context`` has."""
+"""Field defaults the class cannot hold for its instances: a function there would be
+read back bound to the instance. The server writes these into each context it builds;
+every other plain default is read from the class."""
 FIELD_FACTORIES: tuple[tuple[str, Callable[[], Any]], ...] = tuple(
     (f.name, f.default_factory) for f in fields(Context) if f.default_factory is not MISSING
 )

@@ -18,8 +18,7 @@ from snodo.admission import admit
 from snodo.answers import check_params
 from snodo.auth.protected import ProtectedResource
 from snodo.context import (
-    FIELD_COUNT,
-    FIELD_DEFAULTS,
+    BOUND_DEFAULTS,
     FIELD_FACTORIES,
     UNTRACKED,
     Context,
@@ -38,7 +37,7 @@ from snodo.server.eras import check_version, refuse_initialize, required_meta
 from snodo.server.lifespan import Lifespans
 from snodo.server.subscriptions import Subscription
 from snodo.state.keyring import Keyring
-from snodo.state.sealing import NOTHING_ASKED, pinned, state_now, with_state
+from snodo.state.sealing import Sealer, opened, opened_now, pinned
 from snodo_wire.protocol import META_CLIENT_INFO, META_LOG_LEVEL, META_SERVER_INFO
 from snodo_wire.tables import METHODS
 
@@ -204,11 +203,27 @@ async def _request(
     check_version(version, served.supported_versions)
     checked_answers = check_params(spec.params, params, spec.input_required)
     responses = params.get("inputResponses")
+    request_params = MappingProxyType(params)
+    keyring = server.keyring
+    clock = server.clock
+    # The echoed state is verified before the context exists: the context is built once,
+    # with the state's data, and the sealer for the next round (which holds no context).
+    sealer = Sealer(
+        keyring,
+        request.method,
+        request_params,
+        clock,
+        principal,
+        params.get("requestState"),
+        observation,
+    )
+    found = opened_now(sealer)  # no coroutine unless a guard must consume the state
+    state_data, asked = found if found is not None else await opened(sealer)
     ctx = request_context(
         {
             "request_id": request.id,
             "request_method": request.method,
-            "request_params": MappingProxyType(params),
+            "request_params": request_params,
             "protocol_version": version,
             "client_capabilities": MappingProxyType(declared),
             "client_info": meta.get(META_CLIENT_INFO),
@@ -218,18 +233,17 @@ async def _request(
             "progress_token": meta.get("progressToken"),
             "input_responses": MappingProxyType(responses) if responses else _NO_RESPONSES,
             "checked_answers": checked_answers,
-            "request_state": params.get("requestState"),
-            "asked": NOTHING_ASKED,  # until the state says otherwise (with_state)
+            "request_state": sealer.request_state,
+            "state_data": state_data,
+            "asked": asked,
+            "sealer": sealer,
             "lifespan": server.lifespans.value,
             "transport": transport,
             "headers": headers,
-            "clock": server.clock,
+            "clock": clock,
             "emit": emit,
         }
     )
-    keyring = server.keyring
-    handed = state_now(keyring, ctx, observation)  # no coroutine unless a guard waits
-    ctx = handed if handed is not None else await with_state(keyring, ctx, observation)
     middlewares = server.middlewares
     if middlewares:
         outcome = await _through_middleware(middlewares, served, ctx, handler)
@@ -266,25 +280,27 @@ def _wrap(middleware: Middleware, call_next: CallNext) -> CallNext:
 def request_context(values: Mapping[str, Any]) -> Context:
     """``Context(**values)``, as the server builds one for every request.
 
-    A frozen dataclass assigns each of its twenty fields through ``object.__setattr__``;
-    filling the new instance's dict in one step costs a fifth of that, and it was the
-    largest single cost of the core's request path (compiled here, with the path). The
-    values come as one mapping, not as keywords, which would be gathered into a new dict
-    on every call. The result equals the constructor's (tests/core/test_context.py
-    checks it), for the same required fields.
+    A frozen dataclass assigns each of its fields through ``object.__setattr__``; filling
+    the new instance's dict in one step costs a fifth of that, and it was the largest
+    single cost of the core's request path (compiled here, with the path). A field the
+    values leave out reads its default from the class, as a dataclass field with a plain
+    default does, so only the fields made afresh (and ``BOUND_DEFAULTS``) are written
+    besides. The values come
+    as one mapping, not as keywords, which would be gathered into a new dict on every
+    call. The result equals the constructor's (tests/core/test_context.py checks it),
+    for the same required fields.
     """
     ctx = object.__new__(Context)
     filled: dict[str, Any] = ctx.__dict__
-    filled.update(FIELD_DEFAULTS)
-    filled["state"] = {}  # the two factory fields no caller passes
+    filled.update(BOUND_DEFAULTS)
     filled.update(values)
+    filled["state"] = {}  # made afresh for each context, and no caller passes it
     # Progress is only ever reported with a token: without one, a shared tracker that
     # report_progress never reaches.
-    filled["_progress"] = Progress() if filled["progress_token"] is not None else UNTRACKED
-    if len(filled) < FIELD_COUNT:  # a factory field the values left out
-        for name, make in FIELD_FACTORIES:
-            if name not in filled:
-                filled[name] = make()
+    filled["_progress"] = Progress() if filled.get("progress_token") is not None else UNTRACKED
+    for name, make in FIELD_FACTORIES:  # any other made-afresh field the values left out
+        if name not in filled:
+            filled[name] = make()
     return ctx
 
 

@@ -1,8 +1,9 @@
 """The server's sealed-state step: what it does with an echoed state, and the sealer.
 
-``with_state`` verifies the state a retry echoes before any middleware or
-handler sees the request, hands the handler its data and the questions the flow has
-asked so far (``ctx.asked``), and gives the context a ``Sealer`` for the next round.
+``opened_now`` (or ``opened``, where a guard must consume the state) verifies the state
+a retry echoes before any middleware or handler sees the request, and gives the server
+the data and the questions the flow has asked so far (``ctx.asked``) for the request's
+context, whose ``Sealer`` seals for the next round.
 With an observer it also carries the observer's flow mark from one round's state to the
 next and reports a refusal's reason, which never reaches the client.
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -36,7 +37,16 @@ from snodo.state.token import (
     verify_token,
 )
 
-__all__ = ["UNKNOWN", "Sealer", "pinned", "state_now", "with_state"]
+__all__ = [
+    "NOTHING_OPENED",
+    "UNKNOWN",
+    "Opened",
+    "Sealer",
+    "opened",
+    "opened_now",
+    "pinned",
+    "sealer_of",
+]
 
 log = logging.getLogger("snodo")
 
@@ -49,13 +59,41 @@ NOTHING_ASKED: Mapping[str, str] = MappingProxyType({})
 
 class Sealer:
     """``ctx.seal``: seals for this request, and remembers what it sealed, so the state
-    the handler returns can be sealed again with the round's questions."""
+    the handler returns can be sealed again with the round's questions.
 
-    __slots__ = ("binding", "ctx", "keyring", "observation", "sealed")
+    It holds what a token is bound to (method, params, principal) and the request's
+    clock, as a ``StateContext``, not the context itself: the context holds the sealer,
+    and nothing refers back to it (no cycle for the collector)."""
 
-    def __init__(self, keyring: Keyring, ctx: Context, observation: Observation | None) -> None:
+    __slots__ = (
+        "binding",
+        "clock",
+        "keyring",
+        "observation",
+        "principal",
+        "request_method",
+        "request_params",
+        "request_state",
+        "sealed",
+    )
+
+    def __init__(
+        self,
+        keyring: Keyring,
+        request_method: str,
+        request_params: Mapping[str, Any],
+        clock: Callable[[], float],
+        principal: str | None,
+        request_state: str | None,
+        observation: Observation | None,
+    ) -> None:
         self.keyring = keyring
-        self.ctx = ctx
+        self.request_method = request_method
+        self.request_params = request_params
+        self.clock = clock
+        self.principal = principal
+        self.request_state = request_state
+        """The requestState the request echoed, if any."""
         self.observation = observation
         self.sealed: dict[str, Any] | None = None
         """What ``ctx.seal`` sealed in this request, by token."""
@@ -78,7 +116,7 @@ class Sealer:
             return None
         if self.sealed is not None and state in self.sealed:
             return self.sealed[state]
-        if state == self.ctx.request_state:
+        if state == self.request_state:
             return echoed
         return UNKNOWN
 
@@ -86,15 +124,14 @@ class Sealer:
         """``Keyring.seal`` for this request, but for the checks of what is the server's
         own here (the principal its transport gave; options the keyring checked)."""
         mark = self.observation.flow_mark() if self.observation is not None else None
-        ctx = self.ctx
         if self.binding is None:
-            self.binding = binding_of(ctx, ctx.principal)
+            self.binding = binding_of(self, self.principal)
         keyring = self.keyring  # the same package: its keys stay out of the public API
         return seal_token(
             keyring._keys,
             value,
-            ctx,
-            ctx.principal,
+            self,
+            self.principal,
             keyring._lifetime,
             keyring.guard is not None,  # one-time exactly when there is a guard
             keyring.encrypted,
@@ -105,77 +142,79 @@ class Sealer:
         )
 
 
-def state_now(
-    keyring: Keyring, ctx: Context, observation: Observation | None = None
-) -> Context | None:
-    """``with_state`` without waiting, as most requests can have it: None when the keyring's
-    guard must consume the echoed state first (then await ``with_state``)."""
-    token = ctx.request_state
+def sealer_of(keyring: Keyring, ctx: Context, observation: Observation | None) -> Sealer:
+    """A sealer for the request ``ctx`` answers."""
+    return Sealer(
+        keyring,
+        ctx.request_method,
+        ctx.request_params,
+        ctx.clock,
+        ctx.principal,
+        ctx.request_state,
+        observation,
+    )
+
+
+Opened = tuple[Any, Mapping[str, str]]
+"""What an echoed state gives the request's context: its data, and the questions the
+flow asked (``Context.state_data``, ``Context.asked``)."""
+
+NOTHING_OPENED: Opened = (None, NOTHING_ASKED)
+"""What a request without state has of one."""
+
+
+def opened_now(sealer: Sealer) -> Opened | None:
+    """The state the request echoed, verified without waiting, as most requests can
+    have it; None when the keyring's guard must consume it first (then await
+    ``opened``).
+
+    A forged, expired or misbound state is -32602 (``InvalidState``), before any
+    middleware or handler runs; with an observer, the reason is reported to it only.
+    """
+    token = sealer.request_state
     if token is None:
-        return _handed(keyring, ctx, observation, None)
+        return NOTHING_OPENED
+    keyring = sealer.keyring
     if keyring.guard is not None:
         return None
     # Keyring.accept_verified without a guard, minus the coroutine: the keys are read
     # here as the sealer reads them (the same package; they stay out of the public API).
-    check_principal(ctx.principal)
+    check_principal(sealer.principal)
     try:
-        verified = verify_token(keyring._keys, token, ctx, ctx.principal, keyring._lifetime)
+        verified = verify_token(keyring._keys, token, sealer, sealer.principal, keyring._lifetime)
         if verified.jti is not None:
             raise InvalidState("one_time")
     except InvalidState as exc:
-        if observation is not None:
-            observation.state_refused(exc.reason)
+        _refused(sealer.observation, exc)
         raise
-    return _handed(keyring, ctx, observation, verified)
+    return _opened(sealer.observation, verified)
 
 
-async def with_state(
-    keyring: Keyring, ctx: Context, observation: Observation | None = None
-) -> Context:
-    """Verify an echoed requestState before anything else sees the request.
-
-    A forged, expired or misbound state is -32602 and no middleware or handler runs; a
-    valid one arrives as ``ctx.state_data``, with the questions the flow asked as
-    ``ctx.asked``. With a guard, a state presented a second time is refused the same
-    way (and a store failure is an internal error): it is consumed here, before the
-    handler runs.
-    """
-    verified = None
-    if ctx.request_state is not None:
-        try:
-            verified = await keyring.accept_verified(
-                ctx.request_state, ctx, principal=ctx.principal
-            )
-        except InvalidState as exc:
-            if observation is not None:
-                observation.state_refused(exc.reason)
-            raise
-    return _handed(keyring, ctx, observation, verified)
+async def opened(sealer: Sealer) -> Opened:
+    """``opened_now`` for any keyring: with a guard, a state presented a second time is
+    refused the same way (and a store failure is an internal error); it is consumed
+    here, before the handler runs."""
+    token = sealer.request_state
+    if token is None:
+        return NOTHING_OPENED
+    try:
+        verified = await sealer.keyring.accept_verified(token, sealer, principal=sealer.principal)
+    except InvalidState as exc:
+        _refused(sealer.observation, exc)
+        raise
+    return _opened(sealer.observation, verified)
 
 
-def _handed(
-    keyring: Keyring, ctx: Context, observation: Observation | None, verified: Verified | None
-) -> Context:
-    """The context the handler gets: the state's data and questions, and a sealer."""
-    data = None
-    asked: Mapping[str, str] = NOTHING_ASKED
-    if verified is not None:
-        if observation is not None:
-            observation.state_accepted(verified.flow)
-        data = verified.data
-        if verified.asked is not None:
-            asked = MappingProxyType(verified.asked)
-    # The sealer binds to ``ctx`` (method, params, clock), which has no sealer itself:
-    # the context handed on holds the sealer, and nothing refers back to it.
-    # ``refilled(ctx, state_data=..., asked=..., sealer=...)``, with no keywords gathered
-    # and no interpreted frame: every request passes here.
-    handed = object.__new__(Context)
-    filled: dict[str, Any] = handed.__dict__
-    filled.update(ctx.__dict__)
-    filled["state_data"] = data
-    filled["asked"] = asked
-    filled["sealer"] = Sealer(keyring, ctx, observation)
-    return handed
+def _refused(observation: Observation | None, exc: InvalidState) -> None:
+    if observation is not None:
+        observation.state_refused(exc.reason)
+
+
+def _opened(observation: Observation | None, verified: Verified) -> Opened:
+    if observation is not None:
+        observation.state_accepted(verified.flow)
+    asked = NOTHING_ASKED if verified.asked is None else MappingProxyType(verified.asked)
+    return verified.data, asked
 
 
 def pinned(keyring: Keyring, ctx: Context, outcome: InputRequired) -> InputRequired:
@@ -191,7 +230,7 @@ def pinned(keyring: Keyring, ctx: Context, outcome: InputRequired) -> InputRequi
     handed = outcome.state
     if not asked and handed is NO_STATE:
         return outcome
-    sealer = ctx.sealer if isinstance(ctx.sealer, Sealer) else Sealer(keyring, ctx, None)
+    sealer = ctx.sealer if isinstance(ctx.sealer, Sealer) else sealer_of(keyring, ctx, None)
     state = outcome.request_state
     data = handed if handed is not NO_STATE else sealer.data_of(state, ctx.state_data)
     if data is UNKNOWN:
