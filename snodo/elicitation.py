@@ -199,7 +199,10 @@ def response(ctx: Context, key: str, request: Mapping[str, Any]) -> ElicitationR
     (basic/patterns/mrtr.mdx, "Error Handling"). A form answer must also satisfy the
     requested schema, else ``InvalidParams``.
     """
-    checked = _requested(request)
+    if isinstance(request, BuiltRequest) and request["method"] == METHOD:
+        checked = request.checked  # checked when built, as most requests are
+    else:
+        checked = _requested(request)
     raw = ctx.input_responses.get(key)
     if raw is not None and answers.plain_elicit_result(raw):
         if not answers.was_asked(ctx, key, request):

@@ -203,6 +203,7 @@ async def _request(
     check_version(version, served.supported_versions)
     checked_answers = check_params(spec.params, params, spec.input_required)
     responses = params.get("inputResponses")
+    level = meta.get(META_LOG_LEVEL)  # most requests ask for no log messages
     request_params = MappingProxyType(params)
     keyring = server.keyring
     clock = server.clock
@@ -227,7 +228,7 @@ async def _request(
             "protocol_version": version,
             "client_capabilities": MappingProxyType(declared),
             "client_info": meta.get(META_CLIENT_INFO),
-            "log_level": check_log_level(meta.get(META_LOG_LEVEL)),
+            "log_level": None if level is None else check_log_level(level),
             "principal": principal,
             "scopes": scopes,
             "progress_token": meta.get("progressToken"),
