@@ -9,11 +9,13 @@ import contextlib
 import contextvars
 import threading
 import time
-from typing import Any
+from typing import Annotated, Any
 
 import httpx
 
-from snodo import Context, Server
+from snodo import Context, Depends, Server
+from snodo.server.invoke import invoker
+from snodo.server.threads import Threads
 from tests.support.processes import serving, snodo_run
 from tests.support.wire import VERSION, call, request
 
@@ -176,3 +178,30 @@ def test_a_cancelled_request_stops_waiting_for_its_thread_at_once() -> None:
     assert not finished.is_set()  # the thread is still in the handler, as documented
     release.set()
     assert finished.wait(5)
+
+
+def test_only_a_call_with_nothing_around_it_is_called_directly() -> None:
+    """``tools/call`` calls a ``direct`` function itself, skipping ``Invoker.start``: an
+    inline sync function, or an async one, without a timeout or dependencies. Anything
+    needing a thread, a timeout or a provider goes through ``start``."""
+
+    def plain(text: str) -> str:
+        return text
+
+    async def awaited(text: str) -> str:
+        return text
+
+    def given(value: Annotated[str, Depends(_provided)]) -> str:
+        return value
+
+    pool = Threads()
+    assert invoker(plain, inline=True, threads=pool).direct
+    assert invoker(awaited, threads=pool).direct
+    assert invoker(plain).direct  # no threads given: it runs inline
+    assert not invoker(plain, threads=pool).direct  # a sync function's thread
+    assert not invoker(awaited, timeout=1.0).direct
+    assert not invoker(given, inline=True).direct
+
+
+def _provided() -> str:
+    return "provided"
