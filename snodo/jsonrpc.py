@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterable
 from enum import Enum
 from typing import Any, Final, NamedTuple
 from uuid import UUID
@@ -223,15 +224,77 @@ def read_utf8(data: bytes, max_containers: int, max_values: int | None = None) -
     """The value of UTF-8 JSON ``data`` as orjson reads it, or ``UNREAD``.
 
     Read only when orjson is installed and its value is certainly the standard decoder's
-    (no run of 19 digits: an integer it would read as a float), and the text has at most
-    ``max_containers`` brackets and, with ``max_values``, fewer brackets and commas than
-    that. Brackets, commas and digits are ASCII, so these counts mean on the bytes what
-    they mean on the text (an upper bound: strings may hold them too). Whatever orjson
-    refuses, invalid UTF-8 and encoded surrogates included, is ``UNREAD``: the caller's
-    standard decoder has the last word.
+    (no run of 19 digits where it read a float: an integer it would read as a float),
+    and the value nests at most ``max_containers`` levels deep and, with
+    ``max_values``, the text is shorter than that or holds fewer brackets and commas.
+    Whatever orjson refuses, invalid UTF-8 and encoded surrogates included, is
+    ``UNREAD``: the caller's standard decoder has the last word.
+
+    Compiled, the read value is walked (``_shape``): a request is a few dozen values in
+    a few hundred bytes, and a native walk of them costs less than scans of the bytes.
+    Interpreted, the bytes are scanned instead (``_read_scanned``), as a walk in Python
+    costs more. Both give the same answers (tests/core/test_json_shape.py).
     """
     if _orjson is None:
         return UNREAD
+    if not _COMPILED or (max_values is not None and len(data) >= max_values):
+        return _read_scanned(data, max_containers, max_values)
+    return _read_walked(data, max_containers)
+
+
+_COMPILED: Final = not __file__.endswith(".py")
+"""Whether this module runs compiled (setup.py), which ``read_utf8`` reads by."""
+_PLAIN: Final = 0
+_FLOAT: Final = 1
+_TOO_DEEP: Final = 2
+
+
+def _read_walked(data: bytes, max_containers: int) -> Any:
+    """``read_utf8`` by a walk of the value orjson read (no limit on values)."""
+    try:
+        value = _orjson.loads(data)
+    except _orjson.JSONDecodeError:
+        return UNREAD
+    shape = _shape(value, max_containers)
+    if shape == _PLAIN:
+        return value
+    # A float may be an integer beyond 64 bits, which the standard decoder keeps.
+    if shape == _FLOAT and data.translate(_SKELETON).find(_LONG_ZEROS) < 0:
+        return value
+    return UNREAD
+
+
+def _shape(value: Any, room: int) -> int:
+    """``_TOO_DEEP`` when ``value`` nests more than ``room`` containers deep, else
+    ``_FLOAT`` when it holds a float, else ``_PLAIN``. orjson gives exact types, so
+    ``type(...) is`` says all."""
+    kind = type(value)
+    if kind is float:
+        return _FLOAT
+    if kind is not dict and kind is not list:
+        return _PLAIN
+    if room <= 0:
+        return _TOO_DEEP
+    shape = _PLAIN
+    items: Iterable[Any] = value.values() if kind is dict else value
+    for item in items:
+        inner = type(item)
+        if inner is str or inner is int or inner is bool or item is None:
+            continue
+        found = _shape(item, room - 1)
+        if found == _TOO_DEEP:
+            return _TOO_DEEP
+        shape |= found
+    return shape
+
+
+def _read_scanned(data: bytes, max_containers: int, max_values: int | None) -> Any:
+    """``read_utf8`` by scans of the bytes before orjson reads them.
+
+    At most ``max_containers`` brackets and, with ``max_values``, fewer brackets and
+    commas than that. Brackets, commas and digits are ASCII, so these counts mean on the
+    bytes what they mean on the text (an upper bound: strings may hold them too).
+    """
     skeleton = data.translate(_SKELETON)
     containers = skeleton.count(b"{")
     # find, not ``in``: on bytes, ``in`` first tries the operand as an integer and

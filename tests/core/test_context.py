@@ -54,11 +54,11 @@ REQUIRED = (
     ids=["all", "state", "required-only"],
 )
 def test_request_context_equals_the_constructor(values: dict[str, Any]) -> None:
-    fast, made = request_context(values), Context(**values)
+    fast, made = request_context(dict(values)), Context(**values)
     for spec in dataclasses.fields(Context):
         assert getattr(fast, spec.name) == getattr(made, spec.name), spec.name
     assert fast == made
-    assert fast.state == {} and fast.state is not request_context(values).state
+    assert fast.state == {} and fast.state is not request_context(dict(values)).state
 
 
 def test_request_context_is_frozen_and_replaceable() -> None:

@@ -4,6 +4,7 @@ decoded value, whatever the strings in it hold."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -100,3 +101,61 @@ def test_numbers_inside_a_double_still_read() -> None:
         0.0,
         5,
     ]
+
+
+numbers = st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+numeric_values = st.recursive(
+    st.none() | st.booleans() | numbers | tricky,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(tricky, inner, max_size=4),
+    max_leaves=20,
+)
+
+
+def canonical(value: Any) -> str:
+    """Text that tells ``1`` from ``1.0`` and ``True``: equal only for the same value."""
+    return json.dumps(value, sort_keys=True)
+
+
+@settings(max_examples=400, deadline=None)
+@given(numeric_values, st.lists(st.booleans(), max_size=70), st.integers(1, 80))
+@example([12345678901234567890123, 1.5], [], 64)  # beyond 64 bits, beside a float
+@example({"id": -9223372036854775809}, [], 64)  # just below the 64-bit range
+@example({"id": 1234567890123456789}, [], 64)  # 19 digits, inside it
+def test_both_fast_reads_give_the_standard_value_or_leave_it(
+    value: Any, levels: list[bool], limit: int
+) -> None:
+    """The walk (compiled) and the scan (interpreted) each read a value exactly as the
+    standard decoder does, or leave it unread. The walk leaves it exactly when it nests
+    past the limit, or holds a float (which orjson also makes of an integer beyond 64
+    bits) and its text a run of 19 digits."""
+    wrapped = wrap(value, levels)
+    data = json.dumps(wrapped).encode()
+    standard = json.loads(data)
+    walked = jsonrpc._read_walked(data, limit)
+    scanned = jsonrpc._read_scanned(data, limit, jsonrpc.MAX_VALUES)
+    for read in (walked, scanned):
+        if read is not jsonrpc.UNREAD:
+            assert canonical(read) == canonical(standard)
+    numbers = list(scalars(standard))
+    beyond_64_bits = any(type(n) is int and not -(2**63) <= n < 2**64 for n in numbers)
+    long_runs = re.search(rb"[0-9]{19}", data) is not None
+    floats = beyond_64_bits or any(type(n) is float for n in numbers)
+    assert (walked is jsonrpc.UNREAD) == (depth(wrapped) > limit or (floats and long_runs))
+
+
+def scalars(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [n for item in value.values() for n in scalars(item)]
+    if isinstance(value, list):
+        return [n for item in value for n in scalars(item)]
+    return [value]
+
+
+def test_a_request_reads_by_the_path_its_build_takes() -> None:
+    """Bytes of a request go through ``read_utf8`` either way and give the same value;
+    too deep is refused either way."""
+    data = b'{"jsonrpc":"2.0","id":12345678901234567890123,"method":"m","params":{"x":1.5}}'
+    assert jsonrpc.decode(data)["id"] == 12345678901234567890123
+    deep = b'{"jsonrpc":"2.0","id":1,"method":"m","params":' + b"[" * 70 + b"]" * 70 + b"}"
+    with pytest.raises(ParseError, match="nested too deeply"):
+        jsonrpc.decode(deep)
