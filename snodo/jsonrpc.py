@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable
 from enum import Enum
 from typing import Any, Final, NamedTuple
 from uuid import UUID
@@ -264,28 +263,36 @@ def _read_walked(data: bytes, max_containers: int) -> Any:
     return UNREAD
 
 
-def _shape(value: Any, room: int) -> int:
+def _shape(value: object, room: int) -> int:
     """``_TOO_DEEP`` when ``value`` nests more than ``room`` containers deep, else
-    ``_FLOAT`` when it holds a float, else ``_PLAIN``. orjson gives exact types, so
-    ``type(...) is`` says all."""
-    kind = type(value)
-    if kind is float:
-        return _FLOAT
-    if kind is not dict and kind is not list:
-        return _PLAIN
-    if room <= 0:
-        return _TOO_DEEP
-    shape = _PLAIN
-    items: Iterable[Any] = value.values() if kind is dict else value
-    for item in items:
-        inner = type(item)
-        if inner is str or inner is int or inner is bool or item is None:
-            continue
-        found = _shape(item, room - 1)
-        if found == _TOO_DEEP:
+    ``_FLOAT`` when it holds a float, else ``_PLAIN``. Written for the compiler: each
+    ``isinstance`` on a builtin type is a type check, and a dict or list is iterated
+    natively (orjson gives exact types, so none is a subclass)."""
+    if isinstance(value, dict):
+        if room <= 0:
             return _TOO_DEEP
-        shape |= found
-    return shape
+        shape = _PLAIN
+        for item in value.values():
+            if isinstance(item, (str, int)) or item is None:  # bool is an int
+                continue
+            found = _shape(item, room - 1)
+            if found == _TOO_DEEP:
+                return _TOO_DEEP
+            shape |= found
+        return shape
+    if isinstance(value, list):
+        if room <= 0:
+            return _TOO_DEEP
+        shape = _PLAIN
+        for item in value:
+            if isinstance(item, (str, int)) or item is None:
+                continue
+            found = _shape(item, room - 1)
+            if found == _TOO_DEEP:
+                return _TOO_DEEP
+            shape |= found
+        return shape
+    return _FLOAT if isinstance(value, float) else _PLAIN
 
 
 def _read_scanned(data: bytes, max_containers: int, max_values: int | None) -> Any:
