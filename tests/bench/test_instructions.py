@@ -23,5 +23,6 @@ def test_instructions_quick_prints_its_table() -> None:
         # difference (four requests here) not divided by them.
         count = int(row["instructions per request"].replace(",", ""))
         assert 20_000 < count < 400_000, key
-    # snodo checks more than the floor does, but not orders of magnitude more.
-    assert 1.0 < float(rows[("echo", "snodo")]["x floor"].rstrip("x")) < 5.0
+    # snodo checks more than the floor does, in fewer instructions where compiled (0.96x
+    # at 2026-12-02): the same order of work either way, never a multiple of it.
+    assert 0.5 < float(rows[("echo", "snodo")]["x floor"].rstrip("x")) < 5.0
