@@ -267,7 +267,9 @@ def _shape(value: object, room: int) -> int:
     """``_TOO_DEEP`` when ``value`` nests more than ``room`` containers deep, else
     ``_FLOAT`` when it holds a float, else ``_PLAIN``. Written for the compiler: each
     ``isinstance`` on a builtin type is a type check, and a dict or list is iterated
-    natively (orjson gives exact types, so none is a subclass)."""
+    natively (orjson gives exact types, so none is a subclass). The two loops are one
+    loop written twice on purpose: over an ``Iterable`` shared by both, the iteration
+    is generic, and a request costs 3,600-4,500 instructions more (instructions.py)."""
     if isinstance(value, dict):
         if room <= 0:
             return _TOO_DEEP
