@@ -28,7 +28,7 @@ from snodo.context import (
     refilled,
 )
 from snodo.errors import InsufficientScope, InternalError, McpError, MethodNotFound
-from snodo.observe import QUIET, Observation, Observer
+from snodo.observe import QUIET, Observer
 from snodo.result import InputRequired
 from snodo.server.backend import FORWARDED
 from snodo.server.caching import NO_CACHE, CacheHint
@@ -125,8 +125,14 @@ async def answer(
     headers: Mapping[str, str] | None,
     emit: Emit | None,
     scopes: Iterable[str] | None,
+    checked_meta: tuple[dict[str, Any], str, dict[str, Any]] | None = None,
 ) -> Reply:
-    """``Server.handle``: never raises for anything the peer sent."""
+    """``Server.handle``: never raises for anything the peer sent.
+
+    ``checked_meta``: what ``required_meta`` gives for this message's params, its version
+    already checked against the supported ones, where the transport's own checks needed
+    them first (HTTP's headers): the core does not work them out again.
+    """
     if scopes is None and server.authorization is not None and transport != "stdio":
         scopes = ()  # a transport that forgot the scopes fails closed
     granted = None if scopes is None else frozenset(scopes)
@@ -144,17 +150,79 @@ async def answer(
     if observer is not QUIET:
         observation = observer.request(incoming, "modern", transport, headers or {})
     collected: list[dict[str, Any]] = []
+    # The whole request in this one coroutine: each coroutine between the transport and
+    # the handler costs an interpreted frame more per request.
     try:
-        outcome = await _request(
-            server,
-            incoming,
+        served = server.served
+        # basic/versioning.mdx: name this core's versions
+        if incoming.method == "initialize":
+            refuse_initialize(incoming.params, served.supported_versions)
+        spec = method_spec(incoming.method)
+        handler = HANDLERS.get(incoming.method)
+        if spec is None:  # an extension's own method (snodo.server.extensions), if any
+            spec = handler = served.registry.extension_methods.get(incoming.method)
+        elif served.backend is not None and incoming.method in FORWARDED:
+            handler = forwarded
+        if spec is None or handler is None or not offers(served, incoming.method):
+            raise MethodNotFound(f"Method not found: {incoming.method}")
+        params = incoming.params
+        if checked_meta is None:
+            meta, version, declared = required_meta(params)
+            check_version(version, served.supported_versions)
+        else:
+            meta, version, declared = checked_meta
+        checked_answers = check_params(spec.params, params, spec.input_required)
+        responses = params.get("inputResponses")
+        level = meta.get(META_LOG_LEVEL)  # most requests ask for no log messages
+        request_params = MappingProxyType(params)
+        keyring = server.keyring
+        clock = server.clock
+        # The echoed state is verified before the context exists: the context is built
+        # once, with the state's data, and the sealer for the next round (which holds no
+        # context).
+        sealer = Sealer(
+            keyring,
+            incoming.method,
+            request_params,
+            clock,
             principal,
-            granted,
-            transport,
-            headers or {},
-            emit or collected.append,
+            params.get("requestState"),
             observation,
         )
+        found = opened_now(sealer)  # no coroutine unless a guard must consume the state
+        state_data, asked = found if found is not None else await opened(sealer)
+        ctx = request_context(
+            {
+                "request_id": incoming.id,
+                "request_method": incoming.method,
+                "request_params": request_params,
+                "protocol_version": version,
+                "client_capabilities": MappingProxyType(declared),
+                "client_info": meta.get(META_CLIENT_INFO),
+                "log_level": None if level is None else check_log_level(level),
+                "principal": principal,
+                "scopes": granted,
+                "progress_token": meta.get("progressToken"),
+                "input_responses": MappingProxyType(responses) if responses else _NO_RESPONSES,
+                "checked_answers": checked_answers,
+                "request_state": sealer.request_state,
+                "state_data": state_data,
+                "asked": asked,
+                "sealer": sealer,
+                "lifespan": server.lifespans.value,
+                "transport": transport,
+                "headers": headers or {},
+                "clock": clock,
+                "emit": emit or collected.append,
+            }
+        )
+        middlewares = server.middlewares
+        if middlewares:
+            outcome = await _through_middleware(middlewares, served, ctx, handler)
+        else:  # nothing in between: no chain to build, and no coroutine for one
+            outcome = await handler(served, ctx, ctx.request_params)
+        if not isinstance(outcome, Subscription):
+            outcome = _finish(server, keyring, ctx, outcome)
     except McpError as exc:
         needed = exc.scopes if isinstance(exc, InsufficientScope) else None
         reply = Reply(jsonrpc.error_response(incoming.id, exc), collected, None, needed)
@@ -175,84 +243,6 @@ async def answer(
             observer.listen_streams(1)
         observation.finish(reply.response)
     return reply
-
-
-async def _request(
-    server: Answerer,
-    request: jsonrpc.Request,
-    principal: str | None,
-    scopes: frozenset[str] | None,
-    transport: str,
-    headers: Mapping[str, str],
-    emit: Emit,
-    observation: Observation | None,
-) -> dict[str, Any] | Subscription:
-    served = server.served
-    if request.method == "initialize":  # basic/versioning.mdx: name this core's versions
-        refuse_initialize(request.params, served.supported_versions)
-    spec = method_spec(request.method)
-    handler = HANDLERS.get(request.method)
-    if spec is None:  # an extension's own method (snodo.server.extensions), if any
-        spec = handler = served.registry.extension_methods.get(request.method)
-    elif served.backend is not None and request.method in FORWARDED:
-        handler = forwarded
-    if spec is None or handler is None or not offers(served, request.method):
-        raise MethodNotFound(f"Method not found: {request.method}")
-    params = request.params
-    meta, version, declared = required_meta(params)
-    check_version(version, served.supported_versions)
-    checked_answers = check_params(spec.params, params, spec.input_required)
-    responses = params.get("inputResponses")
-    level = meta.get(META_LOG_LEVEL)  # most requests ask for no log messages
-    request_params = MappingProxyType(params)
-    keyring = server.keyring
-    clock = server.clock
-    # The echoed state is verified before the context exists: the context is built once,
-    # with the state's data, and the sealer for the next round (which holds no context).
-    sealer = Sealer(
-        keyring,
-        request.method,
-        request_params,
-        clock,
-        principal,
-        params.get("requestState"),
-        observation,
-    )
-    found = opened_now(sealer)  # no coroutine unless a guard must consume the state
-    state_data, asked = found if found is not None else await opened(sealer)
-    ctx = request_context(
-        {
-            "request_id": request.id,
-            "request_method": request.method,
-            "request_params": request_params,
-            "protocol_version": version,
-            "client_capabilities": MappingProxyType(declared),
-            "client_info": meta.get(META_CLIENT_INFO),
-            "log_level": None if level is None else check_log_level(level),
-            "principal": principal,
-            "scopes": scopes,
-            "progress_token": meta.get("progressToken"),
-            "input_responses": MappingProxyType(responses) if responses else _NO_RESPONSES,
-            "checked_answers": checked_answers,
-            "request_state": sealer.request_state,
-            "state_data": state_data,
-            "asked": asked,
-            "sealer": sealer,
-            "lifespan": server.lifespans.value,
-            "transport": transport,
-            "headers": headers,
-            "clock": clock,
-            "emit": emit,
-        }
-    )
-    middlewares = server.middlewares
-    if middlewares:
-        outcome = await _through_middleware(middlewares, served, ctx, handler)
-    else:  # nothing in between: no chain to build, and no coroutine for one
-        outcome = await handler(served, ctx, ctx.request_params)
-    if isinstance(outcome, Subscription):
-        return outcome
-    return _finish(server, keyring, ctx, outcome)
 
 
 async def _through_middleware(

@@ -222,17 +222,21 @@ class HttpApp:
                 return b"".join(chunks)
             message = await receive()
 
-    def _preflight(self, message: Any, headers: Mapping[str, str]) -> None:
-        """The header checks that need the body, before the core sees it."""
+    def _preflight(
+        self, message: Any, headers: Mapping[str, str]
+    ) -> tuple[dict[str, Any], str, dict[str, Any]] | None:
+        """The header checks that need the body, before the core sees it; for a request,
+        what ``required_meta`` gives, its version checked, which the core then takes."""
         if not isinstance(message, dict) or not isinstance(message.get("method"), str):
-            return  # the core answers envelope errors
+            return None  # the core answers envelope errors
         if "id" not in message:
-            return  # notifications: header rules are not defined by this revision
+            return None  # notifications: header rules are not defined by this revision
         header_version = headers.get("mcp-protocol-version")
         if header_version is None:
             raise HeaderMismatch("Header mismatch: MCP-Protocol-Version header is required")
         params = message.get("params")
-        _, version, _ = required_meta(params)
+        checked = required_meta(params)
+        version = checked[1]
         if header_version != version and header_version.strip() != version:
             raise HeaderMismatch(
                 "Header mismatch: MCP-Protocol-Version does not match the body's protocolVersion"
@@ -243,6 +247,7 @@ class HttpApp:
         if message["method"] == "tools/call":
             mirrored = self.server.registry.mirrored_headers(str(params.get("name")))
         check_headers(headers, message["method"], params, mirrored)
+        return checked
 
     def _legacy_route(
         self,
@@ -304,7 +309,7 @@ class HttpApp:
             if legacy is not None:
                 return legacy
         try:
-            self._preflight(message, headers)
+            checked = self._preflight(message, headers)
         except McpError as exc:
             raw_id = message.get("id") if isinstance(message, dict) else None
             readable = isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool)
@@ -327,6 +332,7 @@ class HttpApp:
             streams,
             receive,
             send,
+            checked,
         ).run()
 
 

@@ -50,24 +50,16 @@ class Exchange:
     task streaming events: a plain call costs neither.
     """
 
-    __slots__ = (
-        "authorization",
-        "disconnected",
-        "headers",
-        "lock",
-        "message",
-        "principal",
-        "queue",
-        "receive",
-        "scopes",
-        "send",
-        "sender",
-        "server",
-        "started",
-        "streams",
-        "task",
-        "watcher",
-    )
+    # Not slotted: what a plain call never sets is read from the class, so each POST
+    # assigns only what it was given.
+    queue: asyncio.Queue[dict[str, Any] | None] | None = None
+    """Made with the first notification, as the sender is: a plain call needs neither."""
+    sender: asyncio.Task[None] | None = None
+    watcher: asyncio.Task[None] | None = None
+    task: asyncio.Task[Any] | None = None
+    disconnected = False
+    started = False
+    lock: asyncio.Lock | None = None
 
     def __init__(
         self,
@@ -80,6 +72,7 @@ class Exchange:
         streams: bool,
         receive: Receive,
         send: Send,
+        checked_meta: tuple[dict[str, Any], str, dict[str, Any]] | None = None,
     ) -> None:
         self.server = server
         self.message = message
@@ -90,14 +83,7 @@ class Exchange:
         self.streams = streams
         self.receive = receive
         self.send = send
-        # Made with the first notification, as the sender is: a plain call needs neither.
-        self.queue: asyncio.Queue[dict[str, Any] | None] | None = None
-        self.sender: asyncio.Task[None] | None = None
-        self.watcher: asyncio.Task[None] | None = None
-        self.task: asyncio.Task[Any] | None = None
-        self.disconnected = False
-        self.started = False
-        self.lock: asyncio.Lock | None = None
+        self.checked_meta = checked_meta  # the header checks' required_meta, for the core
 
     def _emit(self, note: dict[str, Any]) -> None:
         if not self.streams:
@@ -125,7 +111,7 @@ class Exchange:
         self.task = asyncio.current_task(loop)
         late = LateRequests.of_loop(loop)
         late.add(self)
-        helpers: list[asyncio.Task[None]] = []
+        helpers: list[asyncio.Task[None]] | None = None
         try:
             # ``Server.handle`` is ``answer``: called here without the method between.
             reply = await answer(
@@ -136,6 +122,7 @@ class Exchange:
                 self.headers,
                 self._emit,
                 self.scopes,
+                self.checked_meta,
             )
             if reply.subscription is not None:
                 self.start_watching()
@@ -154,9 +141,20 @@ class Exchange:
                 await self.sender
                 await self._event(reply.response)
                 await self._chunk(b"", more=False)
-            else:
-                status = STATUS.get(reply.error_code, 200) if reply.error_code else 200
-                await send_json(self.send, status, reply.response)
+            else:  # send_json's two messages, sent from here: a coroutine fewer
+                code = reply.error_code
+                body = jsonrpc.encode(reply.response)
+                await self.send(
+                    {
+                        "type": "http.response.start",
+                        "status": STATUS.get(code, 200) if code else 200,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"content-length", b"%d" % len(body)),
+                        ],
+                    }
+                )
+                await self.send({"type": "http.response.body", "body": body})
         except asyncio.CancelledError:
             if not self.disconnected:
                 raise  # the server is shutting down, not the client leaving
@@ -164,10 +162,10 @@ class Exchange:
             # Left in the table while the answer is sent: a client that stalls the send
             # past WATCH_AFTER gets a watcher too, and is let go if it leaves.
             late.remove(self)
-            for helper in (self.watcher, self.sender):
-                if helper is not None and not helper.done():
+            if self.watcher is not None or self.sender is not None:
+                helpers = [h for h in (self.watcher, self.sender) if h is not None and not h.done()]
+                for helper in helpers:
                     helper.cancel()
-                    helpers.append(helper)
         # Awaited after the ``finally``, not in it: compiled (setup.py), an await there
         # raises to the caller the cancellation the ``except`` has just swallowed. On the
         # way out by an exception they are only cancelled, and end on the loop's next turn.

@@ -53,7 +53,15 @@ def read_headers(raw: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
     Linear in the number of lines: values of a repeated name are collected, then joined
     once.
     """
-    headers: dict[str, str] = {}
+    if type(raw) is list:  # the usual head (each name known, none repeated) in one pass
+        try:
+            headers = {_NAMES[name]: value.decode("latin-1") for name, value in raw}
+        except (KeyError, AttributeError, ValueError):
+            pass
+        else:
+            if len(headers) == len(raw):
+                return headers
+    headers = {}
     repeated: dict[str, list[str]] | None = None
     for raw_name, raw_value in raw:
         name = _NAMES.get(raw_name)

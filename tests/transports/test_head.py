@@ -25,6 +25,8 @@ lines = st.lists(st.tuples(names | st.binary(min_size=1, max_size=6), st.binary(
 @given(lines)
 def test_the_head_reads_as_the_rfc_says(raw: list[tuple[bytes, bytes]]) -> None:
     assert read_headers(raw) == _reference(raw)
+    assert read_headers(raw) == _reference(raw)  # every name known now: the one-pass read
+    assert read_headers(iter(raw)) == _reference(raw)  # any iterable, not only a list
 
 
 def test_names_a_peer_makes_up_do_not_grow_the_kept_names_past_the_bound() -> None:
