@@ -34,7 +34,7 @@ from snodo.server.subscriptions import (
     Subscriptions,
     check_resource_subscriptions,
 )
-from snodo.server.tools import Tool, finished, tool_result
+from snodo.server.tools import Tool, finished, plain_bind, tool_result
 from snodo.tasks.engine import Background, Tasks, declares_tasks, required_extension
 from snodo_wire.tables import METHODS
 
@@ -165,18 +165,22 @@ async def tools_call(served: Served, ctx: Context, params: Params) -> Outcome:
     if tool.task == "required" and not (served.tasks is not None and declares_tasks(ctx)):
         raise required_extension()  # ext-tasks/tasks.md: no task, no answer
     arguments = params.get("arguments") or {}
-    reason = tool.arguments.first_error(arguments)
-    if reason is not None:
-        return tool_result(tool, ToolError(f"Invalid arguments for tool {name}: {reason}"))
+    # Arguments of their parameters' exact plain types are valid against the schema made
+    # from those parameters: bound so, they need no schema check (tools.plain_bind).
+    bound = None if tool.plain is None else plain_bind(tool.plain, arguments)
+    if bound is None:
+        reason = tool.arguments.first_error(arguments)
+        if reason is not None:
+            return tool_result(tool, ToolError(f"Invalid arguments for tool {name}: {reason}"))
     invoker = tool.invoker
     try:  # as _called does, without a closure per call
         if invoker.direct:  # the function itself, called from here: nothing around it
-            kwargs = tool.bind(arguments)  # a new dict
+            kwargs = tool.bind(arguments) if bound is None else bound  # a new dict
             if invoker.context_param is not None:
                 kwargs[invoker.context_param] = ctx
             value = invoker.function(**kwargs)
         else:
-            value = invoker.start(ctx, tool.bind(arguments))
+            value = invoker.start(ctx, tool.bind(arguments) if bound is None else bound)
         if type(value) not in PLAIN and (invoker.is_async or isawaitable(value)):
             value = await value
     except McpError:

@@ -42,7 +42,15 @@ from snodo.server.type_schemas import UntitledSchema
 from snodo.tasks.engine import Background
 from snodo_wire import adapters
 
-__all__ = ["TaskSupport", "Tool", "ToolDefinitionError", "finished", "make_tool", "tool_result"]
+__all__ = [
+    "TaskSupport",
+    "Tool",
+    "ToolDefinitionError",
+    "finished",
+    "make_tool",
+    "plain_bind",
+    "tool_result",
+]
 
 log = logging.getLogger("snodo")
 
@@ -86,7 +94,7 @@ class Tool:
         if self.model is None:
             return dict(arguments)
         if self.plain is not None:
-            bound = _plain_bind(self.plain, arguments)
+            bound = plain_bind(self.plain, arguments)
             if bound is not None:
                 return bound
         values = self.model.model_validate(arguments)
@@ -109,7 +117,7 @@ def _plain_parameters(run: Invoker) -> tuple[tuple[str, type, Any], ...] | None:
     return tuple(plain)
 
 
-def _plain_bind(
+def plain_bind(
     plain: tuple[tuple[str, type, Any], ...], arguments: Mapping[str, Any]
 ) -> dict[str, Any] | None:
     """What the arguments model returns, when every argument already has its exact type

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from snodo.server import Server
-from snodo.server.tools import make_tool
+from snodo.server.tools import make_tool, plain_bind
 from tests.support.wire import answer, request
 
 
@@ -64,6 +64,29 @@ def test_binding_equals_the_model_with_types_kept(arguments: dict[str, Any]) -> 
     assert got == expected
     if isinstance(got, dict) and isinstance(expected, dict):
         assert [type(v) for v in got.values()] == [type(v) for v in expected.values()]
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(["text", "count", "ratio", "flag", "note", "other"]), scalars, max_size=6
+    )
+)
+def test_what_the_plain_binding_takes_the_input_schema_accepts(arguments: dict[str, Any]) -> None:
+    """Dispatch skips the schema check for arguments the plain binding takes: sound only
+    if the schema made from the same parameters accepts each of them."""
+    tool = make_tool(plain)
+    assert tool.plain is not None
+    if plain_bind(tool.plain, arguments) is not None:
+        assert tool.arguments.first_error(arguments) is None
+
+
+def test_a_plain_call_with_a_bad_argument_is_still_answered_by_the_schema() -> None:
+    server = Server("binding", "1.0.0")
+    server.tool(plain)
+    given = {"text": "a", "count": "two", "ratio": 0.5}
+    result = answer(server, request("tools/call", {"name": "plain", "arguments": given}))
+    assert result["result"]["isError"] is True
+    assert result["result"]["content"][0]["text"].startswith("Invalid arguments for tool plain")
 
 
 def test_exact_types_are_passed_through_and_defaults_filled() -> None:
