@@ -85,9 +85,14 @@ def _plain_client_info(info: Any) -> bool:
     )
 
 
+_USUAL_META: Final = frozenset((META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES))
+
+
 def _plain_meta(meta: Any) -> bool:
     if type(meta) is not dict or type(meta.get(META_PROTOCOL_VERSION)) is not str:
         return False
+    if meta.keys() == _USUAL_META:  # the usual _meta: only the capabilities to look at
+        return _plain_capabilities(meta[META_CLIENT_CAPABILITIES])
     for key, value in meta.items():
         if key == META_PROTOCOL_VERSION:
             continue

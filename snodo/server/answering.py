@@ -32,7 +32,7 @@ from snodo.observe import QUIET, Observer
 from snodo.result import InputRequired
 from snodo.server.backend import FORWARDED
 from snodo.server.caching import NO_CACHE, CacheHint
-from snodo.server.dispatch import HANDLERS, Outcome, Served, forwarded, method_spec, offers
+from snodo.server.dispatch import HANDLERS, Outcome, Served, forwarded, offers
 from snodo.server.eras import check_version, refuse_initialize, required_meta
 from snodo.server.lifespan import Lifespans
 from snodo.server.subscriptions import Subscription
@@ -145,6 +145,7 @@ async def answer(
         return Reply(jsonrpc.error_response(jsonrpc.error_id(exc), exc))
     if not isinstance(incoming, jsonrpc.Request):
         return Reply(None)  # notifications (cancellation) and stray responses
+    request_id, method, params = incoming
     observer = server.observer
     observation = None
     if observer is not QUIET:
@@ -155,17 +156,16 @@ async def answer(
     try:
         served = server.served
         # basic/versioning.mdx: name this core's versions
-        if incoming.method == "initialize":
-            refuse_initialize(incoming.params, served.supported_versions)
-        spec = method_spec(incoming.method)
-        handler = HANDLERS.get(incoming.method)
+        if method == "initialize":
+            refuse_initialize(params, served.supported_versions)
+        spec = METHODS.get(method)  # method_spec, without the call
+        handler = HANDLERS.get(method)
         if spec is None:  # an extension's own method (snodo.server.extensions), if any
-            spec = handler = served.registry.extension_methods.get(incoming.method)
-        elif served.backend is not None and incoming.method in FORWARDED:
+            spec = handler = served.registry.extension_methods.get(method)
+        elif served.backend is not None and method in FORWARDED:
             handler = forwarded
-        if spec is None or handler is None or not offers(served, incoming.method):
-            raise MethodNotFound(f"Method not found: {incoming.method}")
-        params = incoming.params
+        if spec is None or handler is None or not offers(served, method):
+            raise MethodNotFound(f"Method not found: {method}")
         if checked_meta is None:
             meta, version, declared = required_meta(params)
             check_version(version, served.supported_versions)
@@ -182,7 +182,7 @@ async def answer(
         # context).
         sealer = Sealer(
             keyring,
-            incoming.method,
+            method,
             request_params,
             clock,
             principal,
@@ -193,8 +193,8 @@ async def answer(
         state_data, asked = found if found is not None else await opened(sealer)
         ctx = request_context(
             {
-                "request_id": incoming.id,
-                "request_method": incoming.method,
+                "request_id": request_id,
+                "request_method": method,
                 "request_params": request_params,
                 "protocol_version": version,
                 "client_capabilities": MappingProxyType(declared),
@@ -225,10 +225,10 @@ async def answer(
             outcome = _finish(server, keyring, ctx, outcome)
     except McpError as exc:
         needed = exc.scopes if isinstance(exc, InsufficientScope) else None
-        reply = Reply(jsonrpc.error_response(incoming.id, exc), collected, None, needed)
+        reply = Reply(jsonrpc.error_response(request_id, exc), collected, None, needed)
     except Exception:
-        log.exception("unexpected failure answering %s", incoming.method)
-        reply = Reply(jsonrpc.error_response(incoming.id, InternalError()), collected)
+        log.exception("unexpected failure answering %s", method)
+        reply = Reply(jsonrpc.error_response(request_id, InternalError()), collected)
     except BaseException:  # cancelled: the observation still ends
         if observation is not None:
             observation.cancelled()
@@ -237,7 +237,7 @@ async def answer(
         if isinstance(outcome, Subscription):
             reply = Reply(None, collected, outcome)
         else:
-            reply = Reply(jsonrpc.result_response(incoming.id, outcome), collected)
+            reply = Reply({"jsonrpc": "2.0", "id": request_id, "result": outcome}, collected)
     if observation is not None:
         if reply.subscription is not None:
             observer.listen_streams(1)
@@ -268,6 +268,10 @@ def _wrap(middleware: Middleware, call_next: CallNext) -> CallNext:
     return call
 
 
+_DEFAULTED = frozenset(BOUND_DEFAULTS).union(name for name, _ in FIELD_FACTORIES)
+"""The fields ``request_context`` fills in when the values leave them out."""
+
+
 def request_context(values: dict[str, Any]) -> Context:
     """``Context(**values)``, as the server builds one for every request; ``values``, a
     dict made for this call, becomes the context's own ``__dict__``.
@@ -282,16 +286,17 @@ def request_context(values: dict[str, Any]) -> Context:
     required fields.
     """
     ctx = object.__new__(Context)
-    for name, default in BOUND_DEFAULTS.items():
-        if name not in values:
-            values[name] = default
     values["state"] = {}  # made afresh for each context, and no caller passes it
     # Progress is only ever reported with a token: without one, a shared tracker that
     # report_progress never reaches.
     values["_progress"] = Progress() if values.get("progress_token") is not None else UNTRACKED
-    for name, make in FIELD_FACTORIES:  # any other made-afresh field the values left out
-        if name not in values:
-            values[name] = make()
+    if not values.keys() >= _DEFAULTED:  # the server's own call leaves none out
+        for name, default in BOUND_DEFAULTS.items():
+            if name not in values:
+                values[name] = default
+        for name, make in FIELD_FACTORIES:  # any other made-afresh field left out
+            if name not in values:
+                values[name] = make()
     object.__setattr__(ctx, "__dict__", values)
     return ctx
 
