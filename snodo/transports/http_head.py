@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from snodo.http_headers import host_name
 from snodo.legacy.http import SESSION_HEADER
@@ -43,6 +43,8 @@ MAX_KNOWN_NAMES = 256
 client sends are decoded once per process, and names made up by a peer cannot grow it
 past this."""
 _NAMES: dict[bytes, str] = {}
+_COMPILED: Final = not __file__.endswith(".py")
+"""Whether this module runs compiled (setup.py), which ``read_headers`` reads by."""
 MAX_KNOWN_HOSTS = 64
 """Host header values whose verdict each ``HeadRules`` keeps; others are checked anew."""
 
@@ -53,15 +55,11 @@ def read_headers(raw: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
     Linear in the number of lines: values of a repeated name are collected, then joined
     once.
     """
-    if type(raw) is list:  # the usual head (each name known, none repeated) in one pass
-        try:
-            headers = {_NAMES[name]: value.decode("latin-1") for name, value in raw}
-        except (KeyError, AttributeError, ValueError):
-            pass
-        else:
-            if len(headers) == len(raw):
-                return headers
-    headers = {}
+    if not _COMPILED and type(raw) is list:
+        usual = _read_usual(raw)
+        if usual is not None:
+            return usual
+    headers: dict[str, str] = {}
     repeated: dict[str, list[str]] | None = None
     for raw_name, raw_value in raw:
         name = _NAMES.get(raw_name)
@@ -80,6 +78,17 @@ def read_headers(raw: Iterable[tuple[bytes, bytes]]) -> dict[str, str]:
         for name, values in repeated.items():
             headers[name] = ", ".join(values)
     return headers
+
+
+def _read_usual(raw: list[tuple[bytes, bytes]]) -> dict[str, str] | None:
+    """``read_headers`` of the usual head, each name known and none repeated, in one
+    comprehension; None for any other. Interpreted, a comprehension costs less than the
+    loop; compiled, the loop is native and costs less than this, so it is not called."""
+    try:
+        headers = {_NAMES[name]: value.decode("latin-1") for name, value in raw}
+    except (KeyError, AttributeError, ValueError):
+        return None
+    return headers if len(headers) == len(raw) else None
 
 
 def _plain_port(port: str) -> bool:
