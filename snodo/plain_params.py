@@ -4,9 +4,10 @@ Validating params against the generated ``CallToolRequestParams`` (with its ``_m
 client capabilities and client info models) is the largest single step of a tool call
 in the core. Nearly every call is plain: a name, arguments, the version and
 capabilities in ``_meta``, perhaps a request state. ``plain_call_params`` accepts only
-params the model certainly accepts, by exact types and known keys; for anything else it
-says no and the caller runs the model, so what is refused, and the message saying why,
-are always the model's. It never refuses, it only spares the model.
+params the model certainly accepts, by exact types and known keys (and a ``_meta`` equal
+to one it found so before: a client sends the same one on each request); for anything
+else it says no and the caller runs the model, so what is refused, and the message
+saying why, are always the model's. It never refuses, it only spares the model.
 
 The shapes below are those of the pinned modern models;
 tests/core/test_plain_params.py checks them against the models' fields (so a
@@ -16,6 +17,7 @@ that whatever this accepts the model accepts.
 
 from __future__ import annotations
 
+import copy
 from typing import Any, Final
 
 from snodo.context import LOG_RANK
@@ -86,10 +88,31 @@ def _plain_client_info(info: Any) -> bool:
 
 
 _USUAL_META: Final = frozenset((META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES))
+MAX_KNOWN_METAS: Final = 8
+"""Plain ``_meta`` objects kept (copies, the first seen): a client sends the same one on
+every request, but for its progress token."""
+_KNOWN_METAS: list[dict[Any, Any]] = []
 
 
 def _plain_meta(meta: Any) -> bool:
-    if type(meta) is not dict or type(meta.get(META_PROTOCOL_VERSION)) is not str:
+    """Whether the model accepts this ``_meta``, kept when it does (the caller looks
+    among the kept ones first: one equal to a ``_meta`` found plain before is plain).
+    Equal means the same keys with equal values: strings, and objects of objects, which
+    the model takes as it took the first (any mapping where it took a dict, a str
+    subclass where it took a str; tests/core/test_plain_params.py). A progress token is
+    never kept: 1 equals True and 1.0, which the model tells apart."""
+    if type(meta) is not dict:
+        return False
+    plain = _checked_meta(meta)
+    if plain and len(_KNOWN_METAS) < MAX_KNOWN_METAS and "progressToken" not in meta:
+        _KNOWN_METAS.append(copy.deepcopy(meta))  # a copy: the request's may change later
+    return plain
+
+
+def _checked_meta(meta: dict[Any, Any]) -> bool:
+    # Keys typed Any: compiled, a dict[str, ...] would refuse a key that is not a str,
+    # which this must answer (not plain), not raise.
+    if type(meta.get(META_PROTOCOL_VERSION)) is not str:
         return False
     if meta.keys() == _USUAL_META:  # the usual _meta: only the capabilities to look at
         return _plain_capabilities(meta[META_CLIENT_CAPABILITIES])
@@ -125,7 +148,11 @@ def plain_call_params(params: Any, answers_checked: bool = False) -> bool:
         if key == "name":
             continue
         if key == "_meta":
-            if not _plain_meta(value):
+            try:  # a kept _meta (see _plain_meta)?
+                known = type(value) is dict and value in _KNOWN_METAS
+            except Exception:  # a value whose __eq__ fails (never one read from JSON)
+                return False
+            if not known and not _plain_meta(value):
                 return False
         elif key == "arguments":
             if type(value) is not dict:

@@ -37,7 +37,7 @@ from snodo.server.eras import check_version, refuse_initialize, required_meta
 from snodo.server.lifespan import Lifespans
 from snodo.server.subscriptions import Subscription
 from snodo.state.keyring import Keyring
-from snodo.state.sealing import Sealer, opened, opened_now, pinned
+from snodo.state.sealing import NOTHING_OPENED, Sealer, opened, opened_now, pinned
 from snodo_wire.protocol import META_CLIENT_INFO, META_LOG_LEVEL, META_SERVER_INFO
 from snodo_wire.tables import METHODS
 
@@ -164,7 +164,11 @@ async def answer(
             spec = handler = served.registry.extension_methods.get(method)
         elif served.backend is not None and method in FORWARDED:
             handler = forwarded
-        if spec is None or handler is None or not offers(served, method):
+        # offers(), whose usual case (no backend) is the registry's, asked directly.
+        on_offer = (
+            served.registry.offers(method) if served.backend is None else offers(served, method)
+        )
+        if spec is None or handler is None or not on_offer:
             raise MethodNotFound(f"Method not found: {method}")
         if checked_meta is None:
             meta, version, declared = required_meta(params)
@@ -180,17 +184,13 @@ async def answer(
         # The echoed state is verified before the context exists: the context is built
         # once, with the state's data, and the sealer for the next round (which holds no
         # context).
-        sealer = Sealer(
-            keyring,
-            method,
-            request_params,
-            clock,
-            principal,
-            params.get("requestState"),
-            observation,
-        )
-        found = opened_now(sealer)  # no coroutine unless a guard must consume the state
-        state_data, asked = found if found is not None else await opened(sealer)
+        echoed = params.get("requestState")
+        sealer = Sealer(keyring, method, request_params, clock, principal, echoed, observation)
+        if echoed is None:  # a first round: nothing to open
+            state_data, asked = NOTHING_OPENED
+        else:  # no coroutine unless a guard must consume the state
+            found = opened_now(sealer)
+            state_data, asked = found if found is not None else await opened(sealer)
         ctx = request_context(
             {
                 "request_id": request_id,

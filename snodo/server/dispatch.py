@@ -202,6 +202,8 @@ async def tools_call(served: Served, ctx: Context, params: Params) -> Outcome:
         value = await _called(tool, lambda: work(ctx))  # optional, and no task: inline
     if isinstance(value, InputRequired):
         return value
+    if type(value) is str and tool.output is None:  # tool_result's commonest answer
+        return {"content": [{"type": "text", "text": value}]}
     return finished(tool, value)
 
 

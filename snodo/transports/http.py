@@ -244,9 +244,12 @@ class HttpApp:
         check_version(version, self.server.served.supported_versions)
         assert isinstance(params, dict)
         mirrored: tuple[tuple[tuple[str, ...], str], ...] = ()
-        if message["method"] == "tools/call":
-            mirrored = self.server.registry.mirrored_headers(str(params.get("name")))
-        check_headers(headers, message["method"], params, mirrored)
+        method = message["method"]
+        if method == "tools/call":  # the called tool's Mcp-Param-* headers, if any
+            name = params.get("name")
+            tool = self.server.registry.tools.get(name) if type(name) is str else None
+            mirrored = () if tool is None else tool.headers
+        check_headers(headers, method, params, mirrored)
         return checked
 
     def _legacy_route(

@@ -142,12 +142,12 @@ class Exchange:
                 await self._event(reply.response)
                 await self._chunk(b"", more=False)
             else:  # send_json's two messages, sent from here: a coroutine fewer
-                code = reply.error_code
+                error = reply.response.get("error")  # Reply.error_code, without its call
                 body = jsonrpc.encode(reply.response)
                 await self.send(
                     {
                         "type": "http.response.start",
-                        "status": STATUS.get(code, 200) if code else 200,
+                        "status": STATUS.get(error["code"], 200) if type(error) is dict else 200,
                         "headers": [
                             (b"content-type", b"application/json"),
                             (b"content-length", b"%d" % len(body)),

@@ -157,7 +157,9 @@ class HeadRules:
         path = scope["path"]
         if self.path is not None and path != self.path and path.rstrip("/") != self.path:
             return Plain(404, b"not found")
-        if not self.host_allowed(headers.get("host", "")):
+        host = headers.get("host", "")
+        allowed = self.host_verdicts.get(host)  # host_allowed's kept verdict, read here
+        if not (self.host_allowed(host) if allowed is None else allowed):
             return Plain(421, b"misdirected request: host not allowed")
         origin = headers.get("origin")
         if origin is not None and not self.origin_allowed(origin):

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import copy
+from collections import OrderedDict, UserDict
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from snodo import plain_params
 from snodo.plain_params import _META_NAMES, _PARAMS_NAMES, plain_call_params
 from snodo_wire import models
 from snodo_wire.protocol import (
@@ -232,3 +236,76 @@ def test_anything_unusual_goes_to_the_model() -> None:
         {"name": "echo"},
     ):
         assert not plain_call_params(changed)
+
+
+@pytest.fixture
+def no_kept_metas() -> None:
+    """Forget the _meta objects kept by earlier tests (generated ones fill the room)."""
+    plain_params._KNOWN_METAS.clear()
+
+
+class _Text(str):
+    """A str subclass: equal to the str it was made from."""
+
+
+def _kept_meta() -> dict[str, Any]:
+    return {
+        META_PROTOCOL_VERSION: "2026-07-28",
+        META_CLIENT_CAPABILITIES: {
+            "elicitation": {"form": {}},
+            "extensions": {"io.modelcontextprotocol/tasks": {}},
+            "roots": {},
+            "x-custom": {"any": [1, 2]},
+        },
+        META_CLIENT_INFO: {"name": "client", "version": "1.0"},
+        META_LOG_LEVEL: "info",
+    }
+
+
+@pytest.mark.usefixtures("no_kept_metas")
+def test_a_meta_equal_to_a_kept_one_is_plain_as_the_model_finds_it() -> None:
+    """A kept _meta answers for any equal one, whatever its mappings and strings are
+    made of: the model takes each of those too (the module's claim)."""
+    meta = _kept_meta()
+    assert plain_call_params({"name": "echo", "_meta": meta})
+    assert meta in plain_params._KNOWN_METAS
+    capabilities = meta[META_CLIENT_CAPABILITIES]
+    for equal_capabilities in (
+        UserDict(capabilities),
+        OrderedDict(capabilities),
+        {**capabilities, "elicitation": UserDict({"form": OrderedDict()})},
+        {**capabilities, "elicitation": {_Text("form"): {}}},
+    ):
+        variant = {
+            **meta,
+            META_CLIENT_CAPABILITIES: equal_capabilities,
+            META_LOG_LEVEL: _Text("info"),
+            META_CLIENT_INFO: {"name": _Text("client"), "version": "1.0"},
+        }
+        assert variant == meta
+        params = {"name": "echo", "_meta": variant}
+        assert plain_call_params(params)
+        assert _accepted(params)
+
+
+@pytest.mark.usefixtures("no_kept_metas")
+def test_a_kept_meta_is_a_copy_and_the_kept_ones_are_bounded() -> None:
+    meta = _kept_meta()
+    meta[META_CLIENT_INFO] = {"name": "copied", "version": "1.0"}
+    assert plain_call_params({"name": "echo", "_meta": meta})
+    meta[META_CLIENT_INFO]["version"] = 1  # the request's own, changed after
+    assert not plain_call_params({"name": "echo", "_meta": copy.deepcopy(meta)})
+    for number in range(2 * plain_params.MAX_KNOWN_METAS):
+        other = {**_kept_meta(), META_CLIENT_INFO: {"name": f"c{number}", "version": "1"}}
+        assert plain_call_params({"name": "echo", "_meta": other})
+    assert len(plain_params._KNOWN_METAS) <= plain_params.MAX_KNOWN_METAS
+
+
+@pytest.mark.usefixtures("no_kept_metas")
+def test_a_meta_with_a_progress_token_is_never_kept() -> None:
+    """1 equals True: a kept token of 1 would pass a token of True, which the model's
+    progress token refuses."""
+    with_token = {**_kept_meta(), "progressToken": 1}
+    assert plain_call_params({"name": "echo", "_meta": with_token})
+    assert with_token not in plain_params._KNOWN_METAS
+    assert not plain_call_params({"name": "echo", "_meta": {**with_token, "progressToken": True}})
