@@ -158,7 +158,7 @@ async def answer(
         # basic/versioning.mdx: name this core's versions
         if method == "initialize":
             refuse_initialize(params, served.supported_versions)
-        spec = METHODS.get(method)  # method_spec, without the call
+        spec = METHODS.get(method)  # the generated table's row of a core method
         handler = HANDLERS.get(method)
         if spec is None:  # an extension's own method (snodo.server.extensions), if any
             spec = handler = served.registry.extension_methods.get(method)

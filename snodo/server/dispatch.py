@@ -36,7 +36,6 @@ from snodo.server.subscriptions import (
 )
 from snodo.server.tools import Tool, finished, plain_bind, tool_result
 from snodo.tasks.engine import Background, Tasks, declares_tasks, required_extension
-from snodo_wire.tables import METHODS
 
 __all__ = [
     "HANDLERS",
@@ -45,7 +44,6 @@ __all__ = [
     "Served",
     "capabilities",
     "forwarded",
-    "method_spec",
     "offers",
 ]
 
@@ -75,12 +73,6 @@ class Served:
     def __post_init__(self) -> None:
         if self.tasks is not None:  # task status to this process's listen streams
             self.tasks.listeners.append(self.subscriptions.task_changed)
-
-
-def method_spec(method: str) -> Any:
-    """The generated table row of a core method, if ``method`` is one; an extension's
-    methods are the registry's (``snodo.server.extensions``)."""
-    return METHODS.get(method)
 
 
 MethodHandler = Callable[[Served, Context, Params], Awaitable[Outcome]]
@@ -174,13 +166,14 @@ async def tools_call(served: Served, ctx: Context, params: Params) -> Outcome:
             return tool_result(tool, ToolError(f"Invalid arguments for tool {name}: {reason}"))
     invoker = tool.invoker
     try:  # as _called does, without a closure per call
+        if bound is None:
+            bound = tool.bind(arguments)  # a new dict
         if invoker.direct:  # the function itself, called from here: nothing around it
-            kwargs = tool.bind(arguments) if bound is None else bound  # a new dict
             if invoker.context_param is not None:
-                kwargs[invoker.context_param] = ctx
-            value = invoker.function(**kwargs)
+                bound[invoker.context_param] = ctx
+            value = invoker.function(**bound)
         else:
-            value = invoker.start(ctx, tool.bind(arguments) if bound is None else bound)
+            value = invoker.start(ctx, bound)
         if type(value) not in PLAIN and (invoker.is_async or isawaitable(value)):
             value = await value
     except McpError:
