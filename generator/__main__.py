@@ -1,8 +1,14 @@
-"""``python -m generator generate|check [--revision REV] [--schema PATH] [--out DIR]``.
+"""``python -m generator COMMAND``: the wire packages and the revisions they come from.
 
-generate: rewrite ``generated/<package>`` for every pinned revision under ``schema/``.
-check:    regenerate into a temporary folder and fail, with a unified diff, when a
-          committed package differs from what schema + overlay + templates produce.
+generate      rewrite ``generated/<package>`` for every pinned revision under ``schema/``,
+              and the runtime's catalog (``snodo/revisions/catalog.py``).
+check         regenerate into a temporary folder and fail, with a unified diff, when a
+              committed package or the catalog differs from what schema + overlay +
+              templates produce.
+add-revision  REV --schema FILE --from BASE [--draft]: pin, overlay, package, catalog.
+coverage      REV: what REV defines that the runtime does not serve, one line each.
+diff          A B: definitions added, removed and changed (descriptions apart).
+upstream      [--source URL]: each pin against what upstream publishes now.
 """
 
 from __future__ import annotations
@@ -16,10 +22,16 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from generator.add import add_revision, package_name, register, undo
+from generator.catalog import CATALOG, render_catalog
+from generator.coverage import coverage
 from generator.overlay import OverlayError
-from generator.render import render_package
-from generator.revisions import Revision, revisions
+from generator.render import clashes, render_package
+from generator.revisions import SCHEMA_ROOT, Revision, revisions
+from generator.runtime import import_package, read_source, still_named
+from generator.schemadiff import diff_definitions
 from generator.source import ROOT, SchemaSourceError, locate_schema
+from generator.upstream import upstream
 
 GENERATED = ROOT / "generated"
 
@@ -51,32 +63,48 @@ def diff_trees(expected: Path, actual: Path) -> str:
     return "".join(chunks)
 
 
-def check_repeated(schema: dict[str, Any], revision: Revision, schema_path: Path | None) -> None:
-    """An extension's copies of its base revision's definitions must be exact copies;
-    otherwise a value valid for one package would be refused by the other."""
+def check_repeated(
+    schema: dict[str, Any], revision: Revision, schema_path: Path | None
+) -> list[str]:
+    """An extension's copies of its base revision's definitions must mean the same, or
+    a value valid for one package would be refused by the other. Copies that differ
+    in descriptions only are warnings (returned); a real difference stops generation
+    unless ``[extension.redefines]`` names the definition."""
     extension = revision.overlay.extension
     if extension is None:
-        return
+        return []
     base = next((r for r in revisions() if r.pin.revision == extension.base), None)
     if base is None:
         raise OverlayError(f"[extension] base {extension.base} is not a pinned revision")
     _, base_data = locate_schema(base.pin, schema_path)
     base_defs = json.loads(base_data)["$defs"]
-    differ = sorted(
-        name
-        for name, body in schema["$defs"].items()
-        if name in base_defs and base_defs[name] != body
-    )
+    shared = {name: body for name, body in schema["$defs"].items() if name in base_defs}
+    found = diff_definitions({"$defs": {n: base_defs[n] for n in shared}}, {"$defs": shared})
+    unknown = sorted(set(extension.redefines) - set(shared))
+    if unknown:
+        raise OverlayError(
+            f"[extension.redefines] names {unknown}, which {revision.pin.revision} does not "
+            f"repeat from {extension.base}"
+        )
+    differ = [name for name in found.changed if name not in extension.redefines]
     if differ:
         raise OverlayError(
-            f"{revision.pin.revision} redefines {differ} differently from {extension.base}"
+            f"{revision.pin.revision} redefines {differ} differently from {extension.base} "
+            "(beyond descriptions): make the copies agree, or name each in "
+            "[extension.redefines] with the reason"
         )
+    return [
+        f"{revision.pin.revision}'s {name} differs from {extension.base}'s {name} in "
+        "descriptions only"
+        for name in found.described
+    ]
 
 
 def generate_into(target: Path, revision: Revision, schema_path: Path | None) -> None:
     """Replace ``target`` with the package compiled from ``revision``."""
     _, data = locate_schema(revision.pin, schema_path)
-    check_repeated(json.loads(data), revision, schema_path)
+    for warning in check_repeated(json.loads(data), revision, schema_path):
+        print(f"warning: {warning}", file=sys.stderr)
     with tempfile.TemporaryDirectory() as tmp:
         fresh = Path(tmp) / revision.package
         render_package(json.loads(data), fresh, revision.pin, revision.overlay)
@@ -93,50 +121,199 @@ def _selected(wanted: str | None) -> tuple[Revision, ...]:
     return chosen
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m generator", description=__doc__)
-    parser.add_argument("command", choices=["generate", "check"])
-    parser.add_argument("--revision", help="only this pinned revision (default: all)")
-    parser.add_argument(
-        "--schema",
-        type=Path,
-        help="a folder holding REVISION/schema.json; a schema.json file with --revision",
-    )
-    parser.add_argument(
-        "--out", type=Path, default=GENERATED, help="folder holding the packages to write or check"
-    )
-    args = parser.parse_args(argv)
-    try:
-        chosen = _selected(args.revision)
-        if args.schema is not None and args.schema.is_file() and len(chosen) > 1:
-            parser.error("--schema names one file: choose its revision with --revision")
-        if args.command == "generate":
-            for revision in chosen:
-                generate_into(args.out / revision.package, revision, args.schema)
-                print(f"wrote {args.out / revision.package}")
-            return 0
-        diffs: dict[str, str] = {}
-        with tempfile.TemporaryDirectory() as tmp:
-            for revision in chosen:
-                fresh = Path(tmp) / revision.package
-                generate_into(fresh, revision, args.schema)
-                diffs[revision.package] = diff_trees(fresh, args.out / revision.package)
-    except (SchemaSourceError, OverlayError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+def _check(chosen: tuple[Revision, ...], out: Path, schema: Path | None, catalog: Path) -> int:
+    diffs: dict[str, str] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for revision in chosen:
+            fresh = Path(tmp) / revision.package
+            generate_into(fresh, revision, schema)
+            diffs[revision.package] = diff_trees(fresh, out / revision.package)
     drifted = [package for package, diff in diffs.items() if diff]
     for package in drifted:
         sys.stdout.write(diffs[package])
-        print(f"\n{args.out / package} has drifted")
+        print(f"\n{out / package} has drifted")
     for package in sorted(set(diffs) - set(drifted)):
-        print(f"{args.out / package} matches schema + overlay + templates")
+        print(f"{out / package} matches schema + overlay + templates")
+    want = render_catalog(revisions())
+    have = catalog.read_text(encoding="utf-8") if catalog.is_file() else ""
+    if want != have:
+        sys.stdout.writelines(
+            difflib.unified_diff(
+                have.splitlines(keepends=True),
+                want.splitlines(keepends=True),
+                fromfile=f"committed/{catalog.name}",
+                tofile=f"regenerated/{catalog.name}",
+            )
+        )
+        print(f"\n{catalog} has drifted from the pinned revisions")
+    else:
+        print(f"{catalog} matches the pinned revisions")
     if drifted:
         print(
             f"{len(drifted)} of {len(diffs)} packages drifted: run `python -m generator generate`"
         )
         return 1
+    if want != have:
+        print("the catalog drifted: run `python -m generator generate`")
+        return 1
     print(f"all {len(diffs)} packages match schema + overlay + templates")
     return 0
+
+
+def _generate(chosen: tuple[Revision, ...], out: Path, schema: Path | None, catalog: Path) -> int:
+    for revision in chosen:
+        generate_into(out / revision.package, revision, schema)
+        for note in clashes(out / revision.package):
+            print(f"note: {note}", file=sys.stderr)
+        print(f"wrote {out / revision.package}")
+    catalog.parent.mkdir(parents=True, exist_ok=True)
+    catalog.write_text(render_catalog(revisions()), encoding="utf-8")
+    print(f"wrote {catalog}")
+    return 0
+
+
+def _add_revision(args: argparse.Namespace) -> int:
+    folder = SCHEMA_ROOT / args.revision
+    package_dir = GENERATED / package_name(args.revision)
+    if folder.exists():
+        raise OverlayError(f"{folder} already exists: a revision is added once")
+    try:
+        revision = add_revision(
+            args.revision, args.schema, args.base, draft=args.draft, url=args.url, root=ROOT
+        )
+        print(f"wrote {folder / 'pin.toml'} and {folder / 'overlay.toml'}")
+        generate_into(package_dir, revision, None)
+        for note in clashes(package_dir):
+            print(f"note: {note}", file=sys.stderr)
+        print(f"wrote {package_dir}")
+        problems = removed_names(revision)
+        for problem in problems:
+            print(f"{'warning' if args.draft else 'error'}: {problem}", file=sys.stderr)
+        if problems and not args.draft:
+            raise OverlayError(
+                f"{len(problems)} name(s) the runtime uses are gone from {args.revision}: "
+                "serve it once the runtime no longer needs them, or add it with --draft"
+            )
+    except BaseException:
+        undo(folder, package_dir)
+        raise
+    CATALOG.write_text(render_catalog(revisions()), encoding="utf-8")
+    print(f"wrote {CATALOG}")
+    register(revision.package, ROOT / "pyproject.toml")
+    print(f"listed {revision.package} in pyproject.toml (mypy files, isort known-first-party)")
+    state = "a draft, not served" if args.draft else "served by `snodo run` beside the others"
+    print(f"{args.revision} is {state}; see `python -m generator coverage {args.revision}`")
+    return 0
+
+
+def removed_names(revision: Revision) -> list[str]:
+    """What the runtime names that the newest served revision of the same era defines
+    and ``revision`` does not: a removal the runtime would trip over, by name."""
+    base = next(
+        (
+            r
+            for r in revisions()
+            if r.pin.revision != revision.pin.revision
+            and r.overlay.era == revision.overlay.era
+            and r.overlay.served
+        ),
+        None,
+    )
+    if base is None:
+        return []
+    new, old = import_package(revision.package), import_package(base.package)
+    return [
+        f"the runtime names {named.what} {named.name} ({named.where}), which "
+        f"{base.pin.revision} defines and {revision.pin.revision} does not"
+        for named in still_named(
+            read_source(ROOT),
+            vars(old.models),
+            old.tables,
+            vars(new.models),
+            new.tables,
+        )
+    ]
+
+
+def _coverage(args: argparse.Namespace) -> int:
+    (revision,) = _selected(args.revision)
+    report = coverage(revision)
+    for line in report.lines:
+        print(line)
+    print(f"{revision.pin.revision}: {len(report.lines)} finding(s), {report.errors} error(s)")
+    return 1 if report.errors else 0
+
+
+def _diff(args: argparse.Namespace) -> int:
+    (old,), (new,) = _selected(args.a), _selected(args.b)
+    before = json.loads(locate_schema(old.pin, args.schema)[1])
+    after = json.loads(locate_schema(new.pin, args.schema)[1])
+    found = diff_definitions(before, after)
+    print(
+        f"{old.pin.revision} -> {new.pin.revision}: {len(found.added)} added, "
+        f"{len(found.removed)} removed, {len(found.changed)} changed, "
+        f"{len(found.described)} changed in descriptions only"
+    )
+    for line in found.lines():
+        print(line)
+    return 0
+
+
+def _upstream(args: argparse.Namespace) -> int:
+    report = upstream(revisions(), args.source, args.schema)
+    for line in report.lines:
+        print(line)
+    return 1 if report.drifted else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m generator", description=__doc__)
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name in ("generate", "check"):
+        sub = commands.add_parser(name)
+        sub.add_argument("--revision", help="only this pinned revision (default: all)")
+        sub.add_argument(
+            "--schema",
+            type=Path,
+            help="a folder holding REVISION/schema.json; a schema.json file with --revision",
+        )
+        sub.add_argument("--out", type=Path, default=GENERATED, help="folder holding the packages")
+        sub.add_argument("--catalog", type=Path, default=CATALOG, help=argparse.SUPPRESS)
+    add = commands.add_parser("add-revision", help="pin, overlay, generate and register REV")
+    add.add_argument("revision", metavar="REV")
+    add.add_argument("--schema", type=Path, required=True, help="REV's schema.json")
+    add.add_argument("--from", dest="base", required=True, help="the revision to copy from")
+    add.add_argument("--draft", action="store_true", help="generate, but do not serve it")
+    add.add_argument("--url", help="where the file is published (recorded in the pin)")
+    cover = commands.add_parser("coverage", help="what REV defines that the runtime does not serve")
+    cover.add_argument("revision", metavar="REV")
+    diff = commands.add_parser("diff", help="definitions added, removed and changed from A to B")
+    diff.add_argument("a", metavar="A")
+    diff.add_argument("b", metavar="B")
+    diff.add_argument("--schema", type=Path, help="a folder holding REVISION/schema.json")
+    drift = commands.add_parser("upstream", help="each pin against what upstream publishes now")
+    drift.add_argument("--source", help="a URL laid out like schema/: REVISION/schema.json")
+    drift.add_argument("--schema", type=Path, help="a folder holding REVISION/schema.json")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "add-revision":
+            return _add_revision(args)
+        if args.command == "coverage":
+            return _coverage(args)
+        if args.command == "diff":
+            return _diff(args)
+        if args.command == "upstream":
+            return _upstream(args)
+        chosen = _selected(args.revision)
+        if args.schema is not None and args.schema.is_file() and len(chosen) > 1:
+            parser.error("--schema names one file: choose its revision with --revision")
+        if args.command == "generate":
+            return _generate(chosen, args.out, args.schema, args.catalog)
+        return _check(chosen, args.out, args.schema, args.catalog)
+    except (SchemaSourceError, OverlayError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

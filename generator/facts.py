@@ -182,6 +182,28 @@ def _extension_methods(defs: dict[str, JSON], overlay: Overlay) -> tuple[MethodR
     return tuple(rows)
 
 
+def _check_input_required(
+    defs: dict[str, JSON], overlay: Overlay, fact: MethodFact, response: str, answers: list[str]
+) -> None:
+    """A response may carry the method's result and, where the overlay says so, the
+    input-required result the overlay names; anything else is a result the overlay does
+    not account for (so ``input_required = false`` cannot hide a renamed definition)."""
+    asks = overlay.input_required_result
+    if asks is not None:
+        _require(defs, asks, "[protocol] input_required_result")
+    elif fact.input_required:
+        raise OverlayError(
+            f"overlay says {fact.method} input_required=true, but [protocol] names no "
+            "input_required_result"
+        )
+    allowed = {fact.result} | ({asks} if fact.input_required and asks else set())
+    if (asks in answers) != fact.input_required or set(answers) != allowed:
+        raise OverlayError(
+            f"overlay says {fact.method} input_required={fact.input_required} "
+            f"(input_required_result {asks}), but {response} allows {answers}"
+        )
+
+
 def _methods(defs: dict[str, JSON], overlay: Overlay) -> tuple[MethodRow, ...]:
     if overlay.extension is not None:
         return _extension_methods(defs, overlay)
@@ -203,11 +225,7 @@ def _methods(defs: dict[str, JSON], overlay: Overlay) -> tuple[MethodRow, ...]:
         if params is None:
             raise OverlayError(f"{fact.request}.params is not a named definition")
         response, answers = _response(defs, fact)
-        if ("InputRequiredResult" in answers) != fact.input_required:
-            raise OverlayError(
-                f"overlay says {fact.method} input_required={fact.input_required}, "
-                f"but {response} allows {answers}"
-            )
+        _check_input_required(defs, overlay, fact, response, answers)
         required = set(defs[fact.result].get("required", []))
         rows.append(
             MethodRow(

@@ -94,12 +94,23 @@ class ExtensionFact:
     results_extend_result: bool = True
     """Whether its results are built on the core's ``Result`` (false: plain objects,
     as in a protocol of its own between host and app)."""
+    redefines: dict[str, str] = field(default_factory=dict)
+    """Base definitions its schema changes on purpose (``[extension.redefines]``: name to
+    reason); every other repeated definition must equal the base's, descriptions aside."""
+
+
+ERAS = ("modern", "legacy")
+"""A core revision's era: per-request ``_meta`` (modern) or an ``initialize`` session."""
 
 
 @dataclass(frozen=True, slots=True)
 class Overlay:
     package: str
     """The Python package this revision compiles into."""
+    era: str | None
+    """``modern`` or ``legacy`` for a core revision; ``None`` for an extension."""
+    served: bool
+    """Whether the runtime offers this revision (false: a draft, generated only)."""
     latest_version: str
     supported_versions: tuple[str, ...]
     batch_versions: tuple[str, ...]
@@ -118,6 +129,9 @@ class Overlay:
     inline_names: dict[str, str]
     patches: tuple[Patch, ...]
     replace_refs: tuple[ReplaceRef, ...]
+    input_required_result: str | None = None
+    """The result definition that asks the client for input (``[protocol]``): the name
+    the generator looks for in response unions, so a rename is an overlay edit."""
     distribute: dict[str, list[str]] = field(default_factory=dict)
     """Extension only: ``allOf: [A, anyOf: [...]]`` definitions split into named branches."""
     extension: ExtensionFact | None = None
@@ -161,9 +175,29 @@ def load_overlay(path: Path) -> Overlay:
         raise OverlayError(f"{path}: malformed entry ({exc!r})") from exc
 
 
+def _era_and_served(raw: dict[str, Any]) -> tuple[str | None, bool]:
+    """Contract with the runtime's registry: a core revision states its era and whether
+    it is served; an extension states neither (it is never served on its own)."""
+    package = raw["package"]
+    if "extension" in raw:
+        stray = sorted({"era", "served"} & set(package))
+        if stray:
+            raise OverlayError(f"[package] {stray}: an extension has no era and is not served")
+        return None, False
+    era, served = package.get("era"), package.get("served")
+    if era not in ERAS:
+        raise OverlayError(f"[package] era must be one of {list(ERAS)}, not {era!r}")
+    if not isinstance(served, bool):
+        raise OverlayError(f"[package] served must be true or false, not {served!r}")
+    return era, served
+
+
 def _overlay(raw: dict[str, Any]) -> Overlay:
+    era, served = _era_and_served(raw)
     return Overlay(
         package=raw["package"]["name"],
+        era=era,
+        served=served,
         latest_version=raw["protocol"]["latest_version"],
         supported_versions=tuple(raw["protocol"]["supported_versions"]),
         batch_versions=_batch_versions(raw["protocol"]),
@@ -190,6 +224,7 @@ def _overlay(raw: dict[str, Any]) -> Overlay:
         inline_names=dict(raw.get("inline_names", {})),
         patches=tuple(Patch(**item) for item in raw.get("patches", ())),
         replace_refs=tuple(ReplaceRef(**item) for item in raw.get("replace_refs", ())),
+        input_required_result=raw["protocol"].get("input_required_result"),
         distribute={k: list(v) for k, v in raw.get("distribute", {}).items()},
         extension=_extension(raw["extension"]) if "extension" in raw else None,
     )
@@ -201,4 +236,5 @@ def _extension(raw: dict[str, Any]) -> ExtensionFact:
         base=str(raw["base"]),
         notifications=tuple(sorted(raw.get("notifications", ()))),
         results_extend_result=bool(raw.get("results_extend_result", True)),
+        redefines={str(k): str(v) for k, v in sorted(raw.get("redefines", {}).items())},
     )

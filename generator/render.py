@@ -8,6 +8,7 @@ discovery, so the bytes do not depend on where the output is written.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import subprocess
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from pydantic import BaseModel
 
 from generator.facts import Facts, collect
 from generator.overlay import Overlay
@@ -132,3 +134,35 @@ def render_package(schema: Any, out_dir: Path, pin: Pin, overlay: Overlay) -> No
     ruff = [sys.executable, "-m", "ruff"]
     _run([*ruff, "check", *RUFF_SETTINGS, "--select=I,F401,UP", "--fix", "--quiet", str(out_dir)])
     _run([*ruff, "format", *RUFF_SETTINGS, "--quiet", str(out_dir)])
+
+
+def clashes(package_dir: Path) -> list[str]:
+    """Fields whose wire name is taken on a pydantic model (``validate``, ``copy``,
+    ``json``, ``schema``, ``model_dump``, ...): each is generated under another attribute
+    name with the wire name as alias. Reading ``obj.validate`` would give pydantic's
+    method, so each is said at generation with the attribute to use."""
+    tree = ast.parse((package_dir / "models.py").read_text(encoding="utf-8"))
+    found = []
+    for node in tree.body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        for item in node.body:
+            if not (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)):
+                continue
+            alias = _alias(item)
+            attribute = item.target.id
+            if alias is not None and alias.lstrip("_") != attribute and hasattr(BaseModel, alias):
+                found.append(
+                    f"{node.name}.{alias} clashes with pydantic's BaseModel.{alias}: "
+                    f"it is the attribute {attribute} (alias {alias!r} on the wire)"
+                )
+    return found
+
+
+def _alias(item: ast.AnnAssign) -> str | None:
+    for node in ast.walk(item):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Field":
+            for keyword in node.keywords:
+                if keyword.arg == "alias" and isinstance(keyword.value, ast.Constant):
+                    return str(keyword.value.value)
+    return None

@@ -1,7 +1,8 @@
 """Find the pinned MCP schema and prove it is the pinned one.
 
 Three places, in order: a path given on the command line, the folder named by
-``SNODO_SCHEMA_DIR``, and a per-user cache that is filled by downloading the pinned URL.
+``SNODO_SCHEMA_DIR`` (when it holds the revision), and a per-user cache that is filled
+by downloading the pinned URL (``add-revision`` fills it from the file it is given).
 Whichever it is, the file's sha256 must equal the pin; a mismatch stops generation.
 """
 
@@ -84,10 +85,15 @@ def _verify(data: bytes, pin: Pin, origin: object) -> None:
 
 
 def locate_schema(pin: Pin, explicit: Path | None = None) -> tuple[Path, bytes]:
-    """Return the path and verified bytes of the schema ``pin`` names."""
+    """Return the path and verified bytes of the schema ``pin`` names.
+
+    A revision added from a local file (``add-revision``) is not in the shared schema
+    folder: when ``SNODO_SCHEMA_DIR`` has no copy of it, the user cache is read, and
+    filled from the pin's URL (which may be a ``file:`` URL) if it is empty.
+    """
     if explicit is not None:
         path = _candidate(explicit, pin)
-    elif os.environ.get(SCHEMA_DIR_ENV):
+    elif os.environ.get(SCHEMA_DIR_ENV) and _holds(Path(os.environ[SCHEMA_DIR_ENV]), pin):
         path = _candidate(Path(os.environ[SCHEMA_DIR_ENV]), pin)
     else:
         path = cache_dir() / pin.revision / "schema.json"
@@ -96,3 +102,22 @@ def locate_schema(pin: Pin, explicit: Path | None = None) -> tuple[Path, bytes]:
     data = path.read_bytes()
     _verify(data, pin, path)
     return path, data
+
+
+def _holds(base: Path, pin: Pin) -> bool:
+    try:
+        _candidate(base, pin)
+    except SchemaSourceError:
+        return False
+    return True
+
+
+def cache_schema(pin: Pin, data: bytes) -> Path:
+    """Put a verified schema where ``locate_schema`` finds it: the user cache."""
+    _verify(data, pin, "the given file")
+    target = cache_dir() / pin.revision / "schema.json"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=target.parent, delete=False) as tmp:
+        tmp.write(data)
+    Path(tmp.name).replace(target)
+    return target

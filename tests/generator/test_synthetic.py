@@ -133,6 +133,8 @@ SCHEMA: dict[str, Any] = {
 OVERLAY = """
 [package]
 name = "wire_example"
+era = "modern"
+served = true
 
 [protocol]
 latest_version = "2030-01-01"

@@ -1,0 +1,290 @@
+"""A spec bump in one command, on a fictitious revision made here from the pinned
+2026-07-28 schema: ``add-revision`` in a temporary copy of the repository, then
+``check``, ``coverage`` and ``diff`` on it, and the changes the runtime would trip over
+refused by name.
+
+The fictitious revision 2027-01-26 has the typical changes of a spec bump: an optional
+field on ``Tool`` (``deprecated``) and on ``CallToolResult`` (``summary``), a new request
+``tools/validate``, a new capability flag ``tools.validate`` (a pydantic name), a renamed
+definition (``ToolAnnotations`` -> ``ToolHints``), a removed one (``BaseMetadata``) and a
+description-only edit (``Implementation``).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support.paths import ROOT, schema_dir
+
+REVISION = "2027-01-26"
+PACKAGE = "snodo_wire_2027_01_26"
+BASE = "2026-07-28"
+
+
+def ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/$defs/{name}"}
+
+
+def _rename(node: Any, old: str, new: str) -> Any:
+    text = json.dumps(node).replace(f'"#/$defs/{old}"', f'"#/$defs/{new}"')
+    return json.loads(text)
+
+
+def fictitious(raw: dict[str, Any]) -> dict[str, Any]:
+    """2027-01-26: the 2026-07-28 schema with the changes the module docstring lists."""
+    schema = copy.deepcopy(raw)
+    defs = schema["$defs"]
+    defs["Tool"]["properties"]["deprecated"] = {
+        "description": "Whether the tool is kept for old clients only.",
+        "type": "boolean",
+    }
+    defs["CallToolResult"]["properties"]["summary"] = {
+        "description": "One line a client may show instead of the content.",
+        "type": "string",
+    }
+    request = copy.deepcopy(defs["CallToolRequest"])
+    request["description"] = "Asks the server whether a tool call's arguments are valid."
+    request["properties"]["method"]["const"] = "tools/validate"
+    request["properties"]["params"] = ref("ValidateToolRequestParams")
+    defs["ValidateToolRequest"] = request
+    params = copy.deepcopy(defs["CallToolRequestParams"])
+    params["description"] = "The tool and the arguments to validate."
+    defs["ValidateToolRequestParams"] = params
+    defs["ValidateToolResult"] = {
+        "description": "Whether the arguments are valid.",
+        "properties": {
+            "_meta": ref("ResultMetaObject"),
+            "resultType": copy.deepcopy(defs["CallToolResult"]["properties"]["resultType"]),
+            "valid": {"description": "True when the call would be accepted.", "type": "boolean"},
+        },
+        "required": ["resultType", "valid"],
+        "type": "object",
+    }
+    response = copy.deepcopy(defs["ListToolsResultResponse"])
+    response["description"] = "A successful response to tools/validate."
+    response["properties"]["result"] = ref("ValidateToolResult")
+    defs["ValidateToolResultResponse"] = response
+    defs["ClientRequest"]["anyOf"].append(ref("ValidateToolRequest"))
+    defs["ServerResult"]["anyOf"].append(ref("ValidateToolResult"))
+    tools = defs["ServerCapabilities"]["properties"]["tools"]["properties"]
+    tools["validate"] = {"description": "Whether tools/validate is served.", "type": "boolean"}
+    defs["ToolHints"] = defs.pop("ToolAnnotations")
+    del defs["BaseMetadata"]
+    defs["Implementation"]["description"] += " (Reworded.)"
+    return _rename(schema, "ToolAnnotations", "ToolHints")
+
+
+def _copy_repository(target: Path) -> Path:
+    """The checkout's files (tracked, or new and not ignored), as they are on disk."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    return target
+
+
+def _environment(repo: Path, cache: Path) -> dict[str, str]:
+    return {
+        **os.environ,
+        "SNODO_SCHEMA_DIR": str(schema_dir().parent),
+        "XDG_CACHE_HOME": str(cache),
+        "PYTHONPATH": os.pathsep.join([str(repo), str(repo / "generated")]),
+    }
+
+
+def generator(repo: Path, cache: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "generator", *args],
+        cwd=repo,
+        env=_environment(repo, cache),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+@dataclass(frozen=True)
+class Added:
+    repo: Path
+    cache: Path
+    stderr: str
+
+
+@pytest.fixture(scope="module")
+def added(tmp_path_factory: pytest.TempPathFactory, raw_schema: dict[str, Any]) -> Added:
+    """The copy of the repository after ``add-revision 2027-01-26 --from 2026-07-28``."""
+    repo = _copy_repository(tmp_path_factory.mktemp("repo"))
+    cache = tmp_path_factory.mktemp("cache")
+    source = tmp_path_factory.mktemp("download") / "schema.json"
+    source.write_text(json.dumps(fictitious(raw_schema), indent=2), encoding="utf-8")
+    done = generator(repo, cache, "add-revision", REVISION, "--schema", str(source), "--from", BASE)
+    assert done.returncode == 0, done.stderr
+    return Added(repo, cache, done.stderr)
+
+
+def test_add_revision_writes_pin_overlay_package_catalog_and_lists(added: Added) -> None:
+    folder = added.repo / "schema" / REVISION
+    pin = (folder / "pin.toml").read_text()
+    assert 'revision = "2027-01-26"' in pin
+    assert 'url = "file:///' in pin and "sha256 = " in pin
+    overlay = (folder / "overlay.toml").read_text()
+    assert f'name = "{PACKAGE}"' in overlay and "served = true" in overlay
+    assert 'latest_version = "2027-01-26"' in overlay
+    assert 'supported_versions = ["2027-01-26"]' in overlay
+    assert '[methods."tools/validate"]' in overlay  # inferred from the ClientRequest union
+    assert (added.repo / "generated" / PACKAGE / "tables.py").is_file()
+    catalog = (added.repo / "snodo" / "revisions" / "catalog.py").read_text()
+    rows = [line for line in catalog.splitlines() if line.startswith('    ("20')]
+    assert rows[0] == f'    ("{REVISION}", "{PACKAGE}", "modern", True, ("{REVISION}",)),'
+    pyproject = (added.repo / "pyproject.toml").read_text()
+    assert f'"generated/{PACKAGE}"' in pyproject
+    assert f'"{PACKAGE}", "generator"' not in pyproject or f'"{PACKAGE}"' in pyproject
+    assert not list(added.repo.rglob("schema.json")), "the schema file never enters the repository"
+    assert (added.cache / "snodo" / "mcp-schema" / REVISION / "schema.json").is_file()
+
+
+def test_generation_reports_the_pydantic_name_it_worked_around(added: Added) -> None:
+    stderr = added.stderr
+    assert "ToolsCapability.validate clashes with pydantic's BaseModel.validate" in stderr
+    assert "it is the attribute validate_" in stderr
+    code = (
+        f"from {PACKAGE} import ServerCapabilities\n"
+        "caps = ServerCapabilities.model_validate({'tools': {'validate': False}})\n"
+        "assert caps.tools.validate_ is False\n"
+        "assert callable(caps.tools.validate)\n"
+        "assert caps.model_dump(by_alias=True) == {'tools': {'validate': False}}\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=added.repo,
+        env=_environment(added.repo, added.cache),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.stdout == "ok\n", done.stderr
+
+
+def test_check_passes_after_it(added: Added) -> None:
+    done = generator(added.repo, added.cache, "check")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    assert "all 5 packages match schema + overlay + templates" in done.stdout
+    assert "catalog.py matches the pinned revisions" in done.stdout
+
+
+def test_check_reads_the_added_file_from_the_cache_alone(added: Added, tmp_path: Path) -> None:
+    """The revision's file is found again with no copy in the schema folder, and a file
+    that is not the pinned one is refused."""
+    cached = added.cache / "snodo" / "mcp-schema" / REVISION / "schema.json"
+    original = cached.read_bytes()
+    try:
+        cached.write_bytes(original + b"\n")
+        done = generator(added.repo, added.cache, "check", "--revision", REVISION)
+        assert done.returncode == 2
+        assert "refusing to generate" in done.stderr
+    finally:
+        cached.write_bytes(original)
+
+
+def test_coverage_lists_what_the_runtime_does_not_serve(added: Added) -> None:
+    done = generator(added.repo, added.cache, "coverage", REVISION)
+    lines = done.stdout.splitlines()
+    assert "not served: tools/validate" in lines
+    assert "no authoring keyword: Tool.deprecated" in lines
+    assert "flag never set: tools.validate" in lines
+    assert "never filled: CallToolResult.summary" in lines
+    # a required field of a result the runtime never builds: an error, and a failing exit
+    assert "error: required field never filled: ValidateToolResult.valid" in lines
+    assert done.returncode == 1
+    assert "not served: tools/call" not in lines
+    assert "no authoring keyword: Tool.inputSchema" not in lines
+
+
+def test_diff_lists_definitions_with_descriptions_apart(added: Added) -> None:
+    done = generator(added.repo, added.cache, "diff", BASE, REVISION)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == (
+        f"{BASE} -> {REVISION}: 5 added, 2 removed, "
+        f"{sum(line.startswith('changed: ') for line in lines)} changed, "
+        "1 changed in descriptions only"
+    )
+    for line in (
+        "added: ValidateToolRequest",
+        "added: ToolHints",
+        "removed: BaseMetadata",
+        "removed: ToolAnnotations",
+        "renamed: ToolAnnotations -> ToolHints (same schema)",
+        "changed: Tool",
+        "changed: CallToolResult",
+        "changed: ServerCapabilities",
+        "description only: Implementation",
+    ):
+        assert line in lines
+    assert "changed: Implementation" not in lines
+
+
+# -- what the generator refuses, by name ------------------------------------------
+
+
+def _refused(tmp_path: Path, schema: dict[str, Any]) -> subprocess.CompletedProcess[str]:
+    repo = _copy_repository(tmp_path / "repo")
+    source = tmp_path / "schema.json"
+    source.write_text(json.dumps(schema), encoding="utf-8")
+    done = generator(
+        repo, tmp_path / "cache", "add-revision", REVISION, "--schema", str(source), "--from", BASE
+    )
+    assert done.returncode == 2
+    assert not (repo / "schema" / REVISION).exists(), "a failed add-revision leaves nothing"
+    assert not (repo / "generated" / PACKAGE).exists()
+    assert "2027-01-26" not in (repo / "snodo" / "revisions" / "catalog.py").read_text()
+    return done
+
+
+def test_a_removed_notification_the_runtime_names_is_refused_by_name(
+    tmp_path: Path, raw_schema: dict[str, Any]
+) -> None:
+    schema = fictitious(raw_schema)
+    defs = schema["$defs"]
+    gone = "SubscriptionsAcknowledgedNotification"
+    assert gone in defs
+    del defs[gone]
+    union = defs["ServerNotification"]["anyOf"]
+    union.remove(ref(gone))
+    done = _refused(tmp_path, _rename(schema, gone, "Notification"))
+    assert "error: the runtime names notification notifications/subscriptions/acknowledged" in (
+        done.stderr
+    )
+    assert "snodo/" in done.stderr.split("notifications/subscriptions/acknowledged", 1)[1]
+
+
+def test_a_renamed_definition_the_overlay_names_is_refused_by_name(
+    tmp_path: Path, raw_schema: dict[str, Any]
+) -> None:
+    """The input-required result is an overlay fact: renamed, generation names it
+    (and setting ``input_required = false`` cannot hide it)."""
+    schema = fictitious(raw_schema)
+    schema["$defs"]["InputNeededResult"] = schema["$defs"].pop("InputRequiredResult")
+    done = _refused(tmp_path, _rename(schema, "InputRequiredResult", "InputNeededResult"))
+    assert (
+        "[protocol] input_required_result names InputRequiredResult, which the schema does not "
+        "define" in done.stderr
+    )
