@@ -227,9 +227,9 @@ def removed_names(revision: Revision) -> list[str]:
         f"{base.pin.revision} defines and {revision.pin.revision} does not"
         for named in still_named(
             read_source(ROOT),
-            vars(old.models),
+            {**vars(old.models), **vars(old.protocol)},
             old.tables,
-            vars(new.models),
+            {**vars(new.models), **vars(new.protocol)},
             new.tables,
         )
     ]

@@ -131,9 +131,9 @@ def coverage(revision: Revision) -> Coverage:
         base_package = import_package(base.package, ROOT)
         for named in still_named(
             use,
-            _definitions(base_package.models),
+            {**_definitions(base_package.models), **vars(base_package.protocol)},
             base_package.tables,
-            _definitions(models),
+            {**_definitions(models), **vars(protocol)},
             tables,
         ):
             errors += 1

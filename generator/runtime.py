@@ -89,8 +89,9 @@ def still_named(
     definitions (by identifier) and methods and notifications (by their literal name)."""
     found: list[Named] = []
     for name in sorted(set(base_defs) - set(defs)):
-        if name in use.names:
-            found.append(Named("definition", name, use.names[name]))
+        if name in use.names and not name.startswith("_"):
+            what = "protocol constant" if name.isupper() else "definition"
+            found.append(Named(what, name, use.names[name]))
     kinds = (
         ("METHODS", "method"),
         ("SERVER_NOTIFICATIONS", "notification"),

@@ -288,3 +288,36 @@ def test_a_renamed_definition_the_overlay_names_is_refused_by_name(
         "[protocol] input_required_result names InputRequiredResult, which the schema does not "
         "define" in done.stderr
     )
+
+
+def test_the_wire_tests_run_for_the_new_package(added: Added) -> None:
+    """The tests find packages under schema/: in the copy, the oracle over built
+    instances and mutations and the vendoring test run for 2027-01-26 with no edit."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "tests/wire/test_oracle_built.py",
+            "tests/generator/test_generator.py::test_vendored_copy_imports_without_the_runtime",
+            "tests/generator/test_generator.py::test_every_definition_has_a_model",
+            "-k",
+            PACKAGE,
+        ],
+        cwd=added.repo,
+        env=_environment(added.repo, added.cache),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+    passed = int(done.stdout.strip().splitlines()[-1].split(" passed")[0].split()[-1])
+    definitions = len(
+        json.loads((added.cache / "snodo" / "mcp-schema" / REVISION / "schema.json").read_text())[
+            "$defs"
+        ]
+    )
+    assert passed > definitions  # one oracle case or more per definition, and the two others

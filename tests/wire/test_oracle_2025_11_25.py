@@ -258,25 +258,11 @@ def oracle() -> Oracle:
 
 
 def test_every_definition_yields_cases() -> None:
+    """The built instances themselves are checked in test_oracle_built.py, for every
+    pinned revision; this says the legacy schema yields them all."""
     assert {name for name, _, _ in BUILT} == set(RAW["$defs"])
     assert len(RAW["$defs"]) == 145
     assert len(BUILT) > 250
-
-
-@pytest.mark.parametrize(
-    ("name", "instance"),
-    [(name, instance) for name, _, instance in BUILT],
-    ids=[f"{name}/{label}" for name, label, _ in BUILT],
-)
-def test_built_instances_agree_with_json_schema(name: str, instance: Any, oracle: Oracle) -> None:
-    assert oracle.schema_accepts(name, instance), "the builder made an invalid instance"
-    assert oracle.model_accepts(name, instance)
-    checked, disagreements = oracle.disagreements(name, instance)
-    assert checked > 0 or instance in ({}, [])
-    assert not disagreements, (
-        f"undocumented divergence from JSON Schema (known: {sorted(DOCUMENTED_DIVERGENCES)})",
-        disagreements,
-    )
 
 
 @pytest.mark.parametrize(

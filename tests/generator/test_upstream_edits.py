@@ -1,0 +1,316 @@
+"""The generator on ordinary upstream edits: the overlay's era and served keys, the
+runtime's catalog, the input-required result as an overlay fact, description-only
+differences in an extension's copies, pydantic-name clashes, and ``upstream`` against a
+loopback server serving a changed file."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import functools
+import http.server
+import importlib
+import json
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from generator.__main__ import check_repeated, main
+from generator.catalog import CATALOG, render_catalog
+from generator.facts import collect
+from generator.overlay import OverlayError, load_overlay
+from generator.prepass import prepare
+from generator.render import clashes, render_package
+from generator.revisions import SCHEMA_ROOT, load_revision, revisions
+from generator.schemadiff import diff_definitions, without_descriptions
+from tests.generator.test_synthetic import OVERLAY, PIN, SCHEMA
+from tests.support.paths import schema_dir
+
+MODERN = load_revision(SCHEMA_ROOT / "2026-07-28")
+TASKS = load_revision(SCHEMA_ROOT / "ext-tasks")
+
+
+# -- era and served --------------------------------------------------------------
+
+
+def _overlay_with(tmp_path: Path, package: str) -> Path:
+    text = OVERLAY.replace('era = "modern"\nserved = true\n', package)
+    path = tmp_path / "overlay.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("package", "message"),
+    [
+        ("", "era must be one of ['modern', 'legacy'], not None"),
+        ('era = "future"\nserved = true\n', "era must be one of"),
+        ('era = "modern"\n', "served must be true or false, not None"),
+        ('era = "modern"\nserved = "yes"\n', "served must be true or false, not 'yes'"),
+    ],
+)
+def test_a_core_overlay_states_its_era_and_whether_it_is_served(
+    tmp_path: Path, package: str, message: str
+) -> None:
+    with pytest.raises(OverlayError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        load_overlay(_overlay_with(tmp_path, package))
+
+
+def test_an_extension_has_neither(tmp_path: Path) -> None:
+    text = (SCHEMA_ROOT / "ext-tasks" / "overlay.toml").read_text()
+    path = tmp_path / "overlay.toml"
+    path.write_text(text.replace('name = "snodo_wire_tasks"\n', 'name = "x"\nserved = true\n'))
+    with pytest.raises(OverlayError, match="an extension has no era and is not served"):
+        load_overlay(path)
+    assert (TASKS.overlay.era, TASKS.overlay.served) == (None, False)
+
+
+# -- the catalog -------------------------------------------------------------------
+
+
+def test_the_catalog_lists_every_pinned_revision_from_the_overlays() -> None:
+    catalog = importlib.import_module("snodo.revisions.catalog")
+    found = revisions()
+    cores = [r for r in found if r.overlay.extension is None]
+    assert [row[0] for row in catalog.CATALOG] == [r.pin.revision for r in cores]
+    assert sorted(row[0] for row in catalog.CATALOG) == sorted(
+        (r.pin.revision for r in cores), reverse=False
+    )
+    assert [row[0] for row in catalog.CATALOG] == sorted(
+        (row[0] for row in catalog.CATALOG), reverse=True
+    )
+    for row, revision in zip(catalog.CATALOG, cores, strict=True):
+        overlay = revision.overlay
+        assert row == (
+            revision.pin.revision,
+            overlay.package,
+            overlay.era,
+            overlay.served,
+            overlay.supported_versions,
+        )
+    assert catalog.EXTENSIONS == (
+        ("ext-tasks", "snodo_wire_tasks"),
+        ("ext-apps", "snodo_wire_apps"),
+    )
+    assert CATALOG.read_text() == render_catalog(found)
+
+
+def test_check_reports_a_catalog_edited_by_hand(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SNODO_SCHEMA_DIR", str(schema_dir().parent))
+    edited = tmp_path / "catalog.py"
+    edited.write_text(CATALOG.read_text().replace("True", "False", 1))
+    assert main(["check", "--revision", "ext-tasks", "--catalog", str(edited)]) == 1
+    out = capsys.readouterr().out
+    assert f"{edited} has drifted from the pinned revisions" in out
+    assert out.endswith("the catalog drifted: run `python -m generator generate`\n")
+    edited.write_text(CATALOG.read_text())
+    assert main(["check", "--revision", "ext-tasks", "--catalog", str(edited)]) == 0
+
+
+# -- the input-required result is an overlay fact ------------------------------------
+
+
+def _renamed_input_required(raw: dict[str, Any]) -> dict[str, Any]:
+    text = json.dumps(raw).replace('"#/$defs/InputRequiredResult"', '"#/$defs/InputNeededResult"')
+    schema: dict[str, Any] = json.loads(text)
+    schema["$defs"]["InputNeededResult"] = schema["$defs"].pop("InputRequiredResult")
+    return schema
+
+
+def test_a_renamed_input_required_result_is_named(raw_schema: dict[str, Any]) -> None:
+    schema = _renamed_input_required(raw_schema)
+    with pytest.raises(OverlayError, match="input_required_result names InputRequiredResult"):
+        collect(prepare(schema, MODERN.overlay), MODERN.overlay)
+
+
+def test_input_required_false_cannot_hide_the_rename(raw_schema: dict[str, Any]) -> None:
+    """The easy wrong fix (input_required = false for every method) still fails: the
+    response allows a result the overlay does not account for."""
+    schema = _renamed_input_required(raw_schema)
+    overlay = dataclasses.replace(
+        MODERN.overlay,
+        input_required_result=None,
+        methods=tuple(dataclasses.replace(m, input_required=False) for m in MODERN.overlay.methods),
+    )
+    with pytest.raises(OverlayError, match=r"ResultResponse allows .*InputNeededResult"):
+        collect(prepare(schema, overlay), overlay)
+
+
+def test_the_overlay_rename_generates_the_same_tables(raw_schema: dict[str, Any]) -> None:
+    schema = _renamed_input_required(raw_schema)
+    overlay = dataclasses.replace(MODERN.overlay, input_required_result="InputNeededResult")
+    renamed = collect(prepare(schema, overlay), overlay)
+    pinned = collect(prepare(raw_schema, MODERN.overlay), MODERN.overlay)
+    assert renamed.methods == pinned.methods
+
+
+# -- an extension's copies of core definitions --------------------------------------
+
+
+def _tasks_schema() -> Any:
+    return json.loads((schema_dir().parent / "ext-tasks" / "schema.json").read_text())
+
+
+def test_a_description_only_difference_is_a_warning_naming_both() -> None:
+    schema = _tasks_schema()
+    assert "Tool" in schema["$defs"]
+    schema["$defs"]["Tool"]["description"] = "Reworded upstream."
+    schema["$defs"]["Tool"]["properties"]["name"]["description"] = "Reworded too."
+    warnings = check_repeated(schema, TASKS, None)
+    assert warnings == ["ext-tasks's Tool differs from 2026-07-28's Tool in descriptions only"]
+
+
+def test_a_real_difference_needs_an_overlay_entry() -> None:
+    schema = _tasks_schema()
+    schema["$defs"]["Tool"]["required"] = ["name"]
+    with pytest.raises(OverlayError, match=r"redefines \['Tool'\] differently .*redefines\]"):
+        check_repeated(schema, TASKS, None)
+    extension = dataclasses.replace(
+        TASKS.overlay.extension, redefines={"Tool": "upstream relaxed inputSchema"}
+    )
+    allowed = dataclasses.replace(
+        TASKS, overlay=dataclasses.replace(TASKS.overlay, extension=extension)
+    )
+    assert check_repeated(schema, allowed, None) == []
+    stale = dataclasses.replace(extension, redefines={"NoSuchDefinition": "gone"})
+    stale_revision = dataclasses.replace(
+        TASKS, overlay=dataclasses.replace(TASKS.overlay, extension=stale)
+    )
+    with pytest.raises(OverlayError, match="names \\['NoSuchDefinition'\\]"):
+        check_repeated(_tasks_schema(), stale_revision, None)
+
+
+def test_a_property_named_description_is_not_an_annotation() -> None:
+    node = {
+        "description": "words",
+        "properties": {"description": {"type": "string", "description": "more words"}},
+    }
+    assert without_descriptions(node) == {"properties": {"description": {"type": "string"}}}
+    other = copy.deepcopy(node)
+    other["properties"]["description"]["type"] = "integer"
+    found = diff_definitions({"$defs": {"A": node}}, {"$defs": {"A": other}})
+    assert found.changed == ("A",) and found.described == ()
+
+
+# -- pydantic names ------------------------------------------------------------------
+
+
+@pytest.fixture
+def clashing(tmp_path: Path) -> Iterator[Path]:
+    schema = copy.deepcopy(SCHEMA)
+    tag = schema["$defs"]["Tag"]["properties"]
+    tag["validate"] = {"type": "boolean"}
+    tag["copy"] = {"type": "string"}
+    tag["json"] = {"type": "integer"}
+    path = tmp_path / "overlay.toml"
+    path.write_text(OVERLAY, encoding="utf-8")
+    render_package(schema, tmp_path / "wire_clash", PIN, load_overlay(path))
+    sys.path.insert(0, str(tmp_path))
+    try:
+        yield tmp_path / "wire_clash"
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [m for m in sys.modules if m.split(".")[0] == "wire_clash"]:
+            del sys.modules[name]
+
+
+def test_a_pydantic_name_is_reported_with_the_attribute_to_use(clashing: Path) -> None:
+    notes = clashes(clashing)
+    assert sorted(note.split(" ")[0] for note in notes) == [
+        "Tag.copy",
+        "Tag.json",
+        "Tag.validate",
+    ]
+    assert any("it is the attribute validate_ (alias 'validate' on the wire)" in n for n in notes)
+    models = importlib.import_module("wire_clash.models")
+    tag = models.Tag.model_validate({"validate": False, "copy": "c", "json": 3})
+    assert tag.validate_ is False
+    assert callable(tag.validate)  # pydantic's: the reason the note exists
+    attributes = {note.split("attribute ")[1].split(" ")[0] for note in notes}
+    assert {name: getattr(tag, name) for name in attributes} == {
+        "validate_": False,
+        "copy_": "c",
+        "json_": 3,
+    }
+    assert tag.model_dump(by_alias=True) == {"validate": False, "copy": "c", "json": 3}
+
+
+def test_the_pinned_packages_have_no_clash() -> None:
+    root = Path(importlib.import_module("snodo_wire").__file__ or "").parent.parent
+    for revision in revisions():
+        assert clashes(root / revision.package) == []
+
+
+# -- upstream --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def mirror(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """A loopback HTTP server over a folder laid out like schema/."""
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    handler.log_message = lambda *args: None  # type: ignore[attr-defined]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/", tmp_path
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def test_upstream_reports_definitions_of_a_changed_file(
+    mirror: tuple[str, Path],
+    raw_schema: dict[str, Any],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SNODO_SCHEMA_DIR", str(schema_dir().parent))
+    url, folder = mirror
+    for name in ("2025-11-25", "ext-tasks"):
+        (folder / name).mkdir()
+        (folder / name / "schema.json").write_bytes(
+            (schema_dir().parent / name / "schema.json").read_bytes()
+        )
+    changed = copy.deepcopy(raw_schema)
+    changed["$defs"]["Tool"]["properties"]["deprecated"] = {"type": "boolean"}
+    changed["$defs"]["Implementation"]["description"] = "Reworded."
+    (folder / "2026-07-28").mkdir()
+    (folder / "2026-07-28" / "schema.json").write_text(json.dumps(changed))
+    (folder / "draft").mkdir()
+    draft = copy.deepcopy(changed)
+    draft["$defs"]["ValidateToolRequest"] = draft["$defs"]["CallToolRequest"]
+    (folder / "draft" / "schema.json").write_text(json.dumps(draft))
+    assert main(["upstream", "--source", url]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert f"2026-07-28: {url}2026-07-28/schema.json differs from the pin" in lines
+    assert "  changed: Tool" in lines
+    assert "  description only: Implementation" in lines
+    assert f"2025-11-25: unchanged upstream ({url}2025-11-25/schema.json)" in lines
+    assert f"ext-apps: not published at {url}ext-apps/schema.json" in lines
+    assert f"draft ({url}draft/schema.json) against 2026-07-28:" in lines
+    assert "  added: ValidateToolRequest" in lines
+    (folder / "2026-07-28" / "schema.json").write_bytes((schema_dir() / "schema.json").read_bytes())
+    assert main(["upstream", "--source", url]) == 0
+
+
+def test_upstream_reads_a_pins_current_file_where_it_is_published() -> None:
+    from generator.upstream import current_url, draft_url
+
+    commit = MODERN.pin.commit
+    assert current_url(MODERN.pin.url, "2026-07-28", None) == MODERN.pin.url.replace(commit, "main")
+    assert draft_url(MODERN, None) == (
+        "https://raw.githubusercontent.com/modelcontextprotocol/modelcontextprotocol/main/"
+        "schema/draft/schema.json"
+    )
+    apps = load_revision(SCHEMA_ROOT / "ext-apps")
+    assert current_url(apps.pin.url, "ext-apps", None) == (
+        "https://unpkg.com/@modelcontextprotocol/ext-apps/dist/src/generated/schema.json"
+    )

@@ -1,0 +1,45 @@
+"""The wire packages the tests run on, found from ``schema/*/`` rather than listed, so a
+revision added with ``python -m generator add-revision`` is tested with no edit here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from generator.revisions import Revision, revisions
+from generator.source import locate_schema
+from tests.support.paths import schema_dir
+
+
+def discovered() -> tuple[Revision, ...]:
+    """Every pinned revision, newest first, extensions included."""
+    return revisions()
+
+
+def core() -> tuple[Revision, ...]:
+    """The pinned protocol revisions (no extension)."""
+    return tuple(r for r in revisions() if r.overlay.extension is None)
+
+
+def modern() -> tuple[Revision, ...]:
+    return tuple(r for r in core() if r.overlay.era == "modern")
+
+
+_RAW: dict[str, dict[str, Any]] = {}
+
+
+def raw(revision: Revision) -> dict[str, Any]:
+    """The pinned schema: from the shared schema folder, else where the generator finds
+    it (the user cache holds a revision added from a file)."""
+    name = revision.pin.revision
+    if name not in _RAW:
+        path = schema_dir().parent / name / "schema.json"
+        data = path.read_bytes() if path.is_file() else locate_schema(revision.pin)[1]
+        _RAW[name] = json.loads(data)
+    return _RAW[name]
+
+
+def example_files(revision: Revision) -> list[Path]:
+    """The specification's example messages for ``revision``, where it publishes some."""
+    return sorted((schema_dir().parent / revision.pin.revision / "examples").glob("*/*.json"))
