@@ -181,11 +181,11 @@ def _add_revision(args: argparse.Namespace) -> int:
         revision = add_revision(
             args.revision, args.schema, args.base, draft=args.draft, url=args.url, root=ROOT
         )
-        print(f"wrote {folder / 'pin.toml'} and {folder / 'overlay.toml'}")
+        print(f"wrote {_shown(folder / 'pin.toml')} and {_shown(folder / 'overlay.toml')}")
         generate_into(package_dir, revision, None)
         for note in clashes(package_dir):
             print(f"note: {note}", file=sys.stderr)
-        print(f"wrote {package_dir}")
+        print(f"wrote {_shown(package_dir)}")
         problems = removed_names(revision)
         for problem in problems:
             print(f"{'warning' if args.draft else 'error'}: {problem}", file=sys.stderr)
@@ -198,12 +198,17 @@ def _add_revision(args: argparse.Namespace) -> int:
         undo(folder, package_dir)
         raise
     CATALOG.write_text(render_catalog(revisions()), encoding="utf-8")
-    print(f"wrote {CATALOG}")
+    print(f"wrote {_shown(CATALOG)}")
     register(revision.package, ROOT / "pyproject.toml")
     print(f"listed {revision.package} in pyproject.toml (mypy files, isort known-first-party)")
     state = "a draft, not served" if args.draft else "served by `snodo run` beside the others"
     print(f"{args.revision} is {state}; see `python -m generator coverage {args.revision}`")
     return 0
+
+
+def _shown(path: Path) -> str:
+    """A path as the repository names it."""
+    return path.relative_to(ROOT).as_posix()
 
 
 def removed_names(revision: Revision) -> list[str]:

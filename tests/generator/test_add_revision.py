@@ -124,6 +124,7 @@ def generator(repo: Path, cache: Path, *args: str) -> subprocess.CompletedProces
 class Added:
     repo: Path
     cache: Path
+    stdout: str
     stderr: str
 
 
@@ -136,7 +137,7 @@ def added(tmp_path_factory: pytest.TempPathFactory, raw_schema: dict[str, Any]) 
     source.write_text(json.dumps(fictitious(raw_schema), indent=2), encoding="utf-8")
     done = generator(repo, cache, "add-revision", REVISION, "--schema", str(source), "--from", BASE)
     assert done.returncode == 0, done.stderr
-    return Added(repo, cache, done.stderr)
+    return Added(repo, cache, done.stdout, done.stderr)
 
 
 def test_add_revision_writes_pin_overlay_package_catalog_and_lists(added: Added) -> None:
@@ -155,7 +156,8 @@ def test_add_revision_writes_pin_overlay_package_catalog_and_lists(added: Added)
     assert rows[0] == f'    ("{REVISION}", "{PACKAGE}", "modern", True, ("{REVISION}",)),'
     pyproject = (added.repo / "pyproject.toml").read_text()
     assert f'"generated/{PACKAGE}"' in pyproject
-    assert f'"{PACKAGE}", "generator"' not in pyproject or f'"{PACKAGE}"' in pyproject
+    first_party = next(line for line in pyproject.splitlines() if "known-first-party" in line)
+    assert f'"snodo_wire_apps", "{PACKAGE}", "generator"' in first_party
     assert not list(added.repo.rglob("schema.json")), "the schema file never enters the repository"
     assert (added.cache / "snodo" / "mcp-schema" / REVISION / "schema.json").is_file()
 
@@ -321,3 +323,25 @@ def test_the_wire_tests_run_for_the_new_package(added: Added) -> None:
         ]
     )
     assert passed > definitions  # one oracle case or more per definition, and the two others
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        f"coverage {REVISION}",
+        f"diff {BASE} {REVISION}",
+        f"add-revision {REVISION} --schema ~/Downloads/{REVISION}.json --from {BASE}",
+    ],
+)
+def test_the_walkthrough_shows_todays_output(added: Added, command: str) -> None:
+    """docs/wire.md's "On a spec bump" pastes these commands' output on this revision."""
+    page = (ROOT / "docs" / "wire.md").read_text(encoding="utf-8")
+    block = page.split(f"```console\n$ python -m generator {command}\n", 1)[1].split("```", 1)[0]
+    if command.startswith("add-revision"):
+        shown = added.stdout + "".join(
+            line + "\n" for line in added.stderr.splitlines() if line.startswith("note: ")
+        )
+        assert sorted(block.splitlines()) == sorted(shown.splitlines())
+        return
+    done = generator(added.repo, added.cache, *command.split())
+    assert block == done.stdout
