@@ -27,8 +27,8 @@ from snodo.built import BuiltRequest
 from snodo.capabilities import missing
 from snodo.errors import InternalError, MissingClientCapability
 from snodo.result import InputRequired
-from snodo_wire import InputRequiredResult
-from snodo_wire.tables import INPUT_REQUIRED_METHODS
+from snodo.revisions.authoring import InputRequiredResult
+from snodo.revisions.authoring.tables import INPUT_REQUIRED_METHODS
 
 __all__ = ["admit"]
 

@@ -37,7 +37,7 @@ from snodo.context import Context
 from snodo.errors import InvalidParams
 from snodo.plain_params import plain_call_params
 from snodo.result import MISSING
-from snodo_wire import (
+from snodo.revisions.authoring import (
     CallToolRequestParams,
     CreateMessageResult,
     ElicitResult,

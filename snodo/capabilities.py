@@ -21,7 +21,7 @@ from types import MappingProxyType
 from typing import Any
 
 from snodo.built import BuiltRequest
-from snodo_wire.tables import CAPABILITY_RULES, CapabilityRule
+from snodo.revisions.authoring.tables import CAPABILITY_RULES, CapabilityRule
 
 __all__ = ["declares", "merge", "missing", "needs", "path_object"]
 

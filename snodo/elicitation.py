@@ -61,9 +61,9 @@ from snodo.form_schema import (
     check_schema,
 )
 from snodo.result import MISSING
+from snodo.revisions.authoring import adapters
+from snodo.revisions.authoring.models import ElicitResult
 from snodo.typed_forms import form_model, is_form_model
-from snodo_wire import adapters
-from snodo_wire.models import ElicitResult
 
 __all__ = [
     "FORMATS",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from snodo_wire.errors import ErrorCode
+from snodo.revisions.authoring.errors import ErrorCode
 
 __all__ = [
     "ErrorCode",

@@ -24,7 +24,7 @@ from typing import Any
 
 from snodo.errors import HeaderMismatch
 from snodo.observe import outgoing_trace_context
-from snodo_wire_tasks.tables import METHODS as TASK_METHODS
+from snodo.revisions.tasks.tables import METHODS as TASK_METHODS
 
 __all__ = [
     "check_headers",

@@ -21,7 +21,7 @@ import copy
 from typing import Any, Final
 
 from snodo.context import LOG_RANK
-from snodo_wire.protocol import (
+from snodo.revisions.authoring.protocol import (
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
     META_LOG_LEVEL,

@@ -21,7 +21,7 @@ from snodo import answers
 from snodo.built import BuiltRequest
 from snodo.context import Context
 from snodo.result import MISSING
-from snodo_wire.models import ListRootsResult, Root
+from snodo.revisions.authoring.models import ListRootsResult, Root
 
 __all__ = ["ListRootsResult", "Root", "contains", "list_roots", "response", "root_path"]
 

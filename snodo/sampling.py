@@ -32,8 +32,8 @@ from snodo import answers
 from snodo.built import BuiltRequest
 from snodo.context import Context
 from snodo.result import MISSING
-from snodo_wire import adapters
-from snodo_wire.models import CreateMessageResult, SamplingMessage, Tool
+from snodo.revisions.authoring import adapters
+from snodo.revisions.authoring.models import CreateMessageResult, SamplingMessage, Tool
 
 __all__ = [
     "INCLUDE_CONTEXT",

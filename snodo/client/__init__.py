@@ -51,12 +51,11 @@ from snodo.client.results import RESULT_MODELS, Flow, Handler, complete_result, 
 from snodo.client.rounds import FlowBounds, run_flow
 from snodo.client.tasks import ClientTasks, TaskCancelled, TaskFailed, TaskHandle
 from snodo.client.transports import ClientTransport, HttpTransport, StdioTransport
-from snodo.client.url_required import Completions, UrlElicitationRequired
+from snodo.client.url_required import URL_REQUIRED, Completions, UrlElicitationRequired
 from snodo.errors import ErrorCode
-from snodo_wire import CallToolResult, CompleteResult, DiscoverResult
-from snodo_wire.protocol import LATEST_PROTOCOL_VERSION
-from snodo_wire_2025_11_25.errors import ErrorCode as LegacyErrorCode
-from snodo_wire_tasks.protocol import EXTENSION_ID as TASKS_EXTENSION
+from snodo.revisions.authoring import CallToolResult, CompleteResult, DiscoverResult
+from snodo.revisions.authoring.protocol import LATEST_PROTOCOL_VERSION
+from snodo.revisions.tasks.protocol import EXTENSION_ID as TASKS_EXTENSION
 
 __all__ = [
     "Client",
@@ -281,7 +280,7 @@ class Client(Listings, ClientTasks):
         try:
             return await self._rounds(method, params, None, None, manual, notify=notify)
         except RequestError as refused:
-            if refused.code != LegacyErrorCode.URL_ELICITATION_REQUIRED or self.era != "legacy":
+            if refused.code != URL_REQUIRED or self.era != "legacy":
                 raise
             left = self.limits.request_timeout if until is None else until - time.monotonic()
             await self.completions.visit(refused, self.inputs, left)

@@ -19,8 +19,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from snodo_wire_apps import McpUiResourceMeta, McpUiToolMeta
-from snodo_wire_apps.protocol import EXTENSION_ID, RESOURCE_MIME_TYPE
+from snodo.revisions.apps import McpUiResourceMeta, McpUiToolMeta
+from snodo.revisions.apps.protocol import EXTENSION_ID, RESOURCE_MIME_TYPE
 
 __all__ = [
     "APP_MIME_TYPE",

@@ -25,7 +25,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from snodo.context import LOG_LEVELS
-from snodo_wire.protocol import META_LOG_LEVEL
+from snodo.revisions.authoring.protocol import META_LOG_LEVEL
 
 __all__ = ["CALL_DEADLINE", "OnLog", "OnProgress", "call_deadline", "call_scope"]
 

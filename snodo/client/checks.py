@@ -19,7 +19,7 @@ import jsonschema_rs
 
 from snodo.client.errors import OutputMismatch
 from snodo.client.results import with_defaults
-from snodo_wire import CallToolResult
+from snodo.revisions.authoring import CallToolResult
 
 __all__ = ["SAFE_ICON_SCHEMES", "OutputSchemas", "listed_tool", "safe_icons"]
 

@@ -41,7 +41,7 @@ from snodo.client.results import result_of
 from snodo.client.transports import ClientTransport, HttpRefused, SessionTransport
 from snodo.errors import ErrorCode
 from snodo.http_headers import outgoing_trace_context, request_headers
-from snodo_wire.protocol import (
+from snodo.revisions.authoring.protocol import (
     LATEST_PROTOCOL_VERSION,
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,

@@ -29,9 +29,9 @@ from typing import Any, Final, Literal
 
 from snodo.client.errors import ClientError
 from snodo.client.transports.base import SessionTransport, TransportError
-from snodo_wire.errors import ErrorCode
-from snodo_wire.protocol import SUPPORTED_PROTOCOL_VERSIONS
-from snodo_wire_2025_11_25.protocol import SUPPORTED_PROTOCOL_VERSIONS as LEGACY_SUPPORTED
+from snodo.revisions import REVISIONS
+from snodo.revisions.authoring.errors import ErrorCode
+from snodo.revisions.authoring.protocol import SUPPORTED_PROTOCOL_VERSIONS
 
 __all__ = [
     "LEGACY_PROTOCOL_VERSIONS",
@@ -53,7 +53,7 @@ __all__ = [
 Era = Literal["modern", "legacy"]
 EraChoice = Literal["auto", "modern", "legacy"]
 
-LEGACY_PROTOCOL_VERSIONS: Final[tuple[str, ...]] = LEGACY_SUPPORTED
+LEGACY_PROTOCOL_VERSIONS: Final[tuple[str, ...]] = REVISIONS.versions("legacy")
 """Initialize-based revisions a legacy session accepts, newest (the one offered) first:
 those the generated legacy package (``snodo_wire_2025_11_25``) speaks."""
 

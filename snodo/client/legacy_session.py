@@ -56,9 +56,8 @@ from snodo.client.transports.base import (
     TransportError,
 )
 from snodo.errors import ErrorCode
-from snodo_wire.protocol import META_SERVER_INFO, META_SUBSCRIPTION_ID
-from snodo_wire_2025_11_25 import InitializeResult
-from snodo_wire_2025_11_25.tables import SERVER_REQUESTS
+from snodo.revisions import REVISIONS
+from snodo.revisions.authoring.protocol import META_SERVER_INFO, META_SUBSCRIPTION_ID
 
 __all__ = ["LegacySession"]
 
@@ -104,6 +103,8 @@ class LegacySession:
         self.on_notification = on_notification
         self.ids = ids
         self.version = LEGACY_PROTOCOL_VERSIONS[0]
+        self.revision = REVISIONS.of(self.version)
+        """The negotiated version's revision: what the server's messages are checked with."""
         self.server: dict[str, Any] = {}
         """The server's InitializeResult."""
 
@@ -148,11 +149,13 @@ class LegacySession:
                 f"the server answered initialize with protocol version {version!r}",
                 [str(version)],
             )
+        revision = REVISIONS.of(version)
         try:
-            InitializeResult.model_validate(result)
+            revision.models.InitializeResult.model_validate(result)
         except ValidationError as exc:
             raise ProtocolViolation(f"the server's InitializeResult is not valid: {exc}") from exc
         self.version = str(version)
+        self.revision = revision
         self.server = result
         await self.transport.notify(
             {"jsonrpc": "2.0", "method": "notifications/initialized"}, self.headers()
@@ -270,7 +273,7 @@ class LegacySession:
         if request.get("method") == "ping":
             return {**reply, "result": {}}
         method = str(request.get("method"))
-        if method not in SERVER_REQUESTS or not self.inputs.declares(method):
+        if method not in self.revision.server_requests or not self.inputs.declares(method):
             return _refusal(reply, ErrorCode.METHOD_NOT_FOUND, f"Method not found: {method}")
         try:
             self.inputs.check(request)
@@ -279,7 +282,7 @@ class LegacySession:
         try:
             answer = await self.inputs.answer(request)
             # The same checks as an MRTR answer, then the legacy schema's own.
-            SERVER_REQUESTS[method].result.model_validate(answer)
+            self.revision.server_requests[method].result.model_validate(answer)
             reply["result"] = answer
         except Exception as exc:
             reply["error"] = {"code": int(ErrorCode.INTERNAL_ERROR), "message": str(exc)}

@@ -28,7 +28,7 @@ from snodo.client.limits import ClientLimits
 from snodo.client.results import validated
 from snodo.errors import ErrorCode
 from snodo.http_headers import valid_header_params
-from snodo_wire import Prompt, Resource, ResourceTemplate, Tool
+from snodo.revisions.authoring import Prompt, Resource, ResourceTemplate, Tool
 
 __all__ = ["Listed", "Listings", "every_page"]
 

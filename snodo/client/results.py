@@ -15,7 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from snodo.client.errors import ProtocolViolation, RequestError, TooManyRounds
 from snodo.errors import ErrorCode
-from snodo_wire import (
+from snodo.revisions.authoring import (
     CallToolResult,
     CreateMessageResult,
     ElicitResult,

@@ -23,7 +23,7 @@ from snodo.client.errors import DeadlineExceeded, ProtocolViolation, TooManyRoun
 from snodo.client.handlers import InputHandlers
 from snodo.client.limits import ClientLimits
 from snodo.client.results import RESULT_MODELS, Flow, complete_result, validated
-from snodo_wire import InputRequiredResult
+from snodo.revisions.authoring import InputRequiredResult
 
 __all__ = ["FlowBounds", "OnTask", "Send", "run_flow"]
 

@@ -48,8 +48,8 @@ from snodo.client.handlers import InputHandlers
 from snodo.client.limits import ClientLimits
 from snodo.client.results import validated
 from snodo.client.rounds import FlowBounds
-from snodo_wire_tasks import CreateTaskResult
-from snodo_wire_tasks.adapters import get_task_result
+from snodo.revisions.tasks import CreateTaskResult
+from snodo.revisions.tasks.adapters import get_task_result
 
 __all__ = [
     "TASK_METHODS",

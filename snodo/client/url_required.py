@@ -20,8 +20,12 @@ from typing import Any
 
 from snodo.client.errors import ProtocolViolation, RequestError
 from snodo.client.handlers import InputHandlers
+from snodo.revisions import REVISIONS
 
-__all__ = ["Completions", "UrlElicitationRequired"]
+__all__ = ["URL_REQUIRED", "Completions", "UrlElicitationRequired"]
+
+URL_REQUIRED: int = REVISIONS.newest("legacy").errors.ErrorCode.URL_ELICITATION_REQUIRED
+"""A legacy server's -32042, from the legacy revision's error codes."""
 
 COMPLETE = "notifications/elicitation/complete"
 

@@ -41,9 +41,13 @@ from snodo.errors import InternalError, McpError
 from snodo.gateway.open_calls import CURRENT, REFUSE, FlowElsewhere, OpenCalls
 from snodo.gateway.relay import Relay
 from snodo.result import InputRequired, input_required
+from snodo.revisions.authoring.protocol import (
+    META_CLIENT_CAPABILITIES,
+    META_LOG_LEVEL,
+    META_SERVER_INFO,
+)
 from snodo.server import Server
 from snodo.server.subscriptions import MAX_RESOURCE_SUBSCRIPTIONS
-from snodo_wire.protocol import META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_SERVER_INFO
 
 __all__ = ["BackendError", "Proxy", "proxy"]
 

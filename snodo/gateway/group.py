@@ -26,8 +26,14 @@ from snodo.client.errors import RequestError
 from snodo.gateway.composite import SEPARATOR, Composite, check_prefix, served_name
 from snodo.gateway.forwarding import Connect, Proxy
 from snodo.gateway.mounting import composite_of
+from snodo.revisions.authoring import (
+    CallToolResult,
+    GetPromptResult,
+    Prompt,
+    ReadResourceResult,
+    Tool,
+)
 from snodo.server import Server
-from snodo_wire import CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Tool
 
 __all__ = ["ClientGroup", "safe_prefixes", "serve_group", "servers"]
 

@@ -34,17 +34,16 @@ from snodo import jsonrpc
 from snodo.context import Emit
 from snodo.errors import ErrorCode, InternalError, MissingClientCapability, ResourceNotFound
 from snodo.legacy.session import ClientAnswerError, LegacySession
-from snodo.legacy.wire import check_params, check_request, check_result, legacy_result
+from snodo.legacy.wire import LEGACY, check_params, check_request, check_result, legacy_result
 from snodo.result import URL_REQUIRED_META
-from snodo.server import Server
-from snodo_wire.protocol import (
+from snodo.revisions.authoring.protocol import (
     LATEST_PROTOCOL_VERSION,
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
     META_LOG_LEVEL,
     META_PROTOCOL_VERSION,
 )
-from snodo_wire_2025_11_25.errors import ErrorCode as LegacyErrorCode
+from snodo.server import Server
 
 __all__ = ["forward"]
 
@@ -118,7 +117,7 @@ def _url_required(request_id: Any, result: Mapping[str, Any]) -> dict[str, Any] 
     requests = (result.get("inputRequests") or {}).values()
     elicitations = [_outgoing(request)[1] for request in requests]
     error = {
-        "code": LegacyErrorCode.URL_ELICITATION_REQUIRED,
+        "code": LEGACY.errors.ErrorCode.URL_ELICITATION_REQUIRED,
         "message": "This request needs the user to visit a URL first",
         "data": {"elicitations": elicitations},
     }
@@ -208,7 +207,10 @@ async def forward(
                 )
             if request.method == "resources/read" and _not_found(error):
                 # The legacy revision names its own code for it (server/resources.mdx).
-                return {**response, "error": {**error, "code": LegacyErrorCode.RESOURCE_NOT_FOUND}}
+                return {
+                    **response,
+                    "error": {**error, "code": LEGACY.errors.ErrorCode.RESOURCE_NOT_FOUND},
+                }
             return response
         result = response["result"]
         if result.get("resultType") != "input_required":

@@ -60,11 +60,10 @@ from snodo.legacy.session import LegacySession
 from snodo.legacy.shared import Entry, SharedSessions
 from snodo.legacy.stateless import Stateless
 from snodo.legacy.store import StoreUnavailable, session_store
-from snodo.legacy.wire import VERSIONS, is_initialize
+from snodo.legacy.wire import LEGACY, VERSIONS, is_initialize
 from snodo.server import Server
 from snodo.server.eras import is_modern
 from snodo.server.legacy_limits import LegacyLimits
-from snodo_wire_2025_11_25.protocol import BATCH_VERSIONS
 
 __all__ = ["SESSION_HEADER", "LegacyHttp", "no_session_error"]
 
@@ -253,7 +252,7 @@ class LegacyHttp:
         is -32600. Notifications and
         server-to-client requests a member causes go to the session's GET stream."""
         session = entry.session
-        if session.version not in BATCH_VERSIONS:
+        if session.version not in LEGACY.batch_versions:
             refused = InvalidRequest(
                 f"Invalid Request: protocol version {session.version} has no batches"
             )

@@ -32,13 +32,12 @@ from snodo.legacy.bridge import forward
 from snodo.legacy.session import LegacySession
 from snodo.legacy.wire import FORWARDED, check_params, check_result, legacy_result, negotiate
 from snodo.observe import QUIET
-from snodo.server import Reply, Server
-from snodo_wire.protocol import (
-    LATEST_PROTOCOL_VERSION,
+from snodo.revisions.authoring.protocol import (
     META_CLIENT_CAPABILITIES,
     META_PROTOCOL_VERSION,
     META_SERVER_INFO,
 )
+from snodo.server import Reply, Server
 
 __all__ = ["OWN", "LegacyKernel"]
 
@@ -148,15 +147,17 @@ class LegacyKernel:
         if session.version is not None:
             raise InvalidRequest("Invalid request: the session is already initialized")
         described = await self._describe()
-        version = negotiate(params["protocolVersion"])
+        version = negotiate(params["protocolVersion"], self.server.legacy_versions)
+        revision = self.server.revisions.of(version)  # what this session's answers may say
         bus = self.server.subscriptions
         session.start(
             version, params["capabilities"], params["clientInfo"], bus, self.server.observer
         )
         result: dict[str, Any] = {
             "protocolVersion": version,
-            "capabilities": described["capabilities"],
-            "serverInfo": described["_meta"][META_SERVER_INFO],
+            # Read before any revision's shaping: the legacy one's flags are its own.
+            "capabilities": revision.capabilities(self.server.capabilities()),
+            "serverInfo": revision.info(described["_meta"][META_SERVER_INFO]),
         }
         if "instructions" in described:
             result["instructions"] = described["instructions"]
@@ -164,7 +165,8 @@ class LegacyKernel:
 
     async def _describe(self) -> dict[str, Any]:
         """The core's server/discover result: capabilities, instructions, server info."""
-        meta = {META_PROTOCOL_VERSION: LATEST_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES: {}}
+        newest = self.server.supported_versions[0]  # the newest modern version served
+        meta = {META_PROTOCOL_VERSION: newest, META_CLIENT_CAPABILITIES: {}}
         discover = {
             "jsonrpc": "2.0",
             "id": 0,

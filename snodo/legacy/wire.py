@@ -3,8 +3,8 @@
 The legacy revisions (``VERSIONS``: the newest initialize-based revision and the two
 before it, all served with its models, as the official SDKs do) negotiate a version
 once with ``initialize`` and carry no per-request ``_meta`` envelope. The generated
-``snodo_wire_2025_11_25`` package holds the models and method tables of that revision;
-this module is where the legacy era reads them:
+legacy revision's package (``snodo.revisions``, the catalog's newest legacy row) holds
+its models and method tables; this module is where the legacy era reads them:
 
 - incoming params are checked against the legacy params model of their method
   (-32602), before the kernel or the modern core sees them;
@@ -23,16 +23,15 @@ from typing import Any, Final
 from pydantic import ValidationError
 
 from snodo.errors import InternalError, InvalidParams
+from snodo.revisions import REVISIONS, Revision
+from snodo.revisions.authoring.protocol import META_SERVER_INFO as SERVER_INFO
 from snodo.server.eras import is_modern
-from snodo_wire.protocol import META_SERVER_INFO as SERVER_INFO
-from snodo_wire.tables import METHODS as MODERN_METHODS
-from snodo_wire_2025_11_25.protocol import LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS
-from snodo_wire_2025_11_25.tables import METHODS, SERVER_REQUESTS
 
 __all__ = [
     "ASSUMED_VERSION",
     "FORWARDED",
     "LATEST",
+    "LEGACY",
     "VERSIONS",
     "check_params",
     "check_request",
@@ -44,14 +43,21 @@ __all__ = [
 
 log = logging.getLogger("snodo.legacy")
 
-VERSIONS: Final = SUPPORTED_PROTOCOL_VERSIONS
+LEGACY: Final[Revision] = REVISIONS.newest("legacy")
+"""The legacy revision whose package checks legacy traffic (it speaks every version in
+``VERSIONS``)."""
+METHODS: Final = LEGACY.methods
+SERVER_REQUESTS: Final = LEGACY.server_requests
+VERSIONS: Final = REVISIONS.versions("legacy")
 """Legacy revisions served, newest first."""
-LATEST: Final = LATEST_PROTOCOL_VERSION
+LATEST: Final = VERSIONS[0]
 ASSUMED_VERSION: Final = VERSIONS[-1]
 """What the legacy transport page says to assume of a request with no version header
 and no other way to tell: the oldest revision of this transport, the last served."""
 
-FORWARDED: Final = frozenset(METHODS) & frozenset(MODERN_METHODS)
+FORWARDED: Final = frozenset(METHODS) & frozenset(
+    name for modern in REVISIONS.served("modern") for name in modern.methods
+)
 """Legacy methods whose meaning the modern core already has: it answers them. The rest
 of the legacy table (initialize, ping, logging/setLevel, resources/subscribe and
 unsubscribe) is the kernel's own."""
@@ -70,9 +76,12 @@ def is_initialize(message: Any) -> bool:
     )
 
 
-def negotiate(requested: object) -> str:
-    """The version to answer an initialize with: the client's if served, else the latest."""
-    return requested if isinstance(requested, str) and requested in VERSIONS else LATEST
+def negotiate(requested: object, offered: tuple[str, ...] = VERSIONS) -> str:
+    """The version to answer an initialize with: the client's if offered, else the
+    newest offered."""
+    if isinstance(requested, str) and requested in offered:
+        return requested
+    return offered[0] if offered else LATEST
 
 
 def check_params(method: str, params: dict[str, Any]) -> None:

@@ -71,8 +71,8 @@ except ModuleNotFoundError as exc:
 
 from snodo.observe import Attributes, Observation
 from snodo.otel.tasks import DURATION_BUCKETS, TaskRuns, linked_span, span_mark
-from snodo_wire.protocol import META_PROTOCOL_VERSION
-from snodo_wire.tables import METHODS
+from snodo.revisions.authoring.protocol import META_PROTOCOL_VERSION
+from snodo.revisions.authoring.tables import METHODS
 
 if TYPE_CHECKING:
     from snodo.jsonrpc import Request

@@ -25,33 +25,38 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel
 
 from snodo.auth.protected import ProtectedResource
 from snodo.context import Emit
 from snodo.observe import QUIET, Observer
+from snodo.revisions import REVISIONS, Revisions
 from snodo.server.answering import CallNext, Middleware, Reply, answer
 from snodo.server.backend import Backend
 from snodo.server.caching import NO_CACHE, CacheHint, hints
 from snodo.server.decorators import Decorators
 from snodo.server.dispatch import Served, capabilities
 from snodo.server.eras import check_version
-from snodo.server.extensions import Extension, tasks_extension
+from snodo.server.extensions import Extension, ExtensionMethod, tasks_extension
 from snodo.server.legacy_limits import LegacyLimits
 from snodo.server.lifespan import Lifespan, Lifespans, StartupFailed, describe
 from snodo.server.notify_bus import LocalBus, NotificationBus
 from snodo.server.registry import Registry
 from snodo.server.subscriptions import MAX_OPEN_STREAMS, Subscription, Subscriptions
 from snodo.server.threads import DEFAULT_THREAD_LIMIT, Threads
+from snodo.server.versions import offered_revisions
 from snodo.state.keyring import Keyring, server_keyring
 from snodo.state.replay import ReplayGuard
 from snodo.state.token import DEFAULT_TTL
 from snodo.tasks.engine import Tasks
-from snodo_wire.protocol import SUPPORTED_PROTOCOL_VERSIONS
 
 __all__ = ["CacheHint", "CallNext", "LegacyLimits", "Middleware", "Reply", "Server"]
 
 log = logging.getLogger("snodo")
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 DEFAULT_LEGACY_LIMITS = LegacyLimits()
 
@@ -103,7 +108,8 @@ class Server(Decorators):
         instructions: str | None = None,
         website_url: str | None = None,
         icons: Sequence[Mapping[str, Any]] | None = None,
-        supported_versions: Iterable[str] = SUPPORTED_PROTOCOL_VERSIONS,
+        versions: Iterable[str] | None = None,
+        supported_versions: Iterable[str] | None = None,
         page_size: int | None = None,
         list_cache: CacheHint | Mapping[str, CacheHint] = NO_CACHE,
         read_cache: CacheHint = NO_CACHE,
@@ -126,6 +132,7 @@ class Server(Decorators):
         hide_unauthorized: bool = False,
         extensions: Sequence[Extension] = (),
         backend: Backend | None = None,
+        revisions: Revisions = REVISIONS,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -137,7 +144,14 @@ class Server(Decorators):
                 info[key] = value
         if icons:
             info["icons"] = [dict(icon) for icon in icons]
-        self.info: MappingProxyType[str, Any] = MappingProxyType(info)
+        modern, legacy_versions = offered_revisions(versions, supported_versions, revisions)
+        self.revisions = revisions
+        self._modern = modern
+        self.legacy_versions = legacy_versions
+        """The legacy protocol versions offered, newest first (none: modern-only)."""
+        self.versions = (*modern, *legacy_versions)
+        """Every protocol version offered, modern ones first, each era newest first."""
+        self.info = info
         self.cache = hints(list_cache, read_cache, discover_cache)
         """The caching hint of each cacheable method (a resource's own overrides it)."""
         self.clock = clock
@@ -146,6 +160,8 @@ class Server(Decorators):
         )
         """Seals and verifies request state, and pins the questions a flow asked."""
         self.legacy = LegacyLimits(stateless=True) if isinstance(legacy, str) else legacy
+        if not legacy_versions:  # versions= named no legacy version
+            self.legacy = None
         """Bounds of the legacy (initialize-based) era the transports also serve, by
         default (snodo.legacy); ``"stateless"``: no legacy sessions; None makes the
         server modern-only."""
@@ -170,7 +186,8 @@ class Server(Decorators):
         self.served = Served(
             self.registry,
             self.subscriptions,
-            tuple(supported_versions),
+            tuple(modern),
+            modern,
             instructions,
             page_size,
             tasks,
@@ -180,6 +197,40 @@ class Server(Decorators):
         self.observer = observer
         # OAuth (snodo.auth): HTTP verifies tokens with it; the core checks item scopes.
         self.authorization = authorization
+
+    @property
+    def info(self) -> MappingProxyType[str, Any]:
+        """The server's ``Implementation``, as given."""
+        return self._info
+
+    @info.setter
+    def info(self, info: Mapping[str, Any]) -> None:
+        self._info = MappingProxyType(dict(info))
+        # What each served revision's answers stamp: only the fields it defines.
+        self.infos = {
+            version: MappingProxyType(revision.info(info))
+            for version, revision in self._modern.items()
+        }
+
+    def method(self, name: str, *, params: type[BaseModel] | None = None) -> Callable[[F], F]:
+        """``@server.method("tools/validate")``: serve a request a revision adds to the
+        core (or any other), ``handler(ctx, params) -> result``, for modern requests.
+
+        Its params are checked by the negotiated revision's generated model where that
+        revision defines the method (then by ``params``, when given, for the handler);
+        a revision that does not define it answers -32601 naming it, as for any method
+        nobody serves.
+        """
+
+        def register(handler: F) -> F:
+            core = any(name in revision.methods for revision in self.revisions.all)
+            self.registry.extension_methods[name] = ExtensionMethod(
+                name, params, handler, core=core
+            )
+            self.registry.modern_methods.add(name)
+            return handler
+
+        return register
 
     def middleware(self, function: Middleware) -> Middleware:
         """Add a middleware; the first added is the outermost."""

@@ -27,19 +27,24 @@ from snodo.context import (
     check_log_level,
     refilled,
 )
-from snodo.errors import InsufficientScope, InternalError, McpError, MethodNotFound
+from snodo.errors import (
+    InsufficientScope,
+    InternalError,
+    McpError,
+    UnsupportedProtocolVersion,
+)
 from snodo.observe import QUIET, Observer
 from snodo.result import InputRequired
+from snodo.revisions import Revision
+from snodo.revisions.authoring.protocol import META_CLIENT_INFO, META_LOG_LEVEL, META_SERVER_INFO
 from snodo.server.backend import FORWARDED
 from snodo.server.caching import NO_CACHE, CacheHint
 from snodo.server.dispatch import HANDLERS, Outcome, Served, forwarded, offers
-from snodo.server.eras import check_version, refuse_initialize, required_meta
+from snodo.server.eras import not_found, refuse_initialize, required_meta
 from snodo.server.lifespan import Lifespans
 from snodo.server.subscriptions import Subscription
 from snodo.state.keyring import Keyring
 from snodo.state.sealing import NOTHING_OPENED, Sealer, opened, opened_now, pinned
-from snodo_wire.protocol import META_CLIENT_INFO, META_LOG_LEVEL, META_SERVER_INFO
-from snodo_wire.tables import METHODS
 
 __all__ = ["Answerer", "CallNext", "Middleware", "Reply", "answer", "request_context"]
 
@@ -106,6 +111,7 @@ class Answerer(Protocol):
     middlewares: list[Middleware]
     cache: dict[str, CacheHint]
     info: MappingProxyType[str, Any]
+    infos: dict[str, MappingProxyType[str, Any]]
 
     @property
     def observer(self) -> Observer: ...
@@ -114,7 +120,6 @@ class Answerer(Protocol):
 
 
 _NO_RESPONSES: Mapping[str, Any] = MappingProxyType({})  # every first round's input_responses
-_CACHEABLE = frozenset(name for name, spec in METHODS.items() if spec.cacheable)
 
 
 async def answer(
@@ -158,23 +163,34 @@ async def answer(
         # basic/versioning.mdx: name this core's versions
         if method == "initialize":
             refuse_initialize(params, served.supported_versions)
-        spec = METHODS.get(method)  # the generated table's row of a core method
         handler = HANDLERS.get(method)
-        if spec is None:  # an extension's own method (snodo.server.extensions), if any
-            spec = handler = served.registry.extension_methods.get(method)
-        elif served.backend is not None and method in FORWARDED:
-            handler = forwarded
-        # offers(), whose usual case (no backend) is the registry's, asked directly.
-        on_offer = (
-            served.registry.offers(method) if served.backend is None else offers(served, method)
-        )
-        if spec is None or handler is None or not on_offer:
-            raise MethodNotFound(f"Method not found: {method}")
+        own = None
+        if handler is None:  # an extension's method, or a core one served with server.method
+            own = served.registry.extension_methods.get(method)
+            if own is None:
+                raise not_found(method, params)
+            handler = own
+        else:
+            if served.backend is not None and method in FORWARDED:
+                handler = forwarded
+            # offers(), whose usual case (no backend) is the registry's, asked directly.
+            if not (
+                served.registry.offers(method) if served.backend is None else offers(served, method)
+            ):
+                raise not_found(method, params)
         if checked_meta is None:
             meta, version, declared = required_meta(params)
-            check_version(version, served.supported_versions)
         else:
             meta, version, declared = checked_meta
+        # The one lookup of the negotiated revision: its package checks this request.
+        revision: Revision | None = served.revisions.get(version)
+        if revision is None:
+            raise UnsupportedProtocolVersion(version, list(served.supported_versions))
+        spec = revision.methods.get(method)  # the revision's generated row of the method
+        if spec is None:
+            if own is None or own.core:  # a core method this revision does not define
+                raise not_found(method, params)
+            spec = own  # an extension's method: its own params model
         checked_answers = check_params(spec.params, params, spec.input_required)
         responses = params.get("inputResponses")
         level = meta.get(META_LOG_LEVEL)  # most requests ask for no log messages
@@ -222,7 +238,7 @@ async def answer(
         else:  # nothing in between: no chain to build, and no coroutine for one
             outcome = await handler(served, ctx, ctx.request_params)
         if not isinstance(outcome, Subscription):
-            outcome = _finish(server, keyring, ctx, outcome)
+            outcome = _finish(server, keyring, ctx, outcome, spec.cacheable, revision)
     except McpError as exc:
         needed = exc.scopes if isinstance(exc, InsufficientScope) else None
         reply = Reply(jsonrpc.error_response(request_id, exc), collected, None, needed)
@@ -301,7 +317,14 @@ def request_context(values: dict[str, Any]) -> Context:
     return ctx
 
 
-def _finish(server: Answerer, keyring: Keyring, ctx: Context, outcome: Any) -> dict[str, Any]:
+def _finish(
+    server: Answerer,
+    keyring: Keyring,
+    ctx: Context,
+    outcome: Any,
+    cacheable: bool,
+    revision: Revision,
+) -> dict[str, Any]:
     if isinstance(outcome, InputRequired):
         result = admit(ctx.request_method, outcome, ctx.client_capabilities)
         state = pinned(keyring, ctx, outcome).request_state  # the questions
@@ -309,7 +332,7 @@ def _finish(server: Answerer, keyring: Keyring, ctx: Context, outcome: Any) -> d
             result["requestState"] = state
     elif isinstance(outcome, dict):
         result = {"resultType": "complete", **outcome}
-        if ctx.request_method in _CACHEABLE:
+        if cacheable:
             hint = server.cache.get(ctx.request_method, NO_CACHE)
             result.setdefault("ttlMs", hint.ttl_ms)
             result.setdefault("cacheScope", hint.scope)
@@ -317,7 +340,8 @@ def _finish(server: Answerer, keyring: Keyring, ctx: Context, outcome: Any) -> d
         log.error("%s produced %r, not a result", ctx.request_method, type(outcome).__name__)
         raise InternalError()
     meta = result.get("_meta")
-    stamped = {META_SERVER_INFO: server.info.copy()}  # the proxy's dict, copied in C
+    info = server.infos.get(revision.version, server.info)  # its fields in this revision
+    stamped = {META_SERVER_INFO: info.copy()}  # the proxy's dict, copied in C
     if isinstance(meta, dict):
         stamped.update(meta)
     result["_meta"] = stamped

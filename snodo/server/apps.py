@@ -25,8 +25,8 @@ from typing import Any, TypeVar, overload
 
 from pydantic import ValidationError
 
-from snodo_wire_apps import McpUiResourceMeta, McpUiToolMeta
-from snodo_wire_apps.protocol import EXTENSION_ID, RESOURCE_MIME_TYPE
+from snodo.revisions.apps import McpUiResourceMeta, McpUiToolMeta
+from snodo.revisions.apps.protocol import EXTENSION_ID, RESOURCE_MIME_TYPE
 
 __all__ = ["APP_MIME_TYPE", "EXTENSION_ID", "App", "renders_apps"]
 

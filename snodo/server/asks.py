@@ -45,8 +45,8 @@ from typing import Any
 from snodo import elicitation, roots, sampling
 from snodo.context import Context, refilled
 from snodo.result import MISSING, NO_STATE, InputRequired
+from snodo.revisions.authoring.models import CreateMessageResult, ListRootsResult
 from snodo.state.sealing import UNKNOWN, Sealer
-from snodo_wire.models import CreateMessageResult, ListRootsResult
 
 __all__ = [
     "Answered",

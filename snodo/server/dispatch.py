@@ -20,6 +20,7 @@ from typing import Any, Literal
 from snodo.context import Context
 from snodo.errors import InternalError, InvalidParams, McpError, ResourceNotFound
 from snodo.result import InputRequired, ToolError
+from snodo.revisions import Revision
 from snodo.server.apps import renders_apps
 from snodo.server.backend import FEATURES, FORWARDED, Backend
 from snodo.server.dependencies import DependencyFailed
@@ -61,6 +62,9 @@ class Served:
     registry: Registry
     subscriptions: Subscriptions
     supported_versions: tuple[str, ...]
+    """The modern protocol versions served, newest first."""
+    revisions: dict[str, Revision]
+    """The revision of each of them (``snodo.revisions``): what checks its requests."""
     instructions: str | None = None
     page_size: int | None = None
     tasks: Tasks | None = None
@@ -107,7 +111,11 @@ async def forwarded(served: Served, ctx: Context, params: Params) -> Outcome:
 
 
 async def discover(served: Served, ctx: Context, params: Params) -> Outcome:
+    # What the request's revision defines of them: a flag another adds stays out.
     capabilities_ = capabilities(served)
+    revision = served.revisions.get(ctx.protocol_version)
+    if revision is not None:
+        capabilities_ = revision.capabilities(capabilities_)
     result: dict[str, Any] = {
         "supportedVersions": list(served.supported_versions),
         "capabilities": capabilities_,

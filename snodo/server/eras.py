@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from snodo.errors import InvalidParams, UnsupportedProtocolVersion
-from snodo_wire.protocol import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
+from snodo.errors import InvalidParams, MethodNotFound, UnsupportedProtocolVersion
+from snodo.revisions.authoring.protocol import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
 
-__all__ = ["check_version", "is_modern", "refuse_initialize", "required_meta"]
+__all__ = ["check_version", "is_modern", "not_found", "refuse_initialize", "required_meta"]
 
 
 def is_modern(message: Any) -> bool:
@@ -55,3 +55,13 @@ def required_meta(params: Any) -> tuple[dict[str, Any], str, dict[str, Any]]:
     if not isinstance(declared, dict):
         raise InvalidParams(f"Missing required _meta field {META_CLIENT_CAPABILITIES}")
     return meta, version, declared
+
+
+def not_found(method: str, params: Any) -> MethodNotFound:
+    """-32601 naming the method and, when the request names one, its protocol version:
+    what a method no served revision (or not the request's) defines answers."""
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
+    if isinstance(version, str):
+        return MethodNotFound(f"Method not found: {method} (protocol version {version})")
+    return MethodNotFound(f"Method not found: {method}")

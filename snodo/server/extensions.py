@@ -31,9 +31,9 @@ from pydantic import BaseModel, ValidationError
 
 from snodo.context import Context
 from snodo.errors import InvalidParams
+from snodo.revisions.tasks.protocol import EXTENSION_ID as TASKS_EXTENSION_ID
 from snodo.tasks.engine import Tasks
 from snodo.tasks.methods import TASK_METHODS
-from snodo_wire_tasks.protocol import EXTENSION_ID as TASKS_EXTENSION_ID
 
 __all__ = ["Extension", "ExtensionMethod", "tasks_extension"]
 
@@ -56,6 +56,11 @@ class ExtensionMethod:
     params: type[BaseModel] = _Params
     """What the core checks the params with before the model (any object)."""
     input_required: bool = False
+    cacheable: bool = False
+    core: bool = False
+    """A method a core revision defines, served with ``server.method``: answered only
+    to requests whose revision defines it, with that revision's params model."""
+    """Whether the result carries caching hints (a core method the revision marks so)."""
 
     async def __call__(self, served: Any, ctx: Context, params: Mapping[str, Any]) -> Any:
         checked: Any = params

@@ -10,9 +10,9 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from snodo.errors import InvalidParams
+from snodo.revisions.authoring import PromptMessage
 from snodo.server.invoke import Handler, Invoker, described, invoker, listed_fields
 from snodo.server.threads import Threads
-from snodo_wire import PromptMessage
 
 __all__ = ["Prompt", "make_prompt", "prompt_messages"]
 

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from snodo.errors import InternalError, InvalidParams
+from snodo.revisions.authoring.protocol import META_SUBSCRIPTION_ID
 from snodo.server.notify_bus import LocalBus, Notice, NotificationBus
 from snodo.tasks.record import TaskRecord
-from snodo_wire.protocol import META_SUBSCRIPTION_ID
 
 __all__ = ["Subscription", "Subscriptions", "check_resource_subscriptions"]
 

@@ -33,6 +33,7 @@ from pydantic_core import to_jsonable_python
 from snodo.errors import InternalError
 from snodo.http_headers import header_params
 from snodo.result import InputRequired, ToolError
+from snodo.revisions.authoring import adapters
 from snodo.server.invoke import Handler, Invoker, described, invoker, listed_fields
 from snodo.server.media import Media
 from snodo.server.outputs import Output, output_of
@@ -40,7 +41,6 @@ from snodo.server.schemas import CompiledSchema, compile_schema
 from snodo.server.threads import Threads
 from snodo.server.type_schemas import UntitledSchema
 from snodo.tasks.engine import Background
-from snodo_wire import adapters
 
 __all__ = [
     "TaskSupport",

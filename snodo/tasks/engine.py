@@ -53,10 +53,10 @@ from snodo.context import Context
 from snodo.errors import InternalError, InvalidParams, McpError, MissingClientCapability
 from snodo.observe import QUIET, Observer
 from snodo.result import NO_STATE, InputRequired, ToolError
+from snodo.revisions.authoring import adapters
+from snodo.revisions.tasks.protocol import EXTENSION_ID
 from snodo.tasks.record import Status, TaskRecord, advance
 from snodo.tasks.store import TaskStore, settle
-from snodo_wire import adapters
-from snodo_wire_tasks.protocol import EXTENSION_ID
 
 __all__ = ["Background", "StatusHook", "Tasks", "background", "declares_tasks"]
 

@@ -12,8 +12,8 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Final
 
-from snodo_wire_tasks import models
-from snodo_wire_tasks.tables import METHODS, MethodSpec
+from snodo.revisions.tasks import models
+from snodo.revisions.tasks.tables import METHODS, MethodSpec
 
 __all__ = ["TASK_METHODS"]
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from snodo.context import Context
 from snodo.errors import InvalidParams
 from snodo.server import CacheHint, Server
-from tests.support.wire import SERVER_INFO, answer, call, meta, request
+from tests.support.wire import SERVER_INFO, VERSION, answer, call, meta, request
 
 
 class Forecast(BaseModel):
@@ -467,10 +467,14 @@ def test_malformed_input(message: Any, expected: dict[str, Any]) -> None:
     ],
 )
 def test_removed_and_unknown_methods(method: str) -> None:
+    """The message names the method and the protocol version the request named."""
     assert answer(SERVER, request(method, id=9)) == {
         "jsonrpc": "2.0",
         "id": 9,
-        "error": {"code": -32601, "message": f"Method not found: {method}"},
+        "error": {
+            "code": -32601,
+            "message": f"Method not found: {method} (protocol version {VERSION})",
+        },
     }
 
 

@@ -12,7 +12,7 @@ from typing import Any, Protocol, runtime_checkable
 from snodo import jsonrpc
 from snodo.client.errors import HttpRefused, TransportError
 from snodo.errors import ParseError
-from snodo_wire.protocol import META_SUBSCRIPTION_ID as SUBSCRIPTION_ID
+from snodo.revisions.authoring.protocol import META_SUBSCRIPTION_ID as SUBSCRIPTION_ID
 
 __all__ = [
     "SUBSCRIPTION_ID",

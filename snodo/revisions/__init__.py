@@ -1,0 +1,171 @@
+"""The revision registry: each pinned MCP revision's generated package, by protocol version.
+
+A new revision is data: a row in ``catalog`` (rendered by the generator) and the package
+it names. The server and the client look up the negotiated version here once and check
+and build that request's messages with its package, so revisions are served side by side
+and none judges another's traffic. ``build`` makes a registry from any catalog (tests
+make one with a throwaway revision); ``REVISIONS`` is the one from ``catalog``.
+
+This package is the only place in snodo that imports a wire package by name
+(tests/core/test_revisions.py): the rows' packages with ``importlib``, and, for typing and
+authoring, the newest modern revision (``authoring``) and the extensions (``tasks``,
+``apps``) statically. It may import no other snodo package; every package may import it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import types
+import typing
+from collections.abc import Iterable, Mapping
+from types import ModuleType
+from typing import Any, Final, TypeAlias
+
+from pydantic import BaseModel
+
+from snodo.revisions.catalog import CATALOG, EXTENSIONS
+
+__all__ = [
+    "CARRIED",
+    "REVISIONS",
+    "Revision",
+    "Revisions",
+    "Shape",
+    "build",
+    "shaped",
+]
+
+Row: TypeAlias = tuple[str, str, str, bool, tuple[str, ...]]
+Shape: TypeAlias = Mapping[str, "Shape | None"]
+"""The wire names a model defines, each with the shape of its nested model (None: any
+value)."""
+
+CARRIED: Final = frozenset({"extensions"})
+"""Capability keys kept in every revision's answers, defined there or not: extensions are
+negotiated by identifier in either era (an MCP Apps host on a legacy session declares and
+reads them too)."""
+
+
+def _shape(model: type[BaseModel]) -> dict[str, Shape | None]:
+    shape: dict[str, Shape | None] = {}
+    for name, field in model.model_fields.items():
+        annotation = field.annotation
+        options = (
+            typing.get_args(annotation)
+            if typing.get_origin(annotation) in (typing.Union, types.UnionType)
+            else (annotation,)
+        )
+        nested = [o for o in options if isinstance(o, type) and issubclass(o, BaseModel)]
+        shape[field.alias or name] = _shape(nested[0]) if len(nested) == 1 else None
+    return shape
+
+
+def shaped(
+    value: Mapping[str, Any], shape: Shape, carried: frozenset[str] = CARRIED
+) -> dict[str, Any]:
+    """``value`` with only the keys ``shape`` defines (and ``carried``), nested objects
+    likewise: what a revision's answer may say of it."""
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if key in shape:
+            inner = shape[key]
+            out[key] = (
+                shaped(item, inner, frozenset())
+                if inner is not None and isinstance(item, Mapping)
+                else item
+            )
+        elif key in carried:
+            out[key] = item
+    return out
+
+
+class Revision:
+    """One pinned core revision: its package's modules and the tables read from them."""
+
+    def __init__(
+        self, version: str, package: str, era: str, served: bool, versions: tuple[str, ...]
+    ) -> None:
+        if era not in ("modern", "legacy"):
+            raise ValueError(f"revision {version}: era is modern or legacy, not {era!r}")
+        self.version = version
+        self.package = package
+        self.era = era
+        self.served = served
+        self.versions = versions
+        """The protocol versions this package speaks, newest first."""
+        self.models: Any = importlib.import_module(f"{package}.models")
+        self.adapters: Any = importlib.import_module(f"{package}.adapters")
+        self.tables: Any = importlib.import_module(f"{package}.tables")
+        self.protocol: Any = importlib.import_module(f"{package}.protocol")
+        self.errors: Any = importlib.import_module(f"{package}.errors")
+        self.methods: Mapping[str, Any] = self.tables.METHODS
+        """Client-to-server requests: method name to its ``MethodSpec``."""
+        self.input_required_methods: frozenset[str] = frozenset(
+            getattr(self.tables, "INPUT_REQUIRED_METHODS", ())
+        )
+        self.capability_rules: tuple[Any, ...] = tuple(getattr(self.tables, "CAPABILITY_RULES", ()))
+        self.server_requests: Mapping[str, Any] = getattr(self.tables, "SERVER_REQUESTS", {})
+        self.batch_versions: frozenset[str] = frozenset(
+            getattr(self.protocol, "BATCH_VERSIONS", ())
+        )
+        self.capability_shape: Shape = _shape(self.models.ServerCapabilities)
+        self.info_shape: Shape = _shape(self.models.Implementation)
+
+    def __repr__(self) -> str:
+        return f"Revision({self.version!r}, {self.package!r}, {self.era!r})"
+
+    def capabilities(self, offered: Mapping[str, Any]) -> dict[str, Any]:
+        """Server capabilities as this revision defines them: flags it lacks left out."""
+        return shaped(offered, self.capability_shape)
+
+    def info(self, info: Mapping[str, Any]) -> dict[str, Any]:
+        """The server's ``Implementation`` with only the fields this revision defines."""
+        return shaped(info, self.info_shape, frozenset())
+
+
+class Revisions:
+    """Revisions newest first, and the revision of each protocol version they speak."""
+
+    def __init__(self, revisions: Iterable[Revision], extensions: Mapping[str, ModuleType]):
+        self.all = tuple(revisions)
+        self.by_version: dict[str, Revision] = {}
+        for revision in self.all:
+            for version in revision.versions:
+                self.by_version.setdefault(version, revision)
+        self.extensions = extensions
+        """Each extension's package, by its pin revision (``ext-tasks``)."""
+
+    def served(self, era: str) -> tuple[Revision, ...]:
+        """The revisions of ``era`` a server offers unless narrowed, newest first."""
+        return tuple(r for r in self.all if r.served and r.era == era)
+
+    def versions(self, era: str) -> tuple[str, ...]:
+        """Every protocol version the served revisions of ``era`` speak, newest first."""
+        return tuple(v for r in self.served(era) for v in r.versions)
+
+    def newest(self, era: str) -> Revision:
+        """The newest served revision of ``era`` (the one authoring types come from,
+        for the modern era)."""
+        found = self.served(era)
+        if not found:
+            raise LookupError(f"no served {era} revision in the catalog")
+        return found[0]
+
+    def of(self, version: str) -> Revision:
+        """The revision that speaks ``version``; KeyError for one none speaks."""
+        return self.by_version[version]
+
+
+def build(
+    catalog: Iterable[Row] = CATALOG, extensions: Iterable[tuple[str, str]] = EXTENSIONS
+) -> Revisions:
+    """A registry from catalog rows ``(version, package, era, served, versions)``, newest
+    first, and extension rows ``(pin, package)``: each package imported once."""
+    return Revisions(
+        (Revision(*row) for row in catalog),
+        {pin: importlib.import_module(package) for pin, package in extensions},
+    )
+
+
+REVISIONS: Final = build()
+"""The registry of the catalog: what ``snodo run`` serves."""

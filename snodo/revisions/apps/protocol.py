@@ -1,0 +1,3 @@
+"""The MCP Apps extension's ``protocol``."""
+
+from snodo_wire_apps.protocol import *  # noqa: F403

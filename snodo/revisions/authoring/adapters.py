@@ -1,0 +1,3 @@
+"""The authoring revision's ``adapters``."""
+
+from snodo_wire.adapters import *  # noqa: F403

@@ -1,0 +1,3 @@
+"""The authoring revision's ``errors``."""
+
+from snodo_wire.errors import *  # noqa: F403

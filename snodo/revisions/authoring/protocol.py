@@ -1,0 +1,3 @@
+"""The authoring revision's ``protocol``."""
+
+from snodo_wire.protocol import *  # noqa: F403

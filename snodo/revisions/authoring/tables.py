@@ -1,0 +1,3 @@
+"""The authoring revision's ``tables``."""
+
+from snodo_wire.tables import *  # noqa: F403

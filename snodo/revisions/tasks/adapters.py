@@ -1,0 +1,3 @@
+"""The tasks extension's ``adapters``."""
+
+from snodo_wire_tasks.adapters import *  # noqa: F403

@@ -1,0 +1,3 @@
+"""The tasks extension's ``tables``."""
+
+from snodo_wire_tasks.tables import *  # noqa: F403

@@ -1,0 +1,253 @@
+"""Revisions side by side: one server answers each protocol version with its own package.
+
+A throwaway modern revision "2099-01-01" is made the way a spec bump makes one: a copy of
+the generated ``snodo_wire`` under another name with its versions changed, plus a few
+typical changes (a new required param of tools/call, a new request tools/validate, a new
+capability flag, a flag removed), and a catalog listing it. Nothing else is edited: the
+registry built from that catalog is all the server is given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import re
+import shutil
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from snodo.context import Context
+from snodo.legacy.kernel import LegacyKernel
+from snodo.legacy.session import LegacySession
+from snodo.revisions import Revisions, build
+from snodo.revisions.catalog import CATALOG, EXTENSIONS
+from snodo.server import Server
+from snodo.server.legacy_limits import LegacyLimits
+
+GENERATED = Path(__file__).resolve().parents[2] / "generated"
+FAKE = "2099-01-01"
+PACKAGE = "snodo_wire_2099_01_01"
+MODERN = "2026-07-28"
+LEGACY = "2025-11-25"
+
+NEW_METHOD = """
+METHODS = MappingProxyType(
+    {
+        **METHODS,
+        "tools/validate": MethodSpec(
+            "tools/validate",
+            models.CallToolRequest,
+            models.CallToolRequestParams,
+            models.CallToolResult,
+            models.CallToolResultResponse,
+            False,
+            False,
+        ),
+    }
+)
+"""
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, (path.name, old)
+    path.write_text(text.replace(old, new, 1))
+
+
+def _make_fake(root: Path) -> None:
+    """The generated modern package copied as ``PACKAGE`` and changed as a bump would."""
+    target = root / PACKAGE
+    shutil.copytree(GENERATED / "snodo_wire", target)
+    protocol = target / "protocol.py"
+    protocol.write_text(protocol.read_text().replace(MODERN, FAKE))
+    models = target / "models.py"
+    # tools/call gains a required param (valid under 2026-07-28 without it, not here).
+    _edit(
+        models,
+        "class CallToolRequestParams(BaseModel):\n",
+        "class CallToolRequestParams(BaseModel):\n    purpose: StrictStr\n",
+    )
+    # A new capability flag, and logging no longer a capability of this revision.
+    text = models.read_text()
+    start = text.index("class ServerCapabilities(BaseModel):")
+    body = text[start : text.index("\n\n\n", start)]
+    changed = re.sub(r"    logging: Annotated\[.*?\] = MISSING\n", "", body, flags=re.DOTALL)
+    changed += "\n    validation: JSONObject | MISSING = MISSING"
+    assert "logging" not in changed
+    models.write_text(text.replace(body, changed))
+    tables = target / "tables.py"
+    tables.write_text(tables.read_text() + NEW_METHOD)
+
+
+@pytest.fixture(scope="module")
+def revisions(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Revisions]:
+    root = tmp_path_factory.mktemp("revisions")
+    _make_fake(root)
+    sys.path.insert(0, str(root))
+    try:
+        catalog = ((FAKE, PACKAGE, "modern", True, (FAKE,)), *CATALOG)
+        yield build(catalog, EXTENSIONS)
+    finally:
+        sys.path.remove(str(root))
+        for name in [n for n in sys.modules if n.split(".")[0] == PACKAGE]:
+            del sys.modules[name]
+        importlib.invalidate_caches()
+
+
+def _server(revisions: Revisions, **kwargs: Any) -> Server:
+    server = Server("sides", "1.0", revisions=revisions, **kwargs)
+
+    @server.tool
+    def echo(text: str) -> str:
+        return text
+
+    plain = server.registry.capabilities
+    # The runtime sets the new revision's flag: what each revision's answers keep of it
+    # is under test.
+    server.registry.capabilities = lambda: {**plain(), "validation": {}}  # type: ignore[method-assign]
+    return server
+
+
+def _request(method: str, version: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": version,
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": method,
+        "params": {"_meta": meta, **(params or {})},
+    }
+
+
+def _answer(server: Server, message: dict[str, Any]) -> dict[str, Any]:
+    reply = asyncio.run(server.handle(message))
+    assert reply.response is not None
+    return reply.response
+
+
+def _legacy_initialize(server: Server) -> dict[str, Any]:
+    async def run() -> dict[str, Any]:
+        kernel = LegacyKernel(server)
+        session = LegacySession(LegacyLimits())
+        message = {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": LEGACY,
+                "capabilities": {},
+                "clientInfo": {"name": "c", "version": "1"},
+            },
+        }
+        reply = await kernel.handle(session, message, transport="test", emit=lambda m: None)
+        assert reply.response is not None
+        return reply.response
+
+    return asyncio.run(run())
+
+
+def test_the_registry_reads_the_new_revision_from_the_catalog(revisions: Revisions) -> None:
+    assert revisions.versions("modern") == (FAKE, MODERN)
+    assert revisions.of(FAKE).package == PACKAGE
+    assert "tools/validate" in revisions.of(FAKE).methods
+    assert "tools/validate" not in revisions.of(MODERN).methods
+
+
+def test_one_server_offers_the_three_revisions_newest_first(revisions: Revisions) -> None:
+    server = _server(revisions)
+    assert server.versions[:2] == (FAKE, MODERN)
+    assert LEGACY in server.legacy_versions
+    for version in (FAKE, MODERN):
+        result = _answer(server, _request("server/discover", version))["result"]
+        assert result["supportedVersions"] == [FAKE, MODERN]
+    assert _legacy_initialize(server)["result"]["protocolVersion"] == LEGACY
+
+
+def test_each_revision_checks_its_own_requests(revisions: Revisions) -> None:
+    """tools/call without ``purpose`` fits 2026-07-28 and not 2099-01-01."""
+    server = _server(revisions)
+    call = {"name": "echo", "arguments": {"text": "hi"}}
+    modern = _answer(server, _request("tools/call", MODERN, call))
+    assert modern["result"]["content"] == [{"type": "text", "text": "hi"}]
+    fake = _answer(server, _request("tools/call", FAKE, call))
+    assert fake["error"]["code"] == -32602
+    assert "purpose" in fake["error"]["message"]
+    fitted = _answer(server, _request("tools/call", FAKE, {**call, "purpose": "test"}))
+    assert fitted["result"]["content"] == [{"type": "text", "text": "hi"}]
+
+
+def test_a_flag_appears_only_in_the_revisions_that_define_it(revisions: Revisions) -> None:
+    server = _server(revisions)
+    fake = _answer(server, _request("server/discover", FAKE))["result"]["capabilities"]
+    modern = _answer(server, _request("server/discover", MODERN))["result"]["capabilities"]
+    legacy = _legacy_initialize(server)["result"]["capabilities"]
+    assert "validation" in fake
+    assert "logging" not in fake  # the fake revision removed it
+    for answer in (modern, legacy):
+        assert "validation" not in answer
+        assert "logging" in answer
+        assert answer["tools"] == {"listChanged": True}
+
+
+def test_versions_narrows_what_a_server_offers(revisions: Revisions) -> None:
+    server = _server(revisions, versions=[MODERN])
+    assert server.versions == (MODERN,)
+    assert server.legacy is None  # no legacy version named: modern-only
+    refused = _answer(server, _request("server/discover", FAKE))["error"]
+    assert refused["code"] == -32022
+    assert refused["data"]["supported"] == [MODERN]
+    with pytest.raises(ValueError, match="1999-01-01"):
+        Server("x", "1", versions=["1999-01-01"], revisions=revisions)
+    with pytest.raises(ValueError, match="modern"):
+        Server("x", "1", versions=[LEGACY], revisions=revisions)
+
+
+def test_supported_versions_still_narrows_the_modern_ones(revisions: Revisions) -> None:
+    server = _server(revisions, supported_versions=[MODERN])
+    assert server.supported_versions == (MODERN,)
+    assert server.legacy is not None
+    assert LEGACY in server.legacy_versions
+
+
+def test_a_core_method_a_revision_adds_is_served_by_server_method(
+    revisions: Revisions,
+) -> None:
+    server = _server(revisions)
+    seen: list[tuple[str, str]] = []
+
+    @server.method("tools/validate")
+    def validate(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
+        seen.append((ctx.protocol_version, params["name"]))
+        return {"content": [{"type": "text", "text": "valid"}]}
+
+    asked = {"name": "echo", "arguments": {}, "purpose": "check"}
+    answered = _answer(server, _request("tools/validate", FAKE, asked))
+    assert answered["result"]["content"] == [{"type": "text", "text": "valid"}]
+    assert answered["result"]["resultType"] == "complete"
+    assert seen == [(FAKE, "echo")]
+    # Checked with the revision's generated params model: purpose is required there.
+    missing = _answer(server, _request("tools/validate", FAKE, {"name": "echo"}))
+    assert missing["error"]["code"] == -32602
+    # 2026-07-28 does not define it: not served there, whatever is registered.
+    refused = _answer(server, _request("tools/validate", MODERN, asked))["error"]
+    assert refused == {
+        "code": -32601,
+        "message": f"Method not found: tools/validate (protocol version {MODERN})",
+    }
+    assert seen == [(FAKE, "echo")]
+
+
+def test_an_unserved_method_names_the_method_and_the_revision(revisions: Revisions) -> None:
+    server = _server(revisions)
+    for version in (FAKE, MODERN):
+        refused = _answer(server, _request("tools/validate", version))["error"]
+        assert refused == {
+            "code": -32601,
+            "message": f"Method not found: tools/validate (protocol version {version})",
+        }
