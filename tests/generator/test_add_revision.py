@@ -7,7 +7,8 @@ The fictitious revision 2027-01-26 has the typical changes of a spec bump: an op
 field on ``Tool`` (``deprecated``) and on ``CallToolResult`` (``summary``), a new request
 ``tools/validate``, a new capability flag ``tools.validate`` (a pydantic name), a renamed
 definition (``ToolAnnotations`` -> ``ToolHints``), a removed one (``BaseMetadata``) and a
-description-only edit (``Implementation``).
+description-only edit (``Implementation``). Once added, ``snodo run`` serves it beside
+2026-07-28 and 2025-11-25 through the runtime's revision registry.
 """
 
 from __future__ import annotations
@@ -345,3 +346,95 @@ def test_the_walkthrough_shows_todays_output(added: Added, command: str) -> None
         return
     done = generator(added.repo, added.cache, *command.split())
     assert block == done.stdout
+
+
+SERVER = '''
+"""A server as an author writes it, with the method the new revision adds."""
+
+from typing import Any
+
+from snodo.context import Context
+from snodo.server import Server
+
+server = Server("bump", "1.0")
+
+
+@server.tool
+def echo(text: str) -> str:
+    return text
+
+
+@server.method("tools/validate")
+def validate(ctx: Context, params: dict[str, Any]) -> dict[str, Any]:
+    return {"valid": params["name"] == "echo"}
+'''
+
+
+def _modern(id: int, method: str, version: str, params: dict[str, Any]) -> dict[str, Any]:
+    meta = {
+        "io.modelcontextprotocol/protocolVersion": version,
+        "io.modelcontextprotocol/clientCapabilities": {},
+    }
+    return {"jsonrpc": "2.0", "id": id, "method": method, "params": {"_meta": meta, **params}}
+
+
+def test_snodo_run_serves_the_new_revision_beside_the_others(added: Added) -> None:
+    """One server, run by `snodo run` (stdio) in the copy with no edit after add-revision,
+    answers 2027-01-26, 2026-07-28 and 2025-11-25, each checked with its own package:
+    tools/validate is valid under 2027-01-26 and refused under 2026-07-28, and its params
+    are checked by 2027-01-26's model."""
+    (added.repo / "bump_server.py").write_text(SERVER, encoding="utf-8")
+    call = {"name": "echo", "arguments": {"text": "hi"}}
+    messages = [
+        _modern(1, "server/discover", REVISION, {}),
+        _modern(2, "tools/validate", REVISION, call),
+        _modern(3, "tools/validate", BASE, call),
+        _modern(4, "tools/validate", REVISION, {"arguments": {}}),  # no name: 2027's model
+        _modern(5, "tools/call", REVISION, call),
+        _modern(6, "tools/call", BASE, call),
+    ]
+    answers = _run_stdio(added, messages)
+    assert sorted(answers) == [1, 2, 3, 4, 5, 6]
+    assert answers[1]["result"]["supportedVersions"] == [REVISION, BASE]
+    assert {k: v for k, v in answers[2]["result"].items() if k != "_meta"} == {
+        "resultType": "complete",
+        "valid": True,
+    }
+    assert answers[3]["error"] == {
+        "code": -32601,
+        "message": f"Method not found: tools/validate (protocol version {BASE})",
+    }
+    assert answers[4]["error"]["code"] == -32602
+    for id in (5, 6):
+        assert answers[id]["result"]["content"] == [{"type": "text", "text": "hi"}]
+    # A stdio connection keeps the era of its first message: the legacy client is another.
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"},
+        },
+    }
+    legacy = _run_stdio(added, [initialize])[7]["result"]
+    assert legacy["protocolVersion"] == "2025-11-25"
+    assert "validate" not in json.dumps(legacy["capabilities"])
+
+
+def _run_stdio(added: Added, messages: list[dict[str, Any]]) -> dict[int, Any]:
+    """`snodo run` of the copy's bump_server.py over stdio: the answers, by id."""
+    done = subprocess.run(
+        [sys.executable, "-m", "snodo", "run", "bump_server.py:server"],
+        cwd=added.repo,
+        env=_environment(added.repo, added.cache),
+        input="".join(json.dumps(m) + "\n" for m in messages),
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    answers = {a["id"]: a for a in map(json.loads, done.stdout.splitlines()) if "id" in a}
+    assert len(answers) == len(messages), done.stdout + done.stderr
+    return answers
