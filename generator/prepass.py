@@ -33,6 +33,7 @@ def prepare(schema: JSON, overlay: Overlay) -> JSON:
     for replace in overlay.replace_refs:
         if not _replace_ref(out, replace.ref, replace.value):
             raise OverlayError(f"[[replace_refs]] {replace.ref} matches nothing in the schema")
+    _check_references(out)
     _widen_numbers(out)
     _drop_forbidden(out)
     if overlay.extension is not None:
@@ -50,6 +51,34 @@ def prepare(schema: JSON, overlay: Overlay) -> JSON:
         _describe(defs[name], name)
     out["$defs"] = {name: defs[name] for name in names}
     return out
+
+
+def _check_references(schema: JSON) -> None:
+    """Every ``$ref`` names a definition: a removed definition still referred to is
+    named here, not met later as a bare KeyError."""
+    defs = schema.get("$defs", {})
+    missing: dict[str, list[str]] = {}
+
+    def walk(node: JSON, where: str) -> None:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/"):
+                target = ref.removeprefix("#/$defs/").split("/", 1)[0]
+                if target not in defs:
+                    missing.setdefault(target, []).append(where)
+            for value in node.values():
+                walk(value, where)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value, where)
+
+    for name, definition in defs.items():
+        walk(definition, name)
+    if missing:
+        found = "; ".join(
+            f"{t} (referred to by {', '.join(sorted(set(w)))})" for t, w in sorted(missing.items())
+        )
+        raise OverlayError(f"the schema refers to definitions it does not define: {found}")
 
 
 def _describe(definition: JSON, name: str) -> None:
@@ -183,10 +212,12 @@ def _lift_inline(schema: JSON, names: dict[str, str]) -> None:
     """
     defs: dict[str, JSON] = schema["$defs"]
     lifted: dict[str, JSON] = {}
+    matched: set[str] = set()
     for def_name in sorted(defs):
         for path in _inline_objects(defs[def_name], def_name, None):
             if path not in names:
                 continue
+            matched.add(path)
             parent, key = _resolve_pointer(defs, path)
             sub = parent[key]
             name = names[path]
@@ -196,7 +227,7 @@ def _lift_inline(schema: JSON, names: dict[str, str]) -> None:
                 raise OverlayError(f"inline name {name} is used for two different schemas")
             lifted[name] = sub
             parent[key] = {"$ref": f"#/$defs/{name}"}
-    unused = set(names) - {p for p in names if names[p] in lifted}
+    unused = set(names) - matched
     if unused:
         raise OverlayError(f"[inline_names] entries match nothing: {sorted(unused)}")
     defs.update(lifted)

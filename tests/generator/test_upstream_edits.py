@@ -22,7 +22,7 @@ import pytest
 from generator.__main__ import check_repeated, main
 from generator.catalog import CATALOG, render_catalog
 from generator.facts import collect
-from generator.overlay import OverlayError, load_overlay
+from generator.overlay import Overlay, OverlayError, load_overlay
 from generator.prepass import prepare
 from generator.render import clashes, render_package
 from generator.revisions import SCHEMA_ROOT, load_revision, revisions
@@ -314,3 +314,53 @@ def test_upstream_reads_a_pins_current_file_where_it_is_published() -> None:
     assert current_url(apps.pin.url, "ext-apps", None) == (
         "https://unpkg.com/@modelcontextprotocol/ext-apps/dist/src/generated/schema.json"
     )
+
+
+# -- a removed definition the overlay names --------------------------------------------
+
+
+def _overlay_names(overlay: Overlay) -> set[str]:
+    """Every definition an overlay entry names."""
+    names = {m.request for m in overlay.methods} | {m.result for m in overlay.methods}
+    for fact in (*overlay.input_requests, *overlay.server_requests):
+        names |= {fact.request, fact.result}
+    names |= {e.definition for e in overlay.errors}
+    names |= {key.split("/")[0] for key in (*overlay.inline_names, *overlay.discriminators)}
+    names |= {patch.pointer.split("/")[2] for patch in overlay.patches}
+    if overlay.input_required_result is not None:
+        names.add(overlay.input_required_result)
+    return names
+
+
+def _without_branch(node: Any, branch: dict[str, str]) -> Any:
+    """``node`` with ``branch`` dropped from every list (a union's branches)."""
+    if isinstance(node, dict):
+        return {key: _without_branch(value, branch) for key, value in node.items()}
+    if isinstance(node, list):
+        return [_without_branch(item, branch) for item in node if item != branch]
+    return node
+
+
+CORE_REVISIONS = [r for r in revisions() if r.overlay.extension is None]
+REMOVALS = [
+    (revision, name)
+    for revision in CORE_REVISIONS
+    for name in sorted(_overlay_names(revision.overlay))
+]
+
+
+@pytest.mark.parametrize(
+    ("revision", "name"), REMOVALS, ids=[f"{r.pin.revision}/{n}" for r, n in REMOVALS]
+)
+def test_a_removed_definition_the_overlay_names_is_named(revision: Any, name: str) -> None:
+    """Removed alone (references left dangling) or with its union branches, generation
+    stops with an OverlayError that names it: never a bare KeyError."""
+    raw = json.loads((schema_dir().parent / revision.pin.revision / "schema.json").read_text())
+    assert name in raw["$defs"]
+    alone = copy.deepcopy(raw)
+    del alone["$defs"][name]
+    with pytest.raises(OverlayError, match=name):
+        collect(prepare(alone, revision.overlay), revision.overlay)
+    pruned = _without_branch(alone, {"$ref": f"#/$defs/{name}"})
+    with pytest.raises(OverlayError, match=name):
+        collect(prepare(pruned, revision.overlay), revision.overlay)
