@@ -31,7 +31,7 @@ from snodo.client.cache import ResponseCache
 from snodo.client.call_scope import CALL_DEADLINE, OnLog, OnProgress, call_deadline, call_scope
 from snodo.client.checks import OutputSchemas
 from snodo.client.connection import Connection, Notify
-from snodo.client.era import Era, EraChoice, ModernOnly, UnsupportedServer
+from snodo.client.era import MODERN_PROTOCOL_VERSIONS, Era, EraChoice, ModernOnly, UnsupportedServer
 from snodo.client.errors import (
     ClientError,
     DeadlineExceeded,
@@ -54,7 +54,6 @@ from snodo.client.transports import ClientTransport, HttpTransport, StdioTranspo
 from snodo.client.url_required import URL_REQUIRED, Completions, UrlElicitationRequired
 from snodo.errors import ErrorCode
 from snodo.revisions.authoring import CallToolResult, CompleteResult, DiscoverResult
-from snodo.revisions.authoring.protocol import LATEST_PROTOCOL_VERSION
 from snodo.revisions.tasks.protocol import EXTENSION_ID as TASKS_EXTENSION
 
 __all__ = [
@@ -106,7 +105,7 @@ class Client(Listings, ClientTasks):
         *,
         name: str = "snodo-client",
         version: str = "0.1.0",
-        protocol_version: str = LATEST_PROTOCOL_VERSION,
+        protocol_version: str = MODERN_PROTOCOL_VERSIONS[0],
         era: EraChoice = "auto",
         probe_timeout: float = 5.0,
         elicitation: Handler | None = None,

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from snodo.client.era import (
+    MODERN_PROTOCOL_VERSIONS,
     VERDICTS,
     Era,
     EraChoice,
@@ -37,16 +38,15 @@ from snodo.client.errors import DeadlineExceeded
 from snodo.client.handlers import InputHandlers
 from snodo.client.legacy_session import LegacySession
 from snodo.client.limits import ClientLimits, within
-from snodo.client.results import result_of
+from snodo.client.results import fits_revision, result_of
 from snodo.client.transports import ClientTransport, HttpRefused, SessionTransport
 from snodo.errors import ErrorCode
 from snodo.http_headers import outgoing_trace_context, request_headers
+from snodo.revisions import REVISIONS
 from snodo.revisions.authoring.protocol import (
-    LATEST_PROTOCOL_VERSION,
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
     META_PROTOCOL_VERSION,
-    SUPPORTED_PROTOCOL_VERSIONS,
 )
 
 __all__ = ["Connection"]
@@ -182,7 +182,7 @@ class Connection:
             if self.era != "modern":
                 self._verdict("modern")
             # basic/versioning.mdx: on -32022 pick a version both sides speak and retry.
-            usable = [v for v in SUPPORTED_PROTOCOL_VERSIONS if v in named_versions(response)]
+            usable = [v for v in MODERN_PROTOCOL_VERSIONS if v in named_versions(response)]
             error = response.get("error") or {}
             if (
                 attempt == 0
@@ -191,7 +191,8 @@ class Connection:
             ):
                 self.protocol_version = usable[0]
                 continue
-            return result_of(response)
+            revision = REVISIONS.by_version.get(self.protocol_version)
+            return fits_revision(revision, method, result_of(response))
         raise AssertionError("unreachable")
 
     # -- era -------------------------------------------------------------------------------
@@ -259,7 +260,7 @@ class Connection:
         try:
             await within(session.open(), self.limits, until, "initialize", deadline)
         except UnsupportedServer as refused:
-            usable = [v for v in SUPPORTED_PROTOCOL_VERSIONS if v in refused.supported]
+            usable = [v for v in MODERN_PROTOCOL_VERSIONS if v in refused.supported]
             if not (probed and usable):
                 raise
             self.protocol_version = usable[0]
@@ -280,7 +281,7 @@ class Connection:
         assert self.legacy is not None
         if modern_only:
             raise ModernOnly(
-                f"manual=True and resume need a {LATEST_PROTOCOL_VERSION} server; "
+                f"manual=True and resume need a {MODERN_PROTOCOL_VERSIONS[0]} server; "
                 f"this one speaks {self.legacy.version}"
             )
         call = self.legacy.call(method, params, notify or self.on_notification)

@@ -31,11 +31,11 @@ from snodo.client.errors import ClientError
 from snodo.client.transports.base import SessionTransport, TransportError
 from snodo.revisions import REVISIONS
 from snodo.revisions.authoring.errors import ErrorCode
-from snodo.revisions.authoring.protocol import SUPPORTED_PROTOCOL_VERSIONS
 
 __all__ = [
     "LEGACY_PROTOCOL_VERSIONS",
     "MODERN_ERROR_CODES",
+    "MODERN_PROTOCOL_VERSIONS",
     "VERDICTS",
     "Era",
     "EraChoice",
@@ -53,9 +53,12 @@ __all__ = [
 Era = Literal["modern", "legacy"]
 EraChoice = Literal["auto", "modern", "legacy"]
 
+MODERN_PROTOCOL_VERSIONS: Final[tuple[str, ...]] = REVISIONS.versions("modern")
+"""The modern protocol versions the client speaks, newest (the one it starts with) first:
+those of every served modern revision in the catalog (``snodo.revisions``)."""
 LEGACY_PROTOCOL_VERSIONS: Final[tuple[str, ...]] = REVISIONS.versions("legacy")
 """Initialize-based revisions a legacy session accepts, newest (the one offered) first:
-those the generated legacy package (``snodo_wire_2025_11_25``) speaks."""
+those the served legacy revisions' packages speak."""
 
 MODERN_ERROR_CODES: Final[frozenset[int]] = frozenset(
     {
@@ -77,7 +80,7 @@ class UnsupportedServer(ClientError):
     def __init__(self, detail: str, supported: list[str] | None = None) -> None:
         self.detail = detail
         self.supported = list(supported or [])
-        ours = ", ".join((*SUPPORTED_PROTOCOL_VERSIONS, *LEGACY_PROTOCOL_VERSIONS))
+        ours = ", ".join((*MODERN_PROTOCOL_VERSIONS, *LEGACY_PROTOCOL_VERSIONS))
         theirs = ", ".join(self.supported) or "none named"
         super().__init__(f"{detail} (server supports: {theirs}; this client: {ours})")
 
@@ -139,7 +142,7 @@ def read_probe(response: Any, preferred: str, choice: EraChoice) -> tuple[Era, s
         offered = named_versions(response)
     else:
         return "legacy", preferred
-    usable = [v for v in SUPPORTED_PROTOCOL_VERSIONS if v in offered]
+    usable = [v for v in MODERN_PROTOCOL_VERSIONS if v in offered]
     if usable:
         return "modern", usable[0]
     if not offered or preferred in offered:

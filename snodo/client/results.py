@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from snodo.client.errors import ProtocolViolation, RequestError, TooManyRounds
 from snodo.errors import ErrorCode
+from snodo.revisions import Revision
 from snodo.revisions.authoring import (
     CallToolResult,
     CreateMessageResult,
@@ -36,6 +37,7 @@ __all__ = [
     "RequestError",
     "TooManyRounds",
     "complete_result",
+    "fits_revision",
     "result_of",
     "validated",
     "with_defaults",
@@ -116,6 +118,25 @@ INPUT_RESULTS: dict[str, type[BaseModel]] = {
     "sampling/createMessage": CreateMessageResult,
     "roots/list": ListRootsResult,
 }
+
+
+def fits_revision(revision: Revision | None, method: str, result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` when the negotiated revision's model of ``method`` accepts it, else
+    ``ProtocolViolation``. The authoring revision's results are checked by the typed
+    models the client returns (``complete_result``); another revision's are checked here
+    with its own package first."""
+    if revision is None or revision.authoring or result.get("resultType") == "input_required":
+        return result
+    spec = revision.methods.get(method)
+    if spec is None:
+        return result
+    try:
+        spec.result.model_validate(result)
+    except ValidationError as exc:
+        raise ProtocolViolation(
+            f"the {method} result does not fit revision {revision.version}: {exc}"
+        ) from exc
+    return result
 
 
 def result_of(response: Mapping[str, Any]) -> dict[str, Any]:

@@ -23,9 +23,11 @@ from typing import Any, Final, TypeAlias
 
 from pydantic import BaseModel
 
+from snodo.revisions.authoring.protocol import REVISION as AUTHORING
 from snodo.revisions.catalog import CATALOG, EXTENSIONS
 
 __all__ = [
+    "AUTHORING",
     "CARRIED",
     "REVISIONS",
     "Revision",
@@ -93,6 +95,8 @@ class Revision:
         self.served = served
         self.versions = versions
         """The protocol versions this package speaks, newest first."""
+        self.authoring = version == AUTHORING
+        """Whether this is the revision of the typed models handlers and clients use."""
         self.models: Any = importlib.import_module(f"{package}.models")
         self.adapters: Any = importlib.import_module(f"{package}.adapters")
         self.tables: Any = importlib.import_module(f"{package}.tables")

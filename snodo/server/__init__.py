@@ -188,6 +188,7 @@ class Server(Decorators):
             self.subscriptions,
             tuple(modern),
             modern,
+            {version: dict(revision.methods) for version, revision in modern.items()},
             instructions,
             page_size,
             tasks,

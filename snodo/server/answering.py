@@ -35,7 +35,6 @@ from snodo.errors import (
 )
 from snodo.observe import QUIET, Observer
 from snodo.result import InputRequired
-from snodo.revisions import Revision
 from snodo.revisions.authoring.protocol import META_CLIENT_INFO, META_LOG_LEVEL, META_SERVER_INFO
 from snodo.server.backend import FORWARDED
 from snodo.server.caching import NO_CACHE, CacheHint
@@ -110,7 +109,6 @@ class Answerer(Protocol):
     clock: Callable[[], float]
     middlewares: list[Middleware]
     cache: dict[str, CacheHint]
-    info: MappingProxyType[str, Any]
     infos: dict[str, MappingProxyType[str, Any]]
 
     @property
@@ -182,11 +180,11 @@ async def answer(
             meta, version, declared = required_meta(params)
         else:
             meta, version, declared = checked_meta
-        # The one lookup of the negotiated revision: its package checks this request.
-        revision: Revision | None = served.revisions.get(version)
-        if revision is None:
+        # The one lookup of the negotiated revision: its method table checks this request.
+        table = served.tables.get(version)
+        if table is None:
             raise UnsupportedProtocolVersion(version, list(served.supported_versions))
-        spec = revision.methods.get(method)  # the revision's generated row of the method
+        spec = table.get(method)  # the revision's generated row of the method
         if spec is None:
             if own is None or own.core:  # a core method this revision does not define
                 raise not_found(method, params)
@@ -238,7 +236,7 @@ async def answer(
         else:  # nothing in between: no chain to build, and no coroutine for one
             outcome = await handler(served, ctx, ctx.request_params)
         if not isinstance(outcome, Subscription):
-            outcome = _finish(server, keyring, ctx, outcome, spec.cacheable, revision)
+            outcome = _finish(server, keyring, ctx, outcome, spec.cacheable, version)
     except McpError as exc:
         needed = exc.scopes if isinstance(exc, InsufficientScope) else None
         reply = Reply(jsonrpc.error_response(request_id, exc), collected, None, needed)
@@ -323,7 +321,7 @@ def _finish(
     ctx: Context,
     outcome: Any,
     cacheable: bool,
-    revision: Revision,
+    version: str,
 ) -> dict[str, Any]:
     if isinstance(outcome, InputRequired):
         result = admit(ctx.request_method, outcome, ctx.client_capabilities)
@@ -340,8 +338,9 @@ def _finish(
         log.error("%s produced %r, not a result", ctx.request_method, type(outcome).__name__)
         raise InternalError()
     meta = result.get("_meta")
-    info = server.infos.get(revision.version, server.info)  # its fields in this revision
-    stamped = {META_SERVER_INFO: info.copy()}  # the proxy's dict, copied in C
+    # The server's Implementation with the fields of the request's revision, the proxy's
+    # dict copied in C.
+    stamped = {META_SERVER_INFO: server.infos[version].copy()}
     if isinstance(meta, dict):
         stamped.update(meta)
     result["_meta"] = stamped

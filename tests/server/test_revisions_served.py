@@ -14,12 +14,14 @@ import importlib
 import re
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from snodo.client.errors import ProtocolViolation
+from snodo.client.results import fits_revision
 from snodo.context import Context
 from snodo.legacy.kernel import LegacyKernel
 from snodo.legacy.session import LegacySession
@@ -71,12 +73,23 @@ def _make_fake(root: Path) -> None:
         "class CallToolRequestParams(BaseModel):\n",
         "class CallToolRequestParams(BaseModel):\n    purpose: StrictStr\n",
     )
-    # A new capability flag, and logging no longer a capability of this revision.
+    # A new required result field.
+    _edit(
+        models,
+        "class CallToolResult(BaseModel):\n",
+        "class CallToolResult(BaseModel):\n"
+        "    checked_at: Annotated[StrictStr, Field(alias='checkedAt')]\n",
+    )
+    # A new flag of the tools capability, and logging no longer a capability.
+    _edit(
+        models,
+        "class ToolsCapability(BaseModel):\n",
+        "class ToolsCapability(BaseModel):\n    validation: StrictBool | MISSING = MISSING\n",
+    )
     text = models.read_text()
     start = text.index("class ServerCapabilities(BaseModel):")
     body = text[start : text.index("\n\n\n", start)]
     changed = re.sub(r"    logging: Annotated\[.*?\] = MISSING\n", "", body, flags=re.DOTALL)
-    changed += "\n    validation: JSONObject | MISSING = MISSING"
     assert "logging" not in changed
     models.write_text(text.replace(body, changed))
     tables = target / "tables.py"
@@ -98,18 +111,20 @@ def revisions(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Revisions]:
         importlib.invalidate_caches()
 
 
+class Behind:
+    """The server a gateway serves (``snodo.server.backend``), which advertises the new
+    revision's flag: what each revision's answers keep of it is under test."""
+
+    def capabilities(self) -> dict[str, Any]:
+        return {"tools": {"listChanged": True, "validation": True}, "logging": {}}
+
+    async def forward(self, ctx: Context, params: Mapping[str, Any]) -> dict[str, Any]:
+        assert ctx.request_method == "tools/call"
+        return {"content": [{"type": "text", "text": params["arguments"]["text"]}]}
+
+
 def _server(revisions: Revisions, **kwargs: Any) -> Server:
-    server = Server("sides", "1.0", revisions=revisions, **kwargs)
-
-    @server.tool
-    def echo(text: str) -> str:
-        return text
-
-    plain = server.registry.capabilities
-    # The runtime sets the new revision's flag: what each revision's answers keep of it
-    # is under test.
-    server.registry.capabilities = lambda: {**plain(), "validation": {}}  # type: ignore[method-assign]
-    return server
+    return Server("sides", "1.0", revisions=revisions, backend=Behind(), **kwargs)
 
 
 def _request(method: str, version: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -187,12 +202,11 @@ def test_a_flag_appears_only_in_the_revisions_that_define_it(revisions: Revision
     fake = _answer(server, _request("server/discover", FAKE))["result"]["capabilities"]
     modern = _answer(server, _request("server/discover", MODERN))["result"]["capabilities"]
     legacy = _legacy_initialize(server)["result"]["capabilities"]
-    assert "validation" in fake
+    assert fake["tools"] == {"listChanged": True, "validation": True}
     assert "logging" not in fake  # the fake revision removed it
     for answer in (modern, legacy):
-        assert "validation" not in answer
-        assert "logging" in answer
         assert answer["tools"] == {"listChanged": True}
+        assert answer["logging"] == {}
 
 
 def test_versions_narrows_what_a_server_offers(revisions: Revisions) -> None:
@@ -251,3 +265,15 @@ def test_an_unserved_method_names_the_method_and_the_revision(revisions: Revisio
             "code": -32601,
             "message": f"Method not found: tools/validate (protocol version {version})",
         }
+
+
+def test_the_client_checks_a_result_with_the_negotiated_revision(revisions: Revisions) -> None:
+    """A complete tools/call result without ``checkedAt`` fits 2026-07-28 and not 2099."""
+    result = {"resultType": "complete", "content": [{"type": "text", "text": "hi"}]}
+    assert fits_revision(revisions.of(MODERN), "tools/call", result) is result
+    with pytest.raises(ProtocolViolation, match=FAKE):
+        fits_revision(revisions.of(FAKE), "tools/call", result)
+    stamped = {**result, "checkedAt": "now"}
+    assert fits_revision(revisions.of(FAKE), "tools/call", stamped) is stamped
+    asking = {"resultType": "input_required", "inputRequests": {}}
+    assert fits_revision(revisions.of(FAKE), "tools/call", asking) is asking
