@@ -204,6 +204,15 @@ def _check_input_required(
         )
 
 
+def _check_cache_fields(defs: dict[str, JSON], overlay: Overlay) -> None:
+    """A renamed cache field would make every method silently uncacheable."""
+    for name in overlay.cache_fields:
+        if not any(name in _properties(node) for node in defs.values() if isinstance(node, dict)):
+            raise OverlayError(
+                f"[protocol] cache_fields names {name}, which no definition of the schema has"
+            )
+
+
 def _methods(defs: dict[str, JSON], overlay: Overlay) -> tuple[MethodRow, ...]:
     if overlay.extension is not None:
         return _extension_methods(defs, overlay)
@@ -235,7 +244,7 @@ def _methods(defs: dict[str, JSON], overlay: Overlay) -> tuple[MethodRow, ...]:
                 result=_model(defs, fact.result),
                 response=response,
                 input_required=fact.input_required,
-                cacheable={"ttlMs", "cacheScope"} <= required,
+                cacheable=bool(overlay.cache_fields) and set(overlay.cache_fields) <= required,
             )
         )
     return tuple(rows)
@@ -389,6 +398,7 @@ def collect(prepared: JSON, overlay: Overlay) -> Facts:
     _check_meta_keys(prepared, overlay)
     _check_excluded(defs, overlay)
     _check_rules(defs, overlay)
+    _check_cache_fields(defs, overlay)
     return Facts(
         methods=_methods(defs, overlay),
         server_notifications=tuple(

@@ -129,6 +129,9 @@ class Overlay:
     inline_names: dict[str, str]
     patches: tuple[Patch, ...]
     replace_refs: tuple[ReplaceRef, ...]
+    cache_fields: tuple[str, ...] = ()
+    """The result fields that make a method cacheable when its result requires them all
+    (``[protocol] cache_fields``); each must still be a field of some result."""
     input_required_result: str | None = None
     """The result definition that asks the client for input (``[protocol]``): the name
     the generator looks for in response unions, so a rename is an overlay edit."""
@@ -225,6 +228,7 @@ def _overlay(raw: dict[str, Any]) -> Overlay:
         patches=tuple(Patch(**item) for item in raw.get("patches", ())),
         replace_refs=tuple(ReplaceRef(**item) for item in raw.get("replace_refs", ())),
         input_required_result=raw["protocol"].get("input_required_result"),
+        cache_fields=tuple(raw["protocol"].get("cache_fields", ())),
         distribute={k: list(v) for k, v in raw.get("distribute", {}).items()},
         extension=_extension(raw["extension"]) if "extension" in raw else None,
     )

@@ -364,3 +364,18 @@ def test_a_removed_definition_the_overlay_names_is_named(revision: Any, name: st
     pruned = _without_branch(alone, {"$ref": f"#/$defs/{name}"})
     with pytest.raises(OverlayError, match=name):
         collect(prepare(pruned, revision.overlay), revision.overlay)
+
+
+# -- the caching hints are an overlay fact ------------------------------------------------
+
+
+def test_a_renamed_cache_field_is_named(raw_schema: dict[str, Any]) -> None:
+    """Renamed upstream, the hint would leave every method silently uncacheable."""
+    text = json.dumps(raw_schema).replace('"ttlMs"', '"ttlMillis"')
+    with pytest.raises(OverlayError, match="cache_fields names ttlMs"):
+        collect(prepare(json.loads(text), MODERN.overlay), MODERN.overlay)
+    renamed = dataclasses.replace(MODERN.overlay, cache_fields=("ttlMillis", "cacheScope"))
+    rows = collect(prepare(json.loads(text), renamed), renamed).methods
+    pinned = collect(prepare(raw_schema, MODERN.overlay), MODERN.overlay).methods
+    assert [r.cacheable for r in rows] == [r.cacheable for r in pinned]
+    assert sum(r.cacheable for r in pinned) == 6
