@@ -88,18 +88,16 @@ def _probe_version(revision: Revision, base: Revision | None) -> str:
     base's (the handlers a method has do not depend on which of the two it is)."""
     from snodo.server import Server  # noqa: PLC0415 (only coverage reads the runtime)
 
-    spoken = Server("coverage-probe", "0").supported_versions
+    server = Server("coverage-probe", "0")
+    spoken = (*server.supported_versions, *getattr(server, "legacy_versions", ()))
     if revision.overlay.latest_version in spoken or base is None:
         return revision.overlay.latest_version
     return base.overlay.latest_version
 
 
 def coverage(revision: Revision) -> Coverage:
-    if revision.overlay.era != "modern":
-        raise ValueError(
-            f"coverage reads modern-era revisions (per-request _meta); {revision.pin.revision} "
-            f"is {revision.overlay.era or 'an extension'}"
-        )
+    if revision.overlay.era is None:
+        raise ValueError(f"coverage reads core revisions; {revision.pin.revision} is an extension")
     package = import_package(revision.package, ROOT)
     tables, models, protocol = package.tables, package.models, package.protocol
     base = _served_base(revision)
@@ -108,9 +106,10 @@ def coverage(revision: Revision) -> Coverage:
         _probe_version(revision, base),
         list(tables.METHODS),
         {
-            "protocol_version": protocol.META_PROTOCOL_VERSION,
-            "client_capabilities": protocol.META_CLIENT_CAPABILITIES,
+            "protocol_version": getattr(protocol, "META_PROTOCOL_VERSION", ""),
+            "client_capabilities": getattr(protocol, "META_CLIENT_CAPABILITIES", ""),
         },
+        revision.overlay.era,
     )
     lines: list[str] = []
     errors = 0

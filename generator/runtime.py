@@ -8,8 +8,9 @@ Two readings, both explained in docs/wire.md ("What coverage reads"):
   the dicts it builds (result fields, capability flags) are collected with the place
   each first appears;
 - a live server: a default ``snodo.server.Server`` with a tool, a resource and a prompt
-  registered, asked every request method of a revision in process; -32601 means the
-  runtime has no handler. Its ``capabilities()`` and the answers' keys say what it sets.
+  registered, asked every request method of a revision in process (a legacy revision's
+  within a session opened by ``initialize``); -32601 means the runtime has no handler.
+  What it advertises and the answers' keys say what it sets.
 """
 
 from __future__ import annotations
@@ -154,6 +155,27 @@ def _probe_server() -> Any:
     return server
 
 
+def _legacy(server: Any, version: str) -> tuple[Any, Any]:
+    from snodo.legacy.kernel import LegacyKernel  # noqa: PLC0415 (coverage alone)
+    from snodo.legacy.session import LegacySession  # noqa: PLC0415
+    from snodo.server.legacy_limits import LegacyLimits  # noqa: PLC0415
+
+    return LegacyKernel(server), LegacySession(LegacyLimits())
+
+
+def _initialize(version: str) -> dict[str, Any]:
+    params = {
+        "protocolVersion": version,
+        "capabilities": {},
+        "clientInfo": {"name": "coverage-probe", "version": "0"},
+    }
+    return {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": params}
+
+
+def _ignore(message: Any) -> None:
+    """Notifications a probe's requests cause are not what it reads."""
+
+
 def _keywords(function: Any) -> frozenset[str]:
     return frozenset(
         name
@@ -175,25 +197,38 @@ def _params_for(method: str) -> dict[str, Any]:
     return probes.get(kind, {})
 
 
-def probe(version: str, methods: list[str], meta: dict[str, str]) -> Probe:
-    """Ask a default server each method under ``version`` (the modern era's per-request
-    ``_meta``: ``meta`` maps ``protocol_version`` and ``client_capabilities`` to keys)."""
+def probe(version: str, methods: list[str], meta: dict[str, str], era: str = "modern") -> Probe:
+    """Ask a default server each method under ``version``: in the modern era with the
+    per-request ``_meta`` (``meta`` maps ``protocol_version`` and ``client_capabilities``
+    to its keys), in the legacy era within a session opened by ``initialize``."""
     server = _probe_server()
+    legacy = _legacy(server, version) if era == "legacy" else None
 
     async def ask(method: str) -> Any:
-        params = {
-            "_meta": {meta["protocol_version"]: version, meta["client_capabilities"]: {}},
-            **_params_for(method),
-        }
+        params: dict[str, Any] = _params_for(method)
+        if legacy is None:
+            params["_meta"] = {meta["protocol_version"]: version, meta["client_capabilities"]: {}}
         message = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
-        reply = await server.handle(json.dumps(message).encode())
+        if legacy is not None:
+            kernel, session = legacy
+            reply = await kernel.handle(session, message, emit=_ignore)
+        else:
+            reply = await server.handle(json.dumps(message).encode())
         if reply.subscription is not None:  # subscriptions/listen: answered by a stream
             server.close_subscription(reply.subscription)
         return reply.response
 
     async def run() -> list[tuple[str, Any]]:
-        return [(method, await ask(method)) for method in methods]
+        if legacy is not None:
+            kernel, session = legacy
+            opened = await kernel.handle(session, _initialize(version), emit=_ignore)
+            assert opened.response is not None and "result" in opened.response, opened.response
+            advertised.update(opened.response["result"].get("capabilities", {}))
+        else:
+            advertised.update(server.capabilities())
+        return [(method, await ask(method)) for method in methods if method != "initialize"]
 
+    advertised: dict[str, Any] = {}
     answers = asyncio.run(run())
     unhandled = []
     result_keys: dict[str, frozenset[str]] = {}
@@ -208,7 +243,7 @@ def probe(version: str, methods: list[str], meta: dict[str, str]) -> Probe:
     return Probe(
         version=version,
         unhandled=tuple(unhandled),
-        capabilities=dict(server.capabilities()),
+        capabilities=advertised,
         result_keys=result_keys,
         authoring={
             "Tool": _keywords(server.tool),

@@ -379,3 +379,28 @@ def test_a_renamed_cache_field_is_named(raw_schema: dict[str, Any]) -> None:
     pinned = collect(prepare(raw_schema, MODERN.overlay), MODERN.overlay).methods
     assert [r.cacheable for r in rows] == [r.cacheable for r in pinned]
     assert sum(r.cacheable for r in pinned) == 6
+
+
+# -- coverage reads the runtime, in either era -----------------------------------------
+
+
+def test_coverage_probes_a_legacy_revision_in_a_session() -> None:
+    from generator.coverage import coverage
+    from generator.runtime import probe
+
+    legacy = coverage(load_revision(SCHEMA_ROOT / "2025-11-25"))
+    assert not [line for line in legacy.lines if line.startswith("not served: ")]
+    assert "no authoring keyword: Tool.execution" in legacy.lines
+    assert legacy.errors == 0
+    # The probe does see a method the legacy kernel has no handler for.
+    asked = probe("2025-11-25", ["server/discover", "tools/list"], {}, "legacy")
+    assert asked.unhandled == ("server/discover",)
+    assert "tools" in asked.capabilities and "tools/list" in asked.result_keys
+
+
+def test_coverage_of_the_pinned_modern_revision() -> None:
+    from generator.coverage import coverage
+
+    found = coverage(MODERN)
+    assert found.lines == ("flag never set: experimental",)
+    assert found.errors == 0
