@@ -60,12 +60,15 @@ def _applies(rule: CapabilityRule, params: Mapping[str, Any]) -> bool:
     return value not in rule.not_values
 
 
-def needs(request: Mapping[str, Any]) -> list[CapabilityRule]:
-    """The capability rules that apply to one bare input request."""
+def needs(
+    request: Mapping[str, Any], rules: tuple[Any, ...] = CAPABILITY_RULES
+) -> list[CapabilityRule]:
+    """The capability rules (``rules``: a revision's table) that apply to one bare
+    input request."""
     method = request.get("method")
     params = request.get("params")
     params = params if isinstance(params, Mapping) else {}
-    return [r for r in CAPABILITY_RULES if r.method == method and _applies(r, params)]
+    return [r for r in rules if r.method == method and _applies(r, params)]
 
 
 def path_object(path: Path) -> dict[str, Any]:
@@ -90,21 +93,29 @@ def merge(*objects: Mapping[str, Any]) -> dict[str, Any]:
     return dict(sorted(out.items()))
 
 
-def _needed(request: Mapping[str, Any]) -> Iterable[CapabilityRule]:
-    """``needs(request)``, worked out once for a built request, which cannot change."""
+def _needed(request: Mapping[str, Any], rules: tuple[Any, ...]) -> Iterable[CapabilityRule]:
+    """``needs(request)``, worked out once for a built request, which cannot change
+    (by the authoring revision's rules; another revision's are applied afresh)."""
+    if rules is not CAPABILITY_RULES:
+        return needs(request, rules)
     if not isinstance(request, BuiltRequest):
         return needs(request)
     if request.needs is None:
         request.needs = tuple(needs(request))
-    rules: tuple[CapabilityRule, ...] = request.needs
-    return rules
+    found: tuple[CapabilityRule, ...] = request.needs
+    return found
 
 
-def missing(requests: Iterable[Mapping[str, Any]], declared: Mapping[str, Any]) -> dict[str, Any]:
-    """Every capability the requests need and ``declared`` lacks, as one object."""
+def missing(
+    requests: Iterable[Mapping[str, Any]],
+    declared: Mapping[str, Any],
+    rules: tuple[Any, ...] = CAPABILITY_RULES,
+) -> dict[str, Any]:
+    """Every capability the requests need and ``declared`` lacks, as one object, by
+    ``rules`` (a revision's table; the authoring revision's by default)."""
     lacking: list[dict[str, Any]] = []
     for request in requests:
-        for rule in _needed(request):
+        for rule in _needed(request, rules):
             if not declares(declared, rule.requires, rule.empty_parent_satisfies):
                 lacking.append(path_object(rule.requires))
     return merge(*lacking) if lacking else {}

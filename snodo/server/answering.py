@@ -324,7 +324,8 @@ def _finish(
     version: str,
 ) -> dict[str, Any]:
     if isinstance(outcome, InputRequired):
-        result = admit(ctx.request_method, outcome, ctx.client_capabilities)
+        revision = server.served.revisions[version]  # its rules, its model
+        result = admit(ctx.request_method, outcome, ctx.client_capabilities, revision)
         state = pinned(keyring, ctx, outcome).request_state  # the questions
         if state is not None:
             result["requestState"] = state

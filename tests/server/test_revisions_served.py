@@ -20,11 +20,13 @@ from typing import Any
 
 import pytest
 
+from snodo import elicitation
 from snodo.client.errors import ProtocolViolation
 from snodo.client.results import fits_revision
 from snodo.context import Context
 from snodo.legacy.kernel import LegacyKernel
 from snodo.legacy.session import LegacySession
+from snodo.result import InputRequired, input_required
 from snodo.revisions import Revisions, build
 from snodo.revisions.catalog import CATALOG, EXTENSIONS
 from snodo.server import Server
@@ -52,6 +54,12 @@ METHODS = MappingProxyType(
     }
 )
 """
+
+
+NO_ELICITATION_RULES = """
+CAPABILITY_RULES = tuple(r for r in CAPABILITY_RULES if r.method != "elicitation/create")
+"""
+"""A relaxation: asking a question no longer needs a declared elicitation capability."""
 
 
 def _edit(path: Path, old: str, new: str) -> None:
@@ -93,7 +101,7 @@ def _make_fake(root: Path) -> None:
     assert "logging" not in changed
     models.write_text(text.replace(body, changed))
     tables = target / "tables.py"
-    tables.write_text(tables.read_text() + NEW_METHOD)
+    tables.write_text(tables.read_text() + NEW_METHOD + NO_ELICITATION_RULES)
 
 
 @pytest.fixture(scope="module")
@@ -118,8 +126,13 @@ class Behind:
     def capabilities(self) -> dict[str, Any]:
         return {"tools": {"listChanged": True, "validation": True}, "logging": {}}
 
-    async def forward(self, ctx: Context, params: Mapping[str, Any]) -> dict[str, Any]:
+    async def forward(
+        self, ctx: Context, params: Mapping[str, Any]
+    ) -> dict[str, Any] | InputRequired:
         assert ctx.request_method == "tools/call"
+        if params["name"] == "ask":
+            schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+            return input_required({"name": elicitation.form("Your name?", schema)})
         return {"content": [{"type": "text", "text": params["arguments"]["text"]}]}
 
 
@@ -277,3 +290,15 @@ def test_the_client_checks_a_result_with_the_negotiated_revision(revisions: Revi
     assert fits_revision(revisions.of(FAKE), "tools/call", stamped) is stamped
     asking = {"resultType": "input_required", "inputRequests": {}}
     assert fits_revision(revisions.of(FAKE), "tools/call", asking) is asking
+
+
+def test_admission_reads_the_rules_of_the_request_revision(revisions: Revisions) -> None:
+    """A question to a client that declared no elicitation: -32021 under 2026-07-28,
+    whose rules need it; asked under 2099-01-01, whose rules do not."""
+    server = _server(revisions)
+    call = {"name": "ask", "arguments": {}}
+    refused = _answer(server, _request("tools/call", MODERN, call))["error"]
+    assert refused["code"] == -32021
+    asked = _answer(server, _request("tools/call", FAKE, {**call, "purpose": "p"}))["result"]
+    assert asked["resultType"] == "input_required"
+    assert asked["inputRequests"]["name"]["method"] == "elicitation/create"
