@@ -277,6 +277,28 @@ def test_a_removed_notification_the_runtime_names_is_refused_by_name(
         done.stderr
     )
     assert "snodo/" in done.stderr.split("notifications/subscriptions/acknowledged", 1)[1]
+    # As a draft it is generated, not served, and the same finding is a warning.
+    repo = tmp_path / "repo"
+    draft = generator(
+        repo,
+        tmp_path / "cache",
+        "add-revision",
+        REVISION,
+        "--schema",
+        str(tmp_path / "schema.json"),
+        "--from",
+        BASE,
+        "--draft",
+    )
+    assert draft.returncode == 0, draft.stderr
+    assert "warning: the runtime names notification notifications/subscriptions/acknowledged" in (
+        draft.stderr
+    )
+    assert "served = false" in (repo / "schema" / REVISION / "overlay.toml").read_text()
+    catalog = (repo / "snodo" / "revisions" / "catalog.py").read_text()
+    assert f'("{REVISION}", "{PACKAGE}", "modern", False, ("{REVISION}",)),' in catalog
+    assert "2027-01-26 is a draft, not served" in draft.stdout
+    assert generator(repo, tmp_path / "cache", "check").returncode == 0
 
 
 def test_a_renamed_definition_the_overlay_names_is_refused_by_name(
