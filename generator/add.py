@@ -57,11 +57,10 @@ def _set(text: str, table: str, key: str, value: str) -> str:
     stop = start.end() + (end.start() if end else len(text) - start.end())
     body = text[start.end() : stop]
     line = re.compile(rf"(?m)^{re.escape(key)} = .*\n")
-    body = (
-        line.sub(f"{key} = {value}\n", body, count=1)
-        if line.search(body)
-        else (f"{key} = {value}\n{body}")
-    )
+    if line.search(body):
+        body = line.sub(f"{key} = {value}\n", body, count=1)
+    else:
+        body = f"{key} = {value}\n{body}"
     return text[: start.end()] + body + text[stop:]
 
 
