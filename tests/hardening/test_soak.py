@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 
+from snodo.cli import KEEP_ALIVE_SECONDS
 from snodo.http_headers import request_headers
 from tests.support.processes import Serving
 from tests.support.wire import meta
@@ -78,7 +79,15 @@ def test_soak(http_server: Serving) -> None:
     tally: Counter[str] = Counter()
 
     async def run(process_pid: int) -> tuple[int, int]:
-        limits = httpx.Limits(max_connections=CONCURRENCY, max_keepalive_connections=CONCURRENCY)
+        # A pooled connection is reused only well within the server's keep-alive time:
+        # at equal times (httpx's and uvicorn's 5 s) a lane starved on a busy machine
+        # reused one just as the server closed it (httpx.ReadError, the keep-alive race,
+        # tests/client/test_keepalive.py).
+        limits = httpx.Limits(
+            max_connections=CONCURRENCY,
+            max_keepalive_connections=CONCURRENCY,
+            keepalive_expiry=KEEP_ALIVE_SECONDS / 5,
+        )
         async with httpx.AsyncClient(timeout=30, limits=limits) as client:
             start = time.monotonic()
             lanes = [
