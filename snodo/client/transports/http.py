@@ -20,6 +20,7 @@ from snodo.client.transports.base import (
     parsed_body,
     unanswerable,
 )
+from snodo.client.transports.keepalive import resending, unanswered
 from snodo.client.transports.sse_reader import SseReader
 from snodo.errors import ParseError
 
@@ -69,8 +70,6 @@ class HttpTransport:
     ) -> None:
         import httpx  # noqa: PLC0415 - optional dependency (snodo[http])
 
-        from snodo.client.transports import keepalive  # noqa: PLC0415 - needs httpx
-
         self.limits = limits or ClientLimits()
         self.wire_errors: tuple[type[BaseException], ...] = (
             httpx.HTTPError,
@@ -81,9 +80,8 @@ class HttpTransport:
         self.headers = dict(headers or {})
         # auth: an httpx.Auth such as snodo.oauth.OAuth; it sees every request.
         self.client = client or httpx.AsyncClient(
-            timeout=timeout, auth=auth, transport=keepalive.resending(httpx.AsyncHTTPTransport())
+            timeout=timeout, auth=auth, transport=resending(httpx.AsyncHTTPTransport())
         )
-        self.unanswered = keepalive.unanswered
         self.listen_timeout = httpx.Timeout(timeout, read=None)
         """The standalone GET stream may stay quiet for as long as the session lasts."""
         parts = httpx.URL(url)
@@ -121,7 +119,7 @@ class HttpTransport:
                 response = await self.client.send(request, stream=True)
                 break
             except self.wire_errors as exc:
-                if attempt == self.RESENDS or not self.unanswered(exc):
+                if attempt == self.RESENDS or not unanswered(exc):
                     raise
         try:
             yield response

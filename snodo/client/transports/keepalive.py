@@ -9,31 +9,29 @@ request's answer arrived. A fresh connection that fails, or an answer cut off af
 its first byte, is the caller's error, never sent twice.
 
 httpx does not tell which of these a failure was, so the client's pool is given a
-network backend whose streams keep count (``resending``): a stream that ends or resets
-under those two conditions raises ``Unanswered``, which httpx passes on as the cause of
-its own error (``unanswered``).
+network backend whose connections keep count (``resending``): one that ends or resets
+under those two conditions raises ``Unanswered``, which httpx passes on unchanged
+(``unanswered``). The module imports without httpx (httpcore is imported where used).
 """
 
 from __future__ import annotations
 
-import ssl
-from collections.abc import Iterable
 from typing import Any
-
-import httpcore
 
 __all__ = ["Unanswered", "resending", "unanswered"]
 
 
-class Unanswered(httpcore.ReadError):
+class Unanswered(ConnectionError):
     """A reused connection ended before any byte of the answer to the request on it."""
 
 
-class _Stream(httpcore.AsyncNetworkStream):
-    """A connection that knows whether it was reused and whether its answer began."""
+class _Stream:
+    """A connection (an httpcore network stream) that knows whether it was reused and
+    whether its answer began; ``failures`` are httpcore's read and write errors."""
 
-    def __init__(self, inner: httpcore.AsyncNetworkStream) -> None:
+    def __init__(self, inner: Any, failures: tuple[type[BaseException], ...]) -> None:
         self.inner = inner
+        self.failures = failures
         self.heard = False
         """A byte arrived since the request now on the connection was written."""
         self.reused = False
@@ -41,8 +39,8 @@ class _Stream(httpcore.AsyncNetworkStream):
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         try:
-            data = await self.inner.read(max_bytes, timeout)
-        except httpcore.ReadError as exc:
+            data: bytes = await self.inner.read(max_bytes, timeout)
+        except self.failures as exc:
             if self.reused and not self.heard:
                 raise Unanswered(f"the reused connection was reset: {exc}") from exc
             raise
@@ -57,7 +55,7 @@ class _Stream(httpcore.AsyncNetworkStream):
             self.reused, self.heard = True, False
         try:
             await self.inner.write(buffer, timeout)
-        except httpcore.WriteError as exc:
+        except self.failures as exc:
             if self.reused and not self.heard:
                 raise Unanswered(f"the reused connection was closed: {exc}") from exc
             raise
@@ -66,20 +64,21 @@ class _Stream(httpcore.AsyncNetworkStream):
         await self.inner.aclose()
 
     async def start_tls(
-        self,
-        ssl_context: ssl.SSLContext,
-        server_hostname: str | None = None,
-        timeout: float | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        return _Stream(await self.inner.start_tls(ssl_context, server_hostname, timeout))
+        self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None
+    ) -> _Stream:
+        tls = await self.inner.start_tls(ssl_context, server_hostname, timeout)
+        return _Stream(tls, self.failures)
 
     def get_extra_info(self, info: str) -> Any:
         return self.inner.get_extra_info(info)
 
 
-class _Backend(httpcore.AsyncNetworkBackend):
-    def __init__(self, inner: httpcore.AsyncNetworkBackend) -> None:
+class _Backend:
+    """An httpcore network backend whose connections are ``_Stream``s."""
+
+    def __init__(self, inner: Any, failures: tuple[type[BaseException], ...]) -> None:
         self.inner = inner
+        self.failures = failures
 
     async def connect_tcp(
         self,
@@ -87,18 +86,16 @@ class _Backend(httpcore.AsyncNetworkBackend):
         port: int,
         timeout: float | None = None,
         local_address: str | None = None,
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
+        socket_options: Any = None,
+    ) -> _Stream:
         inner = await self.inner.connect_tcp(host, port, timeout, local_address, socket_options)
-        return _Stream(inner)
+        return _Stream(inner, self.failures)
 
     async def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,
-        socket_options: Iterable[Any] | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        return _Stream(await self.inner.connect_unix_socket(path, timeout, socket_options))
+        self, path: str, timeout: float | None = None, socket_options: Any = None
+    ) -> _Stream:
+        inner = await self.inner.connect_unix_socket(path, timeout, socket_options)
+        return _Stream(inner, self.failures)
 
     async def sleep(self, seconds: float) -> None:
         await self.inner.sleep(seconds)
@@ -106,16 +103,19 @@ class _Backend(httpcore.AsyncNetworkBackend):
 
 def resending(transport: Any) -> Any:
     """``transport`` (an ``httpx.AsyncHTTPTransport``, before its first request) with
-    streams that raise ``Unanswered``; unchanged when its pool is not httpcore's."""
+    connections that raise ``Unanswered``; unchanged when its pool is not httpcore's."""
+    import httpcore  # noqa: PLC0415 - optional dependency (snodo[http]), as httpx
+
     pool = getattr(transport, "_pool", None)
     backend = getattr(pool, "_network_backend", None)
     if isinstance(backend, httpcore.AsyncNetworkBackend):
-        pool._network_backend = _Backend(backend)  # type: ignore[union-attr]
+        failures = (httpcore.ReadError, httpcore.WriteError)
+        pool._network_backend = _Backend(backend, failures)  # type: ignore[union-attr]
     return transport
 
 
 def unanswered(exc: BaseException) -> bool:
-    """Whether ``exc`` (an httpx error) is a reused connection's ``Unanswered``."""
+    """Whether ``exc`` is, or was caused by, a reused connection's ``Unanswered``."""
     seen: BaseException | None = exc
     for _ in range(8):
         if seen is None:
