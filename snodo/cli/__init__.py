@@ -154,15 +154,20 @@ def _server(target: str) -> Server:
 
 
 def _app(target: str, path: str, hosts: str, origins: str) -> Any:
+    from snodo.gateway.front import GATEWAYS, knowing_peers
     from snodo.transports.http import LOCAL_HOSTS, HttpApp
 
     allowed = [h for h in hosts.split(",") if h]
-    return HttpApp(
-        _server(target),
+    server = _server(target)
+    app = HttpApp(
+        server,
         path=path or None,
         allowed_hosts=None if "*" in allowed else [*LOCAL_HOSTS, *allowed],
         allowed_origins=[o for o in origins.split(",") if o] or None,
     )
+    # A proxy's front clients each get a share of the backend calls it holds, told
+    # apart by address where they have no principal (snodo.gateway.front).
+    return knowing_peers(app) if server in GATEWAYS else app
 
 
 def http_app() -> Any:

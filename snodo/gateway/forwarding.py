@@ -26,18 +26,22 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import secrets
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from functools import partial
 from typing import Any, Final
 
 from snodo.admission import admit
 from snodo.client import Client, ClientError, RequestError
-from snodo.context import Context
+from snodo.client.transports.stdio import StdioTransport
+from snodo.context import LOG_RANK, Context
 from snodo.errors import InternalError, McpError
+from snodo.gateway.front import GATEWAYS, front_client
 from snodo.gateway.open_calls import CURRENT, REFUSE, FlowElsewhere, OpenCalls
 from snodo.gateway.relay import Relay
 from snodo.result import InputRequired, input_required
@@ -85,7 +89,12 @@ class Proxy:
     front client."""
 
     def __init__(
-        self, connect: Connect, *, answer_timeout: float = 300.0, relay: str | None = None
+        self,
+        connect: Connect,
+        *,
+        answer_timeout: float = 300.0,
+        relay: str | None = None,
+        calls_per_client: int = 16,
     ) -> None:
         self.client = connect(
             elicitation=self.asker("elicitation/create"),
@@ -99,7 +108,14 @@ class Proxy:
         )
         self.process = secrets.token_urlsafe(9)
         """Names this process in the state of a legacy backend's open calls."""
-        self.open_calls = OpenCalls(answer_timeout)
+        self.open_calls = OpenCalls(answer_timeout, per_client=calls_per_client)
+        # Each open call's question is one request the legacy backend's session has
+        # pending at the client: as many as the calls the proxy may hold.
+        limits = self.client.connection.limits
+        if limits.max_pending_server_requests < self.open_calls.limit:
+            self.client.connection.limits = replace(
+                limits, max_pending_server_requests=self.open_calls.limit
+            )
         self.advertised: dict[str, Any] = {}
         self.relay_url = relay
         """Redis, for retries of a legacy backend's rounds that reach another worker."""
@@ -109,6 +125,11 @@ class Proxy:
         state so that a retry finds its way back here."""
         self.server: Server | None = None
         self._listening: asyncio.Task[None] | None = None
+        self._sends = itertools.count(1)
+        self._logging: dict[int, bool] = {}
+        """The backend requests in flight, by number: whether each may cause log
+        messages (a legacy backend logs as it likes; a modern one for a request that
+        asked)."""
 
     # -- the client's handlers: a legacy backend's questions -------------------------
 
@@ -165,7 +186,9 @@ class Proxy:
             opened.answer(ctx.input_responses)
         else:
             front = [ctx]
-            opened = self.open_calls.start(lambda: self._send(ctx.request_method, sent, front))
+            opened = self.open_calls.start(
+                lambda: self._send(ctx.request_method, sent, front), front_client(ctx)
+            )
             opened.front = front
         try:
             questions, result = await opened.next()
@@ -222,22 +245,28 @@ class Proxy:
         self, method: str, params: dict[str, Any], front: list[Context] | None = None
     ) -> dict[str, Any]:
         """``method`` at the backend, as the front's request (``front[0]``) asked it:
-        with its progress token and log level, and, to a modern backend, its client's
-        capabilities, so the backend asks only what the front client can answer. The
-        backend's progress and log notifications go to the front's stream."""
+        with a progress token of its own (standing for the front's, which another
+        front client may use too) and the front's log level, and, to a modern backend,
+        its client's capabilities, so the backend asks only what the front client can
+        answer. The backend's progress and log notifications go to the front's stream
+        (``_heard``)."""
         notify = None
+        number = next(self._sends)
+        wants_logs = self.client.era != "modern"
         if front:
             ctx = front[0]
             meta: dict[str, Any] = {}
             if ctx.progress_token is not None:
-                meta["progressToken"] = ctx.progress_token
+                meta["progressToken"] = f"{self.process}.{number}"
             if ctx.log_level is not None:
                 meta[META_LOG_LEVEL] = ctx.log_level
+                wants_logs = True
             if self.client.era == "modern":
                 meta[META_CLIENT_CAPABILITIES] = dict(ctx.client_capabilities)
             if meta:
                 params = {**params, "_meta": meta}
-            notify = partial(self._heard, front)
+            notify = partial(self._heard, front, number)
+        self._logging[number] = wants_logs
         try:
             return await self.client.connection.send(method, params, False, None, None, notify)
         except RequestError as exc:
@@ -245,6 +274,8 @@ class Proxy:
         except ClientError as exc:
             log.warning("the backend did not answer %s: %s", method, exc)
             raise InternalError("The server behind this proxy did not answer") from None
+        finally:
+            del self._logging[number]
 
     def serves(self, method: str) -> bool:
         """Whether the backend advertised the feature ``method`` belongs to."""
@@ -302,14 +333,41 @@ class Proxy:
         except ClientError as exc:
             log.warning("the backend's notification stream ended: %s", exc)
 
-    def _heard(self, front: list[Context], note: dict[str, Any]) -> None:
-        """A notification on a forwarded request's stream: progress and log messages
-        to the front request's stream (the round open now), the rest as ``pass_on``."""
-        if note.get("method") in ("notifications/progress", "notifications/message"):
-            if front:
-                front[0].emit(note)
-        else:
+    def _heard(self, front: list[Context], number: int, note: dict[str, Any]) -> None:
+        """A notification heard for backend request ``number``: progress and log
+        messages to the front request's stream (the round open now), the rest as
+        ``pass_on``.
+
+        Progress carries the token this request was sent with, given back as the
+        front's own; progress with any other token is not this front's. A log message
+        names no request: over HTTP it came on this request's own stream, but a stdio
+        backend has one stream for every request, and its log message goes to a front
+        only when this request is the one in flight that may have caused it (else it
+        is dropped, never guessed), at or above the level the front asked for."""
+        method = note.get("method")
+        if method not in ("notifications/progress", "notifications/message"):
             self.pass_on(note)
+            return
+        if not front:
+            return
+        ctx = front[0]
+        raw = note.get("params")
+        params: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        if method == "notifications/progress":
+            sent = f"{self.process}.{number}"
+            if ctx.progress_token is None or params.get("progressToken") != sent:
+                return
+            ctx.emit({**note, "params": {**params, "progressToken": ctx.progress_token}})
+            return
+        level = params.get("level")
+        if ctx.log_level is None or LOG_RANK.get(str(level), -1) < LOG_RANK[ctx.log_level]:
+            return
+        if isinstance(self.client.connection.transport, StdioTransport):
+            causes = [sent for sent, logs in self._logging.items() if logs]
+            if causes != [number]:
+                log.debug("a backend log message several requests may have caused: dropped")
+                return
+        ctx.emit(note)
 
     def pass_on(self, note: Mapping[str, Any]) -> None:
         """A backend notification, told to the proxy's own listeners."""
@@ -355,6 +413,7 @@ def proxy(
     version: str = "1.0.0",
     answer_timeout: float = 300.0,
     relay: str | None = None,
+    calls_per_client: int = 16,
     **server_options: Any,
 ) -> Server:
     """A ``Server`` serving the backend that ``connect(**client_options)`` reaches.
@@ -364,13 +423,17 @@ def proxy(
     ``lambda **o: Client.stdio(["python", "server.py"], **o)``. ``answer_timeout``
     bounds how long a legacy backend's question waits for the front client's retry;
     ``relay`` (a Redis URL) lets a retry that reaches another worker be answered by the
-    one holding the backend call (``snodo.gateway.relay``). ``server_options`` are
+    one holding the backend call (``snodo.gateway.relay``); ``calls_per_client`` is how
+    many of a legacy backend's calls waiting for answers one front client may hold
+    (``snodo.gateway.open_calls``). ``server_options`` are
     ``Server``'s (limits, state keys, auth, ...).
     """
 
     @asynccontextmanager
     async def lifespan(server: Server) -> AsyncIterator[Proxy]:
-        backend = Proxy(connect, answer_timeout=answer_timeout, relay=relay)
+        backend = Proxy(
+            connect, answer_timeout=answer_timeout, relay=relay, calls_per_client=calls_per_client
+        )
         await backend.start(server)
         server.served.backend = backend
         try:
@@ -383,4 +446,5 @@ def proxy(
     given = [] if lifespans is None else [lifespans] if callable(lifespans) else list(lifespans)
     server = Server(name, version, lifespan=[lifespan, *given], **server_options)
     PROXIES.add(server)
+    GATEWAYS.add(server)
     return server

@@ -25,6 +25,7 @@ from snodo.client import Client
 from snodo.client.errors import RequestError
 from snodo.gateway.composite import SEPARATOR, Composite, check_prefix, served_name
 from snodo.gateway.forwarding import Connect, Proxy
+from snodo.gateway.front import GATEWAYS
 from snodo.gateway.mounting import composite_of
 from snodo.revisions.authoring import (
     CallToolResult,
@@ -105,10 +106,12 @@ def serve_group(
     *,
     answer_timeout: float = 300.0,
     relay: str | None = None,
+    calls_per_client: int = 16,
     **server_options: Any,
 ) -> Server:
     """One server serving every server of the configuration, each under its prefix;
-    ``answer_timeout`` and ``relay`` are ``proxy``'s, for each member."""
+    ``answer_timeout``, ``relay`` and ``calls_per_client`` are ``proxy``'s, for each
+    member."""
     server = Server(
         server_options.pop("name", "snodo-gateway"),
         server_options.pop("version", "1.0.0"),
@@ -116,7 +119,11 @@ def serve_group(
     )
     composite: Composite = composite_of(server)
     for prefix, connect in servers(config).items():
-        composite.add(prefix, Proxy(connect, answer_timeout=answer_timeout, relay=relay), {})
+        member = Proxy(
+            connect, answer_timeout=answer_timeout, relay=relay, calls_per_client=calls_per_client
+        )
+        composite.add(prefix, member, {})
+    GATEWAYS.add(server)
     return server
 
 

@@ -14,6 +14,11 @@ a forwarded request that cannot carry questions (a list, a completion) sets it t
 to the only open call, and one that could belong to several open calls is refused
 rather than guessed. Calls are ``tools/call``, ``resources/read`` and ``prompts/get``,
 the methods that may ask.
+
+Bounds: at most ``limit`` calls are open at once in this process (1,000), and each front
+client (``snodo.gateway.front``) at most ``per_client`` of them (16), so that one which
+opens calls and never answers their questions blocks only itself until
+``answer_timeout`` ends them.
 """
 
 from __future__ import annotations
@@ -43,8 +48,10 @@ class FlowElsewhere(McpError):
 class OpenCall:
     """One backend call: its task, and the questions it asked that are not answered."""
 
-    def __init__(self, flow: str, answer_timeout: float) -> None:
+    def __init__(self, flow: str, answer_timeout: float, owner: str = "") -> None:
         self.flow = flow
+        self.owner = owner
+        """The front client that opened it."""
         self.answer_timeout = answer_timeout
         self.task: asyncio.Task[dict[str, Any]] | None = None
         self.open: dict[str, tuple[dict[str, Any], asyncio.Future[Any]]] = {}
@@ -104,23 +111,36 @@ REFUSE = OpenCall("refuse", 0.0)
 
 
 class OpenCalls:
-    """This process's open backend calls, by flow id; at most ``limit`` at once."""
+    """This process's open backend calls, by flow id; at most ``limit`` at once, and
+    ``per_client`` of one front client's."""
 
-    def __init__(self, answer_timeout: float = 300.0, limit: int = 1000) -> None:
+    def __init__(
+        self, answer_timeout: float = 300.0, limit: int = 1000, per_client: int = 16
+    ) -> None:
         self.answer_timeout = answer_timeout
         self.limit = limit
+        self.per_client = per_client
         self.calls: dict[str, OpenCall] = {}
+        self.held: dict[str, int] = {}
+        """How many open calls each front client holds (none held: absent)."""
 
-    def start(self, call: Callable[[], Awaitable[dict[str, Any]]]) -> OpenCall:
+    def start(self, call: Callable[[], Awaitable[dict[str, Any]]], owner: str = "") -> OpenCall:
+        """Open ``call`` for the front client ``owner``, within both bounds."""
         if len(self.calls) >= self.limit:
             raise McpError("Too many calls waiting for answers at this proxy")
-        opened = OpenCall(secrets.token_urlsafe(12), self.answer_timeout)
+        if self.held.get(owner, 0) >= self.per_client:
+            raise McpError(
+                f"This client has {self.per_client} calls waiting for its answers at this "
+                "proxy: answer or cancel one first"
+            )
+        opened = OpenCall(secrets.token_urlsafe(12), self.answer_timeout, owner)
         token = CURRENT.set(opened)
         try:  # the task copies the context, CURRENT with it
             opened.task = asyncio.create_task(self._run(opened, call))
         finally:
             CURRENT.reset(token)
         self.calls[opened.flow] = opened
+        self.held[owner] = self.held.get(owner, 0) + 1
         return opened
 
     async def _run(
@@ -129,7 +149,10 @@ class OpenCalls:
         try:
             return await call()
         finally:
-            self.calls.pop(opened.flow, None)
+            if self.calls.pop(opened.flow, None) is not None:
+                left = self.held.pop(opened.owner, 1) - 1
+                if left:
+                    self.held[opened.owner] = left
 
     def get(self, flow: Any) -> OpenCall:
         found = self.calls.get(flow) if isinstance(flow, str) else None

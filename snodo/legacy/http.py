@@ -12,7 +12,8 @@ must go to the client before the answer (progress, log messages, the bridge's
 requests); notifications and the client's responses get 202. GET opens the session's
 one stream for messages unrelated to a request (list changes, resource updates);
 DELETE ends the session. A disconnect is not a cancellation (legacy clients send
-``notifications/cancelled``), which cancels the named request of that session.
+``notifications/cancelled``), which cancels the named request of that session, on
+whichever worker runs it.
 
 Where sessions live is ``LegacyLimits.store``. By default, in this process: behind a
 load balancer, route by ``Mcp-Session-Id`` (session affinity). With a shared store
@@ -218,11 +219,13 @@ class LegacyHttp:
         if "id" not in message:
             if message.get("method") == "notifications/cancelled":
                 params = message.get("params")
-                task = entry.tasks.get(
-                    params.get("requestId") if isinstance(params, dict) else None
-                )
-                if task is not None:
-                    task.cancel()
+                request_id = params.get("requestId") if isinstance(params, dict) else None
+                with contextlib.suppress(TypeError):  # an unhashable id names no request
+                    task = entry.tasks.get(request_id)
+                    if task is not None:
+                        task.cancel()
+                    elif self.shared is not None:  # perhaps running on another worker
+                        self.shared.cancel(session.id, request_id)
             await empty(send, 202)
             return
         if "text/event-stream" not in headers.get("accept", ""):

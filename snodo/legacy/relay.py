@@ -1,18 +1,21 @@
 """What one worker must tell another about a shared legacy session (``snodo.legacy.store``).
 
-Two things cannot live in a store. A server-to-client request (the bridge's elicitation,
+Three things cannot live in a store. A server-to-client request (the bridge's elicitation,
 sampling or roots question) waits in the worker that sent it, but the client's answer is
 a POST that may land on any worker. And a session's GET stream is held by one worker,
-which must learn when another changed the session's subscriptions or ended it.
+which must learn when another changed the session's subscriptions or ended it. And a
+request runs in the worker it was posted to, while the client's
+``notifications/cancelled`` naming it may land on another.
 
 So each worker has an origin (random, per process) and mints the ids of the requests it
 sends the client as ``ORIGIN.N``: a worker that receives an answer reads the origin off
 the id and hands the answer to that worker, with no lookup (``answer``). Changes and
-ends are announced to every worker (``announce``). ``RedisRelay`` carries both over
-Redis pub/sub, on a channel per origin and one for all; an answer nobody waits for is
-dropped with a debug log, never an error to the client. It rides on the notification
-bus's link (``RedisLink``): a publish never blocks a request, it queues, and a publisher
-task sends.
+ends are announced to every worker (``announce``), and so is a cancellation of a request
+the receiving worker does not run (``cancel``): the one that runs it cancels it.
+``RedisRelay`` carries them over Redis pub/sub, on a channel per origin and one for all;
+an answer nobody waits for is dropped with a debug log, never an error to the client. It
+rides on the notification bus's link (``RedisLink``): a publish never blocks a request,
+it queues, and a publisher task sends.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from typing import Any
 
 from snodo.server.notify_bus import RedisLink
 
-__all__ = ["OnAnnounce", "OnAnswer", "RedisRelay"]
+__all__ = ["OnAnnounce", "OnAnswer", "OnCancel", "RedisRelay"]
 
 log = logging.getLogger("snodo.legacy")
 
@@ -33,6 +36,8 @@ OnAnswer = Callable[[str, dict[str, Any]], None]
 """Takes a session id and the client's JSON-RPC response for a request sent from here."""
 OnAnnounce = Callable[[str, str], None]
 """Takes a session id and what happened to it: ``"changed"`` or ``"ended"``."""
+OnCancel = Callable[[str, str | int], None]
+"""Takes a session id and the id of the request of that session the client cancelled."""
 
 
 class RedisRelay:
@@ -47,6 +52,7 @@ class RedisRelay:
         self._link = RedisLink(url, channels, timeout=timeout, name="legacy relay", logger=log)
         self._on_answer: OnAnswer | None = None
         self._on_announce: OnAnnounce | None = None
+        self._on_cancel: OnCancel | None = None
 
     def _channel(self, origin: str) -> str:
         return f"{self.prefix}:to:{origin}"
@@ -61,13 +67,21 @@ class RedisRelay:
         body = json.dumps({"session": session_id, "announce": what}, separators=(",", ":"))
         self._queue(f"{self.prefix}:all", body)
 
+    def cancel(self, session_id: str, request_id: str | int) -> None:
+        """Tell every worker that the client cancelled ``request_id`` of ``session_id``."""
+        body = json.dumps({"session": session_id, "cancel": request_id}, separators=(",", ":"))
+        self._queue(f"{self.prefix}:all", body)
+
     def _queue(self, channel: str, body: str) -> None:
         if not self._link.publish(channel, body):
             log.debug("legacy relay not started: a message stays in this worker")
 
-    async def start(self, on_answer: OnAnswer, on_announce: OnAnnounce) -> None:
+    async def start(
+        self, on_answer: OnAnswer, on_announce: OnAnnounce, on_cancel: OnCancel | None = None
+    ) -> None:
         """Connect and subscribe (waiting at most ``timeout``); nothing the second time."""
         self._on_answer, self._on_announce = on_answer, on_announce
+        self._on_cancel = on_cancel
         await self._link.start(self._received)
 
     async def stop(self) -> None:
@@ -83,5 +97,9 @@ class RedisRelay:
                 self._on_answer(session, body["response"])
             elif body.get("announce") in ("changed", "ended") and self._on_announce is not None:
                 self._on_announce(session, body["announce"])
+            elif "cancel" in body and self._on_cancel is not None:
+                request_id = body["cancel"]
+                if isinstance(request_id, str | int) and not isinstance(request_id, bool):
+                    self._on_cancel(session, request_id)
         except Exception:
             log.debug("legacy relay: ignoring a message it cannot use", exc_info=True)

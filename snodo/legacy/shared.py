@@ -9,7 +9,8 @@ travel (its requests in flight, the questions it sent the client, its GET stream
 relay (``snodo.legacy.relay``) carries the client's answers to the worker that asked
 (``relayed``, by the origin in the question's id) and announces changes and ends, so
 the worker holding a GET stream watches the right URIs and a DELETE ends the stream
-wherever it is held.
+wherever it is held; a ``notifications/cancelled`` for a request another worker runs
+reaches that worker (``cancel``).
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ class SharedSessions:
         self._reloads: set[asyncio.Future[None]] = set()
 
     async def start(self) -> None:
-        await self.relay.start(self._answered, self._announced)
+        await self.relay.start(self._answered, self._announced, self._cancelled)
 
     async def stop(self) -> None:
         await self.relay.stop()
@@ -127,6 +128,19 @@ class SharedSessions:
             return False
         self.relay.answer(origin, session.id, dict(message))
         return True
+
+    def cancel(self, session_id: str, request_id: object) -> None:
+        """The client cancelled a request of its session that this worker does not run:
+        the worker that runs it cancels it."""
+        if isinstance(request_id, str | int) and not isinstance(request_id, bool):
+            self.relay.cancel(session_id, request_id)
+
+    def _cancelled(self, session_id: str, request_id: str | int) -> None:
+        """Another worker received the client's cancellation of a request."""
+        entry = self.table.sessions.get(session_id)
+        task = None if entry is None else entry.tasks.get(request_id)
+        if task is not None:
+            task.cancel()
 
     def _answered(self, session_id: str, response: dict[str, Any]) -> None:
         """Another worker received the client's answer to a question sent from here."""

@@ -241,12 +241,17 @@ def test_a_deadline_bounds_a_legacy_call_and_the_session_goes_on(
     legacy_client: tuple[Client, Handlers],
 ) -> None:
     client, _handlers = legacy_client
-    client.deadline = 0.5
 
     async def main() -> str:
         async with client:
+            # The session opened first (over stdio that starts the server, which on a
+            # busy machine may take longer than the deadline): the deadline bounds the
+            # call alone, and only the call that must exceed it.
+            await client.list_tools()
+            client.deadline = 0.5
             with pytest.raises(TooManyRounds, match=r"within 0\.5 s"):
                 await client.call_tool("slow", {"seconds": 30})
+            client.deadline = None
             return text(await client.call_tool("slow", {"seconds": 0}))
 
     assert asyncio.run(main()) == "finally"
@@ -353,11 +358,17 @@ def test_stdio_falls_back_when_the_probe_kills_or_stalls_the_server(
     manner: str, tmp_path: Path
 ) -> None:
     """``exit``: the server quits on a request before initialize, so the client starts
-    it again for the session; ``silent``: it never answers, so the probe times out."""
+    it again for the session; ``silent``: it never answers, so the probe times out.
+
+    The probe's time includes starting the server process, which on a busy machine may
+    take longer than any small bound: ``exit`` must not time out before the server read
+    the probe (the process ending ends the probe, whatever its bound), and ``silent``
+    answers the same whenever its probe times out."""
     argv = [sys.executable, str(FUSSY), manner, str(tmp_path / "starts")]
+    probe_timeout = 0.5 if manner == "silent" else 120.0
 
     async def main() -> tuple[list[str], str]:
-        async with Client.stdio(argv, probe_timeout=0.5) as client:
+        async with Client.stdio(argv, probe_timeout=probe_timeout) as client:
             names = [t.name for t in await client.list_tools()]
             assert client.era == "legacy" and client.legacy is not None
             return names, client.legacy.server["serverInfo"]["name"]

@@ -30,7 +30,7 @@ import pytest
 from snodo.client import Client, RequestError
 from tests.support.legacy_sdk import legacy_sdk_python
 from tests.support.paths import ROOT
-from tests.support.processes import Serving, serving, snodo_run
+from tests.support.processes import Serving, accepting, free_port, serving, snodo_run, stop
 
 LEGACY_SERVER = ["tests/client/legacy_server.py", "stdio"]
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
@@ -413,3 +413,130 @@ def test_a_legacy_backends_resource_that_asks_is_an_mrtr_round(legacy_backend: S
 
     text = asyncio.run(asyncio.wait_for(scenario(f"{legacy_backend.base}/mcp"), 30))
     assert (text, asked) == ("note door: the key is under the mat", ["Show note door?"])
+
+
+async def _sse_call(
+    client: httpx.AsyncClient, url: str, params: dict[str, Any], heard: list[dict[str, Any]]
+) -> Any:
+    """A tools/call whose stream's notifications are put in ``heard`` as they come;
+    returns the response."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+    headers = {
+        **HEADERS,
+        "mcp-method": "tools/call",
+        "mcp-name": params["name"],
+        "mcp-protocol-version": "2026-07-28",
+    }
+    async with client.stream("POST", url, json=body, headers=headers) as answer:
+        assert answer.status_code == 200
+        if answer.headers["content-type"].startswith("application/json"):
+            return json.loads(await answer.aread())
+        async for line in answer.aiter_lines():
+            if not line.startswith("data:"):
+                continue
+            message = json.loads(line[5:])
+            if "id" in message:
+                return message
+            heard.append(message)
+    raise AssertionError("the stream ended without a response")
+
+
+async def _until(heard: list[dict[str, Any]], method: str, text: str) -> None:
+    """Wait (bounded by the caller) until ``heard`` has ``method`` carrying ``text``."""
+    while not any(
+        note["method"] == method and text in json.dumps(note["params"]) for note in heard
+    ):
+        await asyncio.sleep(0.01)
+
+
+def test_each_front_request_hears_only_its_own_progress_and_log_messages() -> None:
+    """Two front clients calling through the proxy into one stdio backend at once, with
+    the same progress token: each hears its own call's progress (under its own token)
+    and only its own call's log messages. A log message the stdio backend sends while
+    both calls may have caused it is dropped rather than given to either."""
+    backend = snodo_run("tests/gateway/noisy_server.py:server", "stdio")
+    meta = {**META, "progressToken": "same", "io.modelcontextprotocol/logLevel": "debug"}
+
+    def hold(tag: str) -> dict[str, Any]:
+        return {"name": "hold", "arguments": {"tag": tag}, "_meta": meta}
+
+    async def scenario(url: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        first: list[dict[str, Any]] = []
+        second: list[dict[str, Any]] = []
+        async with httpx.AsyncClient(timeout=60) as a, httpx.AsyncClient(timeout=60) as b:
+            call_a = asyncio.ensure_future(_sse_call(a, url, hold("A"), first))
+            await _until(first, "notifications/progress", '"A"')
+            call_b = asyncio.ensure_future(_sse_call(b, url, hold("B"), second))
+            await _until(second, "notifications/progress", '"B"')
+            released = {"name": "release", "arguments": {"tag": "A"}, "_meta": META}
+            assert (await _sse_call(a, url, released, []))["result"]["content"]
+            assert (await call_a)["result"]["content"][0]["text"] == "A"
+            released["arguments"] = {"tag": "B"}
+            assert (await _sse_call(b, url, released, []))["result"]["content"]
+            assert (await call_b)["result"]["content"][0]["text"] == "B"
+        return first, second
+
+    with serving(snodo_proxy("--", *backend)) as proxy:
+        first, second = asyncio.run(asyncio.wait_for(scenario(f"{proxy.base}/mcp"), 60))
+    for tag, heard in (("A", first), ("B", second)):
+        progress = [note["params"] for note in heard if note["method"] == "notifications/progress"]
+        logs = [
+            note["params"]["data"] for note in heard if note["method"] == "notifications/message"
+        ]
+        assert progress and {p["message"] for p in progress} == {tag}, heard
+        assert {p["progressToken"] for p in progress} == {"same"}
+        assert logs and all(text.startswith(tag) for text in logs), heard
+    # Alone in flight, a call's log messages reach it: A's start, B's end.
+    assert "A start" in [
+        n["params"]["data"] for n in first if n["method"] == "notifications/message"
+    ]
+    assert "B end" in [
+        n["params"]["data"] for n in second if n["method"] == "notifications/message"
+    ]
+
+
+def test_one_front_client_cannot_hold_every_call_a_legacy_backend_keeps_open() -> None:
+    """A legacy HTTP backend's questions, through the proxy: one front client (from
+    127.0.0.2) opens calls and never answers them. It holds its share (16) and its next
+    call is refused; another front client (127.0.0.1) still gets its question."""
+    backend = [str(legacy_sdk_python()), *LEGACY_SERVER[:1]]
+    call = {"name": "forecast", "arguments": {"days": 1}, "_meta": META}
+
+    async def post(client: httpx.AsyncClient, url: str, request_id: int) -> Any:
+        body = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": call}
+        headers = {
+            **HEADERS,
+            "mcp-method": "tools/call",
+            "mcp-name": "forecast",
+            "mcp-protocol-version": "2026-07-28",
+        }
+        answer = await client.post(url, json=body, headers=headers)
+        text = answer.text
+        if answer.headers["content-type"].startswith("text/event-stream"):
+            data = [line[5:] for line in text.splitlines() if line.startswith("data:")]
+            text = [d for d in data if '"id"' in d][-1]
+        return json.loads(text)
+
+    async def scenario(url: str) -> tuple[list[Any], Any]:
+        greedy = httpx.AsyncHTTPTransport(local_address="127.0.0.2")
+        async with (
+            httpx.AsyncClient(transport=greedy, timeout=60) as hog,
+            httpx.AsyncClient(timeout=60) as other,
+        ):
+            held = [await post(hog, url, n) for n in range(17)]
+            return held, await post(other, url, 100)
+
+    port = free_port()
+    with subprocess.Popen(
+        [*backend, "http", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    ) as process:
+        try:
+            assert accepting(process, port)
+            with serving(snodo_proxy(f"http://127.0.0.1:{port}/mcp")) as proxy:
+                held, other = asyncio.run(asyncio.wait_for(scenario(f"{proxy.base}/mcp"), 120))
+        finally:
+            stop(process)
+    assert other["result"]["resultType"] == "input_required", other
+    kinds = [answer.get("result", {}).get("resultType") for answer in held]
+    assert kinds == ["input_required"] * 16 + [None], held[-1]
+    assert "16 calls waiting for its answers" in held[-1]["error"]["message"]

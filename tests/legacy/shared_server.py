@@ -9,10 +9,12 @@ each request of a session landed.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from typing import Annotated
 
 from snodo import Ask, Server, elicitation
+from snodo.context import Context
 from snodo.server import LegacyLimits
 from snodo.server.notify_bus import notification_bus
 
@@ -47,6 +49,28 @@ def touch(uri: str) -> str:
     """Says ``uri`` changed, from this worker."""
     server.notify_resource_updated(uri)
     return WORKER
+
+
+CANCELLED: list[str] = []
+"""The calls of ``linger`` cancelled in this worker."""
+
+
+@server.tool
+async def linger(ctx: Context) -> str:
+    """Reports progress, then waits until cancelled."""
+    ctx.report_progress(1)
+    try:
+        await asyncio.Event().wait()
+    except asyncio.CancelledError:
+        CANCELLED.append(str(ctx.request_id))
+        raise
+    return WORKER
+
+
+@server.tool
+def cancelled_here() -> str:
+    """The worker and the ids of the ``linger`` calls cancelled in it."""
+    return f"{WORKER}: {','.join(CANCELLED)}"
 
 
 @server.resource("note://shared", mime_type="text/plain")

@@ -166,6 +166,65 @@ def test_a_get_stream_on_one_worker_hears_updates_raised_on_the_other(
     assert heard == ["note://shared"] * 4, "each update once, whichever worker raised it"
 
 
+def test_a_cancellation_posted_to_the_other_worker_cancels_the_call(
+    cluster: tuple[Redis, list[Worker], RoundRobin],
+) -> None:
+    """A legacy session's call runs on worker a; the client's notifications/cancelled
+    lands on worker b, which does not run it: a cancels it (its stream ends with no
+    answer, and a says it cancelled that call)."""
+    _, workers, _ = cluster
+    at_a, at_b = (f"http://127.0.0.1:{w.port}/mcp" for w in workers)
+    headers = {"accept": "application/json, text/event-stream"}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"},
+        },
+    }
+
+    def call(request_id: str, name: str, meta: dict[str, Any] | None = None) -> dict[str, Any]:
+        params: dict[str, Any] = {"name": name, "arguments": {}}
+        if meta:
+            params["_meta"] = meta
+        return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+    async def scenario() -> tuple[list[str], str]:
+        async with httpx.AsyncClient(timeout=60) as http:
+            opened = await http.post(at_a, json=init, headers=headers)
+            session = {**headers, "mcp-session-id": opened.headers["mcp-session-id"]}
+            lines: list[str] = []
+            started = asyncio.Event()
+
+            async def linger() -> None:
+                body = call("slow-1", "linger", {"progressToken": "t"})
+                async with http.stream("POST", at_a, json=body, headers=session) as answer:
+                    async for line in answer.aiter_lines():
+                        lines.append(line)
+                        if line.startswith("data:") and "notifications/progress" in line:
+                            started.set()
+
+            running = asyncio.ensure_future(linger())
+            await started.wait()
+            cancel = {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": "slow-1", "reason": "the user gave up"},
+            }
+            assert (await http.post(at_b, json=cancel, headers=session)).status_code == 202
+            await running  # a's stream ends: the call was cancelled there
+            said = await http.post(at_a, json=call("ask-2", "cancelled_here"), headers=session)
+            text = said.json()["result"]["content"][0]["text"]
+            return lines, text
+
+    lines, text = asyncio.run(asyncio.wait_for(scenario(), 60))
+    assert text == "a: slow-1"
+    assert not [line for line in lines if line.startswith("data:") and '"result"' in line]
+
+
 def test_a_killed_worker_leaves_the_session_to_the_other_and_redis_down_is_503(
     cluster: tuple[Redis, list[Worker], RoundRobin],
 ) -> None:

@@ -22,6 +22,10 @@ from tests.support.paths import ROOT
 from tests.support.processes import Serving, serving, snodo_run, stop
 
 TARGET = f"{ROOT / 'tests' / 'transports' / 'servers.py'}:server"
+WAIT = 60.0
+"""How long a test waits for a message or an exit that must come: only a broken server
+waits it out, so it can be far beyond what a loaded machine needs (a 5 s wait failed
+with two CPU-bound processes beside the suite)."""
 
 
 def command(transport: str, *extra: str) -> list[str]:
@@ -78,7 +82,7 @@ class StdioServer:
     def send(self, message: dict[str, Any]) -> None:
         self.write(json.dumps(message).encode() + b"\n")
 
-    def receive(self, timeout: float = 5.0) -> dict[str, Any]:
+    def receive(self, timeout: float = WAIT) -> dict[str, Any]:
         """The next message on stdout; fails on timeout or end of output."""
         try:
             line = self.lines.get(timeout=timeout)
@@ -89,7 +93,7 @@ class StdioServer:
         message: dict[str, Any] = json.loads(line)
         return message
 
-    def response(self, request_id: Any, timeout: float = 5.0) -> dict[str, Any]:
+    def response(self, request_id: Any, timeout: float = WAIT) -> dict[str, Any]:
         """Wait for the response with ``request_id``, failing if another response comes."""
         while True:
             message = self.receive(timeout)
@@ -114,7 +118,7 @@ class StdioServer:
         with contextlib.suppress(BrokenPipeError):
             self.process.stdin.close()
 
-    def rest(self, timeout: float = 5.0) -> list[dict[str, Any]]:
+    def rest(self, timeout: float = WAIT) -> list[dict[str, Any]]:
         """Close stdin and collect every message until stdout ends."""
         self.close_stdin()
         messages: list[dict[str, Any]] = []

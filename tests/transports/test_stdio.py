@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.transport_server import StdioServer
+from tests.support.transport_server import WAIT, StdioServer
 from tests.support.wire import request, validate_outgoing
 
 MAX_LINE_BYTES = 4 * 1024 * 1024
@@ -74,10 +74,8 @@ def test_concurrent_requests_are_answered_out_of_order(stdio: StdioServer) -> No
     stdio.send(call("slow", {"seconds": 0.5, "tag": "ooo"}, id=1))
     stdio.send(call("echo", {"text": "fast"}, id=2))
     stdio.send(call("add", {"a": 1, "b": 1}, id=3))
-    started = time.monotonic()
     first, second, third = (stdio.receive() for _ in range(3))
     assert [first["id"], second["id"]] == [2, 3] or [first["id"], second["id"]] == [3, 2]
-    assert time.monotonic() - started < 5
     assert third["id"] == 1 and text(third) == "slept 0.5"
 
 
@@ -136,12 +134,12 @@ def test_over_long_lines_get_parse_error_and_the_server_goes_on(
     stdio: StdioServer,
 ) -> None:
     stdio.write(b"x" * (MAX_LINE_BYTES + 10) + b"\n")
-    first = stdio.receive(timeout=10)
+    first = stdio.receive()
     assert first["error"]["code"] == -32700 and "id" not in first
     # A well-formed request that is far too long is refused the same way, without its id.
     huge = call("echo", {"text": "y" * (MAX_LINE_BYTES + 200_000)}, id=10)
     stdio.send(huge)
-    second = stdio.receive(timeout=10)
+    second = stdio.receive()
     assert second["error"]["code"] == -32700 and "id" not in second
     stdio.send(call("echo", {"text": "after"}, id=11))
     assert text(stdio.receive()) == "after"
@@ -151,20 +149,20 @@ def test_a_line_just_over_the_limit_is_refused(stdio: StdioServer) -> None:
     line = json.dumps(call("echo", {"text": "y" * MAX_LINE_BYTES}, id=13)).encode()
     assert MAX_LINE_BYTES < len(line) < MAX_LINE_BYTES + 4096
     stdio.write(line + b"\n")
-    answer = stdio.receive(timeout=10)
+    answer = stdio.receive()
     assert answer.get("error", {}).get("code") == -32700, "an over-long line was served"
 
 
 def test_a_long_line_under_the_limit_is_served(stdio: StdioServer) -> None:
     payload = "z" * (MAX_LINE_BYTES - 1024)
     stdio.send(call("echo", {"text": payload}, id=12))
-    response = stdio.receive(timeout=10)
+    response = stdio.receive()
     assert response["id"] == 12 and text(response) == payload
 
 
 def test_cancelled_requests_get_no_response(stdio_server: StdioServer) -> None:
     tag = "cancel-me"
-    stdio_server.send(call("slow", {"seconds": 5, "tag": tag}, id=20))
+    stdio_server.send(call("slow", {"seconds": 60, "tag": tag}, id=20))
     wait_for_status(stdio_server, tag, "started", id=21)
     stdio_server.send(cancel(20))
     wait_for_status(stdio_server, tag, "cancelled", id=22)
@@ -176,9 +174,11 @@ def test_cancelled_requests_get_no_response(stdio_server: StdioServer) -> None:
     assert text(stdio_server.response(23)) == "after cancel"
     started = time.monotonic()
     rest = stdio_server.rest()
-    assert time.monotonic() - started < 3, "the cancelled request held up the exit"
+    # Held up, the exit would come when the 60 s sleep ends: well after this bound,
+    # which a loaded machine's slowness stays far within.
+    assert time.monotonic() - started < 40, "the cancelled request held up the exit"
     assert [m for m in rest if m.get("id") == 20] == []
-    assert stdio_server.process.wait(timeout=5) == 0
+    assert stdio_server.process.wait(timeout=WAIT) == 0
 
 
 def test_cancelling_one_request_leaves_the_others(stdio: StdioServer) -> None:
@@ -249,7 +249,7 @@ def test_end_of_input_ends_the_server_with_code_0(stdio_server: StdioServer) -> 
     stdio_server.send(call("echo", {"text": "bye"}, id=60))
     assert text(stdio_server.receive()) == "bye"
     stdio_server.close_stdin()
-    assert stdio_server.process.wait(timeout=5) == 0
+    assert stdio_server.process.wait(timeout=WAIT) == 0
 
 
 def test_requests_in_flight_are_answered_before_exit(stdio_server: StdioServer) -> None:
@@ -263,7 +263,7 @@ def test_requests_in_flight_are_answered_before_exit(stdio_server: StdioServer) 
         "resultType": "complete",
         "_meta": {"io.modelcontextprotocol/subscriptionId": 61},
     }
-    assert stdio_server.process.wait(timeout=5) == 0
+    assert stdio_server.process.wait(timeout=WAIT) == 0
 
 
 def test_stdout_carries_only_json_rpc_and_logs_go_to_stderr(stdio_server: StdioServer) -> None:
@@ -272,7 +272,7 @@ def test_stdout_carries_only_json_rpc_and_logs_go_to_stderr(stdio_server: StdioS
     stdio_server.send(call("progress", {"steps": 2}, id=71, progressToken=1))
     stdio_server.send({"jsonrpc": "2.0", "id": 72, "result": {"ignored": True}})
     stdio_server.rest()
-    assert stdio_server.process.wait(timeout=5) == 0
+    assert stdio_server.process.wait(timeout=WAIT) == 0
     assert stdio_server.raw_stdout, "nothing was written"
     for raw in stdio_server.raw_stdout:
         assert raw.endswith(b"\n") and raw.count(b"\n") == 1

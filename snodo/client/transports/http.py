@@ -20,6 +20,7 @@ from snodo.client.transports.base import (
     parsed_body,
     unanswerable,
 )
+from snodo.client.transports.keepalive import resending, unanswered
 from snodo.client.transports.sse_reader import SseReader
 from snodo.errors import ParseError
 
@@ -41,9 +42,12 @@ class HttpTransport:
 
     Bodies, SSE lines and events are read within ``limits`` (``LimitExceeded``), any
     status outside 2xx is ``HttpRefused``, and every failure of the connection itself
-    (httpx's errors, resets) is a ``TransportError``."""
+    (httpx's errors, resets) is a ``TransportError``. A request that a reused keep-alive
+    connection lost before any byte of its answer is sent again (``keepalive``), at most
+    ``RESENDS`` times; no other failure is."""
 
     probe_with_discover = False
+    RESENDS = 2
     RESUME_ATTEMPTS = 5
     DEFAULT_RETRY = 1.0
     """Seconds before resuming a stream whose server gave no ``retry``."""
@@ -75,7 +79,9 @@ class HttpTransport:
         self.url = url
         self.headers = dict(headers or {})
         # auth: an httpx.Auth such as snodo.oauth.OAuth; it sees every request.
-        self.client = client or httpx.AsyncClient(timeout=timeout, auth=auth)
+        self.client = client or httpx.AsyncClient(
+            timeout=timeout, auth=auth, transport=resending(httpx.AsyncHTTPTransport())
+        )
         self.listen_timeout = httpx.Timeout(timeout, read=None)
         """The standalone GET stream may stay quiet for as long as the session lasts."""
         parts = httpx.URL(url)
@@ -102,6 +108,23 @@ class HttpTransport:
 
     def _reader(self) -> SseReader:
         return SseReader(self.limits.max_sse_line_bytes, self.limits.max_message_bytes)
+
+    @asynccontextmanager
+    async def _exchange(self, method: str, **options: Any) -> AsyncIterator[Any]:
+        """``client.stream(method, url, **options)``, the request sent again when a
+        reused connection lost it before any byte of its answer (``keepalive``)."""
+        for attempt in range(self.RESENDS + 1):
+            request = self.client.build_request(method, self.url, **options)
+            try:
+                response = await self.client.send(request, stream=True)
+                break
+            except self.wire_errors as exc:
+                if attempt == self.RESENDS or not unanswered(exc):
+                    raise
+        try:
+            yield response
+        finally:
+            await response.aclose()
 
     @asynccontextmanager
     async def _wire(self) -> AsyncIterator[None]:
@@ -182,8 +205,8 @@ class HttpTransport:
         """POST a notification or a response: the server acknowledges with 202."""
         async with (
             self._wire(),
-            self.client.stream(
-                "POST", self.url, content=jsonrpc.encode(message), headers=self._headers(headers)
+            self._exchange(
+                "POST", content=jsonrpc.encode(message), headers=self._headers(headers)
             ) as response,
         ):
             if not 200 <= response.status_code < 300:
@@ -225,9 +248,7 @@ class HttpTransport:
         body = jsonrpc.encode(message)
         if message.get("method") == "initialize":
             self.session_id = None  # a new session never carries an old one's id
-        async with self.client.stream(
-            "POST", self.url, content=body, headers=self._headers(headers)
-        ) as response:
+        async with self._exchange("POST", content=body, headers=self._headers(headers)) as response:
             status = response.status_code
             if not 200 <= status < 300:
                 raise HttpRefused(status, await self._refusal(response))
@@ -265,7 +286,7 @@ class HttpTransport:
         if cursor.last_id is not None:
             sent["last-event-id"] = cursor.last_id
         timeout = self.client.timeout if opened is None else self.listen_timeout
-        async with self.client.stream("GET", self.url, headers=sent, timeout=timeout) as response:
+        async with self._exchange("GET", headers=sent, timeout=timeout) as response:
             if opened is not None:
                 opened.set()
             if not 200 <= response.status_code < 300:
@@ -332,7 +353,8 @@ class HttpTransport:
             self.listener = None
         if self.session_id is not None:
             with contextlib.suppress(Exception):
-                await self.client.delete(self.url, headers=self._headers(headers))
+                async with self._exchange("DELETE", headers=self._headers(headers)):
+                    pass
             self.session_id = None
 
     async def restart(self) -> None:
