@@ -228,6 +228,28 @@ def test_request_state_binds_to_the_token_subject(site: Site) -> None:
     assert text(site.post(retry, alice)) == "hello Al (round one)"
 
 
+def test_a_client_token_never_opens_the_state_of_a_user_of_the_same_name(site: Site) -> None:
+    # A client-credentials token (no sub) whose client_id is alice is not the user alice.
+    user, client = site.token(), site.token(drop=("sub",), client_id="alice")
+    assert text(site.post(call("whoami"), client)) == "client:alice files:read"
+    first = site.post(call("ask"), user).json()["result"]
+    retry = call(
+        "ask",
+        requestState=first["requestState"],
+        inputResponses={"name": {"action": "accept", "content": {"name": "Al"}}},
+    )
+    refused = site.post(retry, client)
+    assert refused.status_code == 400
+    assert refused.json()["error"] == {"code": -32602, "message": "Invalid request state"}
+    # Nor the other way round: a user whose sub looks like a client's principal.
+    lookalike = site.token(sub="client:alice")
+    assert text(site.post(call("whoami"), lookalike)) == "sub:client:alice files:read"
+    asked = site.post(call("ask"), client).json()["result"]
+    again = {**retry, "params": {**retry["params"], "requestState": asked["requestState"]}}
+    assert site.post(again, lookalike).status_code == 400
+    assert text(site.post(again, client)) == "hello Al (round one)"
+
+
 def test_every_request_is_authorized_before_its_body_is_read(site: Site) -> None:
     initialize = {
         "jsonrpc": "2.0",
