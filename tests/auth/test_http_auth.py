@@ -45,19 +45,29 @@ class Site:
         return f'{head}resource_metadata="{self.metadata_url}", scope="{scope}"'
 
 
-@pytest.fixture(scope="module")
-def site() -> Iterator[Site]:
+def _site(*settings: str) -> Iterator[Site]:
     issuer_port = free_port()
     issuer = Issuer(f"http://127.0.0.1:{issuer_port}")
 
     def command(port: int) -> list[str]:
-        settings = [f"TEST_RESOURCE=http://127.0.0.1:{port}/mcp", f"TEST_ISSUER={issuer.url}"]
+        env = [f"TEST_RESOURCE=http://127.0.0.1:{port}/mcp", f"TEST_ISSUER={issuer.url}"]
         target = "tests/auth/servers.py:server"
-        return ["env", *settings, *snodo_run(target, "http", "--port", str(port))]
+        return ["env", *env, *settings, *snodo_run(target, "http", "--port", str(port))]
 
     with serving(issuer, issuer_port), httpx.Client(timeout=10) as http, running(command) as mcp:
         metadata_url = f"{mcp.base}/.well-known/oauth-protected-resource/mcp"
         yield Site(issuer, f"{mcp.base}/mcp", metadata_url, http)
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[Site]:
+    yield from _site()
+
+
+@pytest.fixture(scope="module")
+def concealing() -> Iterator[Site]:
+    """The same server with ``hide_unauthorized``."""
+    yield from _site("TEST_HIDE=1")
 
 
 def call(name: str, arguments: dict[str, Any] | None = None, **params: Any) -> dict[str, Any]:
@@ -210,7 +220,46 @@ def test_scopes_required_by_the_arguments(site: Site) -> None:
 def test_listing_shows_items_the_token_cannot_use(site: Site) -> None:
     answer = site.post(request("tools/list"), site.token())
     names = [tool["name"] for tool in answer.json()["result"]["tools"]]
-    assert names == ["whoami", "write", "purge", "ask", "dynamic"]
+    assert names == ["whoami", "write", "purge", "ask", "dynamic", "relocate"]
+
+
+def test_hidden_items_answer_as_missing_ones_over_http(concealing: Site) -> None:
+    reader = concealing.token()
+    listed = concealing.post(request("tools/list"), reader).json()["result"]["tools"]
+    assert [tool["name"] for tool in listed] == ["whoami", "ask", "dynamic"]
+    hidden_and_missing = [
+        (call("purge"), call("nothing")),
+        # Its Mcp-Param header is not asked for: a missing tool has none.
+        (call("relocate", {"region": "eu"}), call("nothing", {"region": "eu"})),
+        (
+            request("resources/read", {"uri": "file://secret"}),
+            request("resources/read", {"uri": "file://nothing"}),
+        ),
+        (
+            request("prompts/get", {"name": "compose", "arguments": {"topic": "x"}}),
+            request("prompts/get", {"name": "nothing", "arguments": {"topic": "x"}}),
+        ),
+    ]
+    for hidden, missing in hidden_and_missing:
+        params = hidden["params"]
+        name, gone = (
+            (params.get("name"), "nothing")
+            if "name" in params
+            else (params["uri"], "file://nothing")
+        )
+        concealed = concealing.post(hidden, reader)
+        absent = concealing.post(missing, reader)
+        assert "www-authenticate" not in concealed.headers, name
+        assert (concealed.status_code, concealed.text.replace(name, gone)) == (
+            absent.status_code,
+            absent.text,
+        ), name
+        assert "files:" not in concealed.text, name
+    # With the scopes, each is there.
+    admin = concealing.token("files:admin")
+    assert text(concealing.post(call("purge"), admin)) == "purged"
+    relocate = call("relocate", {"region": "eu"})
+    assert text(concealing.post(relocate, admin, **{"mcp-param-region": "eu"})) == "relocated to eu"
 
 
 def test_request_state_binds_to_the_token_subject(site: Site) -> None:
