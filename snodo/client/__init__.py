@@ -29,7 +29,7 @@ from typing import Any
 
 from snodo.client.cache import ResponseCache
 from snodo.client.call_scope import CALL_DEADLINE, OnLog, OnProgress, call_deadline, call_scope
-from snodo.client.checks import OutputSchemas
+from snodo.client.checks import OutputSchemas, safe_result
 from snodo.client.connection import Connection, Notify
 from snodo.client.era import Era, EraChoice, ModernOnly, UnsupportedServer
 from snodo.client.errors import (
@@ -252,6 +252,8 @@ class Client(Listings, ClientTasks):
         result = await self.connection.send(
             method, params, modern_only, until, self._deadline(), notify
         )
+        # Icons of unsafe schemes never reach the caller, nor the cache.
+        result = safe_result(method, result)
         if cache is not None:
             cache.put(self.origin, self.principal, method, params, result)
         return result
