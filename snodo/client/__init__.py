@@ -16,8 +16,8 @@ its bounds and raises only ``snodo.client.errors``.
 The package is the whole client: its connection, era choice (``era``), rounds,
 handlers, limits, listings, results, errors, tasks, the client's side of a legacy
 session (``legacy_session``) and its transports (``snodo.client.transports``). It may
-import the core, and ``snodo.server`` for the in-memory transport only; nothing below
-imports it.
+import the core, and ``snodo.server`` for the in-memory transport (and ``server.csp``,
+the grammar a view's CSP values are checked against) only; nothing below imports it.
 """
 
 from __future__ import annotations
@@ -252,8 +252,7 @@ class Client(Listings, ClientTasks):
         result = await self.connection.send(
             method, params, modern_only, until, self._deadline(), notify
         )
-        # Icons of unsafe schemes never reach the caller, nor the cache.
-        result = safe_result(method, result)
+        result = safe_result(method, result)  # unsafe icons: neither returned nor kept
         if cache is not None:
             cache.put(self.origin, self.principal, method, params, result)
         return result
