@@ -35,7 +35,8 @@ class AccessToken:
     """A verified access token."""
 
     subject: str
-    """Who the token speaks for (``sub``, else ``client_id``): becomes the principal."""
+    """Who the token speaks for, as a principal (``subject_of``): ``sub``, else
+    ``client:`` and the ``client_id`` of a client acting on its own behalf."""
     scopes: frozenset[str]
     """What the authorization server granted (``scope``), before any implied scopes."""
     issuer: str | None = None
@@ -65,13 +66,28 @@ def scope_set(value: Any) -> frozenset[str]:
     return frozenset()
 
 
+CLIENT_PREFIX = "client:"
+"""The principal of a token without ``sub``: a client on its own behalf (client
+credentials), never to be taken for a user whose ``sub`` is the same string."""
+SUBJECT_PREFIX = "sub:"
+"""Put before a ``sub`` that itself begins with a prefix, so no user's principal can
+take the shape of a client's."""
+
+
 def subject_of(claims: Mapping[str, Any]) -> str:
-    """``sub``, else ``client_id`` (tokens a client holds on its own behalf); a token
-    naming neither cannot be bound to a principal and is refused."""
-    for key in ("sub", "client_id"):
-        value = claims.get(key)
-        if isinstance(value, str) and value:
-            return value
+    """The principal a token binds state, sessions and tasks to: its ``sub``, else
+    ``client:<client_id>`` (a token a client holds on its own behalf, which must not
+    open the state of a user whose ``sub`` equals that client id). A ``sub`` beginning
+    with ``client:`` or ``sub:`` is written ``sub:<sub>``, so the two kinds never meet;
+    a token naming neither cannot be bound to a principal and is refused."""
+    subject = claims.get("sub")
+    if isinstance(subject, str) and subject:
+        if subject.startswith((CLIENT_PREFIX, SUBJECT_PREFIX)):
+            return SUBJECT_PREFIX + subject
+        return subject
+    client_id = claims.get("client_id")
+    if isinstance(client_id, str) and client_id:
+        return CLIENT_PREFIX + client_id
     raise InvalidToken("the token names no subject")
 
 

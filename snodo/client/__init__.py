@@ -16,8 +16,8 @@ its bounds and raises only ``snodo.client.errors``.
 The package is the whole client: its connection, era choice (``era``), rounds,
 handlers, limits, listings, results, errors, tasks, the client's side of a legacy
 session (``legacy_session``) and its transports (``snodo.client.transports``). It may
-import the core, and ``snodo.server`` for the in-memory transport only; nothing below
-imports it.
+import the core, and ``snodo.server`` for the in-memory transport (and ``server.csp``,
+the grammar a view's CSP values are checked against) only; nothing below imports it.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any
 
 from snodo.client.cache import ResponseCache
 from snodo.client.call_scope import CALL_DEADLINE, OnLog, OnProgress, call_deadline, call_scope
-from snodo.client.checks import OutputSchemas
+from snodo.client.checks import OutputSchemas, safe_result
 from snodo.client.connection import Connection, Notify
 from snodo.client.era import MODERN_PROTOCOL_VERSIONS, Era, EraChoice, ModernOnly, UnsupportedServer
 from snodo.client.errors import (
@@ -250,6 +250,7 @@ class Client(Listings, ClientTasks):
         result = await self.connection.send(
             method, params, modern_only, until, self._deadline(), notify
         )
+        result = safe_result(method, result)  # unsafe icons: neither returned nor kept
         if cache is not None:
             cache.put(self.origin, self.principal, method, params, result)
         return result

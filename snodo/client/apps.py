@@ -6,7 +6,8 @@ defines (``APP_MIME_TYPE``), in both eras; a server then lists its app-only
 tools too, and a host keeps those from its model (``model_tools``). ``tool_ui(tool)`` is
 a listed tool's ``_meta.ui`` (the view's ``resourceUri`` and who may call it) as
 ``snodo_wire_apps.McpUiToolMeta``; ``view_ui(contents)`` a read view's ``_meta.ui`` as
-``McpUiResourceMeta``, from which a host builds the frame's CSP and permissions. The
+``McpUiResourceMeta``, from which a host builds the frame's CSP and permissions (each
+CSP value checked to be one source expression first). The
 messages between a host and the view it renders (``ui/initialize``, the tool input and
 result notifications, ...) are the models of ``snodo_wire_apps``, for a Python host that
 embeds a web view; rendering is the host's own.
@@ -19,8 +20,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from snodo.client.errors import ProtocolViolation
 from snodo.revisions.apps import McpUiResourceMeta, McpUiToolMeta
 from snodo.revisions.apps.protocol import EXTENSION_ID, RESOURCE_MIME_TYPE
+from snodo.server.csp import check_csp
 
 __all__ = [
     "APP_MIME_TYPE",
@@ -64,9 +67,21 @@ def tool_ui(tool: Any) -> McpUiToolMeta | None:
 
 
 def view_ui(contents: Any) -> McpUiResourceMeta | None:
-    """A read view's ``_meta.ui`` (CSP domains, permissions, domain, border), or None."""
+    """A read view's ``_meta.ui`` (CSP domains, permissions, domain, border), or None.
+
+    Every CSP value must be one source expression (``snodo.server.csp``): a host puts
+    them into its frame's policy as they are, so a value such as ``x; script-src *``
+    would write the server's own directive. Such a view is a ``ProtocolViolation``."""
     ui = _meta_of(contents).get("ui")
-    return McpUiResourceMeta.model_validate(ui) if isinstance(ui, Mapping) else None
+    if not isinstance(ui, Mapping):
+        return None
+    csp = ui.get("csp")
+    if isinstance(csp, Mapping):
+        try:
+            check_csp(csp)
+        except ValueError as exc:
+            raise ProtocolViolation(f"the view's ui metadata: {exc}") from None
+    return McpUiResourceMeta.model_validate(ui)
 
 
 def model_tools(tools: Iterable[Any]) -> list[Any]:

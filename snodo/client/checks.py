@@ -4,14 +4,17 @@
   listing gave (server/tools.mdx: clients SHOULD validate structured results), with
   jsonschema-rs, offline (a ``$ref`` is never fetched); a mismatch is
   ``OutputMismatch`` naming where. A tool never listed is not checked.
-- ``safe_icons``: icons whose ``src`` is not ``https:`` or ``data:`` are dropped from a
-  listed item (basic/index.mdx, "Icons": hosts should not fetch from other schemes);
-  ``listed_tool`` also fills a tool's annotation defaults.
+- ``safe_icons``: icons whose ``src`` is not ``https:`` or ``data:`` are dropped from an
+  item (basic/index.mdx, "Icons": clients must reject other schemes); ``safe_result``
+  applies it wherever a result carries icons (the server's ``serverInfo`` in
+  ``_meta``, listed items, resource links in tool results and prompt messages, a
+  task's result), before the client keeps or returns anything; ``listed_tool`` also
+  fills a tool's annotation defaults.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -20,8 +23,9 @@ import jsonschema_rs
 from snodo.client.errors import OutputMismatch
 from snodo.client.results import with_defaults
 from snodo.revisions.authoring import CallToolResult
+from snodo.revisions.authoring.protocol import META_SERVER_INFO
 
-__all__ = ["SAFE_ICON_SCHEMES", "OutputSchemas", "listed_tool", "safe_icons"]
+__all__ = ["SAFE_ICON_SCHEMES", "OutputSchemas", "listed_tool", "safe_icons", "safe_result"]
 
 SAFE_ICON_SCHEMES = frozenset({"https", "data"})
 """Where a listed icon may come from."""
@@ -82,6 +86,65 @@ def safe_icons(item: dict[str, Any]) -> dict[str, Any]:
     if len(kept) == len(icons):
         return item
     return {**item, "icons": kept}
+
+
+LISTED = {
+    "tools/list": "tools",
+    "resources/list": "resources",
+    "resources/templates/list": "resourceTemplates",
+    "prompts/list": "prompts",
+}
+"""Each list method, and the key of its items."""
+
+
+def safe_result(method: str, result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` of ``method`` without the icons a host should not fetch, wherever the
+    schema puts icons in it (``Implementation``, ``Tool``, ``Resource``,
+    ``ResourceTemplate``, ``Prompt``, ``ResourceLink``); anything else, such as a tool's
+    ``structuredContent``, is the server's data and left alone. ``result`` is not
+    changed: a copy is made where something is dropped."""
+    kept = result
+    meta = result.get("_meta")
+    if isinstance(meta, dict):
+        info = meta.get(META_SERVER_INFO)
+        if isinstance(info, dict) and safe_icons(info) is not info:
+            kept = {**kept, "_meta": {**meta, META_SERVER_INFO: safe_icons(info)}}
+    key = LISTED.get(method)
+    if key is not None:
+        return _each(kept, key, safe_icons)
+    kept = _each(kept, "content", _safe_block)
+    kept = _each(kept, "messages", _safe_message)
+    task_result = kept.get("result") if method == "tasks/get" else None
+    if isinstance(task_result, dict):  # a completed task: the result of its request
+        inner = safe_result("", task_result)
+        if inner is not task_result:
+            kept = {**kept, "result": inner}
+    return kept
+
+
+def _each(
+    holder: dict[str, Any], key: str, clean: Callable[[dict[str, Any]], dict[str, Any]]
+) -> dict[str, Any]:
+    """``holder`` with ``clean`` applied to each object of its list ``key``."""
+    items = holder.get(key)
+    if not isinstance(items, list):
+        return holder
+    cleaned = [clean(item) if isinstance(item, dict) else item for item in items]
+    if all(new is old for new, old in zip(cleaned, items, strict=True)):
+        return holder
+    return {**holder, key: cleaned}
+
+
+def _safe_block(block: dict[str, Any]) -> dict[str, Any]:
+    return safe_icons(block) if block.get("type") == "resource_link" else block
+
+
+def _safe_message(message: dict[str, Any]) -> dict[str, Any]:
+    content = message.get("content")
+    if not isinstance(content, dict):
+        return message
+    cleaned = _safe_block(content)
+    return message if cleaned is content else {**message, "content": cleaned}
 
 
 def listed_tool(raw: dict[str, Any]) -> dict[str, Any]:

@@ -39,6 +39,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from snodo.client.checks import safe_icons
 from snodo.client.era import (
     LEGACY_PROTOCOL_VERSIONS,
     UnsupportedServer,
@@ -156,6 +157,9 @@ class LegacySession:
             raise ProtocolViolation(f"the server's InitializeResult is not valid: {exc}") from exc
         self.version = str(version)
         self.revision = revision
+        info = result.get("serverInfo")
+        if isinstance(info, dict):  # its icons as any other: unsafe schemes dropped
+            result = {**result, "serverInfo": safe_icons(info)}
         self.server = result
         await self.transport.notify(
             {"jsonrpc": "2.0", "method": "notifications/initialized"}, self.headers()

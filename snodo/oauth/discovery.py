@@ -2,17 +2,22 @@
 
 Theory of operation. A protected MCP server names its protected resource metadata
 (RFC 9728) in its challenge, or publishes it at a well-known address built from its
-URL; that document names the resource (which must be the server the client meant to
-reach, RFC 9728 §3.3) and its authorization servers. Each authorization server's own
-metadata (RFC 8414, or OpenID Connect discovery) sits at one of several well-known
-addresses depending on whether its issuer has a path; its ``issuer`` must equal the
-issuer the address was built from, character for character, or the document is not
-used (RFC 8414 §3.3). The address lists and checks here are plain functions; the
-fetching is one function over an ``httpx.AsyncClient`` so tests can hand it a mock.
+URL. A challenge's address is fetched only on the server's own origin: any other
+would let a server (or whoever can put a header in its answer) make the client request
+an address of its choosing, such as one inside the client's network; the well-known
+addresses are tried instead. The document names the resource (which must be the server
+the client meant to reach, RFC 9728 §3.3) and its authorization servers. Each
+authorization server's own metadata (RFC 8414, or OpenID Connect discovery) sits at one
+of several well-known addresses depending on whether its issuer has a path; its
+``issuer`` must equal the issuer the address was built from, character for character,
+or the document is not used (RFC 8414 §3.3). The address lists and checks here are
+plain functions; the fetching is one function over an ``httpx.AsyncClient`` so tests
+can hand it a mock.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -27,7 +32,10 @@ __all__ = [
     "discover",
     "protected_resource_metadata_urls",
     "resource_allowed",
+    "same_origin",
 ]
+
+log = logging.getLogger("snodo.oauth")
 
 _PRM = "/.well-known/oauth-protected-resource"
 _OAUTH = "/.well-known/oauth-authorization-server"
@@ -66,6 +74,26 @@ def authorization_server_metadata_urls(issuer: str) -> list[str]:
     if not path:
         return [at(_OAUTH), at(_OPENID)]
     return [at(_OAUTH + path), at(_OPENID + path), at(path + _OPENID)]
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    """Scheme, host and port (the scheme's default when none is written), compared
+    without case; a port that is not a number counts as no origin at all."""
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        return ("", "", None)
+    if port is None:
+        port = {"https": 443, "http": 80}.get(scheme)
+    return scheme, (parts.hostname or "").lower(), port
+
+
+def same_origin(url: str, server_url: str) -> bool:
+    """Whether ``url`` has the scheme, host and port of ``server_url``."""
+    mine = _origin(server_url)
+    return bool(mine[1]) and _origin(url) == mine
 
 
 def resource_allowed(resource: str, server_url: str) -> bool:
@@ -123,11 +151,18 @@ async def _get_json(http: Any, url: str) -> dict[str, Any] | None:
 
 async def discover(http: Any, server_url: str, challenge: BearerChallenge) -> Discovery:
     """Resource metadata, then the first authorization server's validated metadata."""
-    urls = (
-        [challenge.resource_metadata]
-        if challenge.resource_metadata
-        else protected_resource_metadata_urls(server_url)
-    )
+    named = challenge.resource_metadata
+    if named and same_origin(named, server_url):
+        urls = [named]
+    else:
+        if named:
+            log.warning(
+                "ignored resource_metadata %r: not on the origin of %s; trying its "
+                "well-known addresses",
+                named[:200],
+                server_url,
+            )
+        urls = protected_resource_metadata_urls(server_url)
     prm: dict[str, Any] | None = None
     for url in urls:
         prm = await _get_json(http, url)

@@ -44,7 +44,7 @@ from snodo.oauth.challenge import BearerChallenge, parse_challenge
 from snodo.oauth.discovery import Discovery, discover, resource_allowed
 from snodo.oauth.errors import OAuthError
 from snodo.oauth.storage import ClientInfo, MemoryTokenStorage, Tokens, TokenStorage
-from snodo.oauth.user_agent import UserAgent
+from snodo.oauth.user_agent import UserAgent, check_authorization_url
 
 __all__ = ["OAuth"]
 
@@ -259,10 +259,13 @@ class OAuth(httpx.Auth):
         # "Authorization Code Protection"); a server that lists no S256 is refused.
         if not found.supports("code_challenge_methods_supported", "S256"):
             raise OAuthError("the authorization server does not advertise PKCE with S256")
+        # The address goes to a browser: https (or http on loopback) only, never file:
+        # or a program's scheme (check_authorization_url).
+        endpoint = check_authorization_url(found.endpoint("authorization_endpoint"))
         verifier = generate_token(64)
         state = generate_token(32)
         url = prepare_grant_uri(
-            found.endpoint("authorization_endpoint"),
+            endpoint,
             client.client_id,
             "code",
             redirect_uri=self.redirect_uri,

@@ -7,11 +7,18 @@ URI); the flow only needs the URL the authorization server redirected to, so
 against an authorization server that approves without a login page: it requests the
 authorization URL and follows redirects itself until one points at the redirect URI,
 without ever requesting the redirect URI.
+
+Whatever the authorization server's metadata says, only an ``https:`` address (or
+``http:`` on a loopback host, for local servers) is handed to a user agent
+(``check_authorization_url``): a ``file:``, ``javascript:`` or application address
+given to a browser opener would open a local file or start a program instead of a
+login page.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import webbrowser
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -19,7 +26,41 @@ from urllib.parse import urljoin, urlsplit
 
 from snodo.oauth.errors import OAuthError
 
-__all__ = ["BrowserUserAgent", "HeadlessUserAgent", "UserAgent"]
+__all__ = ["BrowserUserAgent", "HeadlessUserAgent", "UserAgent", "check_authorization_url"]
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_authorization_url(url: str) -> str:
+    """``url`` if a user agent may be sent there: ``https:``, or ``http:`` on a loopback
+    host, with a host and nothing unprintable in it; OAuthError naming it otherwise."""
+    shown = repr(url[:200])
+    if any(ord(c) <= 0x20 or ord(c) == 0x7F for c in url):
+        raise OAuthError(
+            f"refused to open the authorization address {shown}: "
+            "it holds spaces or control characters"
+        )
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        host = (parts.hostname or "").lower()
+    except ValueError:
+        host = ""
+    if scheme == "https" and host:
+        return url
+    if scheme == "http" and host and _loopback(host):
+        return url
+    raise OAuthError(
+        f"refused to open the authorization address {shown}: only https: "
+        "(or http: on a loopback host) may reach the user agent"
+    )
 
 
 class UserAgent(Protocol):
@@ -46,7 +87,7 @@ class HeadlessUserAgent:
         ``redirect_uri``, without requesting it; OAuthError if none does."""
         import httpx  # noqa: PLC0415 - optional dependency (snodo[auth])
 
-        url = authorization_url
+        url = check_authorization_url(authorization_url)
         async with httpx.AsyncClient(
             timeout=self.timeout, follow_redirects=False, transport=self.transport
         ) as client:
@@ -77,6 +118,7 @@ class BrowserUserAgent:
 
     async def authorize(self, authorization_url: str, redirect_uri: str) -> str:
         """Open the page; return the redirect URI with the code, as it arrived."""
+        check_authorization_url(authorization_url)
         back = urlsplit(redirect_uri)
         arrived: asyncio.Future[str] = asyncio.get_running_loop().create_future()
 

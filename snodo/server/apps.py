@@ -27,6 +27,7 @@ from pydantic import ValidationError
 
 from snodo.revisions.apps import McpUiResourceMeta, McpUiToolMeta
 from snodo.revisions.apps.protocol import EXTENSION_ID, RESOURCE_MIME_TYPE
+from snodo.server.csp import check_csp
 
 __all__ = ["APP_MIME_TYPE", "EXTENSION_ID", "App", "renders_apps"]
 
@@ -56,6 +57,13 @@ def ui_meta(
     """A view's ``_meta.ui``, checked against ``McpUiResourceMeta``."""
     meta: dict[str, Any] = {}
     if csp:
+        # Each value goes into a host's policy as it is: one source expression each.
+        check_csp(
+            {
+                key: values if isinstance(values, str) else list(values)
+                for key, values in csp.items()
+            }
+        )
         meta["csp"] = {key: list(values) for key, values in csp.items()}
     if permissions:
         meta["permissions"] = {name: {} for name in permissions}

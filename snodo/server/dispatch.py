@@ -153,6 +153,14 @@ def _listing(
     return result
 
 
+def is_hidden(served: Served, ctx: Context, scopes: frozenset[str]) -> bool:
+    """Whether an item needing ``scopes`` is hidden from this caller
+    (``hide_unauthorized``): then it answers exactly as an item that does not exist,
+    so that what a caller cannot see it cannot find by asking for it either."""
+    granted = ctx.scopes
+    return served.hide_unauthorized and granted is not None and not scopes <= granted
+
+
 async def tools_list(served: Served, ctx: Context, params: Params) -> Outcome:
     return _listing(served, ctx, params, "tools", "tools")
 
@@ -160,8 +168,8 @@ async def tools_list(served: Served, ctx: Context, params: Params) -> Outcome:
 async def tools_call(served: Served, ctx: Context, params: Params) -> Outcome:
     name = params["name"]
     tool = served.registry.tools.get(name)
-    hidden = name in served.registry.app_only and not renders_apps(ctx.client_capabilities)
-    if tool is None or hidden:
+    app_only = name in served.registry.app_only and not renders_apps(ctx.client_capabilities)
+    if tool is None or app_only or is_hidden(served, ctx, tool.scopes):
         raise InvalidParams(f"Unknown tool: {name}")
     if ctx.scopes is not None:  # OAuth: checked before the arguments are looked at
         ctx.require_scopes(tool.scopes)
@@ -259,7 +267,9 @@ async def resources_templates_list(served: Served, ctx: Context, params: Params)
 
 async def resources_read(served: Served, ctx: Context, params: Params) -> Outcome:
     uri: str = params["uri"]
-    found = served.registry.find_resource(uri)
+    # Hidden resources and templates are passed over, as if never registered.
+    hide = served.hide_unauthorized and ctx.scopes is not None
+    found = served.registry.find_resource(uri, ctx.scopes if hide else None)
     if found is None:
         raise ResourceNotFound(uri)
     run, arguments, mime, scopes, cache = found
@@ -285,7 +295,7 @@ async def prompts_list(served: Served, ctx: Context, params: Params) -> Outcome:
 
 async def prompts_get(served: Served, ctx: Context, params: Params) -> Outcome:
     prompt = served.registry.prompts.get(params["name"])
-    if prompt is None:
+    if prompt is None or is_hidden(served, ctx, prompt.scopes):
         raise InvalidParams(f"Unknown prompt: {params['name']}")
     ctx.require_scopes(prompt.scopes)
     arguments = prompt.check_arguments(params.get("arguments") or {})
@@ -302,10 +312,14 @@ async def prompts_get(served: Served, ctx: Context, params: Params) -> Outcome:
 async def completion_complete(served: Served, ctx: Context, params: Params) -> Outcome:
     ref = params["ref"]
     key = ref.get("name") if ref.get("type") == "ref/prompt" else ref.get("uri")
-    if ref.get("type") == "ref/prompt" and key not in served.registry.prompts:
+    scopes = served.registry.completed_scopes(ref.get("type"), key)
+    concealed = is_hidden(served, ctx, scopes)
+    if ref.get("type") == "ref/prompt" and (key not in served.registry.prompts or concealed):
         raise InvalidParams(f"Unknown prompt: {key}")
-    ctx.require_scopes(served.registry.completed_scopes(ref.get("type"), key))
-    provider = served.registry.completions.get((ref.get("type"), key))
+    # A hidden template completes nothing, as a template that does not exist.
+    provider = None if concealed else served.registry.completions.get((ref.get("type"), key))
+    if not concealed:
+        ctx.require_scopes(scopes)
     values: list[str] = []
     if provider is not None:
         argument = params["argument"]

@@ -152,15 +152,18 @@ class Registry:
         return tool.headers if tool is not None else ()
 
     def find_resource(
-        self, uri: str
+        self, uri: str, granted: frozenset[str] | None = None
     ) -> tuple[Invoker, dict[str, Any], str | None, frozenset[str], CacheHint | None] | None:
         """The reader of ``uri``, its template arguments, MIME type, required scopes and
         caching hint; a fixed resource wins over templates, and templates are tried in
-        registration order."""
+        registration order. With ``granted``, items needing other scopes are passed
+        over, as the lists that ``definitions`` filters leave them out."""
         resource = self.resources.get(uri)
-        if resource is not None:
+        if resource is not None and (granted is None or resource.scopes <= granted):
             return resource.invoker, {}, resource.mime_type, resource.scopes, resource.cache
         for template in self.templates:
+            if granted is not None and not template.scopes <= granted:
+                continue
             found = template.match(uri)
             if found is not None:
                 return template.invoker, found, template.mime_type, template.scopes, template.cache

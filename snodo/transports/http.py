@@ -223,7 +223,7 @@ class HttpApp:
             message = await receive()
 
     def _preflight(
-        self, message: Any, headers: Mapping[str, str]
+        self, message: Any, headers: Mapping[str, str], scopes: frozenset[str] | None
     ) -> tuple[dict[str, Any], str, dict[str, Any]] | None:
         """The header checks that need the body, before the core sees it; for a request,
         what ``required_meta`` gives, its version checked, which the core then takes."""
@@ -248,6 +248,9 @@ class HttpApp:
         if method == "tools/call":  # the called tool's Mcp-Param-* headers, if any
             name = params.get("name")
             tool = self.server.registry.tools.get(name) if type(name) is str else None
+            if tool is not None and scopes is not None and self.server.served.hide_unauthorized:
+                # A tool hidden from this caller has no headers to check, as a missing one.
+                tool = tool if tool.scopes <= scopes else None
             mirrored = () if tool is None else tool.headers
         check_headers(headers, method, params, mirrored)
         return checked
@@ -312,7 +315,7 @@ class HttpApp:
             if legacy is not None:
                 return legacy
         try:
-            checked = self._preflight(message, headers)
+            checked = self._preflight(message, headers, scopes)
         except McpError as exc:
             raw_id = message.get("id") if isinstance(message, dict) else None
             readable = isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool)

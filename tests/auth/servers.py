@@ -19,6 +19,7 @@ server = Server(
     "protected",
     "1.0.0",
     state_secret=b"k" * 32,
+    hide_unauthorized=os.environ.get("TEST_HIDE") == "1",
     authorization=ProtectedResource(
         RESOURCE,
         [ISSUER],
@@ -62,6 +63,19 @@ def dynamic(ctx: Context, target: str) -> str:
     """Scopes that depend on the arguments."""
     ctx.require_scopes([f"files:{target}"])
     return f"did {target}"
+
+
+@server.tool(
+    scopes=["files:admin"],
+    input_schema={
+        "type": "object",
+        "properties": {"region": {"type": "string", "x-mcp-header": "Region"}},
+        "required": ["region"],
+    },
+)
+def relocate(**arguments: Any) -> str:
+    """An admin tool whose argument travels in an Mcp-Param header too."""
+    return f"relocated to {arguments['region']}"
 
 
 @server.resource("file://secret", scopes=["files:admin"])

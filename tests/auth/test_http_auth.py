@@ -45,19 +45,29 @@ class Site:
         return f'{head}resource_metadata="{self.metadata_url}", scope="{scope}"'
 
 
-@pytest.fixture(scope="module")
-def site() -> Iterator[Site]:
+def _site(*settings: str) -> Iterator[Site]:
     issuer_port = free_port()
     issuer = Issuer(f"http://127.0.0.1:{issuer_port}")
 
     def command(port: int) -> list[str]:
-        settings = [f"TEST_RESOURCE=http://127.0.0.1:{port}/mcp", f"TEST_ISSUER={issuer.url}"]
+        env = [f"TEST_RESOURCE=http://127.0.0.1:{port}/mcp", f"TEST_ISSUER={issuer.url}"]
         target = "tests/auth/servers.py:server"
-        return ["env", *settings, *snodo_run(target, "http", "--port", str(port))]
+        return ["env", *env, *settings, *snodo_run(target, "http", "--port", str(port))]
 
     with serving(issuer, issuer_port), httpx.Client(timeout=10) as http, running(command) as mcp:
         metadata_url = f"{mcp.base}/.well-known/oauth-protected-resource/mcp"
         yield Site(issuer, f"{mcp.base}/mcp", metadata_url, http)
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[Site]:
+    yield from _site()
+
+
+@pytest.fixture(scope="module")
+def concealing() -> Iterator[Site]:
+    """The same server with ``hide_unauthorized``."""
+    yield from _site("TEST_HIDE=1")
 
 
 def call(name: str, arguments: dict[str, Any] | None = None, **params: Any) -> dict[str, Any]:
@@ -210,7 +220,46 @@ def test_scopes_required_by_the_arguments(site: Site) -> None:
 def test_listing_shows_items_the_token_cannot_use(site: Site) -> None:
     answer = site.post(request("tools/list"), site.token())
     names = [tool["name"] for tool in answer.json()["result"]["tools"]]
-    assert names == ["whoami", "write", "purge", "ask", "dynamic"]
+    assert names == ["whoami", "write", "purge", "ask", "dynamic", "relocate"]
+
+
+def test_hidden_items_answer_as_missing_ones_over_http(concealing: Site) -> None:
+    reader = concealing.token()
+    listed = concealing.post(request("tools/list"), reader).json()["result"]["tools"]
+    assert [tool["name"] for tool in listed] == ["whoami", "ask", "dynamic"]
+    hidden_and_missing = [
+        (call("purge"), call("nothing")),
+        # Its Mcp-Param header is not asked for: a missing tool has none.
+        (call("relocate", {"region": "eu"}), call("nothing", {"region": "eu"})),
+        (
+            request("resources/read", {"uri": "file://secret"}),
+            request("resources/read", {"uri": "file://nothing"}),
+        ),
+        (
+            request("prompts/get", {"name": "compose", "arguments": {"topic": "x"}}),
+            request("prompts/get", {"name": "nothing", "arguments": {"topic": "x"}}),
+        ),
+    ]
+    for hidden, missing in hidden_and_missing:
+        params = hidden["params"]
+        name, gone = (
+            (params.get("name"), "nothing")
+            if "name" in params
+            else (params["uri"], "file://nothing")
+        )
+        concealed = concealing.post(hidden, reader)
+        absent = concealing.post(missing, reader)
+        assert "www-authenticate" not in concealed.headers, name
+        assert (concealed.status_code, concealed.text.replace(name, gone)) == (
+            absent.status_code,
+            absent.text,
+        ), name
+        assert "files:" not in concealed.text, name
+    # With the scopes, each is there.
+    admin = concealing.token("files:admin")
+    assert text(concealing.post(call("purge"), admin)) == "purged"
+    relocate = call("relocate", {"region": "eu"})
+    assert text(concealing.post(relocate, admin, **{"mcp-param-region": "eu"})) == "relocated to eu"
 
 
 def test_request_state_binds_to_the_token_subject(site: Site) -> None:
@@ -226,6 +275,28 @@ def test_request_state_binds_to_the_token_subject(site: Site) -> None:
     assert refused.status_code == 400
     assert refused.json()["error"] == {"code": -32602, "message": "Invalid request state"}
     assert text(site.post(retry, alice)) == "hello Al (round one)"
+
+
+def test_a_client_token_never_opens_the_state_of_a_user_of_the_same_name(site: Site) -> None:
+    # A client-credentials token (no sub) whose client_id is alice is not the user alice.
+    user, client = site.token(), site.token(drop=("sub",), client_id="alice")
+    assert text(site.post(call("whoami"), client)) == "client:alice files:read"
+    first = site.post(call("ask"), user).json()["result"]
+    retry = call(
+        "ask",
+        requestState=first["requestState"],
+        inputResponses={"name": {"action": "accept", "content": {"name": "Al"}}},
+    )
+    refused = site.post(retry, client)
+    assert refused.status_code == 400
+    assert refused.json()["error"] == {"code": -32602, "message": "Invalid request state"}
+    # Nor the other way round: a user whose sub looks like a client's principal.
+    lookalike = site.token(sub="client:alice")
+    assert text(site.post(call("whoami"), lookalike)) == "sub:client:alice files:read"
+    asked = site.post(call("ask"), client).json()["result"]
+    again = {**retry, "params": {**retry["params"], "requestState": asked["requestState"]}}
+    assert site.post(again, lookalike).status_code == 400
+    assert text(site.post(again, client)) == "hello Al (round one)"
 
 
 def test_every_request_is_authorized_before_its_body_is_read(site: Site) -> None:

@@ -168,6 +168,9 @@ def test_claims_are_checked_with_leeway() -> None:
     }
     for what, (token, expected) in cases.items():
         assert run(verdict(token)) == expected, what
+    # Without sub, the client's principal is marked as a client's (not a user "c1").
+    client = run(check.verify(issuer.mint(RESOURCE, drop=("sub",), client_id="c1")))
+    assert client.subject == "client:c1"
 
 
 def test_only_allowed_algorithms_and_types() -> None:

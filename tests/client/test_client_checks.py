@@ -5,12 +5,13 @@ accepted form against its schema, roots as file:// URIs."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from snodo.client import Client, OutputMismatch
-from tests.client.hostile import Scripted
+from tests.client.hostile import Scripted, stdio_script
 
 COUNTED = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
 
@@ -124,3 +125,117 @@ def test_a_roots_handler_must_answer_file_uris() -> None:
     with pytest.raises(ValueError, match="not a file:// URI"):
         asyncio.run(main())
     assert len(transport.sent) == 1
+
+
+UNSAFE_ICONS = [
+    {"src": "https://example.com/a.png"},
+    {"src": "javascript:alert(1)"},
+    {"src": "http://example.com/plain.png"},
+    {"src": "data:image/png;base64,iVBORw0KGgo="},
+    {"src": "file:///etc/passwd"},
+]
+SAFE_SRCS = ["https://example.com/a.png", "data:image/png;base64,iVBORw0KGgo="]
+SERVER_INFO = {"name": "hostile", "version": "1", "icons": UNSAFE_ICONS}
+STAMP = {"io.modelcontextprotocol/serverInfo": SERVER_INFO}
+LINK = {"type": "resource_link", "uri": "file:///x", "name": "x", "icons": UNSAFE_ICONS}
+
+
+def srcs(icons: Any) -> list[str]:
+    return [icon["src"] for icon in icons]
+
+
+def test_icons_of_unsafe_schemes_never_leave_the_client_in_any_result() -> None:
+    discovered = {
+        "resultType": "complete",
+        "supportedVersions": ["2026-07-28"],
+        "capabilities": {"tools": {}, "prompts": {}},
+        "_meta": STAMP,
+    }
+    called_ = {"resultType": "complete", "content": [LINK], "_meta": STAMP}
+    prompt = {
+        "resultType": "complete",
+        "messages": [{"role": "user", "content": LINK}],
+        "_meta": STAMP,
+    }
+    listed = {"resultType": "complete", "tools": [], "_meta": STAMP}
+    transport = Scripted(
+        {"result": discovered}, {"result": called_}, {"result": prompt}, {"result": listed}
+    )
+
+    async def main() -> list[Any]:
+        client = Client(transport, era="modern", cache=False)
+        found = await client.discover()
+        result = await client.call_tool("count")
+        messages = await client.get_prompt("p")
+        raw = await client.request("tools/list")
+        return [found, result, messages, raw]
+
+    found, result, messages, raw = asyncio.run(main())
+    meta = found.model_dump(mode="json", by_alias=True)["_meta"]
+    assert srcs(meta["io.modelcontextprotocol/serverInfo"]["icons"]) == SAFE_SRCS
+    assert srcs(result.model_dump(mode="json", by_alias=True)["content"][0]["icons"]) == SAFE_SRCS
+    assert (
+        srcs(
+            result.model_dump(mode="json", by_alias=True)["_meta"][
+                "io.modelcontextprotocol/serverInfo"
+            ]["icons"]
+        )
+        == SAFE_SRCS
+    )
+    dumped = messages.model_dump(mode="json", by_alias=True)
+    assert srcs(dumped["messages"][0]["content"]["icons"]) == SAFE_SRCS
+    assert srcs(raw["_meta"]["io.modelcontextprotocol/serverInfo"]["icons"]) == SAFE_SRCS
+    # What the server sent is as it was: the client's copies were cleaned, not the wire.
+    assert len(SERVER_INFO["icons"]) == 5
+
+
+def test_a_completed_task_result_loses_its_unsafe_icons() -> None:
+    created = {
+        "resultType": "task",
+        "taskId": "t1",
+        "status": "working",
+        "createdAt": "2026-01-01T00:00:00Z",
+        "lastUpdatedAt": "2026-01-01T00:00:00Z",
+        "ttlMs": 60000,
+        "pollIntervalMs": 10,
+    }
+    done = {
+        "resultType": "complete",
+        "taskId": "t1",
+        "status": "completed",
+        "createdAt": "2026-01-01T00:00:00Z",
+        "lastUpdatedAt": "2026-01-01T00:00:00Z",
+        "ttlMs": 60000,
+        "result": {"resultType": "complete", "content": [LINK]},
+    }
+
+    async def main() -> Any:
+        client = Client(Scripted({"result": created}, {"result": done}), era="modern")
+        return await client.call_tool("count")
+
+    result = asyncio.run(main())
+    assert srcs(result.model_dump(mode="json", by_alias=True)["content"][0]["icons"]) == SAFE_SRCS
+
+
+def test_a_legacy_server_info_loses_its_unsafe_icons(tmp_path: Path) -> None:
+    initialized = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "serverInfo": SERVER_INFO,
+    }
+    argv = stdio_script(
+        tmp_path,
+        "for r in requests():\n"
+        f"    send({{'jsonrpc': '2.0', 'id': r['id'], 'result': {initialized!r}}})\n",
+    )
+
+    async def main() -> tuple[Any, Any]:
+        async with Client.stdio(argv, era="legacy") as client:
+            found = await client.discover()
+            assert client.legacy is not None
+            return found, client.legacy.server
+
+    found, kept = asyncio.run(main())
+    meta = found.model_dump(mode="json", by_alias=True)["_meta"]
+    assert srcs(meta["io.modelcontextprotocol/serverInfo"]["icons"]) == SAFE_SRCS
+    assert srcs(kept["serverInfo"]["icons"]) == SAFE_SRCS

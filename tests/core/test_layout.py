@@ -40,7 +40,7 @@ _ROLES: dict[str, frozenset[str]] = {
     "server": frozenset({CORE, "state", "tasks", "auth"}),
     "legacy": frozenset({CORE, "state", "server"}),
     "transports": frozenset({CORE, "auth", "legacy", "server"}),
-    "client": frozenset({CORE, "server"}),  # server: the in-memory transport only
+    "client": frozenset({CORE, "server"}),  # server: the in-memory transport, server.csp
     "otel": frozenset({CORE}),
     "gateway": frozenset({CORE, "state", "server", "client"}),
     "cli": frozenset({CORE, "state", "server", "transports", "otel", "client", "oauth", "gateway"}),

@@ -40,6 +40,7 @@ class AuthServer:
     registered_method: str | None = None
     cimd: bool = False
     refresh_tokens: bool = False
+    authorization_endpoint: str | None = None  # served in metadata; None: {issuer}/authorize
     # what happened
     registrations: list[dict[str, Any]] = field(default_factory=list)
     authorizations: list[dict[str, str]] = field(default_factory=list)
@@ -50,7 +51,7 @@ class AuthServer:
     def metadata(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "issuer": self.metadata_issuer or self.issuer,
-            "authorization_endpoint": f"{self.issuer}/authorize",
+            "authorization_endpoint": self.authorization_endpoint or f"{self.issuer}/authorize",
             "token_endpoint": f"{self.issuer}/token",
             "response_types_supported": ["code"],
             "code_challenge_methods_supported": ["S256"],
@@ -136,18 +137,22 @@ class World:
     needs: dict[str, list[str]] = field(default_factory=dict)  # method -> scopes
     always_forbid: bool = False
     link_metadata: bool = True
+    metadata_link: str = PRM  # the resource_metadata a challenge names
     tokens: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
     refresh_tokens: dict[str, list[str]] = field(default_factory=dict)
     revoked: set[str] = field(default_factory=set)
     mcp_requests: list[tuple[str | None, dict[str, Any]]] = field(default_factory=list)
     """(Authorization header, JSON-RPC message) as each request arrived."""
     metadata_requests: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+    """Every URL requested, of any server."""
 
     def transport(self) -> httpx.MockTransport:
         return httpx.MockTransport(self.handle)
 
     def handle(self, request: httpx.Request) -> httpx.Response:
         url = str(request.url)
+        self.requests.append(url)
         origin = f"{request.url.scheme}://{request.url.host}"
         if origin in self.servers:
             if request.url.path.startswith("/.well-known/"):
@@ -173,7 +178,7 @@ class World:
         if scope:
             params.append(f'scope="{scope}"')
         if self.link_metadata:
-            params.append(f'resource_metadata="{PRM}"')
+            params.append(f'resource_metadata="{self.metadata_link}"')
         header = "Bearer " + ", ".join(params) if params else "Bearer"
         return httpx.Response(
             status, headers={"www-authenticate": header}, json={"error": error or "invalid_token"}

@@ -11,6 +11,7 @@ from snodo.oauth.discovery import (
     canonical_resource,
     protected_resource_metadata_urls,
     resource_allowed,
+    same_origin,
 )
 
 
@@ -78,3 +79,21 @@ def test_which_resource_metadata_may_speak_for_a_server() -> None:
     assert not resource_allowed("https://mcp.example.com/team/mcp/extra", server)
     assert not resource_allowed("https://evil.example.com/team/mcp", server)
     assert not resource_allowed("http://mcp.example.com/team/mcp", server)
+
+
+def test_same_origin_is_scheme_host_and_port() -> None:
+    server = "https://mcp.example.com/team/mcp"
+    assert same_origin("https://mcp.example.com/.well-known/oauth-protected-resource/x", server)
+    assert same_origin("HTTPS://MCP.Example.com:443/.well-known/x", server)
+    assert same_origin("http://127.0.0.1/x", "http://127.0.0.1:80/mcp")
+    for other in (
+        "http://mcp.example.com/x",  # scheme
+        "https://mcp.example.com:8443/x",  # port
+        "https://evil.example.com/x",  # host
+        "https://mcp.example.com.evil.example/x",
+        "https://mcp.example.com@evil.example/x",  # userinfo: the host is evil.example
+        "https://mcp.example.com:bad/x",  # no port at all
+        "file:///etc/passwd",
+        "/.well-known/oauth-protected-resource",  # relative: no origin
+    ):
+        assert not same_origin(other, server), other

@@ -16,7 +16,15 @@ import pytest
 
 from snodo.client import Client
 from snodo.client.transports import HttpTransport
-from snodo.oauth import HeadlessUserAgent, MemoryTokenStorage, OAuth, OAuthError, Tokens
+from snodo.oauth import (
+    BrowserUserAgent,
+    HeadlessUserAgent,
+    MemoryTokenStorage,
+    OAuth,
+    OAuthError,
+    Tokens,
+)
+from snodo.oauth.user_agent import check_authorization_url
 from tests.oauth.fakes import AS1, AS2, MCP, PRM, REDIRECT, AuthServer, World, s256
 
 T = TypeVar("T")
@@ -107,6 +115,32 @@ def test_without_a_metadata_link_the_well_known_addresses_are_tried_in_order() -
     assert run(world, oauth, lambda http: post(http, "tools/list")).status_code == 200
     assert world.metadata_requests == [PRM, f"{AS1}/.well-known/oauth-authorization-server"]
     assert server.authorizations[0]["scope"] == "a b"  # scopes_supported, as listed
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        "http://169.254.169.254/latest/meta-data/",  # another host (cloud metadata)
+        "https://mcp.example.com:8443/.well-known/oauth-protected-resource/mcp",  # port
+        "http://mcp.example.com/.well-known/oauth-protected-resource/mcp",  # scheme
+        "https://internal.example.com/.well-known/oauth-protected-resource/mcp",
+    ],
+)
+def test_a_metadata_link_off_the_server_origin_is_never_fetched(link: str) -> None:
+    server = AuthServer(AS1)
+    world = World({AS1: server}, metadata_link=link)
+    assert run(world, make_oauth(world), lambda http: post(http, "tools/list")).status_code == 200
+    assert link not in world.requests
+    # The well-known addresses on the server's own origin instead, as with no link.
+    assert world.metadata_requests == [PRM, f"{AS1}/.well-known/oauth-authorization-server"]
+
+
+def test_a_metadata_link_on_the_server_origin_is_used() -> None:
+    server = AuthServer(AS1)
+    link = PRM.replace("https://mcp.example.com", "HTTPS://MCP.Example.com")
+    world = World({AS1: server}, metadata_link=link)
+    assert run(world, make_oauth(world), lambda http: post(http, "tools/list")).status_code == 200
+    assert world.requests[1] == PRM  # the link itself, normalized by httpx
 
 
 def test_no_scope_anywhere_means_no_scope_parameter() -> None:
@@ -332,6 +366,57 @@ def test_authorization_needs_a_user_agent() -> None:
     oauth = OAuth(transport=world.transport())
     with pytest.raises(OAuthError, match="user agent"):
         run(world, oauth, lambda http: post(http, "tools/list"))
+
+
+@pytest.mark.parametrize(
+    "endpoint",
+    [
+        "file:///etc/passwd",
+        "javascript:alert(1)",
+        "vscode://extension/run?cmd=x",
+        "http://as.example.com/authorize",  # plain http off loopback
+        "https:///authorize",  # no host
+        "https://as.example.com/authorize x",  # a space: a second argument to an opener
+    ],
+)
+def test_only_https_or_loopback_authorization_endpoints_reach_the_user_agent(
+    endpoint: str,
+) -> None:
+    opened: list[str] = []
+    server = AuthServer(AS1, authorization_endpoint=endpoint)
+    world = World({AS1: server})
+    oauth = make_oauth(world)
+    oauth.user_agent = BrowserUserAgent(open_page=opened.append, timeout=5)
+    with pytest.raises(OAuthError, match="refused to open the authorization address"):
+        run(world, oauth, lambda http: post(http, "tools/list"))
+    assert opened == []
+    assert server.authorizations == []
+    # A user agent handed such an address by anyone refuses it as well.
+    for agent in (BrowserUserAgent(open_page=opened.append), HeadlessUserAgent()):
+        with pytest.raises(OAuthError, match="refused to open"):
+            asyncio.run(agent.authorize(endpoint, REDIRECT))
+    assert opened == []
+
+
+def test_which_authorization_addresses_a_user_agent_may_open() -> None:
+    for allowed in (
+        "https://as.example.com/authorize?x=1",
+        "HTTPS://AS.example.com/authorize",
+        "http://127.0.0.1:9000/authorize",
+        "http://[::1]:9000/authorize",
+        "http://localhost:9000/authorize",
+        "http://127.8.9.10/authorize",
+    ):
+        assert check_authorization_url(allowed) == allowed
+    for refused in (
+        "http://10.0.0.1/authorize",
+        "http://localhost.example.com/authorize",
+        "ftp://as.example.com/authorize",
+        "data:text/html,<script>alert(1)</script>",
+        "https://as.example.com/a\nb",
+    ):
+        with pytest.raises(OAuthError):
+            check_authorization_url(refused)
 
 
 def test_redirect_query_is_parsed_from_the_callback() -> None:

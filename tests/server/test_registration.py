@@ -5,6 +5,7 @@ caller only what its scopes reach."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -224,16 +225,98 @@ def test_lists_show_a_caller_only_what_its_scopes_reach() -> None:
     assert listed(server, "prompts/list", scopes=[])["prompts"] == []
     everything = listed(server, "tools/list", scopes=["admin"])
     assert [t["name"] for t in everything["tools"]] == ["open_tool", "admin_tool"]
-    # The call itself is still checked.
+    # The call itself is still refused, as the call of a tool that does not exist.
     refused = answer(
         server,
         request("tools/call", {"name": "admin_tool", "arguments": {}}, id=3),
         scopes=["notes:read"],
     )
-    assert refused["error"]["code"] == -32600
-    assert refused["error"]["data"] == {"requiredScopes": ["admin"]}
+    assert refused["error"] == {"code": -32602, "message": "Unknown tool: admin_tool"}
     # Without OAuth (no scopes: stdio) nothing is hidden.
     assert len(listed(server, "tools/list")["tools"]) == 2
+
+
+def concealing_server() -> Server:
+    """Each kind of item needing ``admin``, and one visible template that a hidden
+    resource's URI also matches."""
+    server = Server("concealing", "1", hide_unauthorized=True)
+
+    @server.tool(scopes=["admin"])
+    def admin_tool() -> str:
+        return "admin"
+
+    @server.prompt(scopes=["admin"])
+    def admin_prompt(topic: str) -> str:
+        return topic
+
+    @server.resource("notes://secret", scopes=["admin"])
+    def secret() -> str:
+        return "secret"
+
+    @server.resource_template("vault://{key}", scopes=["admin"])
+    def vault(key: str) -> str:
+        return key
+
+    @server.resource_template("notes://{name}")
+    def note(name: str) -> str:
+        return f"note {name}"
+
+    @server.completion("ref/prompt", "admin_prompt")
+    @server.completion("ref/resource", "vault://{key}")
+    def complete(argument: str, value: str, context: dict[str, str]) -> list[str]:
+        return [value + "-x"]
+
+    return server
+
+
+def test_a_hidden_item_answers_exactly_as_a_missing_one() -> None:
+    server = concealing_server()
+
+    def asked(method: str, params: dict[str, Any], scopes: list[str]) -> dict[str, Any]:
+        return answer(server, request(method, params, id=7), scopes=scopes)
+
+    def shape(reply: dict[str, Any], name: str) -> str:
+        return json.dumps(reply).replace(name, "NAME")
+
+    def complete(ref: dict[str, str]) -> dict[str, Any]:
+        return {"ref": ref, "argument": {"name": "topic", "value": "a"}}
+
+    cases = [  # method, the hidden item's name or URI, a missing one's, params for a name
+        ("tools/call", "admin_tool", "nothing", lambda name: {"name": name}),
+        (
+            "prompts/get",
+            "admin_prompt",
+            "nothing",
+            lambda name: {"name": name, "arguments": {"topic": "t"}},
+        ),
+        ("resources/read", "vault://k", "nothing://k", lambda uri: {"uri": uri}),
+        (
+            "completion/complete",
+            "admin_prompt",
+            "nothing",
+            lambda name: complete({"type": "ref/prompt", "name": name}),
+        ),
+        (
+            "completion/complete",
+            "vault://{key}",
+            "nothing://{key}",
+            lambda uri: complete({"type": "ref/resource", "uri": uri}),
+        ),
+    ]
+    for method, name, gone, params in cases:
+        hidden = params(name)
+        concealed = asked(method, hidden, ["notes:read"])
+        absent = asked(method, params(gone), ["notes:read"])
+        assert shape(concealed, name) == shape(absent, gone), method
+        assert "admin" not in json.dumps(concealed).replace(name, ""), method
+        # Granted, the item is there (and without OAuth, nothing is hidden).
+        for scopes in (["admin"], None):
+            found = answer(server, request(method, hidden, id=7), scopes=scopes)
+            assert "result" in found, (method, found)
+    # A hidden fixed resource is passed over, as if never registered: the visible
+    # template its URI matches reads it, as it would if the resource did not exist.
+    read = asked("resources/read", {"uri": "notes://secret"}, [])
+    assert read["result"]["contents"][0]["text"] == "note secret"
 
 
 def test_by_default_lists_show_everything() -> None:
