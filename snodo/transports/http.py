@@ -24,6 +24,7 @@ from typing import Any
 
 from snodo import jsonrpc
 from snodo.auth.protected import ProtectedResource, Refused
+from snodo.auth.tokens import CURRENT_TOKEN
 from snodo.errors import (
     HeaderMismatch,
     McpError,
@@ -166,6 +167,7 @@ class HttpApp:
                 await send_plain(send, answered(refused.answer))
                 return
             principal, scopes = authorized.principal, authorized.scopes
+            CURRENT_TOKEN.set(authorized.token)  # for the handler's context
         body: bytes | Plain = b""
         if scope["method"] == "POST":
             # A body almost always comes whole in one message: taken here, with no

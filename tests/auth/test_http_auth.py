@@ -210,7 +210,7 @@ def test_scopes_required_by_the_arguments(site: Site) -> None:
 def test_listing_shows_items_the_token_cannot_use(site: Site) -> None:
     answer = site.post(request("tools/list"), site.token())
     names = [tool["name"] for tool in answer.json()["result"]["tools"]]
-    assert names == ["whoami", "write", "purge", "ask", "dynamic"]
+    assert names == ["whoami", "claims", "write", "purge", "ask", "dynamic"]
 
 
 def test_request_state_binds_to_the_token_subject(site: Site) -> None:
@@ -226,6 +226,15 @@ def test_request_state_binds_to_the_token_subject(site: Site) -> None:
     assert refused.status_code == 400
     assert refused.json()["error"] == {"code": -32602, "message": "Invalid request state"}
     assert text(site.post(retry, alice)) == "hello Al (round one)"
+
+
+def test_a_handler_reads_the_claims_of_the_verified_token(site: Site) -> None:
+    token = site.token(client_id="app-1", email="alice@example.com", roles=["admin", "ops"])
+    answer = text(site.post(call("claims"), token))
+    assert answer == "alice app-1 alice@example.com admin,ops exp"
+    # Each request's own token: another caller's claims in the next request.
+    other = site.token(sub="bob", email="bob@example.com")
+    assert text(site.post(call("claims"), other)) == "bob None bob@example.com  exp"
 
 
 def test_every_request_is_authorized_before_its_body_is_read(site: Site) -> None:
@@ -295,3 +304,5 @@ def test_legacy_sessions_are_authorized_the_same_way(site: Site) -> None:
     }
     written = call_tool("write", site.token("files:write")).json()
     assert written["result"]["content"][0]["text"] == "written"
+    claimed = call_tool("claims", site.token(email="al@example.com")).json()
+    assert claimed["result"]["content"][0]["text"] == "alice None al@example.com  exp"
