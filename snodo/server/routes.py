@@ -66,6 +66,8 @@ class Response:
 
 
 RouteHandler = Callable[[Request], Awaitable[Any] | Any]
+"""A route's function: a ``Request`` in; a ``Response``, a string or a JSON value out,
+returned or awaited."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +79,7 @@ class Route:
     handler: RouteHandler
 
     async def answer(self, request: Request) -> Response:
+        """What the route's function answers ``request``, as a ``Response``."""
         found = self.handler(request)
         return Response.of(await found if inspect.isawaitable(found) else found)
 
