@@ -7,9 +7,9 @@ server run without a web framework can still offer a status page or a webhook. T
 routes are plain HTTP: the Host and Origin checks apply, MCP's authentication does not
 (a route checks what it needs from ``request.headers``).
 
-``ready`` is what ``/readyz`` asks: every Redis the server was configured with (the
-replay guard, the tasks store, the notification bus, the legacy session store)
-answering a PING in time.
+``ready`` is what ``/readyz`` asks: every Redis the server was configured with by URL
+(the replay guard, the tasks store, the notification bus, the legacy session store)
+answering a PING in time. A guard given a client object of its own is not pinged.
 """
 
 from __future__ import annotations

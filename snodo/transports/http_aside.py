@@ -58,12 +58,14 @@ class CorsSend:
 
     async def __call__(self, message: Message) -> None:
         if message["type"] == "http.response.start":
-            message["headers"] = [
-                *message.get("headers", ()),
-                (b"access-control-allow-origin", self.origin),
-                (b"access-control-expose-headers", EXPOSED_HEADERS),
-                (b"vary", b"origin"),
-            ]
+            headers = list(message.get("headers", ()))
+            # An answer readable from any origin already (the OAuth metadata) keeps its
+            # own: a browser refuses an answer naming two.
+            if not any(name == b"access-control-allow-origin" for name, _ in headers):
+                headers.append((b"access-control-allow-origin", self.origin))
+                headers.append((b"vary", b"origin"))
+            headers.append((b"access-control-expose-headers", EXPOSED_HEADERS))
+            message["headers"] = headers
         await self.inner(message)
 
 

@@ -142,3 +142,32 @@ def test_an_oauth_protected_server_under_a_prefix() -> None:
     assert refused.headers["www-authenticate"] == expected
     assert metadata.status_code == 200
     assert metadata.json()["resource"] == resource
+
+
+def test_the_metadata_to_a_cors_origin_names_one_allowed_origin() -> None:
+    """Readable from any origin already: the CORS origin adds no second header, which a
+    browser would refuse."""
+    from snodo.auth import AccessToken, ProtectedResource
+    from snodo.server import Server
+    from snodo.transports.http import HttpApp
+
+    class Unused:
+        async def verify(self, token: str) -> AccessToken:
+            raise AssertionError("no token is sent")
+
+    protected = ProtectedResource("http://localhost/mcp", ["https://auth.example.com"], Unused())
+    app = HttpApp(
+        Server("protected", "1.0.0", authorization=protected), cors_origins=["http://app.test"]
+    )
+
+    async def scenario() -> httpx.Response:
+        transport = httpx.ASGITransport(app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
+            return await http.get(
+                "/.well-known/oauth-protected-resource/mcp", headers={"origin": "http://app.test"}
+            )
+
+    answer = asyncio.run(scenario())
+    assert answer.status_code == 200
+    assert answer.headers.get_list("access-control-allow-origin") == ["*"]
+    assert "www-authenticate" in answer.headers["access-control-expose-headers"]
