@@ -207,3 +207,21 @@ def test_readiness_follows_redis(http: httpx.Client, tmp_path: Path) -> None:
             assert http.get(f"{running.base}/readyz").status_code == 503
     finally:
         redis.stop()
+
+
+def test_workers_serve_the_same(http: httpx.Client) -> None:
+    """With --workers each process builds its app from the environment: the same CORS
+    origins and probe paths."""
+
+    def command(port: int) -> list[str]:
+        extra = ["--workers", "2", "--cors-origin", APP, "--health-path", "/live"]
+        return snodo_run(TARGET, "http", "--port", str(port), *extra)
+
+    with serving(command) as running:
+        preflight = http.options(
+            f"{running.base}/mcp", headers={"origin": APP, "access-control-request-method": "POST"}
+        )
+        assert preflight.status_code == 204
+        assert preflight.headers["access-control-allow-origin"] == APP
+        assert http.get(f"{running.base}/live").json() == {"status": "ok"}
+        assert http.get(f"{running.base}/readyz").json() == {"status": "ready"}
