@@ -237,6 +237,13 @@ def test_a_handler_reads_the_claims_of_the_verified_token(site: Site) -> None:
     assert text(site.post(call("claims"), other)) == "bob None bob@example.com  exp"
 
 
+def test_the_probes_answer_without_a_token(site: Site) -> None:
+    base = site.resource.removesuffix("/mcp")
+    assert site.http.get(f"{base}/healthz").json() == {"status": "ok"}
+    assert site.http.get(f"{base}/readyz").json() == {"status": "ready"}
+    assert site.post(call("whoami")).status_code == 401  # the endpoint still needs one
+
+
 def test_every_request_is_authorized_before_its_body_is_read(site: Site) -> None:
     initialize = {
         "jsonrpc": "2.0",
