@@ -13,7 +13,9 @@ core sees the body, in the order docs/request-checks.md gives; then
 ``snodo.transports.http_exchange`` runs the request and answers it.
 
 With OAuth (``Server(authorization=...)``, ``snodo.auth``) it also serves the resource
-metadata, and answers 403 when the core refuses an item for its scopes.
+metadata, and answers 403 when the core refuses an item for its scopes. What it answers
+beside the endpoint (a path under a mount prefix, the probes, a server's routes, CORS)
+is ``snodo.transports.http_aside``'s.
 """
 
 from __future__ import annotations
