@@ -70,6 +70,11 @@ class Context:
     scopes: frozenset[str] | None = None
     """The scopes the caller's access token grants (implied scopes included), or None
     where the transport does no OAuth (stdio: the environment is the credential)."""
+    access_token: Any = None
+    """The caller's verified access token (a ``snodo.auth.AccessToken``: subject, client
+    id, scopes as granted, expiry, every claim), where the transport checked one with
+    OAuth; None on stdio, in memory and over HTTP without OAuth. Typed, through the
+    ``snodo.server.access.Token`` dependency."""
     progress_token: str | int | None = None
     input_responses: Mapping[str, Any] = field(default_factory=dict)
     """Answers to an earlier round's inputRequests, by key (raw JSON objects)."""

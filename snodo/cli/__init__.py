@@ -47,6 +47,8 @@ PATH_ENV = "SNODO_HTTP_PATH"
 HOSTS_ENV = "SNODO_ALLOWED_HOSTS"
 ORIGINS_ENV = "SNODO_ALLOWED_ORIGINS"
 REQUEST_LOG_ENV = "SNODO_REQUEST_LOG"
+BESIDE_ENV = "SNODO_HTTP_BESIDE"
+"""CORS origins and probe paths, as JSON, for ``--workers`` (``_beside``)."""
 
 # What `snodo run --transport http` asks of uvicorn. Neither of its parsers bounds how
 # long a client may take to send a request head, and httptools no header size: in
@@ -153,21 +155,36 @@ def _server(target: str) -> Server:
     return found
 
 
-def _app(target: str, path: str, hosts: str, origins: str) -> Any:
+def _app(target: str, path: str, hosts: str, origins: str, beside: str = "{}") -> Any:
     from snodo.gateway.front import GATEWAYS, knowing_peers
     from snodo.transports.http import LOCAL_HOSTS, HttpApp
 
     allowed = [h for h in hosts.split(",") if h]
+    extra = json.loads(beside)
     server = _server(target)
     app = HttpApp(
         server,
         path=path or None,
         allowed_hosts=None if "*" in allowed else [*LOCAL_HOSTS, *allowed],
         allowed_origins=[o for o in origins.split(",") if o] or None,
+        cors_origins=extra.get("cors_origins", ()),
+        health_path=extra.get("health_path"),
+        ready_path=extra.get("ready_path"),
     )
     # A proxy's front clients each get a share of the backend calls it holds, told
     # apart by address where they have no principal (snodo.gateway.front).
     return knowing_peers(app) if server in GATEWAYS else app
+
+
+def _beside(args: argparse.Namespace) -> str:
+    """What ``snodo run`` serves beside the endpoint: CORS origins, the probes' paths."""
+    return json.dumps(
+        {
+            "cors_origins": args.cors_origin,
+            "health_path": args.health_path or None,
+            "ready_path": args.ready_path or None,
+        }
+    )
 
 
 def http_app() -> Any:
@@ -177,6 +194,7 @@ def http_app() -> Any:
         os.environ.get(PATH_ENV, ""),
         os.environ.get(HOSTS_ENV, ""),
         os.environ.get(ORIGINS_ENV, ""),
+        os.environ.get(BESIDE_ENV, "{}"),
     )
 
 
@@ -329,6 +347,24 @@ def main(argv: list[str] | None = None) -> int:
         help="a browser Origin allowed (repeat); default: the allowed hosts' own origins",
     )
     run.add_argument(
+        "--cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a browser origin answered with CORS headers (repeat; allowed as --allow-origin)",
+    )
+    run.add_argument(
+        "--health-path",
+        default="/healthz",
+        help="liveness probe, always 200 (default: %(default)s; '' for none)",
+    )
+    run.add_argument(
+        "--ready-path",
+        default="/readyz",
+        help="readiness probe: 503 while a configured Redis is unreachable (default:"
+        " %(default)s; '' for none)",
+    )
+    run.add_argument(
         "--timeout-keep-alive",
         metavar="SECONDS",
         type=float,
@@ -439,7 +475,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.forwarded_allow_ips is not None:
         options["forwarded_allow_ips"] = args.forwarded_allow_ips
     if args.workers == 1:
-        app = _app(args.target, args.path, ",".join(args.allow_host), ",".join(args.allow_origin))
+        hosts, origins = ",".join(args.allow_host), ",".join(args.allow_origin)
+        app = _app(args.target, args.path, hosts, origins, _beside(args))
         _announce(args)
         uvicorn.run(app, **options)
         return 0
@@ -447,6 +484,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ[PATH_ENV] = args.path
     os.environ[HOSTS_ENV] = ",".join(args.allow_host)
     os.environ[ORIGINS_ENV] = ",".join(args.allow_origin)
+    os.environ[BESIDE_ENV] = _beside(args)
     _check_exists(args.target)
     if environment_secret() is None:
         # Each worker builds its own Server: one without a secret of its own reads this,

@@ -11,12 +11,14 @@ written once, in docs/request-checks.md.
 The package is what registers and runs handlers: ``decorators`` (how an author
 registers), ``registry`` and ``tools``, ``resources``, ``prompts`` (what is offered),
 ``invoke`` (calling a handler: ``threads`` for sync ones, ``dependencies``),
-``lifespan`` (what a worker opens once), ``type_schemas`` (JSON Schemas of Python types),
-``dispatch`` (method to handler), ``subscriptions`` and ``notify_bus`` (listen streams
-and the bus that feeds them across workers), ``pagination``, ``schemas`` (tool schemas
-compiled once), ``eras`` (telling the eras apart) and ``legacy_limits`` (what a legacy
-client may make the server keep). It may import the core, ``snodo.state``,
-``snodo.tasks`` and ``snodo.auth``; never an era, transport, client or OpenTelemetry.
+``lifespan`` (what a worker opens once), ``routes`` (plain HTTP beside the endpoint,
+readiness), ``access`` (the verified access token as a dependency), ``type_schemas``
+(JSON Schemas of Python types), ``dispatch`` (method to handler), ``subscriptions``
+and ``notify_bus`` (listen streams and the bus that feeds them across workers),
+``pagination``, ``schemas`` (tool schemas compiled once), ``eras`` (telling the eras
+apart) and ``legacy_limits`` (what a legacy client may make the server keep). It may
+import the core, ``snodo.state``, ``snodo.tasks`` and ``snodo.auth``; never an era,
+transport, client or OpenTelemetry.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from snodo.server.legacy_limits import LegacyLimits
 from snodo.server.lifespan import Lifespan, Lifespans, StartupFailed, describe
 from snodo.server.notify_bus import LocalBus, NotificationBus
 from snodo.server.registry import Registry
+from snodo.server.routes import Route, RouteHandler, route
 from snodo.server.subscriptions import MAX_OPEN_STREAMS, Subscription, Subscriptions
 from snodo.server.threads import DEFAULT_THREAD_LIMIT, Threads
 from snodo.server.versions import offered_revisions
@@ -198,6 +201,21 @@ class Server(Decorators):
         self.observer = observer
         # OAuth (snodo.auth): HTTP verifies tokens with it; the core checks item scopes.
         self.authorization = authorization
+        self.routes: dict[str, Route] = {}
+        """Plain HTTP routes the HTTP app answers beside the endpoint (``route``)."""
+
+    def route(
+        self, path: str, *, methods: Iterable[str] = ("GET",)
+    ) -> Callable[[RouteHandler], RouteHandler]:
+        """Answer plain HTTP at ``path`` beside the MCP endpoint, over HTTP only: the
+        function takes a ``snodo.server.routes.Request`` and returns a ``Response``, a
+        string or a JSON value. No MCP authentication applies (Host and Origin do)."""
+
+        def register(handler: RouteHandler) -> RouteHandler:
+            self.routes[path] = route(path, methods, handler)
+            return handler
+
+        return register
 
     @property
     def info(self) -> MappingProxyType[str, Any]:

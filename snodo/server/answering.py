@@ -17,6 +17,7 @@ from snodo import jsonrpc
 from snodo.admission import admit
 from snodo.answers import check_params
 from snodo.auth.protected import ProtectedResource
+from snodo.auth.tokens import CURRENT_TOKEN
 from snodo.context import (
     BOUND_DEFAULTS,
     FIELD_FACTORIES,
@@ -230,6 +231,8 @@ async def answer(
                 "emit": emit or collected.append,
             }
         )
+        if granted is not None:  # OAuth: the token the transport verified, if it did
+            ctx.__dict__["access_token"] = CURRENT_TOKEN.get()
         middlewares = server.middlewares
         if middlewares:
             outcome = await _through_middleware(middlewares, served, ctx, handler)

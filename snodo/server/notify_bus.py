@@ -294,6 +294,7 @@ class RedisBus:
         """Tags what this bus publishes, so that it skips its own notices."""
         self._link = RedisLink(url, (channel,), timeout=timeout, name="RedisBus", logger=log)
         self._deliver: Deliver | None = None
+        self.url = url
 
     @property
     def running(self) -> bool:

@@ -282,6 +282,11 @@ class RedisGuard:
         _redis()  # ImportError naming the extra now, not on the first request
         self._url = target
 
+    @property
+    def url(self) -> str:
+        """The Redis URL it was given; empty when it was given a client object."""
+        return self._url
+
     async def consume(self, token_id: str, expires_at: float) -> bool:
         """True when its ``SET NX`` creates the key (the first consume); False after, and
         when already expired."""

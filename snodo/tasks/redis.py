@@ -42,6 +42,10 @@ class RedisTaskStore:
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any]
         self._clients = weakref.WeakKeyDictionary()
 
+    @property
+    def url(self) -> str:
+        return self._url
+
     def _client(self) -> Any:
         """This event loop's client (asyncio connections belong to the loop that made them)."""
         loop = asyncio.get_running_loop()

@@ -13,17 +13,21 @@ core sees the body, in the order docs/request-checks.md gives; then
 ``snodo.transports.http_exchange`` runs the request and answers it.
 
 With OAuth (``Server(authorization=...)``, ``snodo.auth``) it also serves the resource
-metadata, and answers 403 when the core refuses an item for its scopes.
+metadata, and answers 403 when the core refuses an item for its scopes. What it answers
+beside the endpoint (a path under a mount prefix, the probes, a server's routes, CORS)
+is ``snodo.transports.http_aside``'s.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from snodo import jsonrpc
 from snodo.auth.protected import ProtectedResource, Refused
+from snodo.auth.tokens import CURRENT_TOKEN
 from snodo.errors import (
     HeaderMismatch,
     McpError,
@@ -35,9 +39,10 @@ from snodo.legacy.http import SESSION_HEADER, LegacyHttp, no_session_error
 from snodo.legacy.wire import ASSUMED_VERSION, is_initialize
 from snodo.server import Server
 from snodo.server.eras import check_version, required_meta
+from snodo.transports.http_aside import Aside
 from snodo.transports.http_exchange import STATUS, Exchange, answered, send_json, send_plain
 from snodo.transports.http_head import HeadRules, Plain, read_headers
-from snodo.transports.lifespan import lifespan, on_stop_signal
+from snodo.transports.lifespan import lifespan, on_stop_signal, running
 
 __all__ = ["HttpApp", "Unauthorized"]
 
@@ -89,6 +94,9 @@ class HttpApp:
         max_header_lines: int = MAX_HEADER_LINES,
         authenticate: Authenticate | None = None,
         authorization: ProtectedResource | None = None,
+        cors_origins: Iterable[str] = (),
+        health_path: str | None = None,
+        ready_path: str | None = None,
     ) -> None:
         self.server = server
         self.path = path
@@ -109,6 +117,23 @@ class HttpApp:
         self.authorization = server.authorization if authorization is None else authorization
         if self.authorization is not None and authenticate is not None:
             raise ValueError("pass authenticate= or an OAuth authorization, not both")
+        # Beside the endpoint (snodo.transports.http_aside): mounting, probes, routes, CORS.
+        self.aside = Aside(server, self.head, cors_origins, health_path, ready_path, max_body_bytes)
+        self.head.cors_origins = self.aside.cors_origins
+        self.cors = self.aside if self.aside.cors_origins else None
+        """Only with CORS origins does the usual request pass through ``aside``."""
+
+    def lifespan(self, app: object = None) -> AbstractAsyncContextManager[None]:
+        """What a host framework runs around serving when it mounts this app (FastAPI
+        ``lifespan=``, Starlette's ``lifespan``): the server's lifespans, notification
+        bus, stores and legacy sessions, started before the first request and stopped
+        after the last. Mounted, the app itself is never sent the lifespan messages."""
+        return running(self._startup, self._stopped)
+
+    async def _stopped(self) -> None:
+        await self._shutdown()
+        if self.legacy is not None:
+            self.legacy.close()
 
     async def _startup(self) -> None:
         if self.server.state_per_process:
@@ -143,6 +168,8 @@ class HttpApp:
             await send_plain(send, Plain(431, b"too many header lines"))
             return
         headers = read_headers(scope["headers"])
+        if self.cors is not None:  # CORS headers for a listed browser origin
+            send = self.cors.wrap(headers, send)
         if self.authorization is not None and scope["path"] in self.authorization.metadata_paths:
             # Public, but still only under an allowed Host.
             if not self.head.host_allowed(headers.get("host", "")):
@@ -153,8 +180,8 @@ class HttpApp:
                 )
             return
         refusal = self.head.refuse(scope, headers)
-        if refusal is not None:
-            await send_plain(send, refusal)
+        if refusal is not None:  # unless it is for what is beside the endpoint
+            await self.aside.answer(self, scope, headers, refusal, receive, send)
             return
         principal = None
         scopes: frozenset[str] | None = None
@@ -166,6 +193,7 @@ class HttpApp:
                 await send_plain(send, answered(refused.answer))
                 return
             principal, scopes = authorized.principal, authorized.scopes
+            CURRENT_TOKEN.set(authorized.token)  # for the handler's context
         body: bytes | Plain = b""
         if scope["method"] == "POST":
             # A body almost always comes whole in one message: taken here, with no

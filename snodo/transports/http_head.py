@@ -117,6 +117,8 @@ class HeadRules:
             h for h in self.allowed_hosts or () if host_name(h) == h and "[" not in h
         )
         self.allowed_origins = None if allowed_origins is None else frozenset(allowed_origins)
+        self.cors_origins: frozenset[str] = frozenset()
+        """Browser origins allowed besides (``HttpApp(cors_origins=...)``)."""
         self.max_body_bytes = max_body_bytes
         self.max_body_digits = len(str(max_body_bytes))
         """A declared length with fewer digits is within the limit, unparsed."""
@@ -144,6 +146,8 @@ class HeadRules:
         return host is not None and host in self.allowed_hosts
 
     def origin_allowed(self, origin: str) -> bool:
+        if origin in self.cors_origins:
+            return True
         if self.allowed_origins is not None:
             return origin in self.allowed_origins
         if self.allowed_hosts is None:

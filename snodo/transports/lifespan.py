@@ -14,13 +14,13 @@ import contextlib
 import signal
 import sys
 import threading
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from types import FrameType
 from typing import Any
 
 from snodo.server.lifespan import StartupFailed, describe
 
-__all__ = ["lifespan", "on_stop_signal"]
+__all__ = ["lifespan", "on_stop_signal", "running"]
 
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
@@ -44,6 +44,17 @@ async def lifespan(receive: Receive, send: Send, startup: Step, shutdown: Step) 
             await shutdown()
             await send({"type": "lifespan.shutdown.complete"})
             return
+
+
+@contextlib.asynccontextmanager
+async def running(startup: Step, shutdown: Step) -> AsyncIterator[None]:
+    """The same start-up and shut-down as a context manager, for a host framework that
+    runs its own lifespan around a mounted app (``HttpApp.lifespan``)."""
+    await startup()
+    try:
+        yield
+    finally:
+        await shutdown()
 
 
 def on_stop_signal(callback: Callable[[], object]) -> Callable[[], None]:

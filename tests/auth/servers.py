@@ -11,6 +11,7 @@ from snodo.auth.jwt import JwtVerifier
 from snodo.context import Context
 from snodo.result import input_required
 from snodo.server import Server
+from snodo.server.access import Token
 
 RESOURCE = os.environ.get("TEST_RESOURCE", "http://127.0.0.1:1/mcp")
 ISSUER = os.environ.get("TEST_ISSUER", "http://127.0.0.1:2")
@@ -37,6 +38,16 @@ NAME = elicitation.form(
 @server.tool
 def whoami(ctx: Context) -> str:
     return f"{ctx.principal} {' '.join(sorted(ctx.scopes or ()))}"
+
+
+@server.tool
+def claims(ctx: Context, token: Token) -> str:
+    """What a handler reads of the verified token: the dependency and the context's."""
+    if token is None or ctx.access_token is not token:
+        return "no token"
+    exp = "exp" if token.expires_at == token.claims["exp"] else "no exp"
+    roles = ",".join(token.claims.get("roles", ()))
+    return f"{token.subject} {token.client_id} {token.claims.get('email')} {roles} {exp}"
 
 
 @server.tool(scopes=["files:write"])

@@ -220,13 +220,13 @@ def test_scopes_required_by_the_arguments(site: Site) -> None:
 def test_listing_shows_items_the_token_cannot_use(site: Site) -> None:
     answer = site.post(request("tools/list"), site.token())
     names = [tool["name"] for tool in answer.json()["result"]["tools"]]
-    assert names == ["whoami", "write", "purge", "ask", "dynamic", "relocate"]
+    assert names == ["whoami", "claims", "write", "purge", "ask", "dynamic", "relocate"]
 
 
 def test_hidden_items_answer_as_missing_ones_over_http(concealing: Site) -> None:
     reader = concealing.token()
     listed = concealing.post(request("tools/list"), reader).json()["result"]["tools"]
-    assert [tool["name"] for tool in listed] == ["whoami", "ask", "dynamic"]
+    assert [tool["name"] for tool in listed] == ["whoami", "claims", "ask", "dynamic"]
     hidden_and_missing = [
         (call("purge"), call("nothing")),
         # Its Mcp-Param header is not asked for: a missing tool has none.
@@ -299,6 +299,22 @@ def test_a_client_token_never_opens_the_state_of_a_user_of_the_same_name(site: S
     assert text(site.post(again, client)) == "hello Al (round one)"
 
 
+def test_a_handler_reads_the_claims_of_the_verified_token(site: Site) -> None:
+    token = site.token(client_id="app-1", email="alice@example.com", roles=["admin", "ops"])
+    answer = text(site.post(call("claims"), token))
+    assert answer == "alice app-1 alice@example.com admin,ops exp"
+    # Each request's own token: another caller's claims in the next request.
+    other = site.token(sub="bob", email="bob@example.com")
+    assert text(site.post(call("claims"), other)) == "bob None bob@example.com  exp"
+
+
+def test_the_probes_answer_without_a_token(site: Site) -> None:
+    base = site.resource.removesuffix("/mcp")
+    assert site.http.get(f"{base}/healthz").json() == {"status": "ok"}
+    assert site.http.get(f"{base}/readyz").json() == {"status": "ready"}
+    assert site.post(call("whoami")).status_code == 401  # the endpoint still needs one
+
+
 def test_every_request_is_authorized_before_its_body_is_read(site: Site) -> None:
     initialize = {
         "jsonrpc": "2.0",
@@ -366,3 +382,5 @@ def test_legacy_sessions_are_authorized_the_same_way(site: Site) -> None:
     }
     written = call_tool("write", site.token("files:write")).json()
     assert written["result"]["content"][0]["text"] == "written"
+    claimed = call_tool("claims", site.token(email="al@example.com")).json()
+    assert claimed["result"]["content"][0]["text"] == "alice None al@example.com  exp"

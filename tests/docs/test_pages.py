@@ -32,6 +32,9 @@ RUN_ELSEWHERE = {
     "examples/protected.py": "tests/examples/test_examples.py",
     # It needs a protected server and a browser: its user agent is run by this test.
     "docs/examples/oauth_client.py": "tests/docs/test_oauth_client.py",
+    # They serve until stopped: uvicorn runs each, and every flow is driven through it.
+    "docs/examples/fastapi_app.py": "tests/transports/test_web_apps.py",
+    "docs/examples/starlette_app.py": "tests/transports/test_web_apps.py",
 }
 PROGRAMS = sorted(
     path

@@ -1,0 +1,173 @@
+"""snodo's HTTP app mounted in FastAPI and Starlette (docs/web-apps.md): the guide's two
+programs, served by uvicorn as real processes, answer every flow of
+examples/preferences.py in both eras beside the frameworks' own routes, with the
+server's lifespan run by the host framework's."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from snodo.client import Client
+from tests.support.processes import Serving, serving
+
+pytest.importorskip("fastapi")
+
+SAVED = "Would save: theme dark, language ja."
+EVERY_FLOW = [
+    SAVED,
+    "You agreed to open the privacy notice; whether you read it is not known.",
+    SAVED,
+    f"User preferences: {SAVED}",
+    "Hallo! [ja; notes]",
+]
+
+
+def uvicorn(program: str) -> Any:
+    def command(port: int) -> list[str]:
+        return [
+            *(sys.executable, "-m", "uvicorn", "--app-dir", "docs/examples", f"{program}:app"),
+            *("--port", str(port), "--no-proxy-headers", "--log-level", "warning"),
+        ]
+
+    return command
+
+
+def every_flow(url: str, era: str) -> list[str]:
+    """examples/preferences.py's flows, as tests/gateway/test_proxy.py drives them."""
+    answers = {"theme": "dark", "language": "ja", "confirm": True}
+
+    def elicit(params: dict[str, Any]) -> dict[str, Any]:
+        if params.get("mode") == "url":
+            return {"action": "accept"}
+        [field] = params["requestedSchema"]["properties"]
+        return {"action": "accept", "content": {field: answers[field]}}
+
+    def sample(params: dict[str, Any]) -> dict[str, Any]:
+        return {"role": "assistant", "content": {"type": "text", "text": "Hallo!"}, "model": "m"}
+
+    def roots(params: dict[str, Any]) -> dict[str, Any]:
+        return {"roots": [{"uri": "file:///home/ana/notes", "name": "notes"}]}
+
+    async def scenario() -> list[str]:
+        async with Client.http(
+            url, era=era, elicitation=elicit, url_elicitation=elicit, sampling=sample, roots=roots
+        ) as client:
+            saved = (await client.call_tool("preferences")).content[0]
+            notice = (await client.call_tool("privacy_notice")).content[0]
+            read = (await client.read_resource("prefs://summary")).contents[0]
+            prompt = (await client.get_prompt("preferences_prompt")).messages[0].content
+            greeting = (await client.call_tool("greeting")).content[0]
+            assert client.era == era
+            return [item.text for item in (saved, notice, read, prompt, greeting)]  # type: ignore[union-attr]
+
+    return asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
+# The programs import examples/preferences.py as ``preferences``, as their docstrings say.
+PATH = os.pathsep.join(filter(None, ["examples", os.environ.get("PYTHONPATH")]))
+
+
+@pytest.fixture(scope="module")
+def fastapi_app() -> Iterator[Serving]:
+    with serving(uvicorn("fastapi_app"), env={"PYTHONPATH": PATH}) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def starlette_app() -> Iterator[Serving]:
+    with serving(uvicorn("starlette_app"), env={"PYTHONPATH": PATH}) as running:
+        yield running
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_fastapi_serves_every_flow_at_its_mount(fastapi_app: Serving, era: str) -> None:
+    assert every_flow(f"{fastapi_app.base}/mcp/", era) == EVERY_FLOW
+
+
+def test_fastapi_keeps_its_own_routes(fastapi_app: Serving) -> None:
+    answer = httpx.get(f"{fastapi_app.base}/hello")
+    assert (answer.status_code, answer.json()) == (200, {"hello": "from FastAPI"})
+    # Below the mount, only the endpoint: the rest is snodo's 404.
+    assert httpx.get(f"{fastapi_app.base}/mcp/elsewhere").status_code == 404
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_starlette_serves_every_flow_under_its_prefix(starlette_app: Serving, era: str) -> None:
+    assert every_flow(f"{starlette_app.base}/api/mcp", era) == EVERY_FLOW
+
+
+def test_starlette_runs_its_lifespan_around_the_servers(starlette_app: Serving) -> None:
+    answer = httpx.get(f"{starlette_app.base}/status")
+    assert answer.json() == {"opened": ["the app's own resources"], "tools": 3}
+    assert httpx.post(f"{starlette_app.base}/api/other").status_code == 404
+
+
+def test_an_oauth_protected_server_under_a_prefix() -> None:
+    """The challenge names the metadata of the mounted endpoint, and the host routes the
+    well-known path to the same app, which serves that metadata."""
+    from starlette.applications import Starlette
+    from starlette.routing import Mount
+
+    from snodo.auth import AccessToken, InvalidToken, ProtectedResource
+    from snodo.server import Server
+    from snodo.transports.http import HttpApp
+
+    class NoTokens:
+        async def verify(self, token: str) -> AccessToken:
+            raise InvalidToken("none is valid")
+
+    resource = "http://localhost/api/mcp"
+    protected = ProtectedResource(resource, ["https://auth.example.com"], NoTokens())
+    mcp = HttpApp(Server("protected", "1.0.0", authorization=protected))
+    well_known = "/.well-known/oauth-protected-resource"
+    app = Starlette(routes=[Mount(well_known, app=mcp), Mount("/api", app=mcp)])
+
+    async def scenario() -> tuple[httpx.Response, httpx.Response]:
+        transport = httpx.ASGITransport(app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
+            refused = await http.post("/api/mcp", json={})
+            metadata = await http.get(f"{well_known}/api/mcp")
+            return refused, metadata
+
+    refused, metadata = asyncio.run(scenario())
+    assert refused.status_code == 401
+    expected = f'Bearer resource_metadata="http://localhost{well_known}/api/mcp"'
+    assert refused.headers["www-authenticate"] == expected
+    assert metadata.status_code == 200
+    assert metadata.json()["resource"] == resource
+
+
+def test_the_metadata_to_a_cors_origin_names_one_allowed_origin() -> None:
+    """Readable from any origin already: the CORS origin adds no second header, which a
+    browser would refuse."""
+    from snodo.auth import AccessToken, ProtectedResource
+    from snodo.server import Server
+    from snodo.transports.http import HttpApp
+
+    class Unused:
+        async def verify(self, token: str) -> AccessToken:
+            raise AssertionError("no token is sent")
+
+    protected = ProtectedResource("http://localhost/mcp", ["https://auth.example.com"], Unused())
+    app = HttpApp(
+        Server("protected", "1.0.0", authorization=protected), cors_origins=["http://app.test"]
+    )
+
+    async def scenario() -> httpx.Response:
+        transport = httpx.ASGITransport(app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as http:
+            return await http.get(
+                "/.well-known/oauth-protected-resource/mcp", headers={"origin": "http://app.test"}
+            )
+
+    answer = asyncio.run(scenario())
+    assert answer.status_code == 200
+    assert answer.headers.get_list("access-control-allow-origin") == ["*"]
+    assert "www-authenticate" in answer.headers["access-control-expose-headers"]
