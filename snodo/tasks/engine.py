@@ -54,7 +54,7 @@ from snodo.errors import InternalError, InvalidParams, McpError, MissingClientCa
 from snodo.observe import QUIET, Observer
 from snodo.result import NO_STATE, InputRequired, ToolError
 from snodo.tasks.record import Status, TaskRecord, advance
-from snodo.tasks.store import TaskStore, settle
+from snodo.tasks.store import StoreFull, TaskStore, settle
 from snodo_wire import adapters
 from snodo_wire_tasks.protocol import EXTENSION_ID
 
@@ -180,7 +180,10 @@ class Tasks:
             lease_until=now + self.lease,
             status_message=chosen.status_message,
         )
-        await self.store.create(record)
+        try:
+            await self.store.create(record)
+        except StoreFull:
+            raise InternalError("Too many unfinished tasks; try again later") from None
         self._announce(record, None)
         base = replace(ctx, emit=_drop, request_state=None, input_responses=MappingProxyType({}))
         runner = asyncio.create_task(self._drive(record.task_id, base, tool, finish, chosen.work))
