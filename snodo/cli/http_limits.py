@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 
 __all__ = ["add_limit_options", "export_limits"]
 
@@ -49,7 +48,7 @@ def add_limit_options(run: argparse.ArgumentParser) -> None:
 def export_limits(args: argparse.Namespace) -> str:
     """Put the limits where the guarded protocol reads them when it is imported, in this
     process or a worker's; the uvicorn ``http`` option that serves with them."""
-    from snodo.transports.http_guard import LIMITS_ENV, GuardLimits, guarded
+    from snodo.transports.http_guard import GuardLimits, guarded, install
 
     try:
         limits = GuardLimits(
@@ -60,5 +59,5 @@ def export_limits(args: argparse.Namespace) -> str:
         )
     except ValueError as exc:
         raise SystemExit(f"snodo: {exc}") from None
-    os.environ[LIMITS_ENV] = limits.to_environment()
+    install(limits)
     return guarded(args.http)

@@ -17,9 +17,9 @@ subclasses add, per connection:
 
 The usual request (head and body in one read) arms no timer: the head deadline set at
 connect is cancelled when the head completes, and the checks after each read are a few
-comparisons. The limits come from ``SNODO_HTTP_LIMITS`` (set by ``snodo run`` before
-uvicorn starts, so that every worker process reads the same), else the defaults; served
-by hand, ``uvicorn.run(app, http="snodo.transports.http_guard:GuardedHttpTools")``.
+comparisons. The limits are ``install``'s (``snodo run`` calls it before uvicorn
+starts; worker processes read them from ``SNODO_HTTP_LIMITS``), else the defaults;
+served by hand, ``uvicorn.run(app, http="snodo.transports.http_guard:GuardedHttpTools")``.
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ __all__ = [
     "GuardedH11",
     "GuardedHttpTools",
     "guarded",
+    "install",
     "limits_from_environment",
 ]
 
@@ -73,6 +74,13 @@ class GuardLimits:
 def limits_from_environment() -> GuardLimits:
     raw = os.environ.get(LIMITS_ENV)
     return GuardLimits() if not raw else GuardLimits(**json.loads(raw))
+
+
+def install(limits: GuardLimits) -> None:
+    """Serve with ``limits``: in this process (the classes are imported already) and in
+    worker processes, which read them from the environment when they import this."""
+    os.environ[LIMITS_ENV] = limits.to_environment()
+    GuardedHttpTools.limits = GuardedH11.limits = limits
 
 
 _HEAD, _BODY = 1, 2

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import contextlib
 import socket
+from typing import Any
 
 import pytest
 
+from snodo.cli import main
+from snodo.transports import http_guard
 from tests.hardening.test_deploy import count, exchange, head_bytes, message, snodo
 
 PARTIAL_HEAD = b"POST /mcp HTTP/1.1\r\nhost: localhost\r\ncontent-type: appl"
@@ -95,3 +98,19 @@ def test_megabyte_header_lines_are_refused(size: int) -> None:
         # reset the connection, and the answer is lost with it.
         assert answer.startswith(b"HTTP/1.1 431") or answer == b"", answer[:80]
         assert count(f"http://127.0.0.1:{port}/mcp").status_code == 200
+
+
+def test_the_options_reach_the_protocols_of_this_process_and_of_workers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    served: dict[str, Any] = {}
+    monkeypatch.setattr("uvicorn.run", lambda app, **options: served.update(options))
+    monkeypatch.setattr(http_guard.GuardedHttpTools, "limits", http_guard.GuardLimits())
+    monkeypatch.setattr(http_guard.GuardedH11, "limits", http_guard.GuardLimits())
+    monkeypatch.delenv(http_guard.LIMITS_ENV, raising=False)
+    options = ["--head-timeout", "1.5", "--body-timeout", "2.5", "--limit-per-address", "3"]
+    main(["run", "tests/hardening/server.py:server", "--transport", "http", *options])
+    assert served["http"] == "snodo.transports.http_guard:GuardedHttpTools"
+    expected = http_guard.GuardLimits(head_timeout=1.5, body_timeout=2.5, max_per_address=3)
+    assert http_guard.GuardedHttpTools.limits == expected
+    assert http_guard.limits_from_environment() == expected  # what a worker reads
