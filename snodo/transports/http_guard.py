@@ -149,14 +149,14 @@ class _Guard:
         if self.transport.is_closing():
             return
         cycle = self.cycle
-        if cycle is None or cycle.response_complete:
-            waiting = _HEAD  # bytes came, and no new head completed
+        if self._reading_head():
+            waiting = _HEAD
             self._head_bytes += size
             if self._head_bytes > self.limits.max_head:
                 self._refuse(431, b"request head too large")
                 return
-        elif cycle.more_body:
-            waiting = _BODY
+        elif cycle is not None and cycle.more_body:
+            waiting = _BODY  # or the rest of one answered early, which must come too
         else:
             waiting = 0
         if waiting != self._waiting or cycle is not self._waiting_cycle:
@@ -164,6 +164,10 @@ class _Guard:
                 self._head_bytes = 0
             self._waiting_cycle = cycle
             self._arm(waiting)
+
+    def _reading_head(self) -> bool:
+        """Whether the parser holds part of a request head."""
+        raise NotImplementedError
 
     def _arm(self, waiting: int) -> None:
         self._disarm()
@@ -226,9 +230,23 @@ class GuardedHttpTools(_Guard, HttpToolsProtocol):
         self._guard_lost()
         super().connection_lost(exc)
 
+    in_head = False
+    """Between the parser's message begin and headers complete."""
+
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
         self._after_read(len(data))
+
+    def _reading_head(self) -> bool:
+        return self.in_head
+
+    def on_message_begin(self) -> None:
+        self.in_head = True
+        super().on_message_begin()
+
+    def on_headers_complete(self) -> None:
+        self.in_head = False
+        super().on_headers_complete()
 
     def on_url(self, url: bytes) -> None:
         if len(self.url) + len(url) > self.limits.max_line:
@@ -277,6 +295,9 @@ class GuardedH11(_Guard, H11Protocol):
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
         self._after_read(len(data))
+
+    def _reading_head(self) -> bool:
+        return self.conn.their_state is h11.IDLE
 
     def send_400_response(self, msg: str) -> None:
         self._refused_or(msg, super().send_400_response)
