@@ -33,6 +33,7 @@ from typing import Any
 
 from snodo import state
 from snodo.cli import client_commands, dev, install, proxy_command
+from snodo.cli.http_limits import add_limit_options, export_limits
 from snodo.cli.serve_options import add_serve_options
 from snodo.errors import InvalidState
 from snodo.server import Server
@@ -50,9 +51,8 @@ REQUEST_LOG_ENV = "SNODO_REQUEST_LOG"
 BESIDE_ENV = "SNODO_HTTP_BESIDE"
 """CORS origins and probe paths, as JSON, for ``--workers`` (``_beside``)."""
 
-# What `snodo run --transport http` asks of uvicorn. Neither of its parsers bounds how
-# long a client may take to send a request head, and httptools no header size: in
-# production a reverse proxy bounds both (docs/deploy.md).
+# What `snodo run --transport http` asks of uvicorn; the bounds its parsers lack (read
+# time, connections per address, header lines) are snodo's own (``http_limits``).
 KEEP_ALIVE_SECONDS = 5.0
 """Idle keep-alive connections close after this (uvicorn's own default, stated)."""
 MAX_CONNECTIONS = 1000
@@ -378,6 +378,7 @@ def main(argv: list[str] | None = None) -> int:
         default=MAX_CONNECTIONS,
         help="connections and tasks per worker before new ones get 503 (default: %(default)s)",
     )
+    add_limit_options(run)
     run.add_argument(
         "--http",
         choices=["auto", "h11", "httptools"],
@@ -466,7 +467,7 @@ def main(argv: list[str] | None = None) -> int:
         "access_log": False,
         "timeout_keep_alive": args.timeout_keep_alive,
         "limit_concurrency": args.limit_concurrency,
-        "http": args.http,
+        "http": export_limits(args),  # uvicorn's protocol with snodo's bounds
         "h11_max_incomplete_event_size": args.h11_max_incomplete_event_size,
         # Off unless asked: snodo reads neither the client address nor the scheme, so
         # rewriting them from X-Forwarded-* costs every request and serves nobody.

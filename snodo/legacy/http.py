@@ -94,6 +94,11 @@ class LegacyHttp:
         if store is not None:
             self.events = RedisEventLog(store, limits.max_stream_events, limits.idle_timeout)
         self.stateless = Stateless(self.kernel, limits) if limits.stateless else None
+        self.running = 0
+        """Legacy requests being handled, a batch's members each counted (``max_running``)."""
+        self.owned: dict[str, dict[str, None]] = {}
+        """This worker's session ids by owner (principal, else client address), oldest
+        first (``max_sessions_per_principal``)."""
 
     async def start(self) -> None:
         """Serving begins: with a shared store, join the other workers' relay."""
@@ -139,6 +144,11 @@ class LegacyHttp:
         entry = self.sessions.pop(key, None)
         self.memory_log.forget(key)
         if entry is not None:
+            owned = self.owned.get(entry.owner)
+            if owned is not None:
+                owned.pop(key, None)
+                if not owned:
+                    del self.owned[entry.owner]
             if entry.streaming:
                 entry.session.notify(END)  # its GET stream ends now, not at the next event
             entry.session.close()
@@ -183,13 +193,16 @@ class LegacyHttp:
         principal: str | None,
         send: Send,
         scopes: frozenset[str] | None = None,
+        address: str | None = None,
     ) -> None:
-        """One POST of a session; ``scopes`` are what OAuth granted (snodo.auth)."""
+        """One POST of a session; ``scopes`` are what OAuth granted (snodo.auth);
+        ``address`` is the client's, which owns its sessions when there is no principal."""
         if self.stateless is not None:
             await self.stateless.post(message, headers, principal, send, scopes)
             return
         if is_initialize(message):
-            await self._initialize(message, headers, principal, send)
+            owner = f"principal:{principal}" if principal is not None else f"address:{address}"
+            await self._initialize(message, headers, principal, send, owner)
             return
         try:
             entry = self._answering(message, headers, principal) or await self._find(
@@ -231,13 +244,18 @@ class LegacyHttp:
         if "text/event-stream" not in headers.get("accept", ""):
             await plain(send, 406, b"accept both application/json and text/event-stream")
             return
+        if self.running >= self.limits.max_running:
+            await unavailable(send, "too many legacy requests in flight; try again later")
+            return
         entry.busy += 1
+        self.running += 1
         try:
             answer = Answer(self.kernel, entry, message, principal, send, scopes)
             answer.changed = None if self.shared is None else self.shared.changed
             answer.log = self.events
             await answer.run()
         finally:
+            self.running -= 1
             entry.busy -= 1
             entry.last_seen = self.clock()
 
@@ -261,11 +279,21 @@ class LegacyHttp:
             )
             await json_reply(send, 400, jsonrpc.error_response(None, refused))
             return
-        if not batch:
-            refused = InvalidRequest("Invalid Request: an empty batch")
+        if not batch or len(batch) > self.limits.max_batch:
+            refused = InvalidRequest(
+                "Invalid Request: an empty batch"
+                if not batch
+                else f"Invalid Request: a batch of {len(batch)} messages; at most"
+                f" {self.limits.max_batch}"
+            )
             await json_reply(send, 400, jsonrpc.error_response(None, refused))
             return
+        # Each member is a request as a POST of its own would be: it takes a place.
+        if self.running + len(batch) > self.limits.max_running:
+            await unavailable(send, "too many legacy requests in flight; try again later")
+            return
         entry.busy += 1
+        self.running += len(batch)
         try:
             replies = await asyncio.gather(
                 *(
@@ -281,6 +309,7 @@ class LegacyHttp:
                 )
             )
         finally:
+            self.running -= len(batch)
             entry.busy -= 1
             entry.last_seen = self.clock()
         responses = [reply.response for reply in replies if reply.response is not None]
@@ -289,10 +318,37 @@ class LegacyHttp:
             return
         await json_body(send, 200, b"[" + b",".join(jsonrpc.encode(r) for r in responses) + b"]")
 
+    def _make_room(self, owner: str) -> bool:
+        """Below the owner's cap, or brought below it by ending the owner's longest idle
+        session; False when every one of them is in use."""
+        owned = self.owned.get(owner)
+        if owned is None or len(owned) < self.limits.max_sessions_per_principal:
+            return True
+        idle = [
+            entry
+            for key in owned
+            if (entry := self.sessions.get(key)) is not None
+            and not entry.busy
+            and not entry.streaming
+        ]
+        if not idle:
+            return False
+        oldest = min(idle, key=lambda entry: entry.last_seen)
+        self._end(oldest.session.id)
+        return True
+
     async def _initialize(
-        self, message: Any, headers: Mapping[str, str], principal: str | None, send: Send
+        self,
+        message: Any,
+        headers: Mapping[str, str],
+        principal: str | None,
+        send: Send,
+        owner: str,
     ) -> None:
         self._sweep()
+        if not self._make_room(owner):
+            await plain(send, 503, b"too many sessions of this client", ((b"retry-after", b"5"),))
+            return
         if self.shared is None and len(self.sessions) >= self.limits.max_sessions:
             await plain(send, 503, b"too many sessions", ((b"retry-after", b"5"),))
             return
@@ -315,7 +371,8 @@ class LegacyHttp:
                 session.close()
                 await plain(send, 503, b"too many sessions", ((b"retry-after", b"5"),))
                 return
-        self.sessions[session.id] = Entry(session, self.clock())
+        self.sessions[session.id] = Entry(session, self.clock(), owner=owner)
+        self.owned.setdefault(owner, {})[session.id] = None
         extra = ((SESSION_HEADER.encode(), session.id.encode()),)
         await json_reply(send, 200, response, extra)
 

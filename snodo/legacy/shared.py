@@ -43,6 +43,8 @@ class Entry:
     last_seen: float
     busy: int = 0
     streaming: bool = False
+    owner: str = ""
+    """Who opened it (``LegacyHttp.owned``); a view of another worker's session: none."""
     tasks: dict[Any, asyncio.Task[Any]] = field(default_factory=dict)
 
 

@@ -22,6 +22,15 @@ class LegacyLimits:
 
     max_sessions: int = 1024
     """Legacy HTTP sessions one process keeps at once; an initialize beyond it gets 503."""
+    max_sessions_per_principal: int = 64
+    """Legacy HTTP sessions one principal (unauthenticated: one client address) keeps at
+    once; an initialize beyond it ends that principal's longest idle session (503 when
+    none of them is idle), so one client cannot take every place of ``max_sessions``."""
+    max_batch: int = 64
+    """Messages one JSON-RPC batch (2025-03-26 sessions) may carry; beyond it, -32600."""
+    max_running: int = 1000
+    """Legacy requests one process handles at once over HTTP, each member of a batch
+    counted as one request; beyond it, 503 with a JSON-RPC error."""
     idle_timeout: float = 1800.0
     """Seconds a legacy HTTP session may go unused before it is forgotten (then 404)."""
     max_pending_requests: int = 16

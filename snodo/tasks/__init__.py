@@ -12,7 +12,7 @@ to finish its result, never the tool itself.
 
 from snodo.tasks.engine import Background, StatusHook, Tasks, background, declares_tasks
 from snodo.tasks.record import TERMINAL, TRANSITIONS, TaskRecord
-from snodo.tasks.store import MemoryTaskStore, TaskStore, task_store
+from snodo.tasks.store import MemoryTaskStore, StoreFull, TaskStore, task_store
 
 __all__ = [
     "TERMINAL",
@@ -20,6 +20,7 @@ __all__ = [
     "Background",
     "MemoryTaskStore",
     "StatusHook",
+    "StoreFull",
     "TaskRecord",
     "TaskStore",
     "Tasks",

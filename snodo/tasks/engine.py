@@ -56,7 +56,7 @@ from snodo.result import NO_STATE, InputRequired, ToolError
 from snodo.revisions.authoring import adapters
 from snodo.revisions.tasks.protocol import EXTENSION_ID
 from snodo.tasks.record import Status, TaskRecord, advance
-from snodo.tasks.store import TaskStore, settle
+from snodo.tasks.store import StoreFull, TaskStore, settle
 
 __all__ = ["Background", "StatusHook", "Tasks", "background", "declares_tasks"]
 
@@ -180,7 +180,10 @@ class Tasks:
             lease_until=now + self.lease,
             status_message=chosen.status_message,
         )
-        await self.store.create(record)
+        try:
+            await self.store.create(record)
+        except StoreFull:
+            raise InternalError("Too many unfinished tasks; try again later") from None
         self._announce(record, None)
         base = replace(ctx, emit=_drop, request_state=None, input_responses=MappingProxyType({}))
         runner = asyncio.create_task(self._drive(record.task_id, base, tool, finish, chosen.work))

@@ -4,6 +4,11 @@ One string key per task, its JSON record, expiring with the task's TTL (PX, comp
 with the store's clock). An update is an optimistic transaction: WATCH the
 key, read it, change it, then MULTI/SET/EXEC; if another writer changed the key in
 between, EXEC fails and the update runs again on the new value.
+
+Two sorted sets bound the records: ``PREFIX#kept`` holds every id by expiry time
+(``inf`` without a TTL) and counts them, ``PREFIX#finished`` the terminal ones by the
+time they finished. A create is one script, atomic in Redis: drop the expired ids, and
+at ``max_records`` delete the task that finished longest ago, or refuse (``StoreFull``).
 """
 
 from __future__ import annotations
@@ -17,10 +22,39 @@ from typing import Any, Final
 
 from snodo.state.replay import _redis
 from snodo.tasks.record import Change, TaskRecord
+from snodo.tasks.store import MAX_RECORDS, StoreFull
 
 __all__ = ["RedisTaskStore"]
 
 DEFAULT_PREFIX: Final = "snodo:task:"
+
+_CREATE: Final = """
+local kept, finished, key = KEYS[1], KEYS[2], KEYS[3]
+local prefix, id, value, px, now, max, expiry = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]),
+  ARGV[5], tonumber(ARGV[6]), ARGV[7]
+for _, gone in ipairs(redis.call('ZRANGEBYSCORE', kept, '-inf', now)) do
+  redis.call('DEL', prefix .. gone)
+  redis.call('ZREM', kept, gone)
+  redis.call('ZREM', finished, gone)
+end
+if redis.call('EXISTS', key) == 1 then return -1 end
+if redis.call('ZCARD', kept) >= max then
+  local oldest = redis.call('ZRANGE', finished, 0, 0)
+  if #oldest == 0 then return 0 end
+  redis.call('DEL', prefix .. oldest[1])
+  redis.call('ZREM', kept, oldest[1])
+  redis.call('ZREM', finished, oldest[1])
+end
+if px > 0 then
+  redis.call('SET', key, value, 'PX', px)
+else
+  redis.call('SET', key, value)
+end
+redis.call('ZADD', kept, expiry, id)
+return 1
+"""
+"""Create a record within ``max_records`` (1), or say its id is taken (-1) or that no
+finished task can make room (0)."""
 
 
 class RedisTaskStore:
@@ -31,9 +65,13 @@ class RedisTaskStore:
         prefix: str = DEFAULT_PREFIX,
         timeout: float = 5.0,
         clock: Callable[[], float] = time.time,
+        max_records: int = MAX_RECORDS,
     ) -> None:
         if not url.startswith(("redis://", "rediss://")):
             raise ValueError("RedisTaskStore URL must start with redis:// or rediss://")
+        if max_records <= 0:
+            raise ValueError("max_records must be positive")
+        self.max_records = max_records
         _redis()  # ImportError naming the extra now, not on the first request
         self._url = url
         self.prefix = prefix
@@ -65,12 +103,27 @@ class RedisTaskStore:
         return {} if at is None else {"px": max(1, math.ceil((at - self.clock()) * 1000))}
 
     async def create(self, record: TaskRecord) -> None:
+        at = record.expires_at()
+        px = self._expiry(record).get("px", 0)
         async with asyncio.timeout(self.timeout):
-            created = await self._client().set(
-                self.prefix + record.task_id, record.to_json(), nx=True, **self._expiry(record)
+            created = await self._client().eval(
+                _CREATE,
+                3,
+                self.prefix + "#kept",
+                self.prefix + "#finished",
+                self.prefix + record.task_id,
+                self.prefix,
+                record.task_id,
+                record.to_json(),
+                px,
+                repr(self.clock()),
+                self.max_records,
+                "inf" if at is None else repr(at),
             )
-        if not created:
+        if created == -1:
             raise ValueError(f"task {record.task_id} exists")
+        if created == 0:
+            raise StoreFull(self.max_records)
 
     async def get(self, task_id: str) -> TaskRecord | None:
         async with asyncio.timeout(self.timeout):
@@ -99,6 +152,14 @@ class RedisTaskStore:
                             return record
                         pipe.multi()
                         pipe.set(key, changed.to_json(), **self._expiry(changed))
+                        at = changed.expires_at()
+                        pipe.zadd(
+                            self.prefix + "#kept",
+                            {task_id: "inf" if at is None else at},
+                            xx=True,
+                        )
+                        if changed.terminal and not record.terminal:
+                            pipe.zadd(self.prefix + "#finished", {task_id: changed.updated_at})
                         await pipe.execute()
                         return changed
                     except redis.exceptions.WatchError:

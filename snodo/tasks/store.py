@@ -13,7 +13,11 @@ result) serialise, and the status machine in ``advance`` settles who wins.
 
 A record past its TTL is gone: ``get`` and ``update`` answer None, and each backend
 deletes it in its own way (memory and SQLite on access and on create, Redis by key
-expiry).
+expiry). Every store keeps at most ``max_records`` records: a create beyond it deletes
+the task that finished longest ago (a terminal one), and when none has finished it
+raises ``StoreFull``, which the engine answers with an error asking to try later. A
+create costs the same however many records there are (memory: an expiry heap and the
+finished tasks in order; SQLite: indexes on both; Redis: sorted sets of both).
 
 Backends, like the replay guards' (``snodo.state.replay``):
 
@@ -28,13 +32,24 @@ Backends, like the replay guards' (``snodo.state.replay``):
 from __future__ import annotations
 
 import asyncio
+import heapq
 import time
 from collections.abc import Callable
-from typing import Protocol
+from typing import Final, Protocol
 
 from snodo.tasks.record import Change, TaskRecord
 
-__all__ = ["Change", "MemoryTaskStore", "TaskStore", "task_store"]
+__all__ = ["MAX_RECORDS", "Change", "MemoryTaskStore", "StoreFull", "TaskStore", "task_store"]
+
+MAX_RECORDS: Final = 10_000
+"""Records a store keeps by default, live and finished."""
+
+
+class StoreFull(Exception):
+    """A create found ``max_records`` records, none of them finished: try again later."""
+
+    def __init__(self, max_records: int) -> None:
+        super().__init__(f"the task store holds {max_records} unfinished tasks")
 
 
 class TaskStore(Protocol):
@@ -59,26 +74,66 @@ class TaskStore(Protocol):
 
 
 class MemoryTaskStore:
-    """Records in a dict of this process; the event loop makes each update atomic."""
+    """Records in a dict of this process; the event loop makes each update atomic.
 
-    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+    Beside the dict, a heap of expiry times (pruned from its top on each create) and the
+    finished tasks' ids in the order they finished (the first is evicted when full)."""
+
+    def __init__(
+        self, clock: Callable[[], float] = time.time, *, max_records: int = MAX_RECORDS
+    ) -> None:
+        if max_records <= 0:
+            raise ValueError("max_records must be positive")
         self.clock = clock
+        self.max_records = max_records
         self._records: dict[str, TaskRecord] = {}
+        self._expiries: list[tuple[float, str]] = []
+        self._finished: dict[str, None] = {}
 
     async def create(self, record: TaskRecord) -> None:
-        """Prune expired records, then add ``record``; ValueError if its id is taken."""
-        now = self.clock()
-        for task_id in [k for k, r in self._records.items() if r.expired(now)]:
-            del self._records[task_id]
+        """Prune expired records, then add ``record``; ValueError if its id is taken,
+        ``StoreFull`` when ``max_records`` are kept and none has finished."""
+        self._prune(self.clock())
         if record.task_id in self._records:
             raise ValueError(f"task {record.task_id} exists")
+        if len(self._records) >= self.max_records:
+            if not self._finished:
+                raise StoreFull(self.max_records)
+            self._forget(next(iter(self._finished)))
         self._records[record.task_id] = record
+        self._kept(None, record)
+        if len(self._expiries) > 2 * self.max_records:  # evicted ones' entries: rebuild
+            self._expiries = []
+            for key, kept in self._records.items():
+                at = kept.expires_at()
+                if at is not None:
+                    self._expiries.append((at, key))
+            heapq.heapify(self._expiries)
+
+    def _kept(self, before: TaskRecord | None, after: TaskRecord) -> None:
+        """Index what changed: a new expiry time, a task that has just finished."""
+        at = after.expires_at()
+        if at is not None and (before is None or before.expires_at() != at):
+            heapq.heappush(self._expiries, (at, after.task_id))
+        if after.terminal and (before is None or not before.terminal):
+            self._finished[after.task_id] = None
+
+    def _prune(self, now: float) -> None:
+        while self._expiries and self._expiries[0][0] <= now:
+            _, task_id = heapq.heappop(self._expiries)
+            record = self._records.get(task_id)
+            if record is not None and record.expired(now):
+                self._forget(task_id)
+
+    def _forget(self, task_id: str) -> None:
+        self._records.pop(task_id, None)
+        self._finished.pop(task_id, None)
 
     async def get(self, task_id: str) -> TaskRecord | None:
         """The live record ``task_id``, or None (an expired one is deleted)."""
         record = self._records.get(task_id)
         if record is not None and record.expired(self.clock()):
-            del self._records[task_id]
+            self._forget(task_id)
             return None
         return record
 
@@ -91,6 +146,7 @@ class MemoryTaskStore:
         if changed is None:
             return record
         self._records[task_id] = changed
+        self._kept(record, changed)
         return changed
 
     async def aclose(self) -> None:
@@ -100,18 +156,20 @@ class MemoryTaskStore:
         return len(self._records)
 
 
-def task_store(url: str, *, clock: Callable[[], float] = time.time) -> TaskStore:
+def task_store(
+    url: str, *, clock: Callable[[], float] = time.time, max_records: int = MAX_RECORDS
+) -> TaskStore:
     """A store from a URL: ``memory:``, ``sqlite:///PATH`` or ``redis[s]://...``."""
     if url in ("memory:", "memory://"):
-        return MemoryTaskStore(clock)
+        return MemoryTaskStore(clock, max_records=max_records)
     if url.startswith("sqlite:///"):
         from snodo.tasks.sqlite import SQLiteTaskStore  # noqa: PLC0415 (stdlib, but optional)
 
-        return SQLiteTaskStore(url.removeprefix("sqlite:///"), clock=clock)
+        return SQLiteTaskStore(url.removeprefix("sqlite:///"), clock=clock, max_records=max_records)
     if url.startswith(("redis://", "rediss://")):
         from snodo.tasks.redis import RedisTaskStore  # noqa: PLC0415 (the redis extra)
 
-        return RedisTaskStore(url, clock=clock)
+        return RedisTaskStore(url, clock=clock, max_records=max_records)
     raise ValueError("a task store URL is memory:, sqlite:///PATH or redis://HOST:PORT/DB")
 
 

@@ -231,7 +231,7 @@ class HttpApp:
         elif self.legacy is not None and scope["method"] == "DELETE":
             await self.legacy.delete(headers, principal, send)
         else:
-            await self._exchange(body, headers, principal, scopes, receive, send)
+            await self._exchange(body, headers, principal, scopes, receive, send, scope)
 
     async def _rest_of_body(self, first: Message, receive: Receive) -> bytes | Plain:
         """The whole body from its ``first`` message on, or the answer refusing it."""
@@ -290,10 +290,13 @@ class HttpApp:
         principal: str | None,
         scopes: frozenset[str] | None,
         send: Send,
+        scope: Scope,
     ) -> Awaitable[None] | None:
         """What answers a POST of the legacy era, or None for a modern one."""
         if self.legacy is not None and self.legacy.claims(message, headers):
-            return self.legacy.post(message, headers, principal, send, scopes)
+            client = scope.get("client")
+            address = client[0] if client else None
+            return self.legacy.post(message, headers, principal, send, scopes, address)
         if not (is_initialize(message) or LegacyHttp.sessionless(message, headers)):
             return None
         # An initialize-based client, which a header cannot help (basic/versioning.mdx):
@@ -323,6 +326,7 @@ class HttpApp:
         scopes: frozenset[str] | None,
         receive: Receive,
         send: Send,
+        scope: Scope,
     ) -> Awaitable[None]:
         """What answers this POST, to be awaited: a plain function handing back the
         sending or the exchange, so a request runs one coroutine fewer deep."""
@@ -339,7 +343,7 @@ class HttpApp:
             or SESSION_HEADER in headers
             or self.legacy_stateless
         ):
-            legacy = self._legacy_route(message, headers, principal, scopes, send)
+            legacy = self._legacy_route(message, headers, principal, scopes, send, scope)
             if legacy is not None:
                 return legacy
         try:

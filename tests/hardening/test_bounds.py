@@ -77,8 +77,16 @@ def still_serving(url: str) -> None:
 
 
 def test_many_repeated_header_lines_are_refused_with_431(http_url: str) -> None:
-    status, body = raw_post(http_url, b"a: b\r\n" * 200_000, b"{}")
+    status, body = raw_post(http_url, b"a: b\r\n" * 1000, b"{}")
     assert (status, body) == (431, b"too many header lines")
+    # 200,000 of them (1.2 MB) pass snodo run's head cap (64 KiB) first: 431 there, or
+    # a reset when the server closes with the rest of the head unread.
+    try:
+        status, body = raw_post(http_url, b"a: b\r\n" * 200_000, b"{}")
+    except (ConnectionResetError, BrokenPipeError):
+        pass
+    else:
+        assert (status, body) == (431, b"request head too large")
     still_serving(http_url)
 
 

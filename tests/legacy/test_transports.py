@@ -378,3 +378,96 @@ def test_a_session_answers_only_the_principal_that_opened_it() -> None:
             assert (await client.delete("/mcp", headers=as_alice)).status_code == 200
 
     asyncio.run(run())
+
+
+def _at(app: HttpApp, address: str) -> httpx.AsyncClient:
+    transport = httpx.ASGITransport(app=app, client=(address, 40000))
+    return httpx.AsyncClient(transport=transport, base_url="http://localhost")
+
+
+def test_one_client_address_cannot_take_every_session() -> None:
+    app, clock = _app(LegacyLimits(max_sessions=8, max_sessions_per_principal=2))
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+
+    async def run() -> None:
+        async with _at(app, "10.0.0.1") as greedy, _at(app, "10.0.0.2") as other:
+            first, second = [
+                (await greedy.post("/mcp", json=INIT, headers={"Accept": BOTH})).headers[
+                    "mcp-session-id"
+                ]
+                for _ in range(2)
+            ]
+            clock.now += 10
+            used = await greedy.post("/mcp", json=ping, headers=_session_headers(first))
+            assert used.status_code == 200  # the second is now the longer idle
+            for _ in range(20):  # far more than its share: each ends its longest idle
+                again = await greedy.post("/mcp", json=INIT, headers={"Accept": BOTH})
+                assert again.status_code == 200
+                clock.now += 1
+            assert (
+                await greedy.post("/mcp", json=ping, headers=_session_headers(second))
+            ).status_code == 404
+            assert app.legacy is not None and len(app.legacy.sessions) == 2
+            mine = await other.post("/mcp", json=INIT, headers={"Accept": BOTH})
+            assert mine.status_code == 200
+            assert len(app.legacy.sessions) == 3
+
+    asyncio.run(run())
+
+
+def _batch_app(limits: LegacyLimits) -> tuple[HttpApp, asyncio.Event, list[int]]:
+    server = Server("batches", "1.0.0", legacy=limits)
+    release = asyncio.Event()
+    entered: list[int] = []
+
+    @server.tool
+    async def hold() -> str:
+        entered.append(1)
+        await release.wait()
+        return "done"
+
+    return HttpApp(server), release, entered
+
+
+def test_a_batch_is_bounded_in_length_and_its_members_take_places() -> None:
+    app, release, entered = _batch_app(LegacyLimits(max_batch=8, max_running=4))
+
+    def call(request_id: int, name: str = "hold") -> dict[str, Any]:
+        params = {"name": name, "arguments": {}}
+        return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+    async def run() -> None:
+        async with _at(app, "10.0.0.1") as client:
+            hello = {**INIT, "params": {**INIT["params"], "protocolVersion": "2025-03-26"}}
+            opened = await client.post("/mcp", json=hello, headers={"Accept": BOTH})
+            headers = {
+                "Accept": BOTH,
+                "Mcp-Session-Id": opened.headers["mcp-session-id"],
+                "MCP-Protocol-Version": "2025-03-26",
+            }
+            too_long = await client.post("/mcp", json=[call(i) for i in range(9)], headers=headers)
+            assert too_long.status_code == 400
+            assert too_long.json()["error"] == {
+                "code": -32600,
+                "message": "Invalid Request: a batch of 9 messages; at most 8",
+            }
+            assert entered == []  # none of it ran
+            held = asyncio.ensure_future(
+                client.post("/mcp", json=[call(i) for i in range(4)], headers=headers)
+            )
+            while len(entered) < 4:  # all four members run: every place is taken
+                await asyncio.sleep(0)
+            ping = {"jsonrpc": "2.0", "id": 50, "method": "ping"}
+            for refused in (
+                await client.post("/mcp", json=[ping], headers=headers),
+                await client.post("/mcp", json=ping, headers=headers),
+            ):
+                assert refused.status_code == 503
+                assert "too many legacy requests" in refused.json()["error"]["message"]
+            release.set()
+            answered = await held
+            assert [r["result"]["content"][0]["text"] for r in answered.json()] == ["done"] * 4
+            pings = [{**ping, "id": i} for i in range(4)]  # the places are free again
+            assert (await client.post("/mcp", json=pings, headers=headers)).status_code == 200
+
+    asyncio.run(run())

@@ -43,8 +43,8 @@ class Clock:
         return self.now
 
 
-def make(clock: Clock, seen: list[TaskRecord]) -> Server:
-    store = MemoryTaskStore(clock)
+def make(clock: Clock, seen: list[TaskRecord], max_records: int = 10_000) -> Server:
+    store = MemoryTaskStore(clock, max_records=max_records)
     tasks = Tasks(
         store,
         ttl_ms=60_000,
@@ -283,3 +283,23 @@ async def test_discover_advertises_the_extension(clock: Clock) -> None:
     bare = Server("b", "1")
     assert "extensions" not in (await call(bare, "server/discover", {}))["result"]["capabilities"]
     assert (await call(bare, "tasks/get", {"taskId": "x"}))["error"]["code"] == -32601
+
+
+@sync
+async def test_a_full_store_refuses_a_new_task_until_one_finishes(clock: Clock) -> None:
+    server = make(clock, [], max_records=2)
+    running = [
+        (await call(server, "tools/call", {"name": "held", "arguments": {}}))["result"]["taskId"]
+        for _ in range(2)
+    ]
+    refused = await call(server, "tools/call", {"name": "held", "arguments": {}})
+    assert refused["error"] == {
+        "code": -32603,
+        "message": "Too many unfinished tasks; try again later",
+    }
+    await call(server, "tasks/cancel", {"taskId": running[0]})
+    await settled(server, running[0], "cancelled")
+    again = await call(server, "tools/call", {"name": "held", "arguments": {}})
+    assert again["result"]["resultType"] == "task"  # the cancelled one made room
+    got = await call(server, "tasks/get", {"taskId": running[0]})
+    assert got["error"]["code"] == -32602

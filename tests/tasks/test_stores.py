@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from snodo.tasks import MemoryTaskStore, TaskRecord, TaskStore, task_store
+from snodo.tasks import MemoryTaskStore, StoreFull, TaskRecord, TaskStore, task_store
 from snodo.tasks.record import TRANSITIONS, advance
 
 NOW = float(int(time.time()))  # Redis expires keys by real time too
@@ -100,6 +100,61 @@ def test_updates_from_two_workers_never_lose_a_write(stores: Callable[[Clock], T
         assert final is not None and len(final.issued) == 40
         await one.aclose()
         await two.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_a_store_keeps_at_most_max_records(stores: Callable[[Clock], TaskStore]) -> None:
+    clock = Clock()
+
+    async def finish(store: TaskStore, task_id: str, at: float) -> None:
+        await store.update(task_id, lambda r: advance(r, "completed", at, result={}))
+
+    async def scenario() -> None:
+        one, two = stores(clock), stores(clock)
+        for store in (one, two):
+            store.max_records = 3  # type: ignore[attr-defined]
+        for i in range(3):
+            await one.create(record(f"r{i}", ttl_ms=None))
+        with pytest.raises(StoreFull):  # three running: none may go
+            await two.create(record("r3"))
+        await finish(two, "r1", NOW + 1)
+        await finish(one, "r0", NOW + 2)
+        await two.create(record("r3"))  # room made by the task that finished first
+        assert await one.get("r1") is None
+        assert await one.get("r0") is not None
+        await one.create(record("r4"))
+        assert await two.get("r0") is None
+        with pytest.raises(StoreFull):
+            await one.create(record("r5"))
+        clock.now = NOW + 60  # r3 and r4 expire: their places are free
+        await two.create(record("r5"))
+        await two.create(record("r6"))
+        assert await one.get("r2") is not None  # running, no TTL: kept
+        await one.aclose()
+        await two.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_a_memory_store_creates_without_reading_every_record(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    store = MemoryTaskStore(Clock(), max_records=5000)
+
+    async def scenario() -> None:
+        for i in range(2000):
+            await store.create(record(f"r{i}"))
+        read: list[str] = []
+        expired = TaskRecord.expired
+
+        def counted(self: TaskRecord, now: float) -> bool:
+            read.append(self.task_id)
+            return expired(self, now)
+
+        monkeypatch.setattr(TaskRecord, "expired", counted)
+        await store.create(record("one more"))
+        assert len(read) < 20  # not the 2000 a scan would read
 
     asyncio.run(scenario())
 
