@@ -404,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
         from snodo.transports.stdio import serve_stdio
 
         try:
-            asyncio.run(serve_stdio(_server(args.target)))
+            asyncio.run(serve_stdio(_server(args.target), grace=args.graceful_timeout))
         except StartupFailed as exc:  # a lifespan failed: one line, and a non-zero exit
             print(f"snodo: the server did not start: {exc}", file=sys.stderr)
             return 1
@@ -430,6 +430,9 @@ def main(argv: list[str] | None = None) -> int:
         # Off unless asked: snodo reads neither the client address nor the scheme, so
         # rewriting them from X-Forwarded-* costs every request and serves nobody.
         "proxy_headers": args.proxy_headers,
+        # A stop signal cancels what still runs after this; a second one ends at once
+        # (snodo.transports.lifespan).
+        "timeout_graceful_shutdown": args.graceful_timeout,
     }
     if args.forwarded_allow_ips is not None:
         options["forwarded_allow_ips"] = args.forwarded_allow_ips

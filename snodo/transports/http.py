@@ -125,11 +125,13 @@ class HttpApp:
         await self.server.shutdown()
 
     def _stopping(self) -> None:
-        """A shutdown has begun: end the streams that would otherwise hold it up, the
-        listen streams gracefully (their completion result) and legacy GET streams."""
+        """A shutdown has begun: end what would otherwise hold it up, the listen streams
+        gracefully (their completion result), legacy GET streams, and bridged rounds
+        waiting for a legacy client's answer (a vanished client never sends one)."""
         self.server.end_listening()
         if self.legacy is not None:
             self.legacy.end_streams()
+            self.legacy.end_rounds()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
