@@ -34,6 +34,7 @@ from typing import Any
 from snodo import state
 from snodo.cli import client_commands, dev, install, proxy_command
 from snodo.cli.serve_options import add_serve_options
+from snodo.cli.worker_checks import unshared_legacy
 from snodo.errors import InvalidState
 from snodo.server import Server
 from snodo.server.tools import ToolDefinitionError
@@ -136,12 +137,17 @@ def _import(location: str) -> ModuleType:
         ) from None
 
 
-def _server(target: str) -> Server:
+def _plain_server(target: str) -> Server:
     found = load(target)
     if not isinstance(found, Server) and callable(found):
         found = found()
     if not isinstance(found, Server):
         raise SystemExit(f"snodo: {target} is not a snodo Server")
+    return found
+
+
+def _server(target: str) -> Server:
+    found = _plain_server(target)
     from snodo.cli.observer import observer_from_environment
 
     # OTEL_* variables (and --request-log) turn on observing, in each worker alike.
@@ -446,6 +452,10 @@ def main(argv: list[str] | None = None) -> int:
     os.environ[HOSTS_ENV] = ",".join(args.allow_host)
     os.environ[ORIGINS_ENV] = ",".join(args.allow_origin)
     _check_exists(args.target)
+    if not args.unshared_legacy_sessions:
+        refusal = unshared_legacy(_plain_server(args.target), args.workers)
+        if refusal is not None:
+            raise SystemExit(f"snodo: {refusal}")
     if environment_secret() is None:
         # Each worker builds its own Server: one without a secret of its own reads this,
         # so the workers open each other's state (a restart or another host would not).

@@ -112,6 +112,8 @@ def main(args: argparse.Namespace, run: Any) -> int:
     argv = ["run", TARGET]
     for option in SERVE_OPTIONS:
         argv += [option, str(getattr(args, option[2:].replace("-", "_")))]
+    if args.unshared_legacy_sessions:
+        argv.append("--unshared-legacy-sessions")
     code: int = run(argv)
     return code
 

@@ -29,6 +29,12 @@ def add_serve_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--path", default="/mcp", help="HTTP endpoint path ('' for any path)")
     parser.add_argument("--workers", type=int, default=1, help="HTTP worker processes")
+    parser.add_argument(
+        "--unshared-legacy-sessions",
+        action="store_true",
+        help="with --workers: start even though legacy sessions stay in each worker's"
+        " memory (refused otherwise: a legacy client's requests may reach any worker)",
+    )
     parser.add_argument("--log-level", default="warning")
     parser.add_argument(
         "--graceful-timeout",
