@@ -69,6 +69,13 @@ PER_PROCESS_STATE = (
 )
 """Said once at start-up over HTTP, where a second worker or a restart would refuse the
 retries of flows this process began."""
+NO_GUARD = (
+    "snodo: %s can ask the client, and the server has no state_guard: a replayed final"
+    " retry runs the handler again (Server(state_guard=True) for one process,"
+    " SQLiteGuard or RedisGuard for several; docs/sealed-state.md)"
+)
+"""Said once at start-up over HTTP, where a request can be replayed by anyone who saw
+it; over stdio only the host that started the process speaks."""
 
 
 class HttpApp:
@@ -113,6 +120,13 @@ class HttpApp:
     async def _startup(self) -> None:
         if self.server.state_per_process:
             logging.getLogger("snodo").warning(PER_PROCESS_STATE)
+        if self.server.keyring.guard is None:
+            asking = self.server.asking()
+            if asking:
+                shown = ", ".join(asking[:3]) + (
+                    f" and {len(asking) - 3} more" if len(asking) > 3 else ""
+                )
+                logging.getLogger("snodo").warning(NO_GUARD, shown)
         await self.server.startup()
         if self.legacy is not None:
             await self.legacy.start()
