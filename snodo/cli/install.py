@@ -208,7 +208,10 @@ def _write(path: Path, data: bytes, mode: int) -> None:
             file.write(data)
             file.flush()
             os.fsync(file.fileno())
-            os.fchmod(file.fileno(), mode)
+            if hasattr(os, "fchmod"):  # not on Windows before Python 3.13
+                os.fchmod(file.fileno(), mode)
+            else:
+                os.chmod(temporary, mode)
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
