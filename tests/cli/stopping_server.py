@@ -7,6 +7,7 @@ client through the bridge) and a tool that never returns on its own.
 from __future__ import annotations
 
 import asyncio
+import sys
 
 from snodo import elicitation
 from snodo.context import Context
@@ -34,6 +35,7 @@ def ask(ctx: Context) -> InputRequired | str:
 
 @server.tool
 async def hang() -> str:
-    """Waits until it is cancelled."""
+    """Says it started (on stderr, which the tests read), then waits until cancelled."""
+    print("hang: started", file=sys.stderr, flush=True)
     await asyncio.Event().wait()
     return "never"

@@ -138,7 +138,7 @@ def test_http_a_vanished_legacy_clients_question_does_not_hold_the_shutdown(
 def test_http_what_runs_past_the_grace_period_is_cancelled(tmp_path: Path) -> None:
     with http_server(tmp_path, "--graceful-timeout", "1") as (process, port):
         caller = call_hang(f"http://127.0.0.1:{port}/mcp")
-        time.sleep(0.5)  # not a bound: only lets the call reach the tool, usually
+        wait_for_text(tmp_path / "server.log", "hang: started")
         process.send_signal(signal.SIGTERM)
         ended_and_freed(process, port)
         caller.join(GENEROUS)
@@ -147,7 +147,7 @@ def test_http_what_runs_past_the_grace_period_is_cancelled(tmp_path: Path) -> No
 def test_http_a_second_signal_stops_at_once(tmp_path: Path) -> None:
     with http_server(tmp_path, "--graceful-timeout", "600") as (process, port):
         call_hang(f"http://127.0.0.1:{port}/mcp")
-        time.sleep(0.5)
+        wait_for_text(tmp_path / "server.log", "hang: started")
         process.send_signal(signal.SIGTERM)
         wait_for_text(tmp_path / "server.log", "Shutting down")  # the first one was taken
         process.send_signal(signal.SIGTERM)
@@ -222,8 +222,7 @@ def test_stdio_what_runs_past_the_grace_period_is_cancelled(tmp_path: Path) -> N
     process, log = stdio_server(tmp_path, "--graceful-timeout", "1")
     try:
         send(process, request("tools/call", {"name": "hang", "arguments": {}}, id=1))
-        send(process, request("ping", id=2))
-        assert read_message(process)["id"] == 2  # the hang call is running by now
+        wait_for_text(tmp_path / "server.log", "hang: started")
         process.send_signal(signal.SIGTERM)
         ended_and_freed(process)
         assert (
@@ -241,8 +240,7 @@ def test_stdio_a_second_signal_stops_at_once(tmp_path: Path) -> None:
     process, log = stdio_server(tmp_path, "--graceful-timeout", "600")
     try:
         send(process, request("tools/call", {"name": "hang", "arguments": {}}, id=1))
-        send(process, request("ping", id=2))
-        assert read_message(process)["id"] == 2
+        wait_for_text(tmp_path / "server.log", "hang: started")
         process.send_signal(signal.SIGTERM)
         wait_for_text(tmp_path / "server.log", "answering what is in flight")
         process.send_signal(signal.SIGINT)
