@@ -95,6 +95,9 @@ server = Server(
     "1.0.0",
     instructions="Ask the user for display preferences; nothing is written.",
     state_secret=SECRET,
+    # Each request state is one-time: a replayed final retry is refused, not run again
+    # (this guard is the process's own; SQLiteGuard or RedisGuard share one).
+    state_guard=True,
     # Legacy sessions on any worker: SNODO_LEGACY_STORE=redis://... (docs/deploy.md), with
     # SNODO_NOTIFY=redis://... for list changes and resource updates raised elsewhere.
     legacy=LegacyLimits(store=os.environ.get("SNODO_LEGACY_STORE") or None),

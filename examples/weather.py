@@ -15,7 +15,9 @@ if not os.environ.get("WEATHER_STATE_SECRET"):
     raise SystemExit("weather: set WEATHER_STATE_SECRET to 64 hex digits (32 random bytes)")
 SECRET = bytes.fromhex(os.environ["WEATHER_STATE_SECRET"])
 
-server = Server("weather", "1.0.0", state_secret=SECRET)
+# The guard makes each request state one-time: a replayed final retry is refused instead
+# of running the tool again (one process; SQLiteGuard or RedisGuard for several).
+server = Server("weather", "1.0.0", state_secret=SECRET, state_guard=True)
 
 
 class Place(BaseModel):

@@ -10,6 +10,7 @@ python tasks_workers.py prints what was chosen.
 import os
 
 from snodo import Server
+from snodo.server import LegacyLimits
 from snodo.server.notify_bus import notification_bus
 from snodo.tasks import Tasks, task_store
 
@@ -22,6 +23,8 @@ server = Server(
     "1.0.0",
     tasks=Tasks(task_store(TASKS)),
     notifications=notification_bus(NOTIFY),
+    # Legacy (initialize) sessions too: kept in one worker, `--workers` refuses them.
+    legacy=LegacyLimits(store=TASKS if TASKS.startswith("redis") else None),
 )
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ from snodo import state
 from snodo.cli import client_commands, dev, install, proxy_command
 from snodo.cli.http_limits import add_limit_options, export_limits
 from snodo.cli.serve_options import add_serve_options
+from snodo.cli.worker_checks import unshared_legacy
 from snodo.errors import InvalidState
 from snodo.server import Server
 from snodo.server.tools import ToolDefinitionError
@@ -138,12 +139,17 @@ def _import(location: str) -> ModuleType:
         ) from None
 
 
-def _server(target: str) -> Server:
+def _plain_server(target: str) -> Server:
     found = load(target)
     if not isinstance(found, Server) and callable(found):
         found = found()
     if not isinstance(found, Server):
         raise SystemExit(f"snodo: {target} is not a snodo Server")
+    return found
+
+
+def _server(target: str) -> Server:
+    found = _plain_server(target)
     from snodo.cli.observer import observer_from_environment
 
     # OTEL_* variables (and --request-log) turn on observing, in each worker alike.
@@ -446,7 +452,7 @@ def main(argv: list[str] | None = None) -> int:
         from snodo.transports.stdio import serve_stdio
 
         try:
-            asyncio.run(serve_stdio(_server(args.target)))
+            asyncio.run(serve_stdio(_server(args.target), grace=args.graceful_timeout))
         except StartupFailed as exc:  # a lifespan failed: one line, and a non-zero exit
             print(f"snodo: the server did not start: {exc}", file=sys.stderr)
             return 1
@@ -472,6 +478,9 @@ def main(argv: list[str] | None = None) -> int:
         # Off unless asked: snodo reads neither the client address nor the scheme, so
         # rewriting them from X-Forwarded-* costs every request and serves nobody.
         "proxy_headers": args.proxy_headers,
+        # A stop signal cancels what still runs after this; a second one ends at once
+        # (snodo.transports.lifespan).
+        "timeout_graceful_shutdown": args.graceful_timeout,
     }
     if args.forwarded_allow_ips is not None:
         options["forwarded_allow_ips"] = args.forwarded_allow_ips
@@ -487,6 +496,10 @@ def main(argv: list[str] | None = None) -> int:
     os.environ[ORIGINS_ENV] = ",".join(args.allow_origin)
     os.environ[BESIDE_ENV] = _beside(args)
     _check_exists(args.target)
+    if not args.unshared_legacy_sessions:
+        refusal = unshared_legacy(_plain_server(args.target), args.workers)
+        if refusal is not None:
+            raise SystemExit(f"snodo: {refusal}")
     if environment_secret() is None:
         # Each worker builds its own Server: one without a secret of its own reads this,
         # so the workers open each other's state (a restart or another host would not).

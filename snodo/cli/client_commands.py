@@ -6,8 +6,10 @@ stdio (an official SDK server, say). ``list`` prints the tools (with their param
 resources, templates and prompts; ``call`` calls a tool (``key=value`` arguments, typed
 by the tool's input schema, or ``--json``), reads a resource (``--resource``) or gets a
 prompt (``--prompt``), answering the server's questions on the terminal
-(``snodo.cli.terminal``). An OAuth-protected server takes ``--auth TOKEN``, or
-``--oauth``: the browser flow of ``snodo.oauth``. Progress and log messages go to
+(``snodo.cli.terminal``). An OAuth-protected server takes a bearer token (``--auth
+TOKEN``, ``--auth-file PATH`` or ``SNODO_AUTH_TOKEN``: the command line is readable by
+every local user, the other two are not), or ``--oauth``: the browser flow of
+``snodo.oauth``. Progress and log messages go to
 stderr; ``--output json`` prints the raw result on stdout. Errors are one ``snodo:``
 line and exit status 1; a tool's ``isError`` result exits 1 too.
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import shlex
 import socket
 import sys
@@ -29,7 +32,19 @@ from typing import Any
 from snodo.cli.terminal import Terminal
 from snodo.client import Client, ClientError
 
-__all__ = ["bearer", "browser_oauth", "main", "register"]
+__all__ = [
+    "AUTH_ENV",
+    "add_auth_options",
+    "auth_token",
+    "bearer",
+    "browser_oauth",
+    "main",
+    "register",
+]
+
+AUTH_ENV = "SNODO_AUTH_TOKEN"
+"""Where a bearer token may come from instead of ``--auth``, which every local user can
+read in the process list."""
 
 LIST_EXAMPLE = """examples:
   snodo list examples/preferences.py:server
@@ -77,12 +92,48 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("server", help="URL, module:name / file.py:name, or with --stdio a command")
     parser.add_argument("--stdio", action="store_true", help="SERVER is a command to start")
     parser.add_argument("--era", choices=["auto", "modern", "legacy"], default="auto")
-    parser.add_argument("--auth", metavar="TOKEN", help="an OAuth bearer token for HTTP")
+    add_auth_options(parser, "an OAuth bearer token for HTTP")
     parser.add_argument(
         "--oauth", action="store_true", help="authorize in the browser (an OAuth-protected URL)"
     )
     parser.add_argument("--output", choices=["text", "json"], default="text")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds for the whole call")
+
+
+def add_auth_options(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--auth TOKEN`` and ``--auth-file PATH``; ``auth_token`` reads them."""
+    parser.add_argument(
+        "--auth",
+        metavar="TOKEN",
+        help=f"{what}; other local users can read it in the process list: prefer"
+        f" --auth-file or the {AUTH_ENV} environment variable",
+    )
+    parser.add_argument(
+        "--auth-file",
+        metavar="PATH",
+        help=f"a file holding the bearer token (its first line); without --auth or this,"
+        f" {AUTH_ENV} is used when set",
+    )
+
+
+def auth_token(args: argparse.Namespace) -> str | None:
+    """The bearer token: ``--auth``, else ``--auth-file``'s, else ``SNODO_AUTH_TOKEN``'s."""
+    if args.auth is not None and args.auth_file is not None:
+        raise ValueError("give --auth or --auth-file, not both")
+    if args.auth is not None:
+        token: str | None = args.auth
+    elif args.auth_file is not None:
+        try:
+            text = Path(args.auth_file).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ValueError(f"--auth-file {args.auth_file}: {exc.strerror}") from None
+        lines = text.strip().splitlines()
+        token = lines[0].strip() if lines else ""
+        if not token:
+            raise ValueError(f"--auth-file {args.auth_file} holds no token")
+    else:
+        token = os.environ.get(AUTH_ENV) or None
+    return token
 
 
 def main(args: argparse.Namespace) -> int:
@@ -106,7 +157,8 @@ def main(args: argparse.Namespace) -> int:
 def _client(args: argparse.Namespace, handlers: Mapping[str, Any]) -> Client:
     options: dict[str, Any] = {"era": args.era, "deadline": args.timeout, **handlers}
     if args.server.startswith(("http://", "https://")):
-        auth = browser_oauth() if args.oauth else None if args.auth is None else bearer(args.auth)
+        token = auth_token(args)
+        auth = browser_oauth() if args.oauth else None if token is None else bearer(token)
         return Client.http(args.server, auth=auth, **options)
     argv = shlex.split(args.server) if args.stdio else _snodo_run(args.server)
     return Client.stdio(argv, stderr=args.server_log, **options)

@@ -7,13 +7,15 @@ change ends the child (SIGTERM, then SIGKILL after 5 s) and starts a new one, wi
 line on stderr. A child that cannot start (a syntax error, an import that fails) prints
 its error and the loop waits for the next change instead of dying. ``--inspector``
 starts the MCP Inspector (pinned below) against the server when ``npx`` is there, and
-prints the command to run when it is not. Ctrl-C ends both.
+prints the command to run when it is not. Ctrl-C or SIGTERM ends them all: the server
+child is stopped (and waited for) before ``snodo dev`` exits, so its port is free then.
 """
 
 from __future__ import annotations
 
 import argparse
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -62,6 +64,9 @@ def main(args: argparse.Namespace) -> int:
     url = f"http://{args.host}:{args.port}/mcp"
     command = [sys.executable, "-m", "snodo", "run", args.target, "--transport", "http"]
     command += ["--host", args.host, "--port", str(args.port)]
+    # SIGTERM (a service manager, a parent's kill) ends the loop as Ctrl-C does: by
+    # default it would end this process alone, leaving the server holding the port.
+    signal.signal(signal.SIGTERM, _interrupt)
     inspector = _inspector(url) if args.inspector else None
     child = subprocess.Popen(command)
     watcher = threading.Thread(target=_report_exit, args=(child,), daemon=True)
@@ -79,10 +84,18 @@ def main(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        # Stopping is bounded (_stop kills after 5 s): a second signal must not cut it
+        # short and leave the server behind.
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, signal.SIG_IGN)
         _stop(child)
         if inspector is not None:
             _stop(inspector)
     return 0
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _report_exit(child: subprocess.Popen[bytes]) -> None:

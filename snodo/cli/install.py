@@ -23,6 +23,12 @@ environment. ``--url`` writes an HTTP entry instead (Claude Desktop takes remote
 in its own settings, not in this file, so it is refused there). Another server's entries
 are kept; an entry of the same name is replaced only with ``--force``, and the file as
 it was is kept beside it as ``FILE.bak``. ``--print`` writes the JSON to stdout instead.
+
+The file and its backup are never reached through a symbolic link (a cloned project
+may carry one pointing at a shell start-up file): a link is refused with one line.
+Both are written whole or not at all (a temporary file in the same folder, flushed to
+disk, then renamed over the old one), a new file holding ``--env`` values is made 0600,
+and an existing file keeps its mode.
 """
 
 from __future__ import annotations
@@ -30,8 +36,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
+import stat
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -90,10 +97,19 @@ def _install(args: argparse.Namespace) -> int:
         print(json.dumps({key: {name: server}}, indent=2))
         return 0
     path = Path(args.path) if args.path else config_path(args.host, args.scope)
+    backup = path.with_name(path.name + ".bak")
+    for file in (path, backup):
+        if file.is_symlink():
+            raise ValueError(
+                f"{file} is a symbolic link; snodo install does not write through links:"
+                " nothing was written"
+            )
     config: dict[str, Any] = {}
-    if path.exists():
+    before = _read(path)
+    if before is not None:
+        text, mode = before
         try:
-            config = json.loads(path.read_text(encoding="utf-8") or "{}")
+            config = json.loads(text.decode("utf-8") or "{}")
         except ValueError as exc:
             raise ValueError(f"{path} is not JSON ({exc}); nothing was written") from None
         if not isinstance(config, dict):
@@ -103,11 +119,14 @@ def _install(args: argparse.Namespace) -> int:
         raise ValueError(f"{path}: {key!r} is not an object; nothing was written")
     if name in servers and not args.force:
         raise ValueError(f"{path} already has a server {name!r}: --force replaces it")
-    if path.exists():
-        shutil.copy2(path, path.with_name(path.name + ".bak"))
+    if before is not None:
+        _write(backup, text, mode)
+    else:
+        # New: private when it holds secrets, else what the umask gives any new file.
+        mode = 0o600 if env else 0o666 & ~_umask()
     servers[name] = server
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    _write(path, (json.dumps(config, indent=2) + "\n").encode("utf-8"), mode)
     print(f"snodo: {name!r} added to {path}", file=sys.stderr)
     return 0
 
@@ -161,6 +180,48 @@ def config_path(host: str, scope: str) -> Path:
             raise ValueError("VS Code keeps user servers in its settings: use the project scope")
         return Path(".vscode") / "mcp.json"
     return Path("mcp.json")
+
+
+def _read(path: Path) -> tuple[bytes, int] | None:
+    """The file's bytes and permission bits, None when there is none; never through a
+    link (``O_NOFOLLOW``: one put there since the check is refused too)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ValueError(f"{path} cannot be read ({exc.strerror}); nothing was written") from None
+    with os.fdopen(fd, "rb") as file:
+        status = os.fstat(file.fileno())
+        if not stat.S_ISREG(status.st_mode):
+            raise ValueError(f"{path} is not a regular file; nothing was written")
+        return file.read(), stat.S_IMODE(status.st_mode)
+
+
+def _write(path: Path, data: bytes, mode: int) -> None:
+    """Replace ``path`` with ``data`` whole: a temporary file beside it (made 0600, so
+    secrets are never readable by others on the way), flushed, given ``mode``, renamed.
+    A rename replaces a link put at ``path`` meanwhile, never what it points at."""
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+            if hasattr(os, "fchmod"):  # not on Windows before Python 3.13
+                os.fchmod(file.fileno(), mode)
+            else:
+                os.chmod(temporary, mode)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _name(source: str) -> str:

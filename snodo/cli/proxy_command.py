@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from snodo.cli.client_commands import bearer
+from snodo.cli.client_commands import add_auth_options, auth_token, bearer
 from snodo.cli.serve_options import SERVE_OPTIONS, add_serve_options
 from snodo.client import Client
 from snodo.gateway import proxy, serve_group
@@ -45,7 +45,7 @@ def register(commands: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_serve_options(parser)
-    parser.add_argument("--auth", metavar="TOKEN", help="a bearer token for an HTTP backend")
+    add_auth_options(parser, "a bearer token for an HTTP backend")
     parser.add_argument(
         "--era",
         choices=["auto", "modern", "legacy"],
@@ -95,8 +95,12 @@ def backend_of(args: argparse.Namespace) -> dict[str, Any]:
         raise SystemExit("snodo proxy: give the backend: a URL, -- COMMAND ARG..., or --config")
     if len(words) == 1 and words[0].startswith(("http://", "https://")):
         described["url"] = words[0]
-        if args.auth:
-            described["auth"] = args.auth
+        try:
+            token = auth_token(args)
+        except ValueError as exc:
+            raise SystemExit(f"snodo proxy: {exc}") from None
+        if token:
+            described["auth"] = token
     else:
         described["command"] = words
     return described
@@ -108,6 +112,8 @@ def main(args: argparse.Namespace, run: Any) -> int:
     argv = ["run", TARGET]
     for option in SERVE_OPTIONS:
         argv += [option, str(getattr(args, option[2:].replace("-", "_")))]
+    if args.unshared_legacy_sessions:
+        argv.append("--unshared-legacy-sessions")
     code: int = run(argv)
     return code
 

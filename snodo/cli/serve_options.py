@@ -6,16 +6,48 @@ from __future__ import annotations
 import argparse
 from typing import Final
 
-__all__ = ["SERVE_OPTIONS", "add_serve_options"]
+__all__ = ["GRACEFUL_SECONDS", "SERVE_OPTIONS", "add_serve_options"]
 
-SERVE_OPTIONS: Final = ("--transport", "--host", "--port", "--path", "--workers", "--log-level")
+SERVE_OPTIONS: Final = (
+    "--transport",
+    "--host",
+    "--port",
+    "--path",
+    "--workers",
+    "--log-level",
+    "--graceful-timeout",
+)
+GRACEFUL_SECONDS: Final = 10.0
+"""How long a stop signal lets what is running finish before it is cancelled."""
 
 
 def add_serve_options(parser: argparse.ArgumentParser) -> None:
-    """Where and how to serve: transport, address, endpoint path, workers, log level."""
+    """Where and how to serve: transport, address, endpoint path, workers, log level,
+    and how long a stop signal waits for what is running."""
     parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
     parser.add_argument("--path", default="/mcp", help="HTTP endpoint path ('' for any path)")
     parser.add_argument("--workers", type=int, default=1, help="HTTP worker processes")
+    parser.add_argument(
+        "--unshared-legacy-sessions",
+        action="store_true",
+        help="with --workers: start even though legacy sessions stay in each worker's"
+        " memory (refused otherwise: a legacy client's requests may reach any worker)",
+    )
     parser.add_argument("--log-level", default="warning")
+    parser.add_argument(
+        "--graceful-timeout",
+        metavar="SECONDS",
+        type=_seconds,
+        default=GRACEFUL_SECONDS,
+        help="after SIGTERM or SIGINT, seconds the requests in flight get to finish before"
+        " they are cancelled; a second signal stops at once (default: %(default)s)",
+    )
+
+
+def _seconds(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a positive number of seconds")
+    return value

@@ -72,6 +72,8 @@ SESSION_HEADER = "mcp-session-id"
 KEEPALIVE_SECONDS = 15.0
 RETRY_MS = 1000
 """What a GET stream ended by a shutdown tells the client to wait before reconnecting."""
+STOPPING = "the server is shutting down"
+"""Why a question still waiting for its answer when a shutdown begins ends unanswered."""
 
 
 class LegacyHttp:
@@ -99,6 +101,8 @@ class LegacyHttp:
         self.owned: dict[str, dict[str, None]] = {}
         """This worker's session ids by owner (principal, else client address), oldest
         first (``max_sessions_per_principal``)."""
+        self.stopping = False
+        """A shutdown has begun (``end_rounds``): no session asks its client anything more."""
 
     async def start(self) -> None:
         """Serving begins: with a shared store, join the other workers' relay."""
@@ -221,6 +225,8 @@ class LegacyHttp:
             await json_reply(send, 400, jsonrpc.error_response(None, error))
             return
         session = entry.session
+        if self.stopping:
+            session.end_rounds(STOPPING)  # a view loaded, or a session made, since then
         if isinstance(message, list):
             await self._batch(entry, message, principal, send, scopes)
             return
@@ -523,6 +529,14 @@ class LegacyHttp:
         for entry in self.sessions.values():
             if entry.streaming:
                 entry.session.notify(END)
+
+    def end_rounds(self) -> None:
+        """A shutdown has begun: every bridged round waiting for a client's answer ends
+        now (its call is answered with the refusal), and none starts. A client that
+        vanished mid-question would otherwise hold the process for ``round_timeout``."""
+        self.stopping = True
+        for entry in self.sessions.values():
+            entry.session.end_rounds(STOPPING)
 
     def close(self) -> None:
         for key in list(self.sessions):

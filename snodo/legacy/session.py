@@ -67,6 +67,8 @@ class LegacySession:
         self._pending: dict[int | str, asyncio.Future[dict[str, Any]]] = {}
         self._next_id = 0
         self.closed = False
+        self.ending: str | None = None
+        """Why nothing more is asked of the client: the process is shutting down."""
         self.stateless = False
         """Made for one POST of a server that keeps no sessions: it cannot ask anything."""
         self._observer: Observer = QUIET
@@ -165,6 +167,8 @@ class LegacySession:
         """
         if self.closed:
             raise ClientAnswerError("the session is closed")
+        if self.ending is not None:
+            raise ClientAnswerError(self.ending)
         if len(self._pending) >= self.limits.max_pending_requests:
             raise TooManyPending("too many requests are waiting for the client")
         self._next_id += 1
@@ -207,6 +211,16 @@ class LegacySession:
             message = error.get("message") if isinstance(error, dict) else None
             future.set_exception(ClientAnswerError(str(message or "the client refused")))
         return True
+
+    def end_rounds(self, reason: str) -> None:
+        """A shutdown has begun: fail what waits on the client and ask it nothing more,
+        so a bridged round whose client vanished does not hold the process for its
+        ``round_timeout``. The session itself stays (another worker, or this one after a
+        restart, may serve it from a shared store)."""
+        self.ending = reason
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(ClientAnswerError(reason))
 
     @property
     def pending(self) -> int:

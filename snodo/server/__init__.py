@@ -42,6 +42,7 @@ from snodo.server.decorators import Decorators
 from snodo.server.dispatch import Served, capabilities
 from snodo.server.eras import check_version
 from snodo.server.extensions import Extension, ExtensionMethod, tasks_extension
+from snodo.server.invoke import can_ask
 from snodo.server.legacy_limits import LegacyLimits
 from snodo.server.lifespan import Lifespan, Lifespans, StartupFailed, describe
 from snodo.server.notify_bus import LocalBus, NotificationBus
@@ -299,6 +300,19 @@ class Server(Decorators):
             raise StartupFailed(describe(exc)) from exc
         self._serving = True
         await self.subscriptions.bus.start(self.subscriptions.deliver)
+
+    def asking(self) -> list[str]:
+        """The tools, prompts, resources and templates whose handlers can ask the client
+        (``can_ask``): where a replayed final retry would run the handler again unless a
+        replay guard (``state_guard``) makes request state one-time."""
+        registry = self.registry
+        handlers = [
+            *(("tool", name, item.invoker) for name, item in registry.tools.items()),
+            *(("prompt", name, item.invoker) for name, item in registry.prompts.items()),
+            *(("resource", uri, item.invoker) for uri, item in registry.resources.items()),
+            *(("template", item.uri_template, item.invoker) for item in registry.templates),
+        ]
+        return [f"{kind} {name}" for kind, name, run in handlers if can_ask(run)]
 
     def end_listening(self) -> int:
         """End every open ``subscriptions/listen`` stream gracefully, with its completion

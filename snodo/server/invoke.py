@@ -159,6 +159,18 @@ async def _bounded(call: Awaitable[Any], seconds: float) -> Any:
         raise  # the handler's own
 
 
+def can_ask(run: Invoker) -> bool:
+    """Whether the handler can answer ``input_required``, as far as can be known without
+    running it: it has ``Ask`` parameters, or its return annotation names
+    ``InputRequired`` (a handler that returns one unannotated cannot be told apart)."""
+    if run.questions:
+        return True
+    returns = inspect.signature(run.function).return_annotation
+    if isinstance(returns, str):  # postponed annotations, as written
+        return "InputRequired" in returns
+    return returns is InputRequired or InputRequired in typing.get_args(returns)
+
+
 def invoker(
     function: Handler,
     *,

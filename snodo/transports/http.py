@@ -74,6 +74,13 @@ PER_PROCESS_STATE = (
 )
 """Said once at start-up over HTTP, where a second worker or a restart would refuse the
 retries of flows this process began."""
+NO_GUARD = (
+    "snodo: %s can ask the client, and the server has no state_guard: a replayed final"
+    " retry runs the handler again (Server(state_guard=True) for one process,"
+    " SQLiteGuard or RedisGuard for several; docs/sealed-state.md)"
+)
+"""Said once at start-up over HTTP, where a request can be replayed by anyone who saw
+it; over stdio only the host that started the process speaks."""
 
 
 class HttpApp:
@@ -138,6 +145,13 @@ class HttpApp:
     async def _startup(self) -> None:
         if self.server.state_per_process:
             logging.getLogger("snodo").warning(PER_PROCESS_STATE)
+        if self.server.keyring.guard is None:
+            asking = self.server.asking()
+            if asking:
+                shown = ", ".join(asking[:3]) + (
+                    f" and {len(asking) - 3} more" if len(asking) > 3 else ""
+                )
+                logging.getLogger("snodo").warning(NO_GUARD, shown)
         await self.server.startup()
         if self.legacy is not None:
             await self.legacy.start()
@@ -150,11 +164,13 @@ class HttpApp:
         await self.server.shutdown()
 
     def _stopping(self) -> None:
-        """A shutdown has begun: end the streams that would otherwise hold it up, the
-        listen streams gracefully (their completion result) and legacy GET streams."""
+        """A shutdown has begun: end what would otherwise hold it up, the listen streams
+        gracefully (their completion result), legacy GET streams, and bridged rounds
+        waiting for a legacy client's answer (a vanished client never sends one)."""
         self.server.end_listening()
         if self.legacy is not None:
             self.legacy.end_streams()
+            self.legacy.end_rounds()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import sys
 import threading
@@ -20,7 +21,7 @@ from typing import Any
 
 from snodo.server.lifespan import StartupFailed, describe
 
-__all__ = ["lifespan", "on_stop_signal", "running"]
+__all__ = ["lifespan", "on_stop_signal", "running", "second_signal", "stop_at_once"]
 
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
@@ -64,10 +65,12 @@ def on_stop_signal(callback: Callable[[], object]) -> Callable[[], None]:
     The ASGI server begins its shutdown on the signal but tells the app only once every
     connection has closed, and a ``subscriptions/listen`` stream never closes by itself:
     this lets the server end those streams gracefully first, so the shutdown can go on.
-    Only where a Python handler is installed, in the main thread (uvicorn's case).
-    Returns what puts the previous handlers back (where ours is still the one in place).
+    A second signal ends the process at once (``stop_at_once``), whatever is still
+    running. Only where a Python handler is installed, in the main thread (uvicorn's
+    case). Returns what puts the previous handlers back (where ours is still in place).
     """
     installed: list[tuple[int, Any, Any]] = []
+    seen: list[int] = []
 
     def restore() -> None:
         for signum, previous, ours in installed:
@@ -85,6 +88,9 @@ def on_stop_signal(callback: Callable[[], object]) -> Callable[[], None]:
         def handler(
             sig: int, frame: FrameType | None, previous: Callable[..., Any] = previous
         ) -> None:
+            if second_signal(seen, sig):
+                stop_at_once(sig)
+            seen.append(sig)
             with contextlib.suppress(RuntimeError):  # a loop already closed
                 loop.call_soon_threadsafe(callback)
             previous(sig, frame)
@@ -92,3 +98,21 @@ def on_stop_signal(callback: Callable[[], object]) -> Callable[[], None]:
         signal.signal(signum, handler)
         installed.append((signum, previous, handler))
     return restore
+
+
+def second_signal(seen: list[int], sig: int) -> bool:
+    """Whether ``sig``, after the stop signals ``seen``, asks to stop at once: any after
+    a first one, except a SIGTERM that follows only SIGINTs (a terminal's Ctrl-C reaches
+    every worker, then uvicorn's supervisor sends each of them SIGTERM as well)."""
+    if sig == signal.SIGTERM:
+        return signal.SIGTERM in seen
+    return bool(seen)
+
+
+def stop_at_once(sig: int) -> None:
+    """End the process now, with one line: a graceful shutdown already runs, and whoever
+    sent another signal wants it over (status 128 + the signal's number)."""
+    with contextlib.suppress(Exception):
+        print("snodo: a second signal: stopping at once", file=sys.stderr, flush=True)
+        sys.stdout.flush()
+    os._exit(128 + sig)

@@ -24,6 +24,7 @@ from snodo.errors import ParseError
 from snodo.legacy.stdio import StdioEra
 from snodo.server import Server
 from snodo.server.subscriptions import Subscription
+from snodo.transports.lifespan import second_signal, stop_at_once
 
 __all__ = ["serve_stdio"]
 
@@ -101,13 +102,69 @@ class _Session:
         usable = isinstance(raw_id, (str, int)) and not isinstance(raw_id, bool)
         self._start(raw_id if usable else None, message)
 
-    async def close(self) -> None:
-        self.era.close()  # end of input: nothing the client was asked can be answered now
-        while self.running:
-            await asyncio.gather(*self.running, return_exceptions=True)
+    async def close(self, stopped: asyncio.Event, grace: float | None) -> None:
+        """Answer what is in flight: all of it at end of input, unless a stop signal
+        came or comes, when ``grace`` seconds more are given (None: no bound) and then
+        what still runs is cancelled."""
+        self.era.close()  # nothing the client was asked can be answered now
+        drained = asyncio.ensure_future(self._drain())
+        signalled = asyncio.ensure_future(stopped.wait())
+        try:
+            await asyncio.wait({drained, signalled}, return_when=asyncio.FIRST_COMPLETED)
+            if not drained.done() and grace is not None:
+                await asyncio.wait({drained}, timeout=grace)
+                if not drained.done():
+                    log.warning(
+                        "%d request(s) still running %s s after the stop signal: cancelled",
+                        len(self.running),
+                        grace,
+                    )
+                    for task in self.running:
+                        task.cancel()
+            await drained
+        finally:
+            signalled.cancel()
         for subscription in self.listening.values():
             subscription.end()  # the listen request's completion result: a graceful end
             self.server.close_subscription(subscription)
+
+    async def _drain(self) -> None:
+        while self.running:
+            await asyncio.gather(*self.running, return_exceptions=True)
+
+
+class _Stops:
+    """SIGTERM and SIGINT while serving (on the main thread's loop only): the first sets
+    ``stopped`` and calls ``first``, a second ends the process at once (as over HTTP,
+    ``snodo.transports.lifespan``)."""
+
+    def __init__(self) -> None:
+        self.stopped = asyncio.Event()
+        self.first: Callable[[], object] = _nothing
+        self.seen: list[int] = []
+        self.loop = asyncio.get_running_loop()
+        self.installed: list[int] = []
+        for number in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                self.loop.add_signal_handler(number, self._signal, number)
+                self.installed.append(number)
+
+    def _signal(self, number: int) -> None:
+        if second_signal(self.seen, number):
+            stop_at_once(number)
+        self.seen.append(number)
+        if not self.stopped.is_set():
+            log.info("signal %d: answering what is in flight, then stopping", number)
+            self.stopped.set()
+            self.first()
+
+    def remove(self) -> None:
+        for number in self.installed:
+            self.loop.remove_signal_handler(number)
+
+
+def _nothing() -> None:
+    return None
 
 
 Read = Callable[[], Awaitable[bytes]]
@@ -166,10 +223,16 @@ async def _reader(stream: BinaryIO) -> Read:
 
 
 async def serve_stdio(
-    server: Server, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
+    server: Server,
+    stdin: BinaryIO | None = None,
+    stdout: BinaryIO | None = None,
+    *,
+    grace: float | None = None,
 ) -> None:
     """Serve until stdin reaches end of file (or SIGTERM or SIGINT stops the reading),
-    then answer what is in flight, shut the server down and return.
+    then answer what is in flight, shut the server down and return. After a stop signal
+    what runs gets ``grace`` seconds more (None: no bound), then it is cancelled; a
+    second signal ends the process at once.
 
     The server is started first (its lifespans and notification bus): one that fails to
     start raises here, before any message is read."""
@@ -177,40 +240,34 @@ async def serve_stdio(
     session = _Session(server, stdout or sys.stdout.buffer)
     # Only protocol messages may reach stdout: a stray print() in a handler goes to stderr.
     original, sys.stdout = sys.stdout, sys.stderr
+    stops = _Stops()
     try:
         await server.startup()  # the lifespans, and the bus when it reaches other workers
-        await _read_until_stopped(read, session)
-        await session.close()
+        await _read_until_stopped(read, session, stops)
+        await session.close(stops.stopped, grace)
     finally:
         sys.stdout = original
-        await server.shutdown()
+        try:
+            await server.shutdown()
+        finally:
+            stops.remove()
 
 
-async def _read_until_stopped(read: Read, session: _Session) -> None:
+async def _read_until_stopped(read: Read, session: _Session, stops: _Stops) -> None:
     """Hand each line to the session until end of file, or a stop signal."""
 
     async def receive_all() -> None:
         async for line in _lines(read):
             session.receive(line)
 
+    if stops.stopped.is_set():  # a signal came while the server started
+        return
     reading = asyncio.ensure_future(receive_all())
-    stopped: list[int] = []
-
-    def stop(number: int) -> None:
-        stopped.append(number)
-        reading.cancel()
-
-    loop = asyncio.get_running_loop()
-    signals = (signal.SIGTERM, signal.SIGINT)
-    for number in signals:
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(number, stop, number)  # the main thread's loop only
+    stops.first = reading.cancel
     try:
         await reading
     except asyncio.CancelledError:
-        if not stopped:
+        if not stops.stopped.is_set():
             raise
-        log.info("signal %d: answering what is in flight, then stopping", stopped[0])
     finally:
-        for number in signals:
-            loop.remove_signal_handler(number)
+        stops.first = _nothing

@@ -141,3 +141,61 @@ def test_refusals_are_one_line(project: Path) -> None:
     assert "is not JSON" in broken.stderr and (project / "mcp.json").read_text() == "{not json"
     helped = install(project, "--help")
     assert "snodo install claude-desktop app.py:server" in helped.stdout
+
+
+def test_a_linked_backup_is_refused_and_its_target_untouched(project: Path) -> None:
+    """A project carrying ``.mcp.json.bak`` as a link to a start-up file: refused, and the
+    file the link names keeps its content."""
+    victim = project / "home" / ".bashrc"
+    victim.parent.mkdir()
+    victim.write_text("# mine\n")
+    (project / ".mcp.json").write_text('{"mcpServers": {}}\n')
+    (project / ".mcp.json.bak").symlink_to(victim)
+    done = install(project, "claude-code", "app.py:server")
+    assert done.returncode == 1
+    assert done.stderr == (
+        f"snodo: {Path('.mcp.json.bak')} is a symbolic link; snodo install does not write"
+        " through links: nothing was written\n"
+    )
+    assert victim.read_text() == "# mine\n"
+    assert (project / ".mcp.json").read_text() == '{"mcpServers": {}}\n'
+
+
+def test_a_dangling_linked_config_is_refused_and_nothing_created(project: Path) -> None:
+    """A dangling ``.mcp.json`` link: the secrets are not written where it points."""
+    target = project / "elsewhere" / "collected.json"
+    target.parent.mkdir()
+    (project / ".mcp.json").symlink_to(target)
+    done = install(project, "claude-code", "app.py:server", "--env", "API_KEY=secret")
+    assert done.returncode == 1
+    assert done.stderr.startswith("snodo: .mcp.json is a symbolic link;")
+    assert done.stderr.count("\n") == 1
+    assert not target.exists()
+
+
+def test_secrets_go_to_a_private_file_and_modes_are_kept(project: Path) -> None:
+    with_secret = install(project, "claude-code", "app.py:server", "--env", "API_KEY=k1")
+    assert with_secret.returncode == 0, with_secret.stderr
+    assert (project / ".mcp.json").stat().st_mode & 0o777 == 0o600
+    shared = project / "mcp.json"
+    shared.write_text('{"mcpServers": {}}\n')
+    shared.chmod(0o640)
+    done = install(project, "mcp-json", "app.py:server", "--env", "API_KEY=k1")
+    assert done.returncode == 0, done.stderr
+    assert shared.stat().st_mode & 0o777 == 0o640, "an existing file's mode is kept"
+    assert (project / "mcp.json.bak").stat().st_mode & 0o777 == 0o640
+    assert sorted(p.name for p in project.iterdir() if p.name.endswith(".tmp")) == []
+
+
+def test_the_file_is_replaced_by_a_rename_not_rewritten_in_place(project: Path) -> None:
+    """Written whole, then renamed: another name for the old file (a hard link) keeps the
+    old content, and a reader never sees a half-written file."""
+    config = project / "mcp.json"
+    config.write_text('{"mcpServers": {}}\n')
+    other_name = project / "kept.json"
+    other_name.hardlink_to(config)
+    done = install(project, "mcp-json", "app.py:server")
+    assert done.returncode == 0, done.stderr
+    assert other_name.read_text() == '{"mcpServers": {}}\n'
+    assert "app" in json.loads(config.read_text())["mcpServers"]
+    assert config.stat().st_ino != other_name.stat().st_ino

@@ -130,6 +130,7 @@ def test_workers_without_a_secret_share_one_made_for_the_run(
     )
     monkeypatch.delenv(SECRET_ENV, raising=False)
     argv = ["run", "examples/preferences.py:server", "--transport", "http", "--workers", "2"]
+    argv.append("--unshared-legacy-sessions")  # no legacy client here (tests/cli/test_workers.py)
     assert cli.main(argv) == 0
     made = seen[-1]
     assert made is not None and len(bytes.fromhex(made)) == 32

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import httpx
 import pytest
@@ -79,12 +80,15 @@ def _load_weather(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
 def test_the_server_example_asks_then_answers(monkeypatch: pytest.MonkeyPatch) -> None:
     server = _load_weather(monkeypatch).server
     caps = {"elicitation": {}}
-    first = answer(
-        server,
-        request(
-            "tools/call", {"name": "forecast", "arguments": {"days": 2}}, id=1, capabilities=caps
-        ),
-    )["result"]
+
+    def ask(id: int) -> dict[str, Any]:
+        call = {"name": "forecast", "arguments": {"days": 2}}
+        found: dict[str, Any] = answer(
+            server, request("tools/call", call, id=id, capabilities=caps)
+        )
+        return dict(found["result"])
+
+    first = ask(1)
     assert first["resultType"] == "input_required"
     assert first["inputRequests"] == {
         "city": {
@@ -101,22 +105,26 @@ def test_the_server_example_asks_then_answers(monkeypatch: pytest.MonkeyPatch) -
         }
     }
 
-    def retry(response: dict[str, object], id: int) -> dict[str, object]:
+    def retry(response: dict[str, object], id: int, state: str) -> dict[str, object]:
         params = {
             "name": "forecast",
             "arguments": {"days": 2},
             "inputResponses": {"city": response},
-            "requestState": first["requestState"],
+            "requestState": state,
         }
         return dict(answer(server, request("tools/call", params, id=id, capabilities=caps)))
 
-    accepted = retry({"action": "accept", "content": {"city": "Oslo"}}, 2)["result"]
+    oslo = {"action": "accept", "content": {"city": "Oslo"}}
+    accepted = retry(oslo, 2, first["requestState"])["result"]
     assert accepted == {
         "resultType": "complete",
         "content": [{"type": "text", "text": "2-day forecast for Oslo: sunny"}],
         "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "weather", "version": "1.0.0"}},
     }
-    declined = retry({"action": "decline"}, 3)["result"]
+    # The example's replay guard: the same final retry again is refused, not run again.
+    replayed = retry(oslo, 3, first["requestState"])
+    assert replayed["error"] == {"code": -32602, "message": "Invalid request state"}, replayed
+    declined = retry({"action": "decline"}, 4, ask(5)["requestState"])["result"]
     assert declined["content"] == [{"type": "text", "text": "No city, no forecast."}]
 
 

@@ -66,6 +66,7 @@ def test_each_worker_opens_its_lifespans_once_and_closes_them_at_sigterm(
 ) -> None:
     log, port = tmp_path / "lifespan.log", free_port()
     command = snodo_run(TARGET, "http", "--port", str(port), "--workers", str(workers))
+    command.append("--unshared-legacy-sessions")  # modern requests only
     process = started(command, log, port)
     try:
         answers = {which(f"http://127.0.0.1:{port}/mcp") for _ in range(12)}
