@@ -57,6 +57,7 @@ from snodo.legacy.http_replies import (
     wait_disconnect,
 )
 from snodo.legacy.kernel import LegacyKernel
+from snodo.legacy.owners import Owners, owner_of
 from snodo.legacy.session import LegacySession
 from snodo.legacy.shared import Entry, SharedSessions
 from snodo.legacy.stateless import Stateless
@@ -96,11 +97,8 @@ class LegacyHttp:
         if store is not None:
             self.events = RedisEventLog(store, limits.max_stream_events, limits.idle_timeout)
         self.stateless = Stateless(self.kernel, limits) if limits.stateless else None
-        self.running = 0
-        """Legacy requests being handled, a batch's members each counted (``max_running``)."""
-        self.owned: dict[str, dict[str, None]] = {}
-        """This worker's session ids by owner (principal, else client address), oldest
-        first (``max_sessions_per_principal``)."""
+        self.running = 0  # legacy requests being handled, each batch member counted
+        self.owners = Owners(limits.max_sessions_per_principal)
         self.stopping = False
         """A shutdown has begun (``end_rounds``): no session asks its client anything more."""
 
@@ -148,11 +146,7 @@ class LegacyHttp:
         entry = self.sessions.pop(key, None)
         self.memory_log.forget(key)
         if entry is not None:
-            owned = self.owned.get(entry.owner)
-            if owned is not None:
-                owned.pop(key, None)
-                if not owned:
-                    del self.owned[entry.owner]
+            self.owners.forget(entry.owner, key)
             if entry.streaming:
                 entry.session.notify(END)  # its GET stream ends now, not at the next event
             entry.session.close()
@@ -199,14 +193,12 @@ class LegacyHttp:
         scopes: frozenset[str] | None = None,
         address: str | None = None,
     ) -> None:
-        """One POST of a session; ``scopes`` are what OAuth granted (snodo.auth);
-        ``address`` is the client's, which owns its sessions when there is no principal."""
+        """One POST of a session; ``scopes``: OAuth's grant; ``address``: the client's."""
         if self.stateless is not None:
             await self.stateless.post(message, headers, principal, send, scopes)
             return
         if is_initialize(message):
-            owner = f"principal:{principal}" if principal is not None else f"address:{address}"
-            await self._initialize(message, headers, principal, send, owner)
+            await self._initialize(message, headers, principal, send, owner_of(principal, address))
             return
         try:
             entry = self._answering(message, headers, principal) or await self._find(
@@ -273,28 +265,22 @@ class LegacyHttp:
         send: Send,
         scopes: frozenset[str] | None,
     ) -> None:
-        """A JSON array. The oldest revision served has batches (``BATCH_VERSIONS``):
+        """A JSON array. The oldest revision served has batches (``LEGACY.batch_versions``):
         every member is handled, and the requests' responses come back as one JSON array
         (202 when there are none); later revisions removed them, so there the whole array
-        is -32600. Notifications and
-        server-to-client requests a member causes go to the session's GET stream."""
+        is -32600, as is one over ``max_batch``. Notifications and server-to-client
+        requests a member causes go to the session's GET stream."""
         session = entry.session
+        size, most = len(batch), self.limits.max_batch
+        wrong = f"a batch of {size} messages; at most {most}" if size > most else None
+        if not batch:
+            wrong = "an empty batch"
         if session.version not in LEGACY.batch_versions:
-            refused = InvalidRequest(
-                f"Invalid Request: protocol version {session.version} has no batches"
-            )
+            wrong = f"protocol version {session.version} has no batches"
+        if wrong is not None:
+            refused = InvalidRequest(f"Invalid Request: {wrong}")
             await json_reply(send, 400, jsonrpc.error_response(None, refused))
             return
-        if not batch or len(batch) > self.limits.max_batch:
-            refused = InvalidRequest(
-                "Invalid Request: an empty batch"
-                if not batch
-                else f"Invalid Request: a batch of {len(batch)} messages; at most"
-                f" {self.limits.max_batch}"
-            )
-            await json_reply(send, 400, jsonrpc.error_response(None, refused))
-            return
-        # Each member is a request as a POST of its own would be: it takes a place.
         if self.running + len(batch) > self.limits.max_running:
             await unavailable(send, "too many legacy requests in flight; try again later")
             return
@@ -324,25 +310,6 @@ class LegacyHttp:
             return
         await json_body(send, 200, b"[" + b",".join(jsonrpc.encode(r) for r in responses) + b"]")
 
-    def _make_room(self, owner: str) -> bool:
-        """Below the owner's cap, or brought below it by ending the owner's longest idle
-        session; False when every one of them is in use."""
-        owned = self.owned.get(owner)
-        if owned is None or len(owned) < self.limits.max_sessions_per_principal:
-            return True
-        idle = [
-            entry
-            for key in owned
-            if (entry := self.sessions.get(key)) is not None
-            and not entry.busy
-            and not entry.streaming
-        ]
-        if not idle:
-            return False
-        oldest = min(idle, key=lambda entry: entry.last_seen)
-        self._end(oldest.session.id)
-        return True
-
     async def _initialize(
         self,
         message: Any,
@@ -352,7 +319,7 @@ class LegacyHttp:
         owner: str,
     ) -> None:
         self._sweep()
-        if not self._make_room(owner):
+        if not self.owners.make_room(owner, self.sessions, self._end):
             await plain(send, 503, b"too many sessions of this client", ((b"retry-after", b"5"),))
             return
         if self.shared is None and len(self.sessions) >= self.limits.max_sessions:
@@ -378,7 +345,7 @@ class LegacyHttp:
                 await plain(send, 503, b"too many sessions", ((b"retry-after", b"5"),))
                 return
         self.sessions[session.id] = Entry(session, self.clock(), owner=owner)
-        self.owned.setdefault(owner, {})[session.id] = None
+        self.owners.add(owner, session.id)
         extra = ((SESSION_HEADER.encode(), session.id.encode()),)
         await json_reply(send, 200, response, extra)
 

@@ -27,7 +27,7 @@ class LegacyLimits:
     once; an initialize beyond it ends that principal's longest idle session (503 when
     none of them is idle), so one client cannot take every place of ``max_sessions``."""
     max_batch: int = 64
-    """Messages one JSON-RPC batch (2025-03-26 sessions) may carry; beyond it, -32600."""
+    """Messages one JSON-RPC batch may carry (revisions with batches); beyond it, -32600."""
     max_running: int = 1000
     """Legacy requests one process handles at once over HTTP, each member of a batch
     counted as one request; beyond it, 503 with a JSON-RPC error."""

@@ -26,7 +26,17 @@ from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from typing import Any, Final, Literal
 
-__all__ = ["TERMINAL", "TRANSITIONS", "Change", "Status", "TaskRecord", "advance", "iso"]
+__all__ = [
+    "MAX_RECORDS",
+    "TERMINAL",
+    "TRANSITIONS",
+    "Change",
+    "Status",
+    "StoreFull",
+    "TaskRecord",
+    "advance",
+    "iso",
+]
 
 Status = Literal["working", "input_required", "completed", "failed", "cancelled"]
 
@@ -41,6 +51,16 @@ TRANSITIONS: Final[dict[str, frozenset[str]]] = {
     "cancelled": frozenset(),
 }
 """The statuses each status may move to; ``advance`` refuses any other move."""
+
+MAX_RECORDS: Final = 10_000
+"""Records a store keeps by default, live and finished (``snodo.tasks.store``)."""
+
+
+class StoreFull(Exception):
+    """A store's create found ``max_records`` records, none of them finished: try later."""
+
+    def __init__(self, max_records: int) -> None:
+        super().__init__(f"the task store holds {max_records} unfinished tasks")
 
 
 def iso(seconds: float) -> str:

@@ -21,8 +21,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from snodo.state.replay import _redis
-from snodo.tasks.record import Change, TaskRecord
-from snodo.tasks.store import MAX_RECORDS, StoreFull
+from snodo.tasks.record import MAX_RECORDS, Change, StoreFull, TaskRecord
 
 __all__ = ["RedisTaskStore"]
 

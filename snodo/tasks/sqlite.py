@@ -20,8 +20,7 @@ from collections.abc import Callable
 from typing import Final
 
 from snodo.state.shared_sqlite import open_shared
-from snodo.tasks.record import Change, TaskRecord
-from snodo.tasks.store import MAX_RECORDS, StoreFull
+from snodo.tasks.record import MAX_RECORDS, Change, StoreFull, TaskRecord
 
 __all__ = ["SQLiteTaskStore"]
 

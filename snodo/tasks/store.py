@@ -35,21 +35,11 @@ import asyncio
 import heapq
 import time
 from collections.abc import Callable
-from typing import Final, Protocol
+from typing import Protocol
 
-from snodo.tasks.record import Change, TaskRecord
+from snodo.tasks.record import MAX_RECORDS, Change, StoreFull, TaskRecord
 
 __all__ = ["MAX_RECORDS", "Change", "MemoryTaskStore", "StoreFull", "TaskStore", "task_store"]
-
-MAX_RECORDS: Final = 10_000
-"""Records a store keeps by default, live and finished."""
-
-
-class StoreFull(Exception):
-    """A create found ``max_records`` records, none of them finished: try again later."""
-
-    def __init__(self, max_records: int) -> None:
-        super().__init__(f"the task store holds {max_records} unfinished tasks")
 
 
 class TaskStore(Protocol):
