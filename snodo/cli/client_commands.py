@@ -164,7 +164,11 @@ async def _main(args: argparse.Namespace) -> int:
         roots=args.root,
     )
     async with _client(args, terminal.handlers()) as client:
-        return await _call(client, args)
+        status = await _call(client, args)
+    if terminal.input_ended:
+        print("snodo: standard input ended during a question, which was cancelled", file=sys.stderr)
+        return 1
+    return status
 
 
 async def _list(client: Client, output: str) -> int:
