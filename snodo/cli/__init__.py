@@ -383,7 +383,15 @@ def main(argv: list[str] | None = None) -> int:
     proxy_command.register(commands)
     install.register(commands)
     dev.register(commands)
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    args, unknown = parser.parse_known_args(words)
+    if getattr(args, "reparse", None) is not None:
+        # A command whose options may come between its words: parsed again, intermixed
+        # (argparse alone stops taking positionals after the first option).
+        rest = words[words.index(args.command) + 1 :]
+        args = args.reparse(rest, argparse.Namespace(command=args.command))
+    elif unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command == "state":
         return _inspect_command(args)
     if args.command == "version":

@@ -54,6 +54,7 @@ def register(commands: Any) -> None:
         formatter_class=formatter,
     )
     _server_options(listing)
+    listing.set_defaults(reparse=listing.parse_intermixed_args)
     call = commands.add_parser(
         "call",
         help="call a tool (or read a resource, get a prompt), answering its questions",
@@ -71,6 +72,8 @@ def register(commands: Any) -> None:
     call.add_argument("--sampling-cmd", metavar="CMD", help="pipe sampling requests to CMD")
     call.add_argument("--root", action="append", default=[], help="a root to offer (repeat)")
     call.add_argument("--log-level", default="info", help="server log messages from this level")
+    # Options anywhere, as people type them: `call SERVER --era legacy TOOL k=v` too.
+    call.set_defaults(reparse=call.parse_intermixed_args)
 
 
 def _server_options(parser: argparse.ArgumentParser) -> None:
