@@ -36,6 +36,7 @@ from snodo.cli import client_commands, dev, install, proxy_command
 from snodo.cli.serve_options import add_serve_options
 from snodo.errors import InvalidState
 from snodo.server import Server
+from snodo.server.invoke import DefinitionError
 from snodo.server.tools import ToolDefinitionError
 from snodo.state.keyring import SECRET_ENV, environment_secret
 from snodo.state.replay import MemoryGuard
@@ -63,8 +64,9 @@ def load(target: str) -> Any:
     """Import ``module:name`` or ``file.py:name`` and return the object it names.
 
     The current directory goes on ``sys.path`` first, as uvicorn does, so a module
-    beside the caller imports by name. A missing file or module, or a tool that cannot
-    be registered, ends the program with one ``snodo:`` line instead of a traceback.
+    beside the caller imports by name. A missing file or module, or a tool (a handler, a
+    lifespan) that cannot be registered, ends the program with one ``snodo:`` line
+    instead of a traceback.
     """
     location, _, name = target.rpartition(":")
     if not location or not name:
@@ -74,7 +76,7 @@ def load(target: str) -> Any:
     _search_cwd()
     try:
         module = _import(location)
-    except ToolDefinitionError as exc:
+    except (ToolDefinitionError, DefinitionError) as exc:
         raise SystemExit(f"snodo: {location}: {exc}") from None
     try:
         found = getattr(module, name)

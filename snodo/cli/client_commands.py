@@ -98,14 +98,29 @@ def main(args: argparse.Namespace) -> int:
         try:
             return asyncio.run(_main(args))
         except ClientError as exc:
-            print(f"snodo: {type(exc).__name__}: {exc}", file=sys.stderr)
+            error = f"snodo: {type(exc).__name__}: {exc}"
         except (ValueError, OSError) as exc:
-            print(f"snodo: {exc}", file=sys.stderr)
+            error = f"snodo: {exc}"
         server_log.seek(0)
-        tail = server_log.read().strip().splitlines()[-20:]
-        if tail:
-            print("snodo: the server's stderr ended with:", *tail, sep="\n  ", file=sys.stderr)
+        tail = _tail(server_log.read())
+        if tail[-1:] and tail[-1].startswith("snodo: "):
+            print(tail[-1], file=sys.stderr)  # the server's own one-line error says it all
+        elif tail:
+            print(error, "snodo: the server's stderr ended with:", sep="\n", file=sys.stderr)
+            print(*(f"  {line}" for line in tail), sep="\n", file=sys.stderr)
+        else:
+            print(error, file=sys.stderr)
         return 1
+
+
+def _tail(log: str) -> list[str]:
+    """The end of a stdio server's stderr, each line once where it repeats in a row (a
+    server started again to find out its era says the same again)."""
+    lines: list[str] = []
+    for line in log.strip().splitlines():
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines[-20:]
 
 
 def _client(args: argparse.Namespace, handlers: Mapping[str, Any]) -> Client:
