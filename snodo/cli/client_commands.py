@@ -133,7 +133,7 @@ def _client(args: argparse.Namespace, handlers: Mapping[str, Any]) -> Client:
 
 
 def _snodo_run(target: str) -> list[str]:
-    if ":" not in target:
+    if ":" not in target and not target.endswith(".py"):
         raise ValueError(f"{target!r} is not a URL or a module:name target (or use --stdio)")
     return [sys.executable, "-m", "snodo", "run", target, "--transport", "stdio"]
 
