@@ -26,7 +26,7 @@ from pydantic import ValidationError
 from snodo.built import BuiltRequest
 from snodo.capabilities import missing
 from snodo.errors import InternalError, MissingClientCapability
-from snodo.result import InputRequired
+from snodo.result import InputRequired, taken
 from snodo_wire import InputRequiredResult
 from snodo_wire.tables import INPUT_REQUIRED_METHODS
 
@@ -37,6 +37,7 @@ log = logging.getLogger("snodo")
 
 def admit(method: str, outcome: InputRequired, declared: Mapping[str, Any]) -> dict[str, Any]:
     """The InputRequiredResult to send, or raise the error to send instead."""
+    taken(outcome)
     if method not in INPUT_REQUIRED_METHODS:
         log.error(
             "%s handler returned input_required, which only %s may",
