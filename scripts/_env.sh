@@ -58,3 +58,17 @@ install_apps_host() {
       && npm run --silent build)
   fi
 }
+
+# The official MCP reference servers (interop/reference_servers: server-everything,
+# server-filesystem, server-memory), installed when node_modules is missing or older than
+# the lock. --ignore-scripts: each ships its built dist/ in the tarball. Used by the
+# stdio interop tests of the client and CLI (tests/interop/test_reference_servers.py),
+# skipped without it.
+install_reference_servers() {
+  local dir="$ROOT/interop/reference_servers"
+  if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; then
+    echo "== npm ci (interop/reference_servers)"
+    (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    touch "$dir/node_modules"
+  fi
+}
