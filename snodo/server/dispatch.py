@@ -21,7 +21,7 @@ from snodo.context import Context
 from snodo.errors import InternalError, InvalidParams, McpError, ResourceNotFound
 from snodo.result import InputRequired, ToolError
 from snodo.server.apps import renders_apps
-from snodo.server.backend import FEATURES, FORWARDED, Backend
+from snodo.server.backend import FEATURES, FORWARDED, FORWARDED_EXTENSIONS, Backend
 from snodo.server.dependencies import DependencyFailed
 from snodo.server.invoke import PLAIN, TimedOut
 from snodo.server.pagination import page
@@ -90,6 +90,14 @@ def capabilities(served: Served) -> dict[str, Any]:
             offered.pop(feature, None)
             if isinstance(theirs.get(feature), Mapping):
                 offered[feature] = dict(theirs[feature])
+        extensions = theirs.get("extensions")
+        passed = {
+            key: dict(value)
+            for key, value in (extensions.items() if isinstance(extensions, Mapping) else ())
+            if key in FORWARDED_EXTENSIONS and isinstance(value, Mapping)
+        }
+        if passed:
+            offered["extensions"] = {**passed, **(offered.get("extensions") or {})}
     return offered
 
 
