@@ -15,7 +15,6 @@ from pathlib import Path
 from types import ModuleType
 
 import httpx
-import pytest
 
 from snodo.http_headers import request_headers
 from tests.support.paths import ROOT
@@ -67,8 +66,7 @@ def _env(**extra: str) -> dict[str, str]:
     return {**os.environ, **extra}
 
 
-def _load_weather(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    monkeypatch.setenv("WEATHER_STATE_SECRET", secrets.token_hex(32))
+def _load_weather() -> ModuleType:
     spec = importlib.util.spec_from_file_location("readme_weather", EXAMPLES / "weather.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -76,8 +74,8 @@ def _load_weather(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     return module
 
 
-def test_the_server_example_asks_then_answers(monkeypatch: pytest.MonkeyPatch) -> None:
-    server = _load_weather(monkeypatch).server
+def test_the_server_example_asks_then_answers() -> None:
+    server = _load_weather().server
     caps = {"elicitation": {}}
     first = answer(
         server,
@@ -120,19 +118,23 @@ def test_the_server_example_asks_then_answers(monkeypatch: pytest.MonkeyPatch) -
     assert declined["content"] == [{"type": "text", "text": "No city, no forecast."}]
 
 
-def test_the_server_example_says_what_secret_it_needs() -> None:
-    env = {k: v for k, v in os.environ.items() if k != "WEATHER_STATE_SECRET"}
+def test_the_first_server_runs_as_written() -> None:
+    """No secret to set first: ``snodo call`` of the file, the question answered on stdin,
+    as the README's first screen shows it."""
+    env = {k: v for k, v in os.environ.items() if k != "SNODO_STATE_SECRET"}
     done = subprocess.run(
-        [SNODO, "run", "weather:server"],
-        cwd=EXAMPLES,
+        [SNODO, "call", "examples/weather.py", "forecast", "days=2"],
+        cwd=ROOT,
         env=env,
+        input="y\nOslo\n",
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
     )
-    assert done.returncode != 0
-    assert done.stderr == "weather: set WEATHER_STATE_SECRET to 64 hex digits (32 random bytes)\n"
+    assert (done.returncode, done.stdout) == (0, "2-day forecast for Oslo: sunny\n"), done.stderr
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "snodo call examples/weather.py forecast days=2" in readme
 
 
 def test_the_client_example_against_the_server_example_over_http() -> None:
@@ -140,7 +142,7 @@ def test_the_client_example_against_the_server_example_over_http() -> None:
     server = subprocess.Popen(
         [SNODO, "run", "weather:server", "--transport", "http", "--port", str(port)],
         cwd=EXAMPLES,
-        env=_env(WEATHER_STATE_SECRET=secrets.token_hex(32)),
+        env=_env(SNODO_STATE_SECRET=secrets.token_hex(32)),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
