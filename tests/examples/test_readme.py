@@ -1,6 +1,6 @@
 """The README's Python is real: every ```python block is a file in examples/ (the line
 before the fence names it), the two agree character for character, and each program
-runs here as a reader would run it. The documentation site includes the other programs
+runs here as a reader would run it. The documentation site shows the other programs
 run here (tests/docs checks that each program it shows is run by a test)."""
 
 from __future__ import annotations
