@@ -95,7 +95,7 @@ class Connection:
         self.tool_schemas: dict[str, Mapping[str, Any]] = {}
         """Input schemas of the listed tools, for their calls' Mcp-Param headers."""
         self.task_required: frozenset[str] | None = None
-        """Tools a 2025-11-25 server runs only as tasks (``legacy_tasks``); None until
+        """Tools a legacy server runs only as tasks (``legacy_tasks``); None until
         the tools are listed."""
 
     async def close(self) -> None:

@@ -1,5 +1,5 @@
-"""A 2025-11-25 server's task-required tools, called through that revision's task
-augmentation (basic/utilities/tasks.mdx of 2025-11-25).
+"""A legacy server's task-required tools, called through the task augmentation of the
+latest legacy revision (its basic/utilities/tasks.mdx).
 
 A tool whose listing says ``execution.taskSupport: "required"`` refuses a plain call
 (-32601). Such a call carries ``params.task``; the server answers with a
