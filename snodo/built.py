@@ -95,7 +95,6 @@ def freeze(value: Any) -> Any:
     return value
 
 
-_HERE = os.path.normcase(__file__)
 _BUILDER = os.path.join("snodo", "result.py")
 
 
@@ -105,13 +104,11 @@ class Watch:
     __slots__ = ("code", "line", "taken")
 
     def __init__(self) -> None:
-        # The first frame outside this module and snodo.result: the handler (interpreted,
-        # input_required has a frame of its own; compiled, it has none).
+        # Made by input_required: the frame above is the handler's, or (interpreted,
+        # where input_required has a frame of its own; compiled, it has none) the one
+        # above that.
         frame = sys._getframe(1)
-        while frame.f_back is not None and (
-            os.path.normcase(frame.f_code.co_filename) == _HERE
-            or frame.f_code.co_filename.endswith(_BUILDER)
-        ):
+        if frame.f_code.co_filename.endswith(_BUILDER) and frame.f_back is not None:
             frame = frame.f_back
         self.code: CodeType = frame.f_code
         self.line = frame.f_lineno
