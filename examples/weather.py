@@ -1,23 +1,16 @@
-"""A forecast tool that asks the user for a city. Serve it with `snodo run weather:server`."""
+"""A forecast tool that asks the user for a city. Try it: `snodo call weather.py forecast`."""
 
-import os
 from typing import Annotated
 
 from pydantic import BaseModel
 
 from snodo import Ask, Server, elicitation
 
-# The secret that signs request state: at least 32 random bytes, as hex. Make one with
-#   python -c "import secrets; print(secrets.token_hex(32))"
-# Every worker that may take a retry must hold the same secret, so it is configuration,
-# never code.
-if not os.environ.get("WEATHER_STATE_SECRET"):
-    raise SystemExit("weather: set WEATHER_STATE_SECRET to 64 hex digits (32 random bytes)")
-SECRET = bytes.fromhex(os.environ["WEATHER_STATE_SECRET"])
-
+# Request state is signed with SNODO_STATE_SECRET when it is set (every worker of a
+# deployment shares it), else with a secret made for this process (fine for one).
 # The guard makes each request state one-time: a replayed final retry is refused instead
 # of running the tool again (one process; SQLiteGuard or RedisGuard for several).
-server = Server("weather", "1.0.0", state_secret=SECRET, state_guard=True)
+server = Server("weather", "1.0.0", state_guard=True)
 
 
 class Place(BaseModel):

@@ -84,6 +84,15 @@ def _verify(data: bytes, pin: Pin, origin: object) -> None:
         )
 
 
+def at_hand(pin: Pin, explicit: Path | None = None) -> bool:
+    """Whether ``locate_schema`` would find the schema without downloading it: given,
+    named by ``SNODO_SCHEMA_DIR``, or already in the cache. A named place that lacks it
+    still counts, so that ``locate_schema`` says what is wrong there."""
+    if explicit is not None or os.environ.get(SCHEMA_DIR_ENV):
+        return True
+    return (cache_dir() / pin.revision / "schema.json").is_file()
+
+
 def locate_schema(pin: Pin, explicit: Path | None = None) -> tuple[Path, bytes]:
     """Return the path and verified bytes of the schema ``pin`` names.
 

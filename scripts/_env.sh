@@ -4,25 +4,33 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 PY="${PYTHON:-python3}"
-if [ ! -x .venv/bin/python ]; then
-  "$PY" -m venv .venv
-fi
-stamp=.venv/.snodo-installed
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[dev,docs]"
-  touch "$stamp"
-fi
-legacy_sdk=interop/python_sdk_legacy/requirements.txt
-if [ ! -x .venv-mcp1/bin/python ] || [ "$legacy_sdk" -nt .venv-mcp1/.installed ]; then
-  "$PY" -m venv .venv-mcp1
-  .venv-mcp1/bin/python -m pip install --quiet --disable-pip-version-check -r "$legacy_sdk"
-  touch .venv-mcp1/.installed
+if [ -n "${SNODO_VENV:-}" ]; then
+  # A venv built elsewhere (tests run this checkout's scripts with their own venv): the
+  # checkout's sources are imported ahead of whatever that venv installed.
+  VENV="$(cd "$SNODO_VENV" && pwd)"
+  export PYTHONPATH="$ROOT:$ROOT/generated${PYTHONPATH:+:$PYTHONPATH}"
+else
+  VENV="$ROOT/.venv"
+  if [ ! -x .venv/bin/python ]; then
+    "$PY" -m venv .venv
+  fi
+  stamp=.venv/.snodo-installed
+  if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[dev,docs]"
+    touch "$stamp"
+  fi
+  legacy_sdk=interop/python_sdk_legacy/requirements.txt
+  if [ ! -x .venv-mcp1/bin/python ] || [ "$legacy_sdk" -nt .venv-mcp1/.installed ]; then
+    "$PY" -m venv .venv-mcp1
+    .venv-mcp1/bin/python -m pip install --quiet --disable-pip-version-check -r "$legacy_sdk"
+    touch .venv-mcp1/.installed
+  fi
 fi
 if [ -z "${SNODO_SCHEMA_DIR:-}" ] && [ -d "$ROOT/../shared/mcp-schema" ]; then
   SNODO_SCHEMA_DIR="$(cd "$ROOT/../shared/mcp-schema" && pwd)"
 fi
 export SNODO_SCHEMA_DIR="${SNODO_SCHEMA_DIR:-}"
-export PATH="$ROOT/.venv/bin:$PATH"
+export PATH="$VENV/bin:$PATH"
 
 # The pinned conformance runner (interop/conformance), installed when node_modules is
 # missing or older than the lock. --ignore-scripts: nothing in the lock needs an install
@@ -48,5 +56,19 @@ install_apps_host() {
     echo "== npm ci + build (interop/apps_host)"
     (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error \
       && npm run --silent build)
+  fi
+}
+
+# The official MCP reference servers (interop/reference_servers: server-everything,
+# server-filesystem, server-memory), installed when node_modules is missing or older than
+# the lock. --ignore-scripts: each ships its built dist/ in the tarball. Used by the
+# stdio interop tests of the client and CLI (tests/interop/test_reference_servers.py),
+# skipped without it.
+install_reference_servers() {
+  local dir="$ROOT/interop/reference_servers"
+  if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; then
+    echo "== npm ci (interop/reference_servers)"
+    (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    touch "$dir/node_modules"
   fi
 }

@@ -29,7 +29,7 @@ from pydantic import ValidationError
 from snodo.built import BuiltRequest
 from snodo.capabilities import missing
 from snodo.errors import InternalError, MissingClientCapability
-from snodo.result import InputRequired
+from snodo.result import InputRequired, taken
 from snodo.revisions import AUTHORING, REVISIONS, Revision
 
 __all__ = ["admit"]
@@ -46,6 +46,7 @@ def admit(
     revision: Revision | None = None,
 ) -> dict[str, Any]:
     """The InputRequiredResult to send, or raise the error to send instead."""
+    taken(outcome)
     revision = _AUTHORING if revision is None else revision
     if method not in revision.input_required_methods:
         log.error(

@@ -17,6 +17,8 @@ from typing import Any
 
 from pydantic import MISSING  # false once snodo is imported: see snodo/__init__.py
 
+from snodo.built import Watch
+
 __all__ = [
     "MISSING",
     "NO_STATE",
@@ -24,6 +26,7 @@ __all__ = [
     "InputRequired",
     "ToolError",
     "input_required",
+    "taken",
     "tool_error",
     "url_required",
 ]
@@ -47,6 +50,8 @@ class InputRequired:
     state: Any = NO_STATE
     """Data the server seals as the ``requestState`` (``input_required(state=...)``),
     with the round's questions beside it; ``NO_STATE`` for none."""
+    watch: Watch | None = field(default=None, compare=False, repr=False)
+    """Made by ``input_required``: warns if this is dropped untaken (``snodo.built``)."""
 
     def __init__(
         self,
@@ -62,6 +67,7 @@ class InputRequired:
         setattr_(self, "request_state", request_state)
         setattr_(self, "url_required", url_required)
         setattr_(self, "state", state)
+        setattr_(self, "watch", None)
 
     def to_result(self) -> dict[str, Any]:
         """The InputRequiredResult as it goes on the wire, before admission checks it."""
@@ -104,7 +110,16 @@ def input_required(
             raise ValueError(f"input request {key!r} is not a request object")
     if request_state is not None and not isinstance(request_state, str):
         raise TypeError("request_state must be a string (seal it with snodo.state.seal)")
-    return InputRequired(requests, request_state, False, state)
+    built = InputRequired(requests, request_state, False, state)
+    object.__setattr__(built, "watch", Watch())
+    return built
+
+
+def taken(outcome: InputRequired) -> None:
+    """``outcome`` goes on to the client: built and not dropped (``snodo.built``)."""
+    watch = outcome.watch
+    if watch is not None:
+        watch.taken = True
 
 
 def url_required(*requests: Mapping[str, Any]) -> InputRequired:

@@ -1,7 +1,8 @@
 """``snodo run TARGET`` serves a Server object, like ``uvicorn module:app`` serves an app.
 
 TARGET is ``package.module:name`` or ``path/to/file.py:name``; the name may also be a
-function that returns the Server (or an ASGI app, for HTTP). ``snodo list`` and ``snodo
+function that returns the Server (or an ASGI app, for HTTP). Without ``:name``, the
+module's only ``Server`` is served. ``snodo list`` and ``snodo
 call`` are a terminal client (``client_commands``, with ``terminal`` asking the person),
 ``snodo install`` adds a server to a host's configuration (``install``), ``snodo dev``
 serves one and restarts it on every change (``dev``).
@@ -38,6 +39,7 @@ from snodo.cli.serve_options import add_serve_options
 from snodo.cli.worker_checks import unshared_legacy
 from snodo.errors import InvalidState
 from snodo.server import Server
+from snodo.server.invoke import DefinitionError
 from snodo.server.tools import ToolDefinitionError
 from snodo.state.keyring import SECRET_ENV, environment_secret
 from snodo.state.replay import MemoryGuard
@@ -66,24 +68,44 @@ def load(target: str) -> Any:
     """Import ``module:name`` or ``file.py:name`` and return the object it names.
 
     The current directory goes on ``sys.path`` first, as uvicorn does, so a module
-    beside the caller imports by name. A missing file or module, or a tool that cannot
-    be registered, ends the program with one ``snodo:`` line instead of a traceback.
+    beside the caller imports by name. A missing file or module, or a tool (a handler, a
+    lifespan) that cannot be registered, ends the program with one ``snodo:`` line
+    instead of a traceback.
     """
-    location, _, name = target.rpartition(":")
-    if not location or not name:
+    location, colon, name = target.rpartition(":")
+    if not colon:  # `app.py` or `package.app`: the module's only Server
+        location = target
+    elif not location or not name:
         raise SystemExit(
             f"snodo: target must look like module:name or file.py:name, got {target!r}"
         )
     _search_cwd()
     try:
         module = _import(location)
-    except ToolDefinitionError as exc:
+    except (ToolDefinitionError, DefinitionError) as exc:
         raise SystemExit(f"snodo: {location}: {exc}") from None
+    if not colon:
+        return _only_server(module, location)
     try:
         found = getattr(module, name)
     except AttributeError:
         raise SystemExit(f"snodo: {location} has no attribute {name!r}") from None
     return found
+
+
+def _only_server(module: ModuleType, location: str) -> Server:
+    """The one ``Server`` a module holds at its top level; one line when it holds none
+    or several (then ``:name`` says which)."""
+    found = {name: value for name, value in vars(module).items() if isinstance(value, Server)}
+    servers = list({id(server): server for server in found.values()}.values())
+    if len(servers) == 1:
+        return servers[0]
+    if not servers:
+        raise SystemExit(f"snodo: {location} holds no Server; name one with {location}:name")
+    names = ", ".join(sorted(found))
+    raise SystemExit(
+        f"snodo: {location} holds several Servers ({names}); name one: {location}:NAME"
+    )
 
 
 def _search_cwd() -> None:
@@ -95,7 +117,7 @@ def _search_cwd() -> None:
 def _check_exists(target: str) -> None:
     """Fail with one line if the target's file or module is missing, without running it:
     with ``--workers`` each worker imports the target itself, too late to say so once."""
-    location = target.rpartition(":")[0]
+    location = target.rpartition(":")[0] or target
     if location.endswith(".py") or os.sep in location:
         if not Path(location).is_file():
             raise SystemExit(f"snodo: no such file: {location}")
@@ -338,7 +360,9 @@ def main(argv: list[str] | None = None) -> int:
         "  snodo run app.py:server --transport http --port 8000 --workers 4",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    run.add_argument("target", help="module:name or path/to/file.py:name")
+    run.add_argument(
+        "target", help="module:name or path/to/file.py:name (without :name, its only Server)"
+    )
     add_serve_options(run)
     run.add_argument(
         "--allow-host",
@@ -431,7 +455,15 @@ def main(argv: list[str] | None = None) -> int:
     proxy_command.register(commands)
     install.register(commands)
     dev.register(commands)
-    args = parser.parse_args(argv)
+    words = sys.argv[1:] if argv is None else list(argv)
+    args, unknown = parser.parse_known_args(words)
+    if getattr(args, "reparse", None) is not None:
+        # A command whose options may come between its words: parsed again, intermixed
+        # (argparse alone stops taking positionals after the first option).
+        rest = words[words.index(args.command) + 1 :]
+        args = args.reparse(rest, argparse.Namespace(command=args.command))
+    elif unknown:
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     if args.command == "state":
         return _inspect_command(args)
     if args.command == "version":

@@ -29,6 +29,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from snodo.cli.terminal import Terminal
 from snodo.client import Client, ClientError
 
@@ -69,6 +71,7 @@ def register(commands: Any) -> None:
         formatter_class=formatter,
     )
     _server_options(listing)
+    listing.set_defaults(reparse=listing.parse_intermixed_args)
     call = commands.add_parser(
         "call",
         help="call a tool (or read a resource, get a prompt), answering its questions",
@@ -86,6 +89,8 @@ def register(commands: Any) -> None:
     call.add_argument("--sampling-cmd", metavar="CMD", help="pipe sampling requests to CMD")
     call.add_argument("--root", action="append", default=[], help="a root to offer (repeat)")
     call.add_argument("--log-level", default="info", help="server log messages from this level")
+    # Options anywhere, as people type them: `call SERVER --era legacy TOOL k=v` too.
+    call.set_defaults(reparse=call.parse_intermixed_args)
 
 
 def _server_options(parser: argparse.ArgumentParser) -> None:
@@ -144,14 +149,29 @@ def main(args: argparse.Namespace) -> int:
         try:
             return asyncio.run(_main(args))
         except ClientError as exc:
-            print(f"snodo: {type(exc).__name__}: {exc}", file=sys.stderr)
+            error = f"snodo: {type(exc).__name__}: {exc}"
         except (ValueError, OSError) as exc:
-            print(f"snodo: {exc}", file=sys.stderr)
+            error = f"snodo: {exc}"
         server_log.seek(0)
-        tail = server_log.read().strip().splitlines()[-20:]
-        if tail:
-            print("snodo: the server's stderr ended with:", *tail, sep="\n  ", file=sys.stderr)
+        tail = _tail(server_log.read())
+        if tail[-1:] and tail[-1].startswith("snodo: "):
+            print(tail[-1], file=sys.stderr)  # the server's own one-line error says it all
+        elif tail:
+            print(error, "snodo: the server's stderr ended with:", sep="\n", file=sys.stderr)
+            print(*(f"  {line}" for line in tail), sep="\n", file=sys.stderr)
+        else:
+            print(error, file=sys.stderr)
         return 1
+
+
+def _tail(log: str) -> list[str]:
+    """The end of a stdio server's stderr, each line once where it repeats in a row (a
+    server started again to find out its era says the same again)."""
+    lines: list[str] = []
+    for line in log.strip().splitlines():
+        if not lines or lines[-1] != line:
+            lines.append(line)
+    return lines[-20:]
 
 
 def _client(args: argparse.Namespace, handlers: Mapping[str, Any]) -> Client:
@@ -165,7 +185,7 @@ def _client(args: argparse.Namespace, handlers: Mapping[str, Any]) -> Client:
 
 
 def _snodo_run(target: str) -> list[str]:
-    if ":" not in target:
+    if ":" not in target and not target.endswith(".py"):
         raise ValueError(f"{target!r} is not a URL or a module:name target (or use --stdio)")
     return [sys.executable, "-m", "snodo", "run", target, "--transport", "stdio"]
 
@@ -216,7 +236,11 @@ async def _main(args: argparse.Namespace) -> int:
         roots=args.root,
     )
     async with _client(args, terminal.handlers()) as client:
-        return await _call(client, args)
+        status = await _call(client, args)
+    if terminal.input_ended:
+        print("snodo: standard input ended during a question, which was cancelled", file=sys.stderr)
+        return 1
+    return status
 
 
 async def _list(client: Client, output: str) -> int:
@@ -232,14 +256,18 @@ async def _list(client: Client, output: str) -> int:
             "resourceTemplates": templates,
             "prompts": prompts,
         }
-        dumped = {
+        dumped: dict[str, Any] = {
             key: [item.model_dump(mode="json", by_alias=True, exclude_none=True) for item in items]
             for key, items in listed.items()
             if isinstance(items, list)
         }
+        if isinstance(capabilities.extensions, dict) and capabilities.extensions:
+            dumped["extensions"] = dict(capabilities.extensions)
         print(json.dumps(dumped, indent=2, ensure_ascii=False))
         return 0
-    _section("tools", [(f"{t.name}({_signature(t.input_schema)})", t.description) for t in tools])
+    _section(
+        "tools", [(f"{t.name}({_signature(_plain(t.input_schema))})", t.description) for t in tools]
+    )
     _section("resources", [(str(r.uri), r.description or r.name) for r in resources])
     _section("resource templates", [(t.uri_template, t.description or t.name) for t in templates])
     rows = []
@@ -248,7 +276,19 @@ async def _list(client: Client, output: str) -> int:
         names = [a.name + ("" if a.required else "?") for a in declared]
         rows.append((f"{prompt.name}({', '.join(names)})", prompt.description))
     _section("prompts", rows)
+    extensions = _extensions(capabilities)
+    if extensions:
+        _section("extensions", extensions)
     return 0
+
+
+def _plain(schema: Any) -> dict[str, Any]:
+    """An input schema as the JSON it came as (the wire model keeps what it does not
+    name, ``$defs`` included)."""
+    if isinstance(schema, BaseModel):
+        dumped: dict[str, Any] = schema.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return dumped
+    return dict(schema) if isinstance(schema, Mapping) else {}
 
 
 def _section(title: str, rows: list[tuple[str, Any]]) -> None:
@@ -258,17 +298,48 @@ def _section(title: str, rows: list[tuple[str, Any]]) -> None:
         print(f"  {head}" + (f"  {line}" if line else ""))
 
 
-def _signature(schema: Any) -> str:
-    """``name: type, other?: type`` of an input schema."""
-    schema = schema if isinstance(schema, dict) else {}
+def _signature(schema: Mapping[str, Any]) -> str:
+    """``name: type, other?: type`` of an input schema: each argument, ``?`` when it is
+    optional, its type (``a|b`` for several, an enum's values, ``any`` when unsaid)."""
     required = set(schema.get("required") or [])
+    properties = schema.get("properties")
     parts = []
-    for name, prop in (schema.get("properties") or {}).items():
-        kind = prop.get("type", "any") if isinstance(prop, dict) else "any"
-        if isinstance(prop, dict) and "enum" in prop:
-            kind = "|".join(map(str, prop["enum"]))
-        parts.append(f"{name}{'' if name in required else '?'}: {kind}")
+    for name, prop in (properties if isinstance(properties, dict) else {}).items():
+        parts.append(f"{name}{'' if name in required else '?'}: {_type_of(prop, schema)}")
     return ", ".join(parts)
+
+
+def _type_of(prop: Any, schema: Mapping[str, Any]) -> str:
+    choices = _choices(prop, schema)
+    if choices:
+        return "|".join(json.dumps(c) if not isinstance(c, str) else c for c in choices)
+    return "|".join(_kinds(prop, schema)) or "any"
+
+
+def _choices(prop: Any, schema: Mapping[str, Any], depth: int = 0) -> list[Any]:
+    """An enum's values (through a local ``$ref``), or none."""
+    if not isinstance(prop, Mapping) or depth > 8:
+        return []
+    ref = prop.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/"):
+        target: Any = schema
+        for part in ref[2:].split("/"):
+            target = target.get(part) if isinstance(target, Mapping) else None
+        return _choices(target, schema, depth + 1)
+    enum = prop.get("enum")
+    return list(enum) if isinstance(enum, list) else []
+
+
+def _extensions(capabilities: Any) -> list[tuple[str, Any]]:
+    """What the server declares beyond the core: each extension (``capabilities.
+    extensions``, skills or apps or tasks) and experimental capability, with its settings."""
+    rows = []
+    for field in ("extensions", "experimental"):
+        declared = getattr(capabilities, field, None)
+        for name, settings in (declared if isinstance(declared, dict) else {}).items():
+            shown = json.dumps(settings, ensure_ascii=False) if settings else ""
+            rows.append((name + (" (experimental)" if field == "experimental" else ""), shown))
+    return rows
 
 
 async def _call(client: Client, args: argparse.Namespace) -> int:
@@ -288,7 +359,7 @@ async def _call(client: Client, args: argparse.Namespace) -> int:
         tools = {tool.name: tool for tool in await client.list_tools()}
         if args.tool not in tools:
             raise ValueError(f"the server has no tool {args.tool!r}: {', '.join(sorted(tools))}")
-        schema = tools[args.tool].input_schema
+        schema = _plain(tools[args.tool].input_schema)
         result = await client.call_tool(args.tool, _arguments(args, schema), **scope)
     raw = result.model_dump(mode="json", by_alias=True, exclude_none=True)
     print(file=sys.stderr, end="")  # the progress line, if any, ends here
@@ -300,24 +371,75 @@ async def _call(client: Client, args: argparse.Namespace) -> int:
 
 
 def _arguments(args: argparse.Namespace, schema: Any) -> dict[str, Any]:
-    """``--json`` and ``key=value`` arguments, each value typed as the schema says."""
+    """``--json`` and ``key=value`` arguments, each value converted as the tool's input
+    schema says (``typed_value``); with no schema (a prompt's arguments) strings."""
     arguments: dict[str, Any] = json.loads(args.json_arguments) if args.json_arguments else {}
     if not isinstance(arguments, dict):
         raise ValueError("--json: the arguments must be a JSON object")
-    properties = (schema or {}).get("properties") or {} if isinstance(schema, dict) else {}
+    schema = schema if isinstance(schema, dict) else {}
+    properties = schema.get("properties")
+    properties = properties if isinstance(properties, dict) else {}
     for pair in args.arguments:
         key, equals, value = pair.partition("=")
         if not equals or not key:
             raise ValueError(f"{pair!r}: arguments are key=value")
-        kind = (properties.get(key) or {}).get("type")
-        if kind == "string" or (kind is None and schema is None):
-            arguments[key] = value
-            continue
-        try:
-            arguments[key] = json.loads(value)
-        except ValueError:
-            arguments[key] = value  # not JSON: the server's schema says what is wrong
+        arguments[key] = typed_value(key, value, properties.get(key), schema)
     return arguments
+
+
+def _kinds(prop: Any, schema: Mapping[str, Any], depth: int = 0) -> list[str]:
+    """The JSON types a property allows, through ``type`` (one or a list), ``anyOf`` /
+    ``oneOf`` members, a local ``$ref``, and the values of an ``enum`` or ``const``."""
+    if not isinstance(prop, Mapping) or depth > 8:
+        return []
+    ref = prop.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/"):
+        target: Any = schema
+        for part in ref[2:].split("/"):
+            target = target.get(part) if isinstance(target, Mapping) else None
+        return _kinds(target, schema, depth + 1)
+    kinds: list[str] = []
+    declared = prop.get("type")
+    kinds += [declared] if isinstance(declared, str) else list(declared or [])
+    for member in [*(prop.get("anyOf") or []), *(prop.get("oneOf") or [])]:
+        kinds += _kinds(member, schema, depth + 1)
+    for choice in [*(prop.get("enum") or []), *([prop["const"]] if "const" in prop else [])]:
+        kinds.append(_json_kind(choice))
+    return list(dict.fromkeys(str(kind) for kind in kinds))
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, list):
+        return "array"
+    return "object" if isinstance(value, dict) else "string"
+
+
+def typed_value(key: str, value: str, prop: Any, schema: Mapping[str, Any]) -> Any:
+    """What ``key=value`` sends: a string where the property takes one (or says nothing
+    of its type), else the first of its other types that ``value`` reads as; a value
+    that reads as none of them is one ``snodo:`` line before anything is sent."""
+    kinds = _kinds(prop, schema)
+    others = [kind for kind in kinds if kind != "string"]
+    if not others or (kinds and set(others) <= {"null"} and "string" in kinds):
+        return value
+    for kind in others:
+        try:
+            read = json.loads(value)
+        except ValueError:
+            break
+        if _json_kind(read) == kind or (kind == "number" and _json_kind(read) == "integer"):
+            return read
+    if "string" in kinds:
+        return value
+    raise ValueError(f"{key}={value!r}: {key} takes {' or '.join(kinds)}")
 
 
 def _show(raw: Mapping[str, Any]) -> None:

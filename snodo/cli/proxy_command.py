@@ -73,10 +73,26 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "backend", nargs=argparse.REMAINDER, help="URL, or -- COMMAND ARG... (stdio)"
     )
+    parser.set_defaults(options_after_url=parser.parse_args)
+
+
+def _options_after_url(args: argparse.Namespace) -> None:
+    """``snodo proxy URL --port N``: the words after a URL are options, parsed into
+    ``args`` (a command after ``--`` keeps its own, which are its arguments)."""
+    words = list(args.backend)
+    if len(words) > 1 and words[0].startswith(("http://", "https://")):
+        parse = args.options_after_url
+        del args.backend
+        parse(words[1:], args)
+        if args.backend:
+            raise SystemExit(f"snodo proxy: after the URL only options, not {args.backend[0]!r}")
+        args.backend = [words[0]]
 
 
 def backend_of(args: argparse.Namespace) -> dict[str, Any]:
     """The backend as ``SNODO_PROXY_BACKEND`` describes it."""
+    if getattr(args, "options_after_url", None) is not None:
+        _options_after_url(args)
     words = list(args.backend)
     if words[:1] == ["--"]:
         words = words[1:]

@@ -14,6 +14,10 @@ form: an object of field values, or ``"decline"``/``"cancel"``; a URL: ``"accept
 order). A question with no answer there is asked on the terminal, or with ``no_input``
 declined (a sampling request then fails, which the server sees as the client's error).
 Prompts go to stderr and answers come from stdin, so ``--output json`` keeps stdout clean.
+
+Standard input at its end (``< /dev/null``, a pipe that ended, Ctrl-D) answers nothing
+more: the question being asked and every later one are cancelled at once (a sampling
+request fails), never asked again, and ``input_ended`` tells the caller to exit non-zero.
 """
 
 from __future__ import annotations
@@ -32,6 +36,11 @@ from snodo.form_schema import CheckedSchema, Field, RejectedValueError, check_sc
 __all__ = ["Terminal"]
 
 DECLINE = {"action": "decline"}
+CANCEL = {"action": "cancel"}
+
+
+class InputEnded(Exception):
+    """Standard input ended while a question waited for its answer."""
 
 
 class Terminal:
@@ -51,6 +60,7 @@ class Terminal:
         self.sampling_command = sampling_command
         self.roots = [Path(root).resolve() for root in roots or []]
         self._samples = 0
+        self.input_ended = False
 
     def handlers(self) -> dict[str, Any]:
         """The ``Client`` keyword arguments: every handler, roots only when given."""
@@ -71,14 +81,20 @@ class Terminal:
         print(text, file=sys.stderr, flush=True)
 
     async def ask(self, prompt: str) -> str:
-        """One line from the person (EOF: an empty line), without blocking the loop."""
+        """One line from the person, without blocking the loop; ``InputEnded`` at the
+        end of standard input (then and for every later question)."""
 
         def read() -> str:
             print(prompt, end="", file=sys.stderr, flush=True)
-            line = sys.stdin.readline()
-            return line.rstrip("\r\n")
+            return sys.stdin.readline()
 
-        return await asyncio.to_thread(read)
+        line = "" if self.input_ended else await asyncio.to_thread(read)
+        if not line:  # an empty line is "\n"; nothing at all is the end of input
+            if not self.input_ended:
+                self.input_ended = True
+                self.say("\n  (standard input ended: cancelled)")
+            raise InputEnded
+        return line.rstrip("\r\n")
 
     # -- elicitation ---------------------------------------------------------------------
 
@@ -92,18 +108,23 @@ class Terminal:
             return {"action": "accept", "content": given}
         if self.no_input:
             return DECLINE
+        if self.input_ended:
+            return CANCEL
         checked = _lenient(params.get("requestedSchema"))
         self.say(f"\n? {message}")
-        choice = (await self.ask("  answer it? [Y]es / [n]o, decline / [c]ancel: ")).lower()
-        if choice in ("n", "no", "decline"):
-            return DECLINE
-        if choice in ("c", "cancel"):
-            return {"action": "cancel"}
-        content: dict[str, Any] = {}
-        for name, field in checked.fields.items():
-            value = await self._field(checked, name, field)
-            if value is not None:
-                content[name] = value
+        try:
+            choice = (await self.ask("  answer it? [Y]es / [n]o, decline / [c]ancel: ")).lower()
+            if choice in ("n", "no", "decline"):
+                return DECLINE
+            if choice in ("c", "cancel"):
+                return CANCEL
+            content: dict[str, Any] = {}
+            for name, field in checked.fields.items():
+                value = await self._field(checked, name, field)
+                if value is not None:
+                    content[name] = value
+        except InputEnded:
+            return CANCEL
         return {"action": "accept", "content": content}
 
     async def _field(self, checked: CheckedSchema, name: str, field: Field) -> Any:
@@ -148,8 +169,13 @@ class Terminal:
             return {"action": given if given in ("decline", "cancel") else "accept"}
         if self.no_input:
             return DECLINE
+        if self.input_ended:
+            return CANCEL
         self.say(f"\n? {message}\n  {page}")
-        choice = (await self.ask("  open it? [y/N]: ")).strip().lower()
+        try:
+            choice = (await self.ask("  open it? [y/N]: ")).strip().lower()
+        except InputEnded:
+            return CANCEL
         return {"action": "accept"} if choice in ("y", "yes") else DECLINE
 
     # -- sampling and roots ----------------------------------------------------------------
@@ -166,12 +192,17 @@ class Terminal:
             return _reply(await _run(self.sampling_command, params), "sampling-command")
         if self.no_input:
             raise ValueError("the server asked for a model's reply, and --no-input gives none")
+        if self.input_ended:
+            raise ValueError("the server asked for a model's reply after standard input ended")
         self.say("\n? the server asks your model:")
         for message in params.get("messages", []):
             content = message.get("content")
             text = content.get("text") if isinstance(content, dict) else None
             self.say(f"  [{message.get('role')}] {text if text is not None else content}")
-        return _reply(await self.ask("  reply as the model: "), "terminal")
+        try:
+            return _reply(await self.ask("  reply as the model: "), "terminal")
+        except InputEnded:
+            raise ValueError("standard input ended before the model's reply") from None
 
     def list_roots(self, params: dict[str, Any]) -> dict[str, Any]:
         """``roots/list``: the paths given with ``--root``."""

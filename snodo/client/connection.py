@@ -37,6 +37,7 @@ from snodo.client.era import (
 from snodo.client.errors import DeadlineExceeded
 from snodo.client.handlers import InputHandlers
 from snodo.client.legacy_session import LegacySession
+from snodo.client.legacy_tasks import call_as_task, task_tools, tools_take_tasks
 from snodo.client.limits import ClientLimits, within
 from snodo.client.results import fits_revision, result_of
 from snodo.client.transports import ClientTransport, HttpRefused, SessionTransport
@@ -93,6 +94,9 @@ class Connection:
         self.ids = itertools.count(1)
         self.tool_schemas: dict[str, Mapping[str, Any]] = {}
         """Input schemas of the listed tools, for their calls' Mcp-Param headers."""
+        self.task_required: frozenset[str] | None = None
+        """Tools a legacy server runs only as tasks (``legacy_tasks``); None until
+        the tools are listed."""
 
     async def close(self) -> None:
         """End the legacy session (waiting at most ``close_grace``), then the transport."""
@@ -284,5 +288,17 @@ class Connection:
                 f"manual=True and resume need a {MODERN_PROTOCOL_VERSIONS[0]} server; "
                 f"this one speaks {self.legacy.version}"
             )
+        if method == "tools/call" and "task" not in params and self._offers_tool_tasks():
+
+            async def send(method: str, params: dict[str, Any]) -> dict[str, Any]:
+                return await self._legacy_call(method, params, False, until, deadline, notify)
+
+            if self.task_required is None:
+                self.task_required = await task_tools(send)
+            if params.get("name") in self.task_required:
+                return await call_as_task(send, params, until)
         call = self.legacy.call(method, params, notify or self.on_notification)
         return await within(call, self.limits, until, method, deadline)
+
+    def _offers_tool_tasks(self) -> bool:
+        return self.legacy is not None and tools_take_tasks(self.legacy.server.get("capabilities"))

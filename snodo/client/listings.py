@@ -24,6 +24,7 @@ from snodo.client.cache import ResponseCache
 from snodo.client.checks import OutputSchemas, listed_tool, safe_icons
 from snodo.client.connection import Connection
 from snodo.client.errors import LimitExceeded, ProtocolViolation, RequestError
+from snodo.client.legacy_tasks import requires_task
 from snodo.client.limits import ClientLimits
 from snodo.client.results import validated
 from snodo.errors import ErrorCode
@@ -138,6 +139,7 @@ class Listings:
         found = [(validated(Tool, listed_tool(t)), t) for t in listed]
         kept = [(tool, raw) for tool, raw in found if valid_header_params(raw["inputSchema"])]
         self.connection.tool_schemas = {tool.name: raw["inputSchema"] for tool, raw in kept}
+        self.connection.task_required = frozenset(t.name for t, r in found if requires_task(r))
         self.outputs.learn(raw for _, raw in kept)
         return Listed(tool for tool, _ in kept).hinted(listed.ttl_ms, listed.cache_scope)
 

@@ -99,7 +99,10 @@ class Server(Decorators):
     ``read_cache`` the reads' (a resource registered with ``cache=`` has its own), and
     ``icons`` go with ``title``, ``description`` and ``website_url`` in the server's
     ``Implementation``. With a ``backend`` (``snodo.server.backend``; ``snodo.gateway``
-    makes them) the feature methods are answered by another server.
+    makes them) the feature methods are answered by another server. With
+    ``mask_errors`` a tool's untyped exception reaches the client as a generic message
+    (its text may hold a SQL error, a path, a secret), the detail only in the log; off by
+    default, so that ``snodo dev`` shows what went wrong; for production.
     """
 
     def __init__(
@@ -137,6 +140,7 @@ class Server(Decorators):
         extensions: Sequence[Extension] = (),
         backend: Backend | None = None,
         revisions: Revisions = REVISIONS,
+        mask_errors: bool = False,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -198,7 +202,10 @@ class Server(Decorators):
             tasks,
             hide_unauthorized,
             backend,
+            mask_errors,
         )
+        if tasks is not None and mask_errors:
+            tasks.mask_errors = True
         self.observer = observer
         # OAuth (snodo.auth): HTTP verifies tokens with it; the core checks item scopes.
         self.authorization = authorization

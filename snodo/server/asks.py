@@ -44,7 +44,7 @@ from typing import Any
 
 from snodo import elicitation, roots, sampling
 from snodo.context import Context, refilled
-from snodo.result import MISSING, NO_STATE, InputRequired
+from snodo.result import MISSING, NO_STATE, InputRequired, taken
 from snodo.revisions.authoring.models import CreateMessageResult, ListRootsResult
 from snodo.state.sealing import UNKNOWN, Sealer
 
@@ -258,6 +258,7 @@ def answer_questions(
 def carried_forward(ctx: Context, done: Answered, outcome: InputRequired) -> InputRequired:
     """A handler with asks that asks more itself: its state with the asks' answers
     beside it, so the next round still has them."""
+    taken(outcome)
     sealer = ctx.sealer
     data = outcome.state if outcome.state is not NO_STATE else UNKNOWN
     if data is UNKNOWN and isinstance(sealer, Sealer):  # the echoed state: the handler's part

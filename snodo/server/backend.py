@@ -17,8 +17,9 @@ from typing import Any, Final, Protocol
 
 from snodo.context import Context
 from snodo.result import InputRequired
+from snodo_wire_apps.protocol import EXTENSION_ID as APPS
 
-__all__ = ["FEATURES", "FORWARDED", "Backend"]
+__all__ = ["FEATURES", "FORWARDED", "FORWARDED_EXTENSIONS", "Backend"]
 
 FORWARDED: Final = frozenset(
     {
@@ -36,6 +37,10 @@ FORWARDED: Final = frozenset(
 
 FEATURES: Final = ("tools", "resources", "prompts", "completions", "logging")
 """The server capabilities a backend's answer decides."""
+FORWARDED_EXTENSIONS: Final = frozenset({APPS})
+"""Extensions a backend declares that pass through with the feature methods: MCP Apps
+(its tools, views and app-only tools are tools and resources). Not tasks: its methods
+are the front server's own."""
 
 
 class Backend(Protocol):

@@ -105,7 +105,8 @@ def provider(depends: Depends, seen: tuple[Callable[..., Any], ...] = ()) -> Pro
         elif param.default is inspect.Parameter.empty:
             raise TypeError(
                 f"dependency {name}: parameter {param_name!r} is neither the Context nor"
-                " a dependency (Annotated[..., Depends(...)])"
+                " a dependency: annotate it Annotated[T, Depends(fn)] or Context, or give"
+                " it a default"
             )
     if inspect.isasyncgenfunction(function):
         kind = "async generator"

@@ -22,7 +22,7 @@ from snodo.errors import InternalError, InvalidParams, McpError, ResourceNotFoun
 from snodo.result import InputRequired, ToolError
 from snodo.revisions import Revision
 from snodo.server.apps import renders_apps
-from snodo.server.backend import FEATURES, FORWARDED, Backend
+from snodo.server.backend import FEATURES, FORWARDED, FORWARDED_EXTENSIONS, Backend
 from snodo.server.dependencies import DependencyFailed
 from snodo.server.invoke import PLAIN, TimedOut
 from snodo.server.pagination import page
@@ -76,6 +76,9 @@ class Served:
     """Lists show a caller only the items whose scopes its token grants."""
     backend: Backend | None = None
     """The server whose features this one serves (``snodo.server.backend``)."""
+    mask_errors: bool = False
+    """A tool's untyped exception reaches the client as a generic message, the detail
+    only in the log (``Server(mask_errors=True)``)."""
 
     def __post_init__(self) -> None:
         if self.tasks is not None:  # task status to this process's listen streams
@@ -94,6 +97,14 @@ def capabilities(served: Served) -> dict[str, Any]:
             offered.pop(feature, None)
             if isinstance(theirs.get(feature), Mapping):
                 offered[feature] = dict(theirs[feature])
+        extensions = theirs.get("extensions")
+        passed = {
+            key: dict(value)
+            for key, value in (extensions.items() if isinstance(extensions, Mapping) else ())
+            if key in FORWARDED_EXTENSIONS and isinstance(value, Mapping)
+        }
+        if passed:
+            offered["extensions"] = {**passed, **(offered.get("extensions") or {})}
     return offered
 
 
@@ -203,7 +214,7 @@ async def tools_call(served: Served, ctx: Context, params: Params) -> Outcome:
         log.warning("tool %s: %s", name, failed, exc_info=failed.__cause__)
         raise InternalError() from None
     except Exception as exc:
-        value = _failure(tool, exc)
+        value = _failure(tool, exc, served.mask_errors)
     if isinstance(value, Background):
         if tool.task is None:
             log.error("tool %s returned background work but was not registered with task=", name)
@@ -211,7 +222,7 @@ async def tools_call(served: Served, ctx: Context, params: Params) -> Outcome:
         if served.tasks is not None and declares_tasks(ctx):
             return await served.tasks.begin(ctx, tool.name, partial(finished, tool), value)
         work = value.work
-        value = await _called(tool, lambda: work(ctx))  # optional, and no task: inline
+        value = await _called(tool, lambda: work(ctx), served.mask_errors)  # inline
     if isinstance(value, InputRequired):
         return value
     if type(value) is str and tool.output is None:  # tool_result's commonest answer
@@ -219,17 +230,22 @@ async def tools_call(served: Served, ctx: Context, params: Params) -> Outcome:
     return finished(tool, value)
 
 
-async def _called(tool: Tool, call: Callable[[], Awaitable[Any]]) -> Any:
+async def _called(tool: Tool, call: Callable[[], Awaitable[Any]], mask: bool) -> Any:
     """The tool's value; an untyped failure is a tool error the model sees."""
     try:
         return await call()
     except McpError:
         raise
     except Exception as exc:
-        return _failure(tool, exc)
+        return _failure(tool, exc, mask)
 
 
-def _failure(tool: Tool, exc: Exception) -> ToolError:
+def masked(name: str) -> str:
+    """What the client reads of a tool's untyped exception under ``mask_errors``."""
+    return f"Tool {name} failed; the server's log has the details"
+
+
+def _failure(tool: Tool, exc: Exception, mask: bool) -> ToolError:
     if isinstance(exc, ToolError):  # raised on purpose: the answer itself
         return exc
     if isinstance(exc, TimedOut):  # the model reads that it took too long, and may retry
@@ -237,7 +253,7 @@ def _failure(tool: Tool, exc: Exception) -> ToolError:
         return ToolError(f"Tool {tool.name} did not finish within {exc.seconds:g} s")
     # The client sees only the message; the operator needs the traceback.
     log.warning("tool %s failed", tool.name, exc_info=exc)
-    return ToolError(str(exc) or type(exc).__name__)
+    return ToolError(masked(tool.name) if mask else str(exc) or type(exc).__name__)
 
 
 async def _guarded(ctx: Context, what: str, call: Awaitable[Any]) -> Any:

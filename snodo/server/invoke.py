@@ -171,6 +171,14 @@ def can_ask(run: Invoker) -> bool:
     return returns is InputRequired or InputRequired in typing.get_args(returns)
 
 
+class DefinitionError(TypeError, ValueError):
+    """A handler (or a server's lifespan) that cannot be served as written: an ``Ask``
+    parameter the user may decline but not ``| None``, a ``Depends`` on a parameter
+    nothing provides. The message names the handler and the fix on one line, which
+    ``snodo run`` prints instead of a traceback; a TypeError and a ValueError both, as
+    the checks it wraps raised."""
+
+
 def invoker(
     function: Handler,
     *,
@@ -179,7 +187,20 @@ def invoker(
     threads: Threads | None = None,
 ) -> Invoker:
     """How to call ``function``: a sync one in ``threads`` unless ``inline`` (or no
-    threads are given), within ``timeout`` seconds when given."""
+    threads are given), within ``timeout`` seconds when given. ``DefinitionError``,
+    naming the function, when its parameters cannot be served."""
+    try:
+        return _invoker(function, inline, timeout, threads)
+    except DefinitionError:
+        raise
+    except (TypeError, ValueError) as exc:
+        name = getattr(function, "__qualname__", None) or repr(function)
+        raise DefinitionError(f"{name}: {exc}") from exc
+
+
+def _invoker(
+    function: Handler, inline: bool, timeout: float | None, threads: Threads | None
+) -> Invoker:
     if timeout is not None and not (isinstance(timeout, int | float) and timeout > 0):
         raise ValueError("timeout must be a positive number of seconds")
     signature = inspect.signature(function)

@@ -12,9 +12,12 @@ leave them when serving ends; under ``snodo run --workers N`` each worker does.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from typing import Any
+
+from snodo.server.invoke import DefinitionError
 
 __all__ = ["Lifespan", "Lifespans", "StartupFailed", "describe"]
 
@@ -33,8 +36,7 @@ class Lifespans:
         elif callable(given):
             given = (given,)
         for one in given:
-            if not callable(one):
-                raise TypeError("lifespan must be a callable fn(server), or a list of them")
+            _check(one)
         self._given: tuple[Lifespan, ...] = tuple(given)
         self._stack: AsyncExitStack | None = None
         self.value: Any = None
@@ -44,6 +46,7 @@ class Lifespans:
         """One more, entered after the others (a server's mounts add theirs)."""
         if self._stack is not None:
             raise RuntimeError("the server has started: a lifespan cannot be added now")
+        _check(fn)
         self._given = (*self._given, fn)
 
     @property
@@ -80,3 +83,17 @@ def describe(exc: BaseException) -> str:
     """An exception as one line: its type and the first line of its message."""
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def _check(fn: Any) -> None:
+    """A lifespan must make an async context manager: a bare generator function (the
+    decorator forgotten) fails only at startup otherwise, with a protocol error."""
+    if not callable(fn):
+        raise TypeError("lifespan must be a callable fn(server), or a list of them")
+    if inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn):
+        kind = "an async generator" if inspect.isasyncgenfunction(fn) else "a generator"
+        name = getattr(fn, "__qualname__", repr(fn))
+        raise DefinitionError(
+            f"lifespan {name} is {kind} function: write it as `async def` and decorate it"
+            " with @contextlib.asynccontextmanager"
+        )

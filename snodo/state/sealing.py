@@ -25,7 +25,7 @@ from snodo.answers import pin
 from snodo.context import Context
 from snodo.errors import InternalError, InvalidState
 from snodo.observe import Observation
-from snodo.result import NO_STATE, InputRequired
+from snodo.result import NO_STATE, InputRequired, taken
 from snodo.state.keyring import Keyring
 from snodo.state.token import (
     Verified,
@@ -226,6 +226,7 @@ def pinned(keyring: Keyring, ctx: Context, outcome: InputRequired) -> InputRequi
     itself, or none (an empty state carrying only the questions). A flow that has asked
     nothing is left as it is.
     """
+    taken(outcome)
     asked = pin(ctx.asked, outcome.input_requests)
     handed = outcome.state
     if not asked and handed is NO_STATE:

@@ -121,6 +121,9 @@ class Tasks:
         if poll_interval_ms <= 0 or lease <= 0 or watch_interval <= 0:
             raise ValueError("poll_interval_ms, lease and watch_interval must be positive")
         self.store = store
+        self.mask_errors = False
+        """Set by ``Server(mask_errors=True)``: work's untyped exception reaches the
+        client as a generic message."""
         self.ttl_ms = ttl_ms
         self.poll_interval_ms = poll_interval_ms
         self.lease = lease
@@ -245,7 +248,10 @@ class Tasks:
                 value = raised
             except Exception as exc:
                 log.warning("task %s: work failed", task_id, exc_info=True)
-                value = ToolError(str(exc) or type(exc).__name__)
+                if self.mask_errors:
+                    value = ToolError(f"Task {task_id} failed; the server's log has the details")
+                else:
+                    value = ToolError(str(exc) or type(exc).__name__)
             if not isinstance(value, InputRequired):
                 result = finish(value)
                 await self._transition(task_id, "completed", result=result)

@@ -147,3 +147,49 @@ def test_errors_are_one_line() -> None:
     assert nothing.stderr.strip().startswith("snodo: 'not-a-target' is not a URL")
     helped = snodo("call", "--help")
     assert "snodo call examples/preferences.py:server preferences" in helped.stdout
+
+
+def test_the_end_of_input_cancels_at_once() -> None:
+    """No answer can come once stdin has ended: the question is cancelled, never asked
+    again, and the call exits 1 (it printed "an answer is required" forever before)."""
+    closed = subprocess.run(
+        [*SNODO, "call", TARGET, "preferences"],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert closed.returncode == 1, closed.stderr
+    assert closed.stderr.count("answer it?") == 1, closed.stderr
+    assert closed.stderr.strip().splitlines()[-1] == (
+        "snodo: standard input ended during a question, which was cancelled"
+    )
+    # A pipe that ends inside the form: the field asked once, then cancelled.
+    piped = subprocess.run(
+        [*SNODO, "call", TARGET, "preferences"],
+        cwd=ROOT,
+        input="y\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert piped.returncode == 1, piped.stderr
+    assert piped.stderr.count("Theme: ") == 1, piped.stderr
+    assert "an answer is required" not in piped.stderr
+    assert "(standard input ended: cancelled)" in piped.stderr
+    # Ctrl-D on a terminal, at a required field's prompt.
+    person = Typing([*SNODO, "call", TARGET, "preferences"])
+    person.expect("answer it?")
+    person.line("y")
+    person.expect("Theme: ")
+    person.line("")
+    person.expect("an answer is required")
+    person.expect("Theme: ")
+    person.end_input()
+    status, seen = person.finish()
+    assert status == 1, seen
+    assert seen.count("an answer is required") == 1, seen
+    assert "snodo: standard input ended during a question, which was cancelled" in seen

@@ -1,8 +1,10 @@
-"""Every Python block of the site runs: each ```python block in docs/ is one
-pymdownx.snippets include of a program file, every included program is run by a test
-(here for docs/examples/, by tests/examples for examples/), and where a page shows a
-program's output (a ```console block starting ``$ python NAME.py``) it is the output
-the program prints today."""
+"""Every Python block of the site runs: each ```python block in docs/ is a program file
+shown whole, named by its title (``title="docs/examples/x.py"``) and equal to the file
+character for character, so that a page reads as plain markdown where people read it
+(a code host shows the code, not an include line) and never drifts from the program;
+every program shown is run by a test (here for docs/examples/, by tests/examples for
+examples/), and where a page shows a program's output (a ```console block starting
+``$ python NAME.py``) it is the output the program prints today."""
 
 from __future__ import annotations
 
@@ -16,11 +18,11 @@ import pytest
 from tests.support.paths import ROOT
 
 DOCS = ROOT / "docs"
-PYTHON_BLOCK = re.compile(r"^```python[^\n]*\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+PYTHON_BLOCK = re.compile(r"^```python([^\n]*)\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 CONSOLE_BLOCK = re.compile(
     r"^```console\n\$ python (\S+\.py)\n(.*?)^```$", re.MULTILINE | re.DOTALL
 )
-INCLUDE = re.compile(r'^--8<-- "([\w/.-]+\.py)"\n$')
+TITLE = re.compile(r'^ title="([\w/.-]+\.py)"$')
 # Programs under examples/ that the site includes, and the test file that runs each.
 RUN_ELSEWHERE = {
     "examples/weather.py": "tests/examples/test_readme.py",
@@ -48,17 +50,22 @@ def pages() -> list[Path]:
 
 
 def included() -> dict[str, list[str]]:
-    """Each included program, and the pages that include it."""
+    """Each program shown, and the pages that show it; each block the program's text."""
     found: dict[str, list[str]] = {}
     for page in pages():
-        for block in PYTHON_BLOCK.findall(page.read_text(encoding="utf-8")):
-            match = INCLUDE.match(block)
-            assert match, f"{page.name}: a python block that is not an include:\n{block}"
-            found.setdefault(match.group(1), []).append(page.name)
+        for options, block in PYTHON_BLOCK.findall(page.read_text(encoding="utf-8")):
+            match = TITLE.match(options)
+            assert match, f"{page.name}: a python block without a program's title:\n{block}"
+            path = match.group(1)
+            assert (ROOT / path).is_file(), f"{page.name} shows {path}, which is not a file"
+            assert block == (ROOT / path).read_text(encoding="utf-8"), (
+                f"{page.name} shows {path} differently from the file: copy the file in again"
+            )
+            found.setdefault(path, []).append(page.name)
     return found
 
 
-def test_every_python_block_includes_a_program_a_test_runs() -> None:
+def test_every_python_block_is_a_program_a_test_runs() -> None:
     programs = included()
     assert programs, "no python block found: is the pattern still right?"
     for path in programs:
@@ -70,10 +77,13 @@ def test_every_python_block_includes_a_program_a_test_runs() -> None:
         assert Path(path).stem in (ROOT / runner).read_text(encoding="utf-8"), (path, runner)
 
 
-def test_the_block_patterns_refuse_inline_code() -> None:
-    page = '```python\nprint(1)\n```\n```python title="a.py"\n--8<-- "docs/examples/a.py"\n```\n'
+def test_the_block_patterns_see_the_title_and_the_code() -> None:
+    page = '```python\nprint(1)\n```\n```python title="a.py"\nx = 2\n```\n'
     blocks = PYTHON_BLOCK.findall(page)
-    assert [bool(INCLUDE.match(b)) for b in blocks] == [False, True]
+    assert [(bool(TITLE.match(o)), b) for o, b in blocks] == [
+        (False, "print(1)\n"),
+        (True, "x = 2\n"),
+    ]
 
 
 def shown_output() -> dict[str, str]:

@@ -1,6 +1,6 @@
 """The README's Python is real: every ```python block is a file in examples/ (the line
 before the fence names it), the two agree character for character, and each program
-runs here as a reader would run it. The documentation site includes the other programs
+runs here as a reader would run it. The documentation site shows the other programs
 run here (tests/docs checks that each program it shows is run by a test)."""
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from types import ModuleType
 from typing import Any
 
 import httpx
-import pytest
 
 from snodo.http_headers import request_headers
 from tests.support.paths import ROOT
@@ -68,8 +67,7 @@ def _env(**extra: str) -> dict[str, str]:
     return {**os.environ, **extra}
 
 
-def _load_weather(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    monkeypatch.setenv("WEATHER_STATE_SECRET", secrets.token_hex(32))
+def _load_weather() -> ModuleType:
     spec = importlib.util.spec_from_file_location("readme_weather", EXAMPLES / "weather.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -77,8 +75,8 @@ def _load_weather(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     return module
 
 
-def test_the_server_example_asks_then_answers(monkeypatch: pytest.MonkeyPatch) -> None:
-    server = _load_weather(monkeypatch).server
+def test_the_server_example_asks_then_answers() -> None:
+    server = _load_weather().server
     caps = {"elicitation": {}}
 
     def ask(id: int) -> dict[str, Any]:
@@ -128,19 +126,23 @@ def test_the_server_example_asks_then_answers(monkeypatch: pytest.MonkeyPatch) -
     assert declined["content"] == [{"type": "text", "text": "No city, no forecast."}]
 
 
-def test_the_server_example_says_what_secret_it_needs() -> None:
-    env = {k: v for k, v in os.environ.items() if k != "WEATHER_STATE_SECRET"}
+def test_the_first_server_runs_as_written() -> None:
+    """No secret to set first: ``snodo call`` of the file, the question answered on stdin,
+    as the README's first screen shows it."""
+    env = {k: v for k, v in os.environ.items() if k != "SNODO_STATE_SECRET"}
     done = subprocess.run(
-        [SNODO, "run", "weather:server"],
-        cwd=EXAMPLES,
+        [SNODO, "call", "examples/weather.py", "forecast", "days=2"],
+        cwd=ROOT,
         env=env,
+        input="y\nOslo\n",
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
     )
-    assert done.returncode != 0
-    assert done.stderr == "weather: set WEATHER_STATE_SECRET to 64 hex digits (32 random bytes)\n"
+    assert (done.returncode, done.stdout) == (0, "2-day forecast for Oslo: sunny\n"), done.stderr
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "snodo call examples/weather.py forecast days=2" in readme
 
 
 def test_the_client_example_against_the_server_example_over_http() -> None:
@@ -148,7 +150,7 @@ def test_the_client_example_against_the_server_example_over_http() -> None:
     server = subprocess.Popen(
         [SNODO, "run", "weather:server", "--transport", "http", "--port", str(port)],
         cwd=EXAMPLES,
-        env=_env(WEATHER_STATE_SECRET=secrets.token_hex(32)),
+        env=_env(SNODO_STATE_SECRET=secrets.token_hex(32)),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -2,8 +2,8 @@
 
 ``Typing(argv)`` starts the command with its stdin, stdout and stderr on one pty;
 ``expect(text)`` reads until ``text`` appears (or fails after ``timeout`` with what
-was seen), ``line(text)`` types a line. ``finish()`` waits for the exit status and
-returns it with everything printed.
+was seen), ``line(text)`` types a line, ``end_input()`` types Ctrl-D. ``finish()``
+waits for the exit status and returns it with everything printed.
 """
 
 from __future__ import annotations
@@ -57,6 +57,10 @@ class Typing:
 
     def line(self, text: str) -> None:
         os.write(self.primary, text.encode() + b"\n")
+
+    def end_input(self) -> None:
+        """Ctrl-D at the start of a line: the terminal's end of input."""
+        os.write(self.primary, b"\x04")
 
     def finish(self, timeout: float = 30.0) -> tuple[int, str]:
         deadline = time.monotonic() + timeout

@@ -1,0 +1,78 @@
+"""Options anywhere on the command line, as people type them: between the server and
+the tool of ``snodo call``, after a prompt's name, before or after ``snodo list``'s
+server, and after the URL of ``snodo proxy`` (which took them as a command to start)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.support.paths import ROOT
+from tests.support.processes import serving, snodo_run
+
+TARGET = "examples/preferences.py:server"
+SNODO = [sys.executable, "-m", "snodo"]
+DECLINED = "Nothing changed: you chose not to answer."
+
+
+def snodo(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*SNODO, *argv],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_an_option_between_the_server_and_the_tool() -> None:
+    done = snodo("call", TARGET, "--era", "legacy", "--no-input", "preferences")
+    assert (done.returncode, done.stdout.strip()) == (0, DECLINED), done.stderr
+
+
+def test_the_help_example_of_a_prompt_with_arguments() -> None:
+    """``--prompt NAME`` then ``key=value``: the pair is the prompt's argument."""
+    done = snodo("call", TARGET, "--prompt", "preferences_prompt", "--output", "json", "--no-input")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["messages"][0]["role"] == "user"
+    extra = snodo("call", TARGET, "--prompt", "preferences_prompt", "style=short", "--no-input")
+    assert extra.returncode == 0, extra.stderr  # accepted: prompt arguments are strings
+
+
+def test_list_with_options_before_and_after_the_server() -> None:
+    after = snodo("list", TARGET, "--output", "json")
+    before = snodo("list", "--output", "json", TARGET)
+    assert after.returncode == before.returncode == 0, after.stderr + before.stderr
+    assert json.loads(after.stdout) == json.loads(before.stdout)
+
+
+def test_an_unknown_option_is_still_refused() -> None:
+    done = snodo("call", TARGET, "preferences", "--bogus")
+    assert done.returncode == 2
+    assert "unrecognized arguments: --bogus" in done.stderr
+    run = snodo("run", TARGET, "--bogus")
+    assert run.returncode == 2 and "unrecognized arguments: --bogus" in run.stderr
+
+
+def test_proxy_options_after_the_url() -> None:
+    with serving(lambda port: snodo_run(TARGET, "http", "--port", str(port))) as backend:
+        url = f"{backend.base}/mcp"
+        front = lambda port: [  # noqa: E731
+            *SNODO,
+            "proxy",
+            url,
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+            "--name",
+            "front",
+        ]
+        with serving(front) as proxied:
+            done = snodo("call", f"{proxied.base}/mcp", "preferences", "--no-input")
+            assert (done.returncode, done.stdout.strip()) == (0, DECLINED), done.stderr
+    stray = snodo("proxy", url, "--port", "1", "extra")
+    assert stray.returncode == 1 and "after the URL only options, not 'extra'" in stray.stderr
