@@ -17,7 +17,7 @@ from typing import Any, Final, Protocol
 
 from snodo.context import Context
 from snodo.result import InputRequired
-from snodo_wire_apps.protocol import EXTENSION_ID as APPS
+from snodo.revisions.apps.protocol import EXTENSION_ID as APPS
 
 __all__ = ["FEATURES", "FORWARDED", "FORWARDED_EXTENSIONS", "Backend"]
 
