@@ -5,7 +5,8 @@ WAL mode and a busy timeout, as ``snodo.state.replay.SQLiteGuard``; each update 
 processes serialise on the file's write lock. Calls run in a worker thread: waiting
 for another process's lock must not block the event loop. Indexes on the expiry time
 and on the time a task finished (NULL while it runs) let a create delete what expired
-and, at ``max_records``, the task that finished longest ago, without a scan.
+and, at ``max_records``, the task that finished longest ago, without reading records;
+the rows are counted (``COUNT(*)``, over the smallest index) on each create.
 """
 
 from __future__ import annotations

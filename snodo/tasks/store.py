@@ -15,9 +15,9 @@ A record past its TTL is gone: ``get`` and ``update`` answer None, and each back
 deletes it in its own way (memory and SQLite on access and on create, Redis by key
 expiry). Every store keeps at most ``max_records`` records: a create beyond it deletes
 the task that finished longest ago (a terminal one), and when none has finished it
-raises ``StoreFull``, which the engine answers with an error asking to try later. A
-create costs the same however many records there are (memory: an expiry heap and the
-finished tasks in order; SQLite: indexes on both; Redis: sorted sets of both).
+raises ``StoreFull``, which the engine answers with an error asking to try later. No
+create reads every record: memory keeps an expiry heap and the finished tasks in
+order, Redis sorted sets of both; SQLite indexes both, and counts its rows (in C).
 
 Backends, like the replay guards' (``snodo.state.replay``):
 
