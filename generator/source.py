@@ -98,12 +98,19 @@ def locate_schema(pin: Pin, explicit: Path | None = None) -> tuple[Path, bytes]:
 
     A revision added from a local file (``add-revision``) is not in the shared schema
     folder: when ``SNODO_SCHEMA_DIR`` has no copy of it, the user cache is read, and
-    filled from the pin's URL (which may be a ``file:`` URL) if it is empty.
+    filled from the pin's URL if that is a local ``file:`` one. Otherwise a named folder
+    that lacks the revision is an error naming the folder, never a download.
     """
+    named = os.environ.get(SCHEMA_DIR_ENV)
     if explicit is not None:
         path = _candidate(explicit, pin)
-    elif os.environ.get(SCHEMA_DIR_ENV) and _holds(Path(os.environ[SCHEMA_DIR_ENV]), pin):
-        path = _candidate(Path(os.environ[SCHEMA_DIR_ENV]), pin)
+    elif named and _holds(Path(named), pin):
+        path = _candidate(Path(named), pin)
+    elif named and not (cache_dir() / pin.revision / "schema.json").is_file():
+        if not pin.url.startswith("file:"):
+            _candidate(Path(named), pin)  # raises: no schema.json for the revision there
+        path = cache_dir() / pin.revision / "schema.json"
+        _download(pin, path)
     else:
         path = cache_dir() / pin.revision / "schema.json"
         if not path.is_file():
