@@ -56,13 +56,14 @@ from snodo.legacy.http_replies import (
     unavailable,
     wait_disconnect,
 )
+from snodo.legacy.http_resume import resume
 from snodo.legacy.kernel import LegacyKernel
 from snodo.legacy.owners import Owners, owner_of
 from snodo.legacy.session import LegacySession
 from snodo.legacy.shared import Entry, SharedSessions
 from snodo.legacy.stateless import Stateless
 from snodo.legacy.store import StoreUnavailable, session_store
-from snodo.legacy.wire import LEGACY, VERSIONS, is_initialize
+from snodo.legacy.wire import VERSIONS, batch_refusal, is_initialize
 from snodo.server import Server
 from snodo.server.eras import is_modern
 from snodo.server.legacy_limits import LegacyLimits
@@ -271,12 +272,7 @@ class LegacyHttp:
         is -32600, as is one over ``max_batch``. Notifications and server-to-client
         requests a member causes go to the session's GET stream."""
         session = entry.session
-        size, most = len(batch), self.limits.max_batch
-        wrong = f"a batch of {size} messages; at most {most}" if size > most else None
-        if not batch:
-            wrong = "an empty batch"
-        if session.version not in LEGACY.batch_versions:
-            wrong = f"protocol version {session.version} has no batches"
+        wrong = batch_refusal(len(batch), session.version, self.limits.max_batch)
         if wrong is not None:
             refused = InvalidRequest(f"Invalid Request: {wrong}")
             await json_reply(send, 400, jsonrpc.error_response(None, refused))
@@ -378,7 +374,7 @@ class LegacyHttp:
                 await plain(send, 400, b"Last-Event-ID names no event of this server")
                 return
             if where[0].startswith("p"):  # a POST's stream: its missed events, its answer
-                await self._resume(entry.session.id, where, receive, send)
+                await resume(self.events, entry.session.id, where, receive, send)
                 return
             try:
                 replay = self.events.replay(entry.session.id, *where, follow=False)
@@ -435,40 +431,6 @@ class LegacyHttp:
     async def _log(self, session: str, stream: str, seq: int, note: dict[str, Any]) -> None:
         with contextlib.suppress(StoreUnavailable):
             await self.events.append(session, stream, seq, note)
-
-    async def _resume(
-        self, session: str, where: tuple[str, int], receive: Receive, send: Send
-    ) -> None:
-        """A POST's SSE stream, resumed: the events after the one named, then the rest as
-        they come (from whichever worker runs the request), its answer last."""
-        replay = self.events.replay(session, *where)
-        try:
-            first = await anext(replay, None)
-        except LookupError:
-            await plain(send, 400, b"that stream's events are no longer kept")
-            return
-        except StoreUnavailable as exc:
-            await unavailable(send, str(exc))
-            return
-        await sse_start(send)
-        watcher = asyncio.ensure_future(wait_disconnect(receive))
-        try:
-            item = first
-            while item is not None and item[1] is not None:
-                await sse_event(send, item[1], f"{where[0]}.{item[0]}")
-                following = asyncio.ensure_future(anext(replay, None))
-                await asyncio.wait({following, watcher}, return_when="FIRST_COMPLETED")
-                if not following.done():
-                    following.cancel()
-                    break  # the client went away again
-                item = following.result()
-        except StoreUnavailable:
-            pass  # the client may resume again
-        finally:
-            watcher.cancel()
-            await replay.aclose()
-            with contextlib.suppress(Exception):
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
 
     async def delete(self, headers: Mapping[str, str], principal: str | None, send: Send) -> None:
         if self.stateless is not None:

@@ -33,6 +33,7 @@ __all__ = [
     "LATEST",
     "LEGACY",
     "VERSIONS",
+    "batch_refusal",
     "check_params",
     "check_request",
     "check_result",
@@ -74,6 +75,17 @@ def is_initialize(message: Any) -> bool:
         and "id" in message
         and not is_modern(message)
     )
+
+
+def batch_refusal(size: int, version: str | None, most: int) -> str | None:
+    """Why a JSON-RPC batch of ``size`` messages is refused in a session of ``version``
+    (the oldest revision has batches, later ones removed them; ``most`` bounds their
+    length, ``LegacyLimits.max_batch``), or None when it may be handled."""
+    if version not in LEGACY.batch_versions:
+        return f"protocol version {version} has no batches"
+    if size == 0:
+        return "an empty batch"
+    return f"a batch of {size} messages; at most {most}" if size > most else None
 
 
 def negotiate(requested: object, offered: tuple[str, ...] = VERSIONS) -> str:
