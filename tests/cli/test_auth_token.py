@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -16,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from snodo.cli import proxy_command
-from tests.support.paths import ROOT
+from tests.support import processes
 
 AUTH_ENV = "SNODO_AUTH_TOKEN"
 
@@ -59,15 +58,9 @@ def endpoint() -> Iterator[tuple[str, list[str | None]]]:
 
 
 def snodo(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The tool without the token this run may have in its own environment."""
     clean = {k: v for k, v in os.environ.items() if k != AUTH_ENV}
-    return subprocess.run(
-        [sys.executable, "-m", "snodo", *argv],
-        env={**clean, "PYTHONPATH": str(ROOT), **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return processes.snodo(*argv, env={**clean, **(env or {})})
 
 
 def test_the_token_comes_from_a_file(
