@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import httpx
 import pytest
@@ -156,7 +156,10 @@ def test_http_a_second_signal_stops_at_once(tmp_path: Path) -> None:
     assert process.returncode == 128 + signal.SIGTERM
 
 
-def stdio_server(tmp_path: Path, *options: str) -> tuple[subprocess.Popen[bytes], IO[bytes]]:
+@contextlib.contextmanager
+def stdio_server(tmp_path: Path, *options: str) -> Iterator[subprocess.Popen[bytes]]:
+    """The server over stdio, its log in ``server.log``; killed if still running at the
+    end, its pipes closed."""
     log = (tmp_path / "server.log").open("wb")
     process = subprocess.Popen(
         snodo_run(TARGET, "stdio", "--log-level", "info", *options),
@@ -165,14 +168,16 @@ def stdio_server(tmp_path: Path, *options: str) -> tuple[subprocess.Popen[bytes]
         stdout=subprocess.PIPE,
         stderr=log,
     )
-    return process, log
-
-
-def close(process: subprocess.Popen[bytes], log: IO[bytes]) -> None:
-    for stream in (process.stdin, process.stdout, log):
-        if stream is not None:
-            with contextlib.suppress(OSError):
-                stream.close()
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(timeout=GENEROUS)
+        for stream in (process.stdin, process.stdout, log):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
 
 
 def send(process: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
@@ -190,8 +195,7 @@ def read_message(process: subprocess.Popen[bytes]) -> dict[str, Any]:
 
 
 def test_stdio_a_pending_legacy_question_does_not_hold_the_shutdown(tmp_path: Path) -> None:
-    process, log = stdio_server(tmp_path, "--graceful-timeout", "600")
-    try:
+    with stdio_server(tmp_path, "--graceful-timeout", "600") as process:
         hello = {
             "jsonrpc": "2.0",
             "id": 1,
@@ -211,16 +215,10 @@ def test_stdio_a_pending_legacy_question_does_not_hold_the_shutdown(tmp_path: Pa
         assert read_message(process)["method"] == "elicitation/create"
         process.send_signal(signal.SIGTERM)  # stdin stays open: the client never answers
         ended_and_freed(process)
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait(timeout=GENEROUS)
-        close(process, log)
 
 
 def test_stdio_what_runs_past_the_grace_period_is_cancelled(tmp_path: Path) -> None:
-    process, log = stdio_server(tmp_path, "--graceful-timeout", "1")
-    try:
+    with stdio_server(tmp_path, "--graceful-timeout", "1") as process:
         send(process, request("tools/call", {"name": "hang", "arguments": {}}, id=1))
         wait_for_text(tmp_path / "server.log", "hang: started")
         process.send_signal(signal.SIGTERM)
@@ -229,16 +227,10 @@ def test_stdio_what_runs_past_the_grace_period_is_cancelled(tmp_path: Path) -> N
             "still running 1.0 s after the stop signal: cancelled"
             in (tmp_path / "server.log").read_text()
         )
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait(timeout=GENEROUS)
-        close(process, log)
 
 
 def test_stdio_a_second_signal_stops_at_once(tmp_path: Path) -> None:
-    process, log = stdio_server(tmp_path, "--graceful-timeout", "600")
-    try:
+    with stdio_server(tmp_path, "--graceful-timeout", "600") as process:
         send(process, request("tools/call", {"name": "hang", "arguments": {}}, id=1))
         wait_for_text(tmp_path / "server.log", "hang: started")
         process.send_signal(signal.SIGTERM)
@@ -246,8 +238,3 @@ def test_stdio_a_second_signal_stops_at_once(tmp_path: Path) -> None:
         process.send_signal(signal.SIGINT)
         ended_and_freed(process)
         assert process.returncode == 128 + signal.SIGINT
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait(timeout=GENEROUS)
-        close(process, log)
