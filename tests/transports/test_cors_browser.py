@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import http.server
-import shutil
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -16,21 +15,12 @@ from typing import Any
 import pytest
 
 from snodo.http_headers import request_headers
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.support.processes import Serving, serving, snodo_run
 from tests.support.wire import VERSION, request
 
 playwright_api = pytest.importorskip("playwright.async_api")
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 TARGET = "tests/transports/beside_server.py:server"
 LEGACY_VERSION = "2025-11-25"
 
