@@ -7,15 +7,15 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
 from snodo.cli import proxy_command
 from tests.support import processes
+from tests.support.loopback import http_server
 
 AUTH_ENV = "SNODO_AUTH_TOKEN"
 
@@ -46,15 +46,8 @@ class _Recorder(BaseHTTPRequestHandler):
 @pytest.fixture
 def endpoint() -> Iterator[tuple[str, list[str | None]]]:
     seen: list[str | None] = []
-    handler = type("Recorder", (_Recorder,), {"seen": seen})
-    http = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with http_server(type("Recorder", (_Recorder,), {"seen": seen})) as http:
         yield f"http://127.0.0.1:{http.server_address[1]}/mcp", seen
-    finally:
-        http.shutdown()
-        http.server_close()
 
 
 def snodo(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
