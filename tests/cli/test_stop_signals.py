@@ -75,21 +75,25 @@ def wait_for_text(path: Path, text: str) -> None:
         time.sleep(0.05)
 
 
+def legacy_hello(client: str) -> dict[str, Any]:
+    """A legacy client's ``initialize``, able to answer a form question."""
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": LEGACY,
+            "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": client, "version": "1"},
+        },
+    }
+
+
 def ask_and_vanish(url: str) -> None:
     """A legacy client opens a session, calls ``ask``, reads up to the bridged question,
     and hangs up without answering."""
     with httpx.Client(timeout=GENEROUS) as http:
-        hello = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": LEGACY,
-                "capabilities": {"elicitation": {}},
-                "clientInfo": {"name": "vanishing", "version": "1"},
-            },
-        }
-        opened = http.post(url, json=hello, headers=SSE)
+        opened = http.post(url, json=legacy_hello("vanishing"), headers=SSE)
         headers = {
             **SSE,
             "mcp-session-id": opened.headers["mcp-session-id"],
@@ -196,17 +200,7 @@ def read_message(process: subprocess.Popen[bytes]) -> dict[str, Any]:
 
 def test_stdio_a_pending_legacy_question_does_not_hold_the_shutdown(tmp_path: Path) -> None:
     with stdio_server(tmp_path, "--graceful-timeout", "600") as process:
-        hello = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": LEGACY,
-                "capabilities": {"elicitation": {}},
-                "clientInfo": {"name": "silent", "version": "1"},
-            },
-        }
-        send(process, hello)
+        send(process, legacy_hello("silent"))
         assert read_message(process)["id"] == 1
         send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
         send(
