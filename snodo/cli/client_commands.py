@@ -316,17 +316,30 @@ def _type_of(prop: Any, schema: Mapping[str, Any]) -> str:
     return "|".join(_kinds(prop, schema)) or "any"
 
 
-def _choices(prop: Any, schema: Mapping[str, Any], depth: int = 0) -> list[Any]:
-    """An enum's values (through a local ``$ref``), or none."""
-    if not isinstance(prop, Mapping) or depth > 8:
-        return []
-    ref = prop.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/"):
+_DEEPEST = 8
+"""How many ``$ref`` and ``anyOf`` steps into a schema are followed: a loop ends there."""
+
+
+def _resolved(
+    prop: Any, schema: Mapping[str, Any], depth: int = 0
+) -> tuple[Mapping[str, Any] | None, int]:
+    """``prop``, or what its chain of local ``$ref`` (``#/...``) ends at, with the depth
+    reached; None where the chain ends in no schema or goes past ``_DEEPEST``."""
+    while isinstance(prop, Mapping) and depth <= _DEEPEST:
+        ref = prop.get("$ref")
+        if not (isinstance(ref, str) and ref.startswith("#/")):
+            return prop, depth
         target: Any = schema
         for part in ref[2:].split("/"):
             target = target.get(part) if isinstance(target, Mapping) else None
-        return _choices(target, schema, depth + 1)
-    enum = prop.get("enum")
+        prop, depth = target, depth + 1
+    return None, depth
+
+
+def _choices(prop: Any, schema: Mapping[str, Any]) -> list[Any]:
+    """An enum's values (through a local ``$ref``), or none."""
+    found, _ = _resolved(prop, schema)
+    enum = found.get("enum") if found is not None else None
     return list(enum) if isinstance(enum, list) else []
 
 
@@ -390,20 +403,15 @@ def _arguments(args: argparse.Namespace, schema: Any) -> dict[str, Any]:
 def _kinds(prop: Any, schema: Mapping[str, Any], depth: int = 0) -> list[str]:
     """The JSON types a property allows, through ``type`` (one or a list), ``anyOf`` /
     ``oneOf`` members, a local ``$ref``, and the values of an ``enum`` or ``const``."""
-    if not isinstance(prop, Mapping) or depth > 8:
+    found, depth = _resolved(prop, schema, depth)
+    if found is None:
         return []
-    ref = prop.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/"):
-        target: Any = schema
-        for part in ref[2:].split("/"):
-            target = target.get(part) if isinstance(target, Mapping) else None
-        return _kinds(target, schema, depth + 1)
     kinds: list[str] = []
-    declared = prop.get("type")
+    declared = found.get("type")
     kinds += [declared] if isinstance(declared, str) else list(declared or [])
-    for member in [*(prop.get("anyOf") or []), *(prop.get("oneOf") or [])]:
+    for member in [*(found.get("anyOf") or []), *(found.get("oneOf") or [])]:
         kinds += _kinds(member, schema, depth + 1)
-    for choice in [*(prop.get("enum") or []), *([prop["const"]] if "const" in prop else [])]:
+    for choice in [*(found.get("enum") or []), *([found["const"]] if "const" in found else [])]:
         kinds.append(_json_kind(choice))
     return list(dict.fromkeys(str(kind) for kind in kinds))
 

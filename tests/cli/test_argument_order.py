@@ -5,27 +5,11 @@ server, and after the URL of ``snodo proxy`` (which took them as a command to st
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
-from tests.support.paths import ROOT
-from tests.support.processes import serving, snodo_run
+from tests.support.processes import SNODO, serving, snodo, snodo_run
 
 TARGET = "examples/preferences.py:server"
-SNODO = [sys.executable, "-m", "snodo"]
 DECLINED = "Nothing changed: you chose not to answer."
-
-
-def snodo(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*SNODO, *argv],
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 def test_an_option_between_the_server_and_the_tool() -> None:

@@ -7,16 +7,15 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
-import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
 
 from snodo.cli import proxy_command
-from tests.support.paths import ROOT
+from tests.support import processes
+from tests.support.loopback import http_server
 
 AUTH_ENV = "SNODO_AUTH_TOKEN"
 
@@ -47,27 +46,14 @@ class _Recorder(BaseHTTPRequestHandler):
 @pytest.fixture
 def endpoint() -> Iterator[tuple[str, list[str | None]]]:
     seen: list[str | None] = []
-    handler = type("Recorder", (_Recorder,), {"seen": seen})
-    http = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with http_server(type("Recorder", (_Recorder,), {"seen": seen})) as http:
         yield f"http://127.0.0.1:{http.server_address[1]}/mcp", seen
-    finally:
-        http.shutdown()
-        http.server_close()
 
 
 def snodo(*argv: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """The tool without the token this run may have in its own environment."""
     clean = {k: v for k, v in os.environ.items() if k != AUTH_ENV}
-    return subprocess.run(
-        [sys.executable, "-m", "snodo", *argv],
-        env={**clean, "PYTHONPATH": str(ROOT), **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return processes.snodo(*argv, env={**clean, **(env or {})})
 
 
 def test_the_token_comes_from_a_file(

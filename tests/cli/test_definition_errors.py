@@ -4,12 +4,9 @@ nor the last line printed twice)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
-from tests.support.paths import ROOT
+from tests.support.processes import snodo
 
 CASES = {
     "asked_not_optional": (
@@ -24,18 +21,6 @@ CASES = {
         " with @contextlib.asynccontextmanager"
     ),
 }
-
-
-def snodo(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "snodo", *argv],
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

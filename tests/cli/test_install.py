@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.paths import ROOT
+from tests.support.processes import snodo
 
 PYTHON = json.dumps(sys.executable)
 API_KEY = ',\n        "API_KEY": "k1"'
@@ -22,15 +23,7 @@ def install(
     env = {"HOME": str(home or project / "home"), "PATH": "/usr/bin:/bin"}
     if home is not None:
         env["XDG_CONFIG_HOME"] = str(home / ".config")
-    return subprocess.run(
-        [sys.executable, "-m", "snodo", "install", *argv],
-        cwd=project,
-        env={**env, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    return snodo("install", *argv, cwd=project, env={**env, "PYTHONPATH": str(ROOT)})
 
 
 @pytest.fixture

@@ -4,22 +4,8 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
-from tests.support.paths import ROOT
-
-
-def snodo(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "snodo", *argv],
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+from tests.support.processes import snodo
 
 
 def test_the_only_server_is_found() -> None:

@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import httpx
 import pytest
@@ -75,21 +75,25 @@ def wait_for_text(path: Path, text: str) -> None:
         time.sleep(0.05)
 
 
+def legacy_hello(client: str) -> dict[str, Any]:
+    """A legacy client's ``initialize``, able to answer a form question."""
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": LEGACY,
+            "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": client, "version": "1"},
+        },
+    }
+
+
 def ask_and_vanish(url: str) -> None:
     """A legacy client opens a session, calls ``ask``, reads up to the bridged question,
     and hangs up without answering."""
     with httpx.Client(timeout=GENEROUS) as http:
-        hello = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": LEGACY,
-                "capabilities": {"elicitation": {}},
-                "clientInfo": {"name": "vanishing", "version": "1"},
-            },
-        }
-        opened = http.post(url, json=hello, headers=SSE)
+        opened = http.post(url, json=legacy_hello("vanishing"), headers=SSE)
         headers = {
             **SSE,
             "mcp-session-id": opened.headers["mcp-session-id"],
@@ -156,7 +160,10 @@ def test_http_a_second_signal_stops_at_once(tmp_path: Path) -> None:
     assert process.returncode == 128 + signal.SIGTERM
 
 
-def stdio_server(tmp_path: Path, *options: str) -> tuple[subprocess.Popen[bytes], IO[bytes]]:
+@contextlib.contextmanager
+def stdio_server(tmp_path: Path, *options: str) -> Iterator[subprocess.Popen[bytes]]:
+    """The server over stdio, its log in ``server.log``; killed if still running at the
+    end, its pipes closed."""
     log = (tmp_path / "server.log").open("wb")
     process = subprocess.Popen(
         snodo_run(TARGET, "stdio", "--log-level", "info", *options),
@@ -165,14 +172,16 @@ def stdio_server(tmp_path: Path, *options: str) -> tuple[subprocess.Popen[bytes]
         stdout=subprocess.PIPE,
         stderr=log,
     )
-    return process, log
-
-
-def close(process: subprocess.Popen[bytes], log: IO[bytes]) -> None:
-    for stream in (process.stdin, process.stdout, log):
-        if stream is not None:
-            with contextlib.suppress(OSError):
-                stream.close()
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(timeout=GENEROUS)
+        for stream in (process.stdin, process.stdout, log):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
 
 
 def send(process: subprocess.Popen[bytes], message: dict[str, Any]) -> None:
@@ -190,19 +199,8 @@ def read_message(process: subprocess.Popen[bytes]) -> dict[str, Any]:
 
 
 def test_stdio_a_pending_legacy_question_does_not_hold_the_shutdown(tmp_path: Path) -> None:
-    process, log = stdio_server(tmp_path, "--graceful-timeout", "600")
-    try:
-        hello = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": LEGACY,
-                "capabilities": {"elicitation": {}},
-                "clientInfo": {"name": "silent", "version": "1"},
-            },
-        }
-        send(process, hello)
+    with stdio_server(tmp_path, "--graceful-timeout", "600") as process:
+        send(process, legacy_hello("silent"))
         assert read_message(process)["id"] == 1
         send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
         send(
@@ -211,16 +209,10 @@ def test_stdio_a_pending_legacy_question_does_not_hold_the_shutdown(tmp_path: Pa
         assert read_message(process)["method"] == "elicitation/create"
         process.send_signal(signal.SIGTERM)  # stdin stays open: the client never answers
         ended_and_freed(process)
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait(timeout=GENEROUS)
-        close(process, log)
 
 
 def test_stdio_what_runs_past_the_grace_period_is_cancelled(tmp_path: Path) -> None:
-    process, log = stdio_server(tmp_path, "--graceful-timeout", "1")
-    try:
+    with stdio_server(tmp_path, "--graceful-timeout", "1") as process:
         send(process, request("tools/call", {"name": "hang", "arguments": {}}, id=1))
         wait_for_text(tmp_path / "server.log", "hang: started")
         process.send_signal(signal.SIGTERM)
@@ -229,16 +221,10 @@ def test_stdio_what_runs_past_the_grace_period_is_cancelled(tmp_path: Path) -> N
             "still running 1.0 s after the stop signal: cancelled"
             in (tmp_path / "server.log").read_text()
         )
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait(timeout=GENEROUS)
-        close(process, log)
 
 
 def test_stdio_a_second_signal_stops_at_once(tmp_path: Path) -> None:
-    process, log = stdio_server(tmp_path, "--graceful-timeout", "600")
-    try:
+    with stdio_server(tmp_path, "--graceful-timeout", "600") as process:
         send(process, request("tools/call", {"name": "hang", "arguments": {}}, id=1))
         wait_for_text(tmp_path / "server.log", "hang: started")
         process.send_signal(signal.SIGTERM)
@@ -246,8 +232,3 @@ def test_stdio_a_second_signal_stops_at_once(tmp_path: Path) -> None:
         process.send_signal(signal.SIGINT)
         ended_and_freed(process)
         assert process.returncode == 128 + signal.SIGINT
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait(timeout=GENEROUS)
-        close(process, log)

@@ -7,26 +7,17 @@ server on PyPI mcp 1.30."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 from tests.support.legacy_sdk import legacy_sdk_python
-from tests.support.paths import ROOT
-from tests.support.processes import serving, snodo_run
+from tests.support.processes import SNODO, serving, snodo, snodo_run
 from tests.support.terminal import Typing
 
 TARGET = "examples/preferences.py:server"
-SNODO = [sys.executable, "-m", "snodo"]
 SAVED = "Would save: theme dark, language ja."
 LEGACY = f"{legacy_sdk_python()} tests/client/legacy_server.py stdio"
 MODERN = f"{sys.executable} tests/client/official_modern_server.py stdio"
-
-
-def snodo(*argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*SNODO, *argv], cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False
-    )
 
 
 def answer_the_preferences(person: Typing, wrong_first: bool = False) -> None:
@@ -152,30 +143,14 @@ def test_errors_are_one_line() -> None:
 def test_the_end_of_input_cancels_at_once() -> None:
     """No answer can come once stdin has ended: the question is cancelled, never asked
     again, and the call exits 1 (it printed "an answer is required" forever before)."""
-    closed = subprocess.run(
-        [*SNODO, "call", TARGET, "preferences"],
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    closed = snodo("call", TARGET, "preferences")
     assert closed.returncode == 1, closed.stderr
     assert closed.stderr.count("answer it?") == 1, closed.stderr
     assert closed.stderr.strip().splitlines()[-1] == (
         "snodo: standard input ended during a question, which was cancelled"
     )
     # A pipe that ends inside the form: the field asked once, then cancelled.
-    piped = subprocess.run(
-        [*SNODO, "call", TARGET, "preferences"],
-        cwd=ROOT,
-        input="y\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    piped = snodo("call", TARGET, "preferences", input="y\n")
     assert piped.returncode == 1, piped.stderr
     assert piped.stderr.count("Theme: ") == 1, piped.stderr
     assert "an answer is required" not in piped.stderr

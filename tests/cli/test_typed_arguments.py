@@ -7,27 +7,18 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from typing import Any
 
 import pytest
 
 from snodo.cli.client_commands import typed_value
-from tests.support.paths import ROOT
+from tests.support.processes import snodo
 
 TARGET = "tests/cli/typed_server.py:server"
 
 
 def call(*argv: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "snodo", "call", TARGET, "store", *argv],
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return snodo("call", TARGET, "store", *argv)
 
 
 def test_each_value_as_the_schema_says() -> None:
@@ -102,15 +93,7 @@ def test_a_value_of_no_allowed_type_is_refused() -> None:
 
 
 def listing(target: str, *options: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "snodo", "list", target, *options],
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return snodo("list", target, *options)
 
 
 def test_list_shows_each_tools_arguments() -> None:

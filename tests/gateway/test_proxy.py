@@ -30,6 +30,7 @@ import pytest
 from snodo.client import Client, RequestError
 from tests.support.legacy_sdk import legacy_sdk_python
 from tests.support.paths import ROOT
+from tests.support.preferences_flows import every_flow
 from tests.support.processes import Serving, accepting, free_port, serving, snodo_run, stop
 
 LEGACY_SERVER = ["tests/client/legacy_server.py", "stdio"]
@@ -201,39 +202,7 @@ def preferences_backend() -> Iterator[Serving]:
 def test_every_preferences_flow_through_the_proxy_with_snodos_client(
     preferences_backend: Serving, era: str
 ) -> None:
-    answers = {"theme": "dark", "language": "ja", "confirm": True}
-
-    def elicit(params: dict[str, Any]) -> dict[str, Any]:
-        if params.get("mode") == "url":
-            return {"action": "accept"}
-        [field] = params["requestedSchema"]["properties"]
-        return {"action": "accept", "content": {field: answers[field]}}
-
-    async def scenario(url: str) -> list[str]:
-        async with Client.http(
-            url,
-            era=era,
-            elicitation=elicit,
-            url_elicitation=elicit,
-            sampling=lambda params: {
-                "role": "assistant",
-                "content": {"type": "text", "text": "Hallo!"},
-                "model": "m",
-            },
-            roots=lambda params: {"roots": [{"uri": "file:///home/ana/notes", "name": "notes"}]},
-        ) as client:
-            saved = (await client.call_tool("preferences")).content[0]
-            notice = (await client.call_tool("privacy_notice")).content[0]
-            read = (await client.read_resource("prefs://summary")).contents[0]
-            prompt = (await client.get_prompt("preferences_prompt")).messages[0].content
-            greeting = (await client.call_tool("greeting")).content[0]
-            assert client.era == era
-            return [
-                item.text  # type: ignore[union-attr]
-                for item in (saved, notice, read, prompt, greeting)
-            ]
-
-    texts = asyncio.run(asyncio.wait_for(scenario(f"{preferences_backend.base}/mcp"), 60))
+    texts = every_flow(f"{preferences_backend.base}/mcp", era)
     saved = "Would save: theme dark, language ja."
     assert texts == [
         saved,

@@ -6,13 +6,8 @@ own, is not taken from the backend."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
-from tests.support.paths import ROOT
-from tests.support.processes import serving, snodo_run
-
-SNODO = [sys.executable, "-m", "snodo"]
+from tests.support.processes import SNODO, serving, snodo, snodo_run
 
 
 def test_the_proxy_advertises_the_backends_apps_extension() -> None:
@@ -30,14 +25,7 @@ def test_the_proxy_advertises_the_backends_apps_extension() -> None:
             backend,
         ]
         with serving(proxy) as front:
-            listed = subprocess.run(
-                [*SNODO, "list", f"{front.base}/mcp", "--output", "json"],
-                cwd=ROOT,
-                capture_output=True,
-                text=True,
-                timeout=120,
-                check=False,
-            )
+            listed = snodo("list", f"{front.base}/mcp", "--output", "json")
     assert listed.returncode == 0, listed.stderr
     found = json.loads(listed.stdout)
     assert found["extensions"] == {"io.modelcontextprotocol/ui": {}}

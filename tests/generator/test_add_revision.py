@@ -16,7 +16,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -25,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.paths import ROOT, schema_dir
+from tests.support.paths import ROOT, copy_checkout, schema_dir
 
 REVISION = "2027-01-26"
 PACKAGE = "snodo_wire_2027_01_26"
@@ -85,22 +84,6 @@ def fictitious(raw: dict[str, Any]) -> dict[str, Any]:
     return _rename(schema, "ToolAnnotations", "ToolHints")
 
 
-def _copy_repository(target: Path) -> Path:
-    """The checkout's files (tracked, or new and not ignored), as they are on disk."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT,
-        capture_output=True,
-        check=True,
-    ).stdout.decode()
-    for name in filter(None, listed.split("\0")):
-        source = ROOT / name
-        if source.is_file():
-            (target / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target / name)
-    return target
-
-
 def _environment(repo: Path, cache: Path) -> dict[str, str]:
     return {
         **os.environ,
@@ -132,7 +115,7 @@ class Added:
 @pytest.fixture(scope="module")
 def added(tmp_path_factory: pytest.TempPathFactory, raw_schema: dict[str, Any]) -> Added:
     """The copy of the repository after ``add-revision 2027-01-26 --from 2026-07-28``."""
-    repo = _copy_repository(tmp_path_factory.mktemp("repo"))
+    repo = copy_checkout(tmp_path_factory.mktemp("repo"))
     cache = tmp_path_factory.mktemp("cache")
     source = tmp_path_factory.mktemp("download") / "schema.json"
     source.write_text(json.dumps(fictitious(raw_schema), indent=2), encoding="utf-8")
@@ -249,7 +232,7 @@ def test_diff_lists_definitions_with_descriptions_apart(added: Added) -> None:
 
 
 def _refused(tmp_path: Path, schema: dict[str, Any]) -> subprocess.CompletedProcess[str]:
-    repo = _copy_repository(tmp_path / "repo")
+    repo = copy_checkout(tmp_path / "repo")
     source = tmp_path / "schema.json"
     source.write_text(json.dumps(schema), encoding="utf-8")
     done = generator(

@@ -12,7 +12,6 @@ import http.server
 import importlib
 import json
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from generator.render import clashes, render_package
 from generator.revisions import SCHEMA_ROOT, load_revision, revisions
 from generator.schemadiff import diff_definitions, without_descriptions
 from tests.generator.test_synthetic import OVERLAY, PIN, SCHEMA
+from tests.support.loopback import http_server
 from tests.support.paths import schema_dir
 
 MODERN = load_revision(SCHEMA_ROOT / "2026-07-28")
@@ -255,15 +255,8 @@ def mirror(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """A loopback HTTP server over a folder laid out like schema/."""
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
     handler.log_message = lambda *args: None  # type: ignore[attr-defined]
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with http_server(handler) as server:
         yield f"http://127.0.0.1:{server.server_address[1]}/", tmp_path
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
 
 
 def test_upstream_reports_definitions_of_a_changed_file(

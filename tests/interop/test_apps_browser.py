@@ -12,7 +12,6 @@ another city the same way."""
 from __future__ import annotations
 
 import asyncio
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ import pytest
 
 from snodo.client import Client
 from snodo.client import apps as client_apps
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.support.paths import ROOT
 from tests.support.processes import serving, snodo_run
 
@@ -27,19 +27,8 @@ playwright_api = pytest.importorskip("playwright.async_api")
 
 HOST_DIR = ROOT / "interop" / "apps_host"
 BUNDLE = HOST_DIR / "dist" / "host.js"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 # Where the page pretends to live: every request to it is answered by the test (route).
 ORIGIN = "http://apps-host.test"
-# The flags a root user on a closed network needs (no sandbox, no background calls).
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 pytestmark = [
     pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH (.ci/run installs it)"),

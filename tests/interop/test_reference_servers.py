@@ -13,13 +13,13 @@ import json
 import os
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from snodo.client import Client
+from tests.support import processes
 from tests.support.paths import ROOT
 
 BIN = ROOT / "interop" / "reference_servers" / "node_modules" / ".bin"
@@ -31,16 +31,7 @@ EVERYTHING = [str(BIN / "mcp-server-everything"), "stdio"]
 
 
 def snodo(*argv: str, env: dict[str, str] | None = None, stdin: str = "") -> Any:
-    return subprocess.run(
-        [sys.executable, "-m", "snodo", *argv],
-        cwd=ROOT,
-        env={**os.environ, **(env or {})},
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    return processes.snodo(*argv, env={**os.environ, **(env or {})}, input=stdin, timeout=180)
 
 
 def test_list_each_reference_server(tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tarfile
@@ -17,6 +16,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
+
+from tests.support.paths import copy_checkout
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_ROOTS = {"snodo": ROOT / "snodo"} | {
@@ -67,17 +68,6 @@ def _run(argv: list[str | Path], cwd: Path = ROOT, timeout: float = 300, **extra
     return str(done.stdout)
 
 
-def _checkout(into: Path) -> Path:
-    """The files a clean checkout would have: tracked plus new, minus ignored."""
-    listed = _run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT)
-    for name in filter(None, listed.split("\0")):
-        source = ROOT / name
-        if source.is_file():
-            (into / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, into / name)
-    return into
-
-
 def _modules(names: list[str]) -> list[str]:
     modules = []
     for name in names:
@@ -102,7 +92,7 @@ def wheel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
         if len(found) == 1:
             return found[0]
     work = tmp_path_factory.mktemp(f"wheel-{request.param}")
-    source = _checkout(work / "src")
+    source = copy_checkout(work / "src")
     compile_ = "1" if request.param == "compiled" else "0"
     argv: list[str | Path] = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q"]
     _run([*argv, "-w", work / "dist", source], timeout=600, SNODO_COMPILE=compile_)
@@ -186,7 +176,7 @@ print(asyncio.run(server.handle(json.dumps(call).encode())).response["result"]["
 def test_the_source_distribution_builds_a_wheel(tmp_path: Path) -> None:
     """The sdist carries the in-tree build backend its pyproject.toml names, and builds
     (pure Python, whatever SNODO_COMPILE says: only a wheel from the checkout compiles)."""
-    source = _checkout(tmp_path / "src")
+    source = copy_checkout(tmp_path / "src")
     argv: list[str | Path] = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q"]
     build = [sys.executable, "-m", "build", "--sdist", "--outdir", tmp_path / "sdist", source]
     _run(build, cwd=source, timeout=600, SNODO_COMPILE="1")

@@ -35,6 +35,18 @@ from tests.support.processes import accepting, free_port, snodo_run, stop
 from tests.support.round_robin import RoundRobin
 
 TARGET = "tests/legacy/shared_server.py:server"
+HEADERS = {"accept": "application/json, text/event-stream"}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "1"},
+    },
+}
+"""A raw legacy client's ``initialize`` and the headers its requests carry."""
 
 
 class Redis:
@@ -174,17 +186,6 @@ def test_a_cancellation_posted_to_the_other_worker_cancels_the_call(
     answer, and a says it cancelled that call)."""
     _, workers, _ = cluster
     at_a, at_b = (f"http://127.0.0.1:{w.port}/mcp" for w in workers)
-    headers = {"accept": "application/json, text/event-stream"}
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"},
-        },
-    }
 
     def call(request_id: str, name: str, meta: dict[str, Any] | None = None) -> dict[str, Any]:
         params: dict[str, Any] = {"name": name, "arguments": {}}
@@ -194,8 +195,8 @@ def test_a_cancellation_posted_to_the_other_worker_cancels_the_call(
 
     async def scenario() -> tuple[list[str], str]:
         async with httpx.AsyncClient(timeout=60) as http:
-            opened = await http.post(at_a, json=init, headers=headers)
-            session = {**headers, "mcp-session-id": opened.headers["mcp-session-id"]}
+            opened = await http.post(at_a, json=INIT, headers=HEADERS)
+            session = {**HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
             lines: list[str] = []
             started = asyncio.Event()
 
@@ -258,23 +259,12 @@ def test_a_killed_worker_leaves_the_session_to_the_other_and_redis_down_is_503(
 def test_503_carries_a_json_rpc_error(cluster: tuple[Redis, list[Worker], RoundRobin]) -> None:
     redis, workers, _ = cluster
     url = f"http://127.0.0.1:{workers[1].port}/mcp"
-    headers = {"accept": "application/json, text/event-stream"}
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"},
-        },
-    }
     with httpx.Client(timeout=10) as http:
-        session = http.post(url, json=init, headers=headers).headers["mcp-session-id"]
+        session = http.post(url, json=INIT, headers=HEADERS).headers["mcp-session-id"]
         redis.stop()
         try:
             ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
-            answer = http.post(url, json=ping, headers={**headers, "mcp-session-id": session})
+            answer = http.post(url, json=ping, headers={**HEADERS, "mcp-session-id": session})
         finally:
             redis.start()
     assert answer.status_code == 503

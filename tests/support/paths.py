@@ -1,8 +1,11 @@
-"""Where the checkout, the pinned schema and the spec's examples live."""
+"""Where the checkout, the pinned schema and the spec's examples live; a copy of the
+checkout for a test that builds or generates in one of its own."""
 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -18,3 +21,20 @@ def schema_dir() -> Path:
 
 def example_files() -> list[Path]:
     return sorted((schema_dir() / "examples").glob("*/*.json"))
+
+
+def copy_checkout(into: Path) -> Path:
+    """The files a clean checkout would have (tracked, or new and not ignored), copied
+    into ``into`` as they are on disk."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (into / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, into / name)
+    return into

@@ -50,9 +50,39 @@ def stop(process: subprocess.Popen[Any]) -> None:
             process.wait(timeout=5)
 
 
+SNODO = [sys.executable, "-m", "snodo"]
+"""The command line tool run by this interpreter, from whatever checkout it imports."""
+
+
 def snodo_run(target: str, transport: str, *extra: str) -> list[str]:
     """``python -m snodo run TARGET --transport TRANSPORT ...`` with this interpreter."""
-    return [sys.executable, "-m", "snodo", "run", target, "--transport", transport, *extra]
+    return [*SNODO, "run", target, "--transport", transport, *extra]
+
+
+def snodo(
+    *argv: str,
+    cwd: str | os.PathLike[str] = ROOT,
+    env: Mapping[str, str] | None = None,
+    input: str | None = None,
+    timeout: float = 120,
+) -> subprocess.CompletedProcess[str]:
+    """``python -m snodo ARGV`` run to its end, its output kept as text.
+
+    Standard input is closed unless ``input`` is given, so a command that would ask
+    reads the end of input instead of waiting for a person; ``env`` replaces the
+    environment whole, as ``subprocess.run`` does. ``timeout`` only stops a hung run.
+    """
+    return subprocess.run(
+        [*SNODO, *argv],
+        cwd=cwd,
+        env=env,
+        input=input,
+        stdin=subprocess.DEVNULL if input is None else None,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 class ServerDidNotStart(RuntimeError):

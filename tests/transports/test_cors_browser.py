@@ -8,29 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import http.server
-import shutil
-import threading
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from snodo.http_headers import request_headers
+from tests.support.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.support.loopback import http_server
 from tests.support.processes import Serving, serving, snodo_run
 from tests.support.wire import VERSION, request
 
 playwright_api = pytest.importorskip("playwright.async_api")
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 TARGET = "tests/transports/beside_server.py:server"
 LEGACY_VERSION = "2025-11-25"
 
@@ -72,18 +62,10 @@ class Page(http.server.BaseHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def pages() -> Iterator[tuple[str, str]]:
     """Two page origins on loopback: the first is listed with --cors-origin."""
-    servers = [http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page) for _ in range(2)]
-    threads = [threading.Thread(target=s.serve_forever, daemon=True) for s in servers]
-    for thread in threads:
-        thread.start()
-    try:
+    with http_server(Page) as first, http_server(Page) as second:
         # localhost, not 127.0.0.1: another origin than the server's, even on its port.
-        listed, other = (f"http://localhost:{s.server_address[1]}" for s in servers)
+        listed, other = (f"http://localhost:{s.server_address[1]}" for s in (first, second))
         yield listed, other
-    finally:
-        for server in servers:
-            server.shutdown()
-            server.server_close()
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from snodo.client import Client
+from tests.support.preferences_flows import every_flow
 from tests.support.processes import Serving, serving
 
 pytest.importorskip("fastapi")
@@ -37,37 +37,6 @@ def uvicorn(program: str) -> Any:
         ]
 
     return command
-
-
-def every_flow(url: str, era: str) -> list[str]:
-    """examples/preferences.py's flows, as tests/gateway/test_proxy.py drives them."""
-    answers = {"theme": "dark", "language": "ja", "confirm": True}
-
-    def elicit(params: dict[str, Any]) -> dict[str, Any]:
-        if params.get("mode") == "url":
-            return {"action": "accept"}
-        [field] = params["requestedSchema"]["properties"]
-        return {"action": "accept", "content": {field: answers[field]}}
-
-    def sample(params: dict[str, Any]) -> dict[str, Any]:
-        return {"role": "assistant", "content": {"type": "text", "text": "Hallo!"}, "model": "m"}
-
-    def roots(params: dict[str, Any]) -> dict[str, Any]:
-        return {"roots": [{"uri": "file:///home/ana/notes", "name": "notes"}]}
-
-    async def scenario() -> list[str]:
-        async with Client.http(
-            url, era=era, elicitation=elicit, url_elicitation=elicit, sampling=sample, roots=roots
-        ) as client:
-            saved = (await client.call_tool("preferences")).content[0]
-            notice = (await client.call_tool("privacy_notice")).content[0]
-            read = (await client.read_resource("prefs://summary")).contents[0]
-            prompt = (await client.get_prompt("preferences_prompt")).messages[0].content
-            greeting = (await client.call_tool("greeting")).content[0]
-            assert client.era == era
-            return [item.text for item in (saved, notice, read, prompt, greeting)]  # type: ignore[union-attr]
-
-    return asyncio.run(asyncio.wait_for(scenario(), 60))
 
 
 # The programs import examples/preferences.py as ``preferences``, as their docstrings say.
