@@ -45,6 +45,8 @@ NEEDS_EXTRA: dict[str, str] = {
     "snodo.auth.introspection": "auth",
     "snodo.auth.jwt": "auth",
     "snodo.otel": "otel",
+    # uvicorn's HTTP protocols with snodo run's bounds: the serving process imports it.
+    "snodo.transports.http_guard": "http",
     "snodo.otel.tasks": "otel",
 }
 
