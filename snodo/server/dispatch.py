@@ -65,9 +65,9 @@ class Served:
     """The modern protocol versions served, newest first."""
     revisions: dict[str, Revision]
     """The revision of each of them (``snodo.revisions``): what checks its requests."""
-    tables: dict[str, dict[str, Any]]
-    """Each version's revision's method table, as a plain dict: the request path's one
-    lookup, by version, then by method."""
+    tables: dict[str, tuple[dict[str, Any], Revision]]
+    """Each version's revision's method table, as a plain dict, and the revision: the
+    request path's one lookup, by version, then by method."""
     instructions: str | None = None
     page_size: int | None = None
     tasks: Tasks | None = None
