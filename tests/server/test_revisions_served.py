@@ -4,7 +4,7 @@ A throwaway modern revision "2099-01-01" is made the way a spec bump makes one: 
 the generated ``snodo_wire`` under another name with its versions changed, plus a few
 typical changes (a new required param of tools/call, a new request tools/validate, a new
 capability flag, a flag removed, new required fields of the elicitation and sampling
-answers), and a catalog listing it. Nothing else is edited: the
+answers and of an image block), and a catalog listing it. Nothing else is edited: the
 registry built from that catalog is all the server is given.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import json
 import re
 import shutil
 import sys
@@ -102,6 +103,13 @@ def _make_fake(root: Path) -> None:
         models,
         "class CreateMessageResult(BaseModel):\n",
         "class CreateMessageResult(BaseModel):\n    cost: StrictInt\n",
+    )
+    # An image block needs a text alternative.
+    _edit(
+        models,
+        "class ImageContent(BaseModel):\n",
+        "class ImageContent(BaseModel):\n"
+        "    alt_text: Annotated[StrictStr, Field(alias='altText')]\n",
     )
     # A new flag of the tools capability, and logging no longer a capability.
     _edit(
@@ -428,3 +436,22 @@ def test_a_handler_reads_an_answer_with_the_request_revision(revisions: Revision
     )
     with pytest.raises(InvalidParams, match="elicitation"):
         elicitation.response(ctx(FAKE), "name", question)
+
+
+def test_a_tool_returns_content_blocks_of_the_request_revision(revisions: Revisions) -> None:
+    """An image block without ``altText`` is a block under 2026-07-28; under 2099-01-01,
+    whose blocks need it, it is no block, and the tool's value goes out as JSON text."""
+    server = Server("blocks", "1.0", revisions=revisions)
+    image = {"type": "image", "data": "aGk=", "mimeType": "image/png"}
+
+    @server.tool
+    def picture(alt: bool) -> object:
+        return {**image, "altText": "hi"} if alt else image
+
+    def content(version: str, alt: bool) -> Any:
+        call = {"name": "picture", "arguments": {"alt": alt}, "purpose": "p"}
+        return _answer(server, _request("tools/call", version, call))["result"]["content"]
+
+    assert content(MODERN, alt=False) == [image]
+    assert content(FAKE, alt=False) == [{"type": "text", "text": json.dumps(image)}]
+    assert content(FAKE, alt=True) == [{**image, "altText": "hi"}]
