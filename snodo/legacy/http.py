@@ -212,8 +212,7 @@ class LegacyHttp:
             return
         version = headers.get("mcp-protocol-version")
         if version is not None and version.strip() not in self.server.legacy_versions:
-            # The legacy basic/transports.mdx: an invalid or unsupported version is 400;
-            # supported: what this server offers (``Server(versions=...)`` narrows it).
+            # Legacy basic/transports.mdx: a version this server does not offer is 400.
             error = InvalidRequest(f"Bad Request: unsupported MCP-Protocol-Version {version!r}")
             await json_reply(send, 400, jsonrpc.error_response(None, error))
             return
