@@ -13,11 +13,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from snodo.capabilities import missing
 from snodo.errors import InsufficientScope, InvalidParams
-from snodo.revisions import Revision
+
+if TYPE_CHECKING:
+    from snodo.revisions import Revision
 
 # RFC 5424 severities in ascending order (server/utilities/logging.mdx).
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
