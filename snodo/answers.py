@@ -37,6 +37,7 @@ from snodo.context import Context
 from snodo.errors import InvalidParams
 from snodo.plain_params import plain_call_params
 from snodo.result import MISSING
+from snodo.revisions import Revision
 from snodo.revisions.authoring import (
     CallToolRequestParams,
     CreateMessageResult,
@@ -117,6 +118,14 @@ def read(
     if key not in ctx.input_responses or not was_asked(ctx, key, request):
         return MISSING
     raw = ctx.input_responses[key]
+    revision = ctx.revision
+    if revision is not None and not revision.authoring:
+        # Another revision's answer is read with its own model of the same name (the
+        # handler's typed access holds where the revisions agree).
+        own: type[M] | None = getattr(revision.models, model.__name__, None)
+        if own is None:
+            raise invalid(kind, key)
+        model = own
     checked = ctx.checked_answers.get(key) if ctx.checked_answers else None
     if checked is not None and checked[0] is raw and type(checked[1]) is model:
         return checked[1]  # the same raw answer, validated by check_responses
@@ -167,8 +176,13 @@ def plain_elicit_result(answer: Any) -> bool:
     return True
 
 
-def _likely(answer: dict[str, Any]) -> type[BaseModel]:
-    """The answer kind a required key points to; without one, most likely sampling."""
+def _likely(answer: dict[str, Any], models: Any = None) -> type[BaseModel]:
+    """The answer kind a required key points to; without one, most likely sampling.
+    ``models``: a revision's models module other than the authoring one."""
+    if models is not None:
+        if "action" in answer:
+            return models.ElicitResult  # type: ignore[no-any-return]
+        return models.ListRootsResult if "roots" in answer else models.CreateMessageResult  # type: ignore[no-any-return]
     if "action" in answer:
         return ElicitResult
     return ListRootsResult if "roots" in answer else CreateMessageResult
@@ -196,19 +210,24 @@ well as by alias (as the check does) and by alias only (as ``read`` does) gives 
 the same model, so ``read`` may reuse the check's."""
 
 
-def check_responses(responses: Any) -> dict[str, tuple[Any, BaseModel]]:
-    """The retry's inputResponses, each a valid InputResponse; as the generated union
+def check_responses(
+    responses: Any, revision: Revision | None = None
+) -> dict[str, tuple[Any, BaseModel]]:
+    """The retry's inputResponses, each a valid InputResponse of ``revision`` (the
+    request's; None or the authoring one: ``snodo_wire``'s); as the generated union
     decides, but trying first the branch the answer's keys point to (the union is
     untagged, and trying all three costs several times more). A plain elicitation answer
     (``plain_elicit_result``) needs no model: ``snodo.elicitation`` reads it as plainly.
     Returns, by key, the answers whose model ``read`` may reuse (see
-    ``Context.checked_answers``)."""
+    ``Context.checked_answers``; only the authoring revision's)."""
     if not isinstance(responses, dict):
         raise InvalidParams("Invalid params: inputResponses: must be an object")
+    other = revision is not None and not revision.authoring
+    models = revision.models if other and revision is not None else None
     checked: dict[str, tuple[Any, BaseModel]] = {}
     for key, answer in responses.items():
         if type(answer) is dict:
-            likely = _likely(answer)
+            likely = _likely(answer, models)
             if likely is ElicitResult and plain_elicit_result(answer):
                 continue  # valid; ``snodo.elicitation`` reads it as plainly
             try:
@@ -218,25 +237,30 @@ def check_responses(responses: Any) -> dict[str, tuple[Any, BaseModel]]:
                 continue
             except ValidationError:
                 pass
+        adapter = revision.adapters.input_response if other and revision is not None else None
         try:
-            adapters.input_response.validate_python(answer)
+            (adapters.input_response if adapter is None else adapter).validate_python(answer)
         except ValidationError as exc:
             raise InvalidParams(params_error(exc, f"inputResponses.{key}")) from exc
     return checked
 
 
 def check_params(
-    model: type[BaseModel], params: Mapping[str, Any], input_required: bool
+    model: type[BaseModel],
+    params: Mapping[str, Any],
+    input_required: bool,
+    revision: Revision | None = None,
 ) -> dict[str, tuple[Any, BaseModel]]:
-    """``params`` against the method's ``model``; on a retry (``input_required``), its
-    inputResponses first, each as ``check_responses`` does, and what that returns."""
+    """``params`` against the method's ``model`` (``revision``'s); on a retry
+    (``input_required``), its inputResponses first, each as ``check_responses`` does
+    with the same revision, and what that returns."""
     responses = params.get("inputResponses")
     checked: dict[str, tuple[Any, BaseModel]] = {}
     # tools/call, the hot method: plain params need no model (snodo.plain_params).
     plain = model is CallToolRequestParams
     try:
         if responses is not None and input_required:
-            checked = check_responses(responses)
+            checked = check_responses(responses, revision)
             if not (plain and plain_call_params(params, answers_checked=True)):
                 model.model_validate({**params, "inputResponses": {}})
         elif not (plain and plain_call_params(params)):

@@ -13,10 +13,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from snodo.capabilities import missing
 from snodo.errors import InsufficientScope, InvalidParams
+
+if TYPE_CHECKING:
+    from snodo.revisions import Revision
 
 # RFC 5424 severities in ascending order (server/utilities/logging.mdx).
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
@@ -82,6 +85,10 @@ class Context:
     """Answers the server already validated, by key: (the raw answer, its wire model).
     ``snodo.answers.read`` reuses the model while the raw answer is still the one in
     ``input_responses``, so an answer is validated once per request."""
+    revision: Revision | None = field(default=None, repr=False)
+    """The revision ``protocol_version`` names (``snodo.revisions``): what the input
+    modules read this request's answers with. None, in a context built by hand or on a
+    legacy session, reads them with the authoring revision's models."""
     request_state: str | None = None
     """The requestState echoed from an earlier round, if any."""
     state_data: Any = None

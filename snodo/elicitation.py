@@ -204,7 +204,11 @@ def response(ctx: Context, key: str, request: Mapping[str, Any]) -> ElicitationR
     else:
         checked = _requested(request)
     raw = ctx.input_responses.get(key)
-    if raw is not None and answers.plain_elicit_result(raw):
+    revision = ctx.revision
+    # A plain answer reads alike with the authoring revision's model; another
+    # revision's answer is read with its own (``answers.read``).
+    authoring = revision is None or revision.authoring
+    if raw is not None and authoring and answers.plain_elicit_result(raw):
         if not answers.was_asked(ctx, key, request):
             return MISSING
         action, given = raw["action"], raw.get("content")  # what the model would read

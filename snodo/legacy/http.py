@@ -63,7 +63,7 @@ from snodo.legacy.session import LegacySession
 from snodo.legacy.shared import Entry, SharedSessions
 from snodo.legacy.stateless import Stateless
 from snodo.legacy.store import StoreUnavailable, session_store
-from snodo.legacy.wire import VERSIONS, batch_refusal, is_initialize
+from snodo.legacy.wire import batch_refusal, is_initialize
 from snodo.server import Server
 from snodo.server.eras import is_modern
 from snodo.server.legacy_limits import LegacyLimits
@@ -212,8 +212,8 @@ class LegacyHttp:
             await not_found(send)
             return
         version = headers.get("mcp-protocol-version")
-        if version is not None and version.strip() not in VERSIONS:
-            # The legacy basic/transports.mdx: an invalid or unsupported version is 400.
+        if version is not None and version.strip() not in self.server.legacy_versions:
+            # Legacy basic/transports.mdx: a version this server does not offer is 400.
             error = InvalidRequest(f"Bad Request: unsupported MCP-Protocol-Version {version!r}")
             await json_reply(send, 400, jsonrpc.error_response(None, error))
             return

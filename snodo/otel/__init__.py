@@ -71,6 +71,7 @@ except ModuleNotFoundError as exc:
 
 from snodo.observe import Attributes, Observation
 from snodo.otel.tasks import DURATION_BUCKETS, TaskRuns, linked_span, span_mark
+from snodo.revisions import REVISIONS
 from snodo.revisions.authoring.protocol import META_PROTOCOL_VERSION
 from snodo.revisions.authoring.tables import METHODS
 
@@ -215,12 +216,28 @@ class OtelObserver:
         return span_mark(trace.get_current_span()) or None
 
 
+_LEGACY_METHODS: Final = frozenset(m for r in REVISIONS.served("legacy") for m in r.methods)
+"""The requests a legacy session's revisions define (a legacy request names no version)."""
+
+
+def _known(era: str, version: object) -> tuple[Any, frozenset[str] | None]:
+    """The methods a request's revision defines (its metric label, else ``_OTHER``), and
+    those that may ask for input (None: the authoring revision's table says)."""
+    if era == "legacy":
+        return _LEGACY_METHODS, None
+    revision = REVISIONS.by_version.get(version) if isinstance(version, str) else None
+    if revision is None:  # a version no revision speaks: refused, labelled as before
+        return METHODS, None
+    return revision.methods, revision.input_required_methods
+
+
 class _Request:
     """One request's span, timing and flow, from start to finish."""
 
     __slots__ = (
         "attributes",
         "flow_id",
+        "input_capable",
         "method",
         "observer",
         "refused",
@@ -242,7 +259,15 @@ class _Request:
         self.observer = observer
         self.started = time.perf_counter()
         params = request.params
-        self.method = request.method if request.method in METHODS else "_OTHER"
+        meta = params.get("_meta") if isinstance(params, dict) else None
+        version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
+        known, asking = _known(era, version)
+        self.method = request.method if request.method in known else "_OTHER"
+        self.input_capable = (
+            self.method in asking
+            if asking is not None
+            else self.method in METHODS and METHODS[self.method].input_required
+        )
         self.request_id = request.id
         self.round = 1
         self.flow_id: str | None = None
@@ -251,8 +276,6 @@ class _Request:
         attributes["mcp.method.name"] = request.method
         attributes["jsonrpc.request.id"] = str(request.id)
         attributes["snodo.client.era"] = era
-        meta = params.get("_meta") if isinstance(params, dict) else None
-        version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
         if isinstance(version, str):
             attributes["mcp.protocol.version"] = version
         if transport in _NETWORK:
@@ -341,8 +364,7 @@ class _Request:
         observer = self.observer
         observer.duration.record(elapsed, measured)
         observer.requests.add(1, measured)
-        input_capable = self.method in METHODS and METHODS[self.method].input_required
-        if input_capable and self.refused is None and outcome != "input_required":
+        if self.input_capable and self.refused is None and outcome != "input_required":
             observer.input_rounds.record(
                 self.round - 1, {"mcp.method.name": self.method, "snodo.outcome": outcome}
             )

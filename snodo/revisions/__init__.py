@@ -112,6 +112,16 @@ class Revision:
         self.batch_versions: frozenset[str] = frozenset(
             getattr(self.protocol, "BATCH_VERSIONS", ())
         )
+        named = (
+            *self.methods,
+            *self.server_requests,
+            *getattr(self.tables, "INPUT_REQUESTS", ()),
+            *getattr(self.tables, "SERVER_NOTIFICATIONS", ()),
+            *getattr(self.tables, "CLIENT_NOTIFICATIONS", ()),
+        )
+        self.namespaces: frozenset[str] = frozenset(n.split("/")[0] for n in named if "/" in n)
+        """The namespaces of every method and notification it defines (``tools``,
+        ``notifications``, ...): an extension's methods have namespaces of their own."""
         self.capability_shape: Shape = _shape(self.models.ServerCapabilities)
         self.info_shape: Shape = _shape(self.models.Implementation)
 
@@ -138,6 +148,8 @@ class Revisions:
                 self.by_version.setdefault(version, revision)
         self.extensions = extensions
         """Each extension's package, by its pin revision (``ext-tasks``)."""
+        self.namespaces: frozenset[str] = frozenset().union(*(r.namespaces for r in self.all))
+        """The namespaces any of the revisions defines a method or notification in."""
 
     def served(self, era: str) -> tuple[Revision, ...]:
         """The revisions of ``era`` a server offers unless narrowed, newest first."""

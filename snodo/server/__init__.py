@@ -196,7 +196,7 @@ class Server(Decorators):
             self.subscriptions,
             tuple(modern),
             modern,
-            {version: dict(revision.methods) for version, revision in modern.items()},
+            {version: (dict(r.methods), r) for version, r in modern.items()},
             instructions,
             page_size,
             tasks,

@@ -182,15 +182,16 @@ async def answer(
         else:
             meta, version, declared = checked_meta
         # The one lookup of the negotiated revision: its method table checks this request.
-        table = served.tables.get(version)
-        if table is None:
+        revised = served.tables.get(version)
+        if revised is None:
             raise UnsupportedProtocolVersion(version, list(served.supported_versions))
+        table, revision = revised
         spec = table.get(method)  # the revision's generated row of the method
         if spec is None:
             if own is None or own.core:  # a core method this revision does not define
                 raise not_found(method, params)
             spec = own  # an extension's method: its own params model
-        checked_answers = check_params(spec.params, params, spec.input_required)
+        checked_answers = check_params(spec.params, params, spec.input_required, revision)
         responses = params.get("inputResponses")
         level = meta.get(META_LOG_LEVEL)  # most requests ask for no log messages
         request_params = MappingProxyType(params)
@@ -212,6 +213,7 @@ async def answer(
                 "request_method": method,
                 "request_params": request_params,
                 "protocol_version": version,
+                "revision": revision,
                 "client_capabilities": MappingProxyType(declared),
                 "client_info": meta.get(META_CLIENT_INFO),
                 "log_level": None if level is None else check_log_level(level),

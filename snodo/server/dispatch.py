@@ -65,9 +65,9 @@ class Served:
     """The modern protocol versions served, newest first."""
     revisions: dict[str, Revision]
     """The revision of each of them (``snodo.revisions``): what checks its requests."""
-    tables: dict[str, dict[str, Any]]
-    """Each version's revision's method table, as a plain dict: the request path's one
-    lookup, by version, then by method."""
+    tables: dict[str, tuple[dict[str, Any], Revision]]
+    """Each version's revision's method table, as a plain dict, and the revision: the
+    request path's one lookup, by version, then by method."""
     instructions: str | None = None
     page_size: int | None = None
     tasks: Tasks | None = None
@@ -220,14 +220,16 @@ async def tools_call(served: Served, ctx: Context, params: Params) -> Outcome:
             log.error("tool %s returned background work but was not registered with task=", name)
             raise InternalError()
         if served.tasks is not None and declares_tasks(ctx):
-            return await served.tasks.begin(ctx, tool.name, partial(finished, tool), value)
+            return await served.tasks.begin(
+                ctx, tool.name, partial(finished, tool, revision=ctx.revision), value
+            )
         work = value.work
         value = await _called(tool, lambda: work(ctx), served.mask_errors)  # inline
     if isinstance(value, InputRequired):
         return value
     if type(value) is str and tool.output is None:  # tool_result's commonest answer
         return {"content": [{"type": "text", "text": value}]}
-    return finished(tool, value)
+    return finished(tool, value, ctx.revision)
 
 
 async def _called(tool: Tool, call: Callable[[], Awaitable[Any]], mask: bool) -> Any:

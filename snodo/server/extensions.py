@@ -31,6 +31,7 @@ from pydantic import BaseModel, ValidationError
 
 from snodo.context import Context
 from snodo.errors import InvalidParams
+from snodo.revisions import REVISIONS
 from snodo.revisions.tasks.protocol import EXTENSION_ID as TASKS_EXTENSION_ID
 from snodo.tasks.engine import Tasks
 from snodo.tasks.methods import TASK_METHODS
@@ -104,9 +105,18 @@ class Extension:
 
     def method(self, name: str, *, params: type[BaseModel]) -> Callable[[F], F]:
         """``@ext.method("ns/name", params=Model)``: the handler of a request the
-        extension adds, ``handler(ctx, params) -> result``."""
-        if "/" not in name or name.startswith(("tools/", "resources/", "prompts/", "server/")):
-            raise ValueError(f"an extension's method has a namespace of its own: {name!r}")
+        extension adds, ``handler(ctx, params) -> result``.
+
+        Its namespace is its own: none a pinned core revision defines a method or
+        notification in (``tools``, ``notifications``, ...). A request a core revision
+        adds is the core's, served with ``server.method(name)``."""
+        namespace = name.split("/", maxsplit=1)[0] if "/" in name else None
+        if namespace is None or namespace in REVISIONS.namespaces:
+            core = f", not the core's {namespace}/" if namespace is not None else ""
+            raise ValueError(
+                f"an extension's method has a namespace of its own{core}: {name!r}"
+                f" (a request a core revision defines or adds: server.method({name!r}))"
+            )
 
         def register(handler: F) -> F:
             self.methods[name] = ExtensionMethod(name, params, handler)

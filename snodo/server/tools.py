@@ -33,6 +33,7 @@ from pydantic_core import to_jsonable_python
 from snodo.errors import InternalError
 from snodo.http_headers import header_params
 from snodo.result import InputRequired, ToolError
+from snodo.revisions import Revision
 from snodo.revisions.authoring import adapters
 from snodo.server.invoke import Handler, Invoker, described, invoker, listed_fields
 from snodo.server.media import Media
@@ -275,15 +276,21 @@ def _jsonable(value: Any) -> Any:
 _PLAIN = frozenset((str, int, float, bool, type(None)))
 
 
-def _block(value: Any) -> dict[str, Any] | None:
-    """The value as a content block, if it is one."""
+def _block(value: Any, revision: Revision | None = None) -> dict[str, Any] | None:
+    """The value as a content block, if it is one: of ``revision``, the request's (None:
+    the authoring one)."""
     if isinstance(value, Media):
         return value.block()
     if isinstance(value, BaseModel):
         value = _jsonable(value)
     if isinstance(value, dict) and value.get("type") in CONTENT_TYPES:
+        blocks = (
+            adapters.content_block
+            if revision is None or revision.authoring
+            else revision.adapters.content_block
+        )
         try:
-            adapters.content_block.validate_python(value)
+            blocks.validate_python(value)
         except ValidationError:
             return None
         return value
@@ -296,10 +303,11 @@ def _text_json(value: Any) -> dict[str, Any]:
     return {"type": "text", "text": json.dumps(value, ensure_ascii=False)}
 
 
-def finished(tool: Tool, value: Any) -> dict[str, Any]:
+def finished(tool: Tool, value: Any, revision: Revision | None = None) -> dict[str, Any]:
     """The CallToolResult of a finished call, its structured output checked against the
-    tool's output schema (a mismatch is the server's fault: -32603)."""
-    result = tool_result(tool, value)
+    tool's output schema (a mismatch is the server's fault: -32603); its content blocks
+    are ``revision``'s (the request's; None: the authoring revision's)."""
+    result = tool_result(tool, value, revision)
     if tool.output is not None and not result.get("isError"):
         reason = tool.output.first_error(result.get("structuredContent"))
         if reason is not None:
@@ -312,8 +320,9 @@ def finished(tool: Tool, value: Any) -> dict[str, Any]:
     return result
 
 
-def tool_result(tool: Tool, value: Any) -> dict[str, Any]:
-    """Turn what a tool function returned into a CallToolResult (without resultType)."""
+def tool_result(tool: Tool, value: Any, revision: Revision | None = None) -> dict[str, Any]:
+    """Turn what a tool function returned into a CallToolResult (without resultType),
+    its content blocks as ``revision`` (None: the authoring one) defines them."""
     if type(value) is str and tool.output is None:  # the commonest answer, as _block makes it
         return {"content": [{"type": "text", "text": value}]}
     if isinstance(value, ToolError):
@@ -336,11 +345,11 @@ def tool_result(tool: Tool, value: Any) -> dict[str, Any]:
         return {"content": [text], "structuredContent": structured}
     if value is None:
         return {"content": []}
-    single = _block(value)
+    single = _block(value, revision)
     if single is not None:
         return {"content": [single]}
     if isinstance(value, (list, tuple)):
-        blocks = [_block(item) for item in value]
+        blocks = [_block(item, revision) for item in value]
         if all(block is not None for block in blocks):
             return {"content": blocks}
     return {"content": [_text_json(_jsonable(value))]}

@@ -471,3 +471,26 @@ def test_a_batch_is_bounded_in_length_and_its_members_take_places() -> None:
             assert (await client.post("/mcp", json=pings, headers=headers)).status_code == 200
 
     asyncio.run(run())
+
+
+def test_the_version_header_names_a_version_the_server_offers() -> None:
+    """A session's MCP-Protocol-Version must be one this server offers: with
+    ``versions=`` narrowing the legacy ones to 2025-11-25, an older version the catalog
+    knows is refused (400), as is one nobody knows; unnarrowed, it is served."""
+    ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+
+    async def statuses(server: Server) -> list[int]:
+        transport = httpx.ASGITransport(app=HttpApp(server))
+        async with httpx.AsyncClient(transport=transport, base_url="http://localhost") as client:
+            opened = await client.post("/mcp", json=INIT, headers={"Accept": BOTH})
+            headers = _session_headers(opened.headers["mcp-session-id"])
+            out = []
+            for version in ("2025-11-25", "2025-06-18", "1999-01-01"):
+                sent = {**headers, "MCP-Protocol-Version": version}
+                out.append((await client.post("/mcp", json=ping, headers=sent)).status_code)
+            return out
+
+    narrowed = Server("narrow", "1.0.0", versions=["2026-07-28", "2025-11-25"])
+    assert narrowed.legacy_versions == ("2025-11-25",)
+    assert asyncio.run(statuses(narrowed)) == [200, 400, 400]
+    assert asyncio.run(statuses(Server("wide", "1.0.0"))) == [200, 200, 400]

@@ -90,3 +90,34 @@ def test_a_bridged_flow_is_a_legacy_span_over_linked_round_spans(traced: bool) -
     assert two.links[0].context.span_id == one.context.span_id  # type: ignore[union-attr]
     initialize_span = spans[("initialize", None)]
     assert initialize_span.attributes["snodo.client.era"] == "legacy"  # type: ignore[index]
+
+
+def test_a_legacy_request_is_counted_by_the_method_its_revision_defines() -> None:
+    """``initialize``, ``ping`` and ``logging/setLevel`` are the legacy revision's
+    methods, so they are their own metric series; an unknown one is still ``_OTHER``."""
+    seen = observed()
+    server = Server("test-server", "1.0.0", state_secret=SECRET, observer=seen.observer)
+    kernel = LegacyKernel(server)
+    session = LegacySession(LegacyLimits())
+    initialize = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "test-client", "version": "1.0"},
+    }
+
+    async def run() -> None:
+        for message in (
+            {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": initialize},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+            {"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "info"}},
+            {"jsonrpc": "2.0", "id": 3, "method": "no/such/method"},
+        ):
+            await kernel.handle(session, message, transport="stdio", emit=lambda m: None)
+
+    asyncio.run(run())
+    session.close()
+    counted = sorted(a["mcp.method.name"] for a, _ in seen.points("snodo.server.requests"))
+    # (initialize is answered through the server's own server/discover, counted too)
+    assert {"initialize", "logging/setLevel", "ping"} <= set(counted)
+    assert counted.count("_OTHER") == 1

@@ -52,8 +52,29 @@ def test_an_extension_in_both_eras(era: str) -> None:
 def test_registration_refuses_what_would_clash() -> None:
     with pytest.raises(ValueError, match=r"vendor\.example/name"):
         Extension("echo")
+    extension = Extension("com.example/x")
     with pytest.raises(ValueError, match="namespace of its own"):
-        Extension("com.example/x").method("tools/call", params=BaseModel)
+        extension.method("tools/call", params=BaseModel)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["tools/validate", "completion/suggest", "sampling/x", "roots/x", "notifications/x", "ping"],
+)
+def test_an_extension_method_is_refused_in_every_core_namespace(name: str) -> None:
+    """Every namespace a pinned revision names a method or notification in is the
+    core's (read from the revisions, not listed by hand); the refusal says how a request
+    a core revision adds is served instead."""
+    with pytest.raises(ValueError) as refused:
+        Extension("com.example/x").method(name, params=BaseModel)
+    assert "namespace of its own" in str(refused.value)
+    assert f"server.method({name!r})" in str(refused.value)
+
+
+def test_an_extension_method_in_its_own_namespace_is_taken() -> None:
+    extension = Extension("com.example/x")
+    extension.method("notes/pin", params=BaseModel)(lambda ctx, params: {})
+    assert set(extension.methods) == {"notes/pin"}
 
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])

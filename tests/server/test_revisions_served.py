@@ -3,7 +3,8 @@
 A throwaway modern revision "2099-01-01" is made the way a spec bump makes one: a copy of
 the generated ``snodo_wire`` under another name with its versions changed, plus a few
 typical changes (a new required param of tools/call, a new request tools/validate, a new
-capability flag, a flag removed), and a catalog listing it. Nothing else is edited: the
+capability flag, a flag removed, new required fields of the elicitation and sampling
+answers and of an image block), and a catalog listing it. Nothing else is edited: the
 registry built from that catalog is all the server is given.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import json
 import re
 import shutil
 import sys
@@ -20,10 +22,11 @@ from typing import Any
 
 import pytest
 
-from snodo import elicitation
+from snodo import MISSING, elicitation, sampling
 from snodo.client.errors import ProtocolViolation
 from snodo.client.results import fits_revision
 from snodo.context import Context
+from snodo.errors import InvalidParams
 from snodo.legacy.kernel import LegacyKernel
 from snodo.legacy.session import LegacySession
 from snodo.result import InputRequired, input_required
@@ -87,6 +90,26 @@ def _make_fake(root: Path) -> None:
         "class CallToolResult(BaseModel):\n",
         "class CallToolResult(BaseModel):\n"
         "    checked_at: Annotated[StrictStr, Field(alias='checkedAt')]\n",
+    )
+    # Answers to input requests change: an elicitation answer names its question, and a
+    # sampling answer says what it cost.
+    _edit(
+        models,
+        "class ElicitResult(BaseModel):\n",
+        "class ElicitResult(BaseModel):\n"
+        "    elicitation_id: Annotated[StrictStr, Field(alias='elicitationId')]\n",
+    )
+    _edit(
+        models,
+        "class CreateMessageResult(BaseModel):\n",
+        "class CreateMessageResult(BaseModel):\n    cost: StrictInt\n",
+    )
+    # An image block needs a text alternative.
+    _edit(
+        models,
+        "class ImageContent(BaseModel):\n",
+        "class ImageContent(BaseModel):\n"
+        "    alt_text: Annotated[StrictStr, Field(alias='altText')]\n",
     )
     # A new flag of the tools capability, and logging no longer a capability.
     _edit(
@@ -302,3 +325,133 @@ def test_admission_reads_the_rules_of_the_request_revision(revisions: Revisions)
     asked = _answer(server, _request("tools/call", FAKE, {**call, "purpose": "p"}))["result"]
     assert asked["resultType"] == "input_required"
     assert asked["inputRequests"]["name"]["method"] == "elicitation/create"
+
+
+SECRET = bytes(range(32))
+ANSWERING = {"elicitation": {"form": {}}, "sampling": {}}
+"""What the client of the answer tests declares."""
+
+
+def _asking(revisions: Revisions) -> tuple[Server, list[tuple[str, object]]]:
+    """A server whose tools ask a question and a sample, and note what they read."""
+    server = Server("asks", "1.0", revisions=revisions, state_secret=SECRET)
+    read: list[tuple[str, object]] = []
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+
+    @server.tool
+    def greet(ctx: Context) -> object:
+        question = elicitation.form("Your name?", schema)
+        reply = elicitation.response(ctx, "name", question)
+        if reply is MISSING:
+            return input_required({"name": question})
+        read.append((ctx.protocol_version, reply))
+        return "ok"
+
+    @server.tool
+    def summarise(ctx: Context) -> object:
+        question = sampling.create_message([sampling.message("user", "Summarise")], max_tokens=10)
+        reply = sampling.response(ctx, "sample", question)
+        if reply is MISSING:
+            return input_required({"sample": question})
+        read.append((ctx.protocol_version, sampling.text(reply)))
+        return "ok"
+
+    return server, read
+
+
+def _retry(server: Server, version: str, tool: str, key: str, given: object) -> dict[str, Any]:
+    """Round one of ``tool`` under ``version``, then the retry answering ``key`` with
+    ``given``: the retry's response."""
+    call = {"name": tool, "arguments": {}, "purpose": "p"}
+    message = _request("tools/call", version, call)
+    message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = ANSWERING
+    first = _answer(server, message)["result"]
+    assert first["resultType"] == "input_required"
+    message["params"]["inputResponses"] = {key: given}
+    message["params"]["requestState"] = first["requestState"]
+    return _answer(server, message)
+
+
+@pytest.mark.parametrize("version", [FAKE, MODERN])
+def test_each_revision_reads_elicitation_answers_with_its_own_model(
+    revisions: Revisions, version: str
+) -> None:
+    """An answer without ``elicitationId`` fits 2026-07-28 and not 2099-01-01 (whose
+    model needs it), plain as it is; one with it is read under 2099-01-01."""
+    server, read = _asking(revisions)
+    plain = {"action": "accept", "content": {"name": "Ada"}}
+    answered = _retry(server, version, "greet", "name", plain)
+    if version == MODERN:
+        assert answered["result"]["content"] == [{"type": "text", "text": "ok"}]
+        assert read == [(MODERN, elicitation.Accepted({"name": "Ada"}))]
+        return
+    assert answered["error"]["code"] == -32602
+    assert "inputResponses.name" in answered["error"]["message"]
+    assert read == []
+    named = {**plain, "elicitationId": "q1"}
+    answered = _retry(server, FAKE, "greet", "name", named)
+    assert answered["result"]["content"] == [{"type": "text", "text": "ok"}]
+    assert read == [(FAKE, elicitation.Accepted({"name": "Ada"}))]
+
+
+@pytest.mark.parametrize("version", [FAKE, MODERN])
+def test_each_revision_reads_sampling_answers_with_its_own_model(
+    revisions: Revisions, version: str
+) -> None:
+    """A sample without ``cost`` fits 2026-07-28, not 2099-01-01."""
+    server, read = _asking(revisions)
+    sample = {"role": "assistant", "content": {"type": "text", "text": "short"}, "model": "m"}
+    answered = _retry(server, version, "summarise", "sample", sample)
+    if version == MODERN:
+        assert answered["result"]["content"] == [{"type": "text", "text": "ok"}]
+        assert read == [(MODERN, "short")]
+        return
+    assert answered["error"]["code"] == -32602
+    assert read == []
+    answered = _retry(server, FAKE, "summarise", "sample", {**sample, "cost": 3})
+    assert answered["result"]["content"] == [{"type": "text", "text": "ok"}]
+    assert read == [(FAKE, "short")]
+
+
+def test_a_handler_reads_an_answer_with_the_request_revision(revisions: Revisions) -> None:
+    """Past the request's check, ``response`` itself reads with the context's revision
+    (a context made by hand: no server in between)."""
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+    question = elicitation.form("Your name?", schema)
+    plain = {"action": "accept", "content": {"name": "Ada"}}
+
+    def ctx(version: str) -> Context:
+        return Context(
+            request_id=1,
+            request_method="tools/call",
+            request_params={},
+            protocol_version=version,
+            client_capabilities={},
+            input_responses={"name": plain},
+            revision=revisions.of(version),
+        )
+
+    assert elicitation.response(ctx(MODERN), "name", question) == elicitation.Accepted(
+        {"name": "Ada"}
+    )
+    with pytest.raises(InvalidParams, match="elicitation"):
+        elicitation.response(ctx(FAKE), "name", question)
+
+
+def test_a_tool_returns_content_blocks_of_the_request_revision(revisions: Revisions) -> None:
+    """An image block without ``altText`` is a block under 2026-07-28; under 2099-01-01,
+    whose blocks need it, it is no block, and the tool's value goes out as JSON text."""
+    server = Server("blocks", "1.0", revisions=revisions)
+    image = {"type": "image", "data": "aGk=", "mimeType": "image/png"}
+
+    @server.tool
+    def picture(alt: bool) -> object:
+        return {**image, "altText": "hi"} if alt else image
+
+    def content(version: str, alt: bool) -> Any:
+        call = {"name": "picture", "arguments": {"alt": alt}, "purpose": "p"}
+        return _answer(server, _request("tools/call", version, call))["result"]["content"]
+
+    assert content(MODERN, alt=False) == [image]
+    assert content(FAKE, alt=False) == [{"type": "text", "text": json.dumps(image)}]
+    assert content(FAKE, alt=True) == [{**image, "altText": "hi"}]
