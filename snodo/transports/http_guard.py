@@ -30,9 +30,14 @@ import os
 from dataclasses import asdict, dataclass
 from typing import Any, ClassVar, Final
 
-import h11
-from uvicorn.protocols.http.h11_impl import H11Protocol
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+try:
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+except ModuleNotFoundError as missing:  # a bare install: snodo run says so before this
+    raise ModuleNotFoundError(
+        "snodo.transports.http_guard needs the snodo[http] extra: pip install 'snodo[http]'"
+    ) from missing
 
 __all__ = [
     "LIMITS_ENV",
