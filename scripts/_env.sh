@@ -25,6 +25,12 @@ else
     .venv-mcp1/bin/python -m pip install --quiet --disable-pip-version-check -r "$legacy_sdk"
     touch .venv-mcp1/.installed
   fi
+  fastmcp=interop/fastmcp/requirements.txt
+  if [ ! -x .venv-fastmcp/bin/python ] || [ "$fastmcp" -nt .venv-fastmcp/.installed ]; then
+    "$PY" -m venv .venv-fastmcp
+    .venv-fastmcp/bin/python -m pip install --quiet --disable-pip-version-check -r "$fastmcp"
+    touch .venv-fastmcp/.installed
+  fi
 fi
 if [ -z "${SNODO_SCHEMA_DIR:-}" ] && [ -d "$ROOT/../shared/mcp-schema" ]; then
   SNODO_SCHEMA_DIR="$(cd "$ROOT/../shared/mcp-schema" && pwd)"
