@@ -89,6 +89,15 @@ def _properties(node: JSON) -> dict[str, JSON]:
     return found
 
 
+def _required(node: JSON) -> set[str]:
+    """The members a definition requires, including those of its inline ``allOf`` parts."""
+    found = set(node.get("required", []))
+    for part in node.get("allOf", []):
+        if isinstance(part, dict) and "$ref" not in part:
+            found |= _required(part)
+    return found
+
+
 def _method_const(defs: dict[str, JSON], name: str) -> str:
     try:
         return str(_properties(defs[name])["method"]["const"])
@@ -176,7 +185,8 @@ def _extension_methods(defs: dict[str, JSON], overlay: Overlay) -> tuple[MethodR
                 result=fact.result,
                 response="JSONRPCResultResponse",
                 input_required=False,
-                cacheable=False,
+                cacheable=bool(overlay.cache_fields)
+                and set(overlay.cache_fields) <= _required(defs[fact.result]),
             )
         )
     return tuple(rows)

@@ -3,7 +3,9 @@
 Three places, in order: a path given on the command line, the folder named by
 ``SNODO_SCHEMA_DIR`` (when it holds the revision), and a per-user cache that is filled
 by downloading the pinned URL (``add-revision`` fills it from the file it is given).
-Whichever it is, the file's sha256 must equal the pin; a mismatch stops generation.
+A schema the project wrote itself from a specification that publishes none (a pin with
+``translated``) is committed beside its pin and read from there alone. Whichever it is,
+the file's sha256 must equal the pin; a mismatch stops generation.
 """
 
 from __future__ import annotations
@@ -32,12 +34,22 @@ class Pin:
     commit: str
     sha256: str
     url: str
+    translated: str = ""
+    """What was translated, when the schema is the project's own rendering of the
+    specification text at ``repository``/``path``/``commit`` (no JSON schema published
+    there): the file is ``schema/<revision>/schema.json`` beside the pin."""
 
 
 def load_pin(path: Path) -> Pin:
     with path.open("rb") as f:
         data = tomllib.load(f)
-    return Pin(**{key: str(data[key]) for key in Pin.__dataclass_fields__})
+    fields = {key: str(data[key]) for key in Pin.__dataclass_fields__ if key != "translated"}
+    return Pin(**fields, translated=str(data.get("translated", "")))
+
+
+def translation(pin: Pin) -> Path:
+    """Where a translated pin's schema is committed."""
+    return ROOT / "schema" / pin.revision / "schema.json"
 
 
 def sha256_of(data: bytes) -> str:
@@ -88,6 +100,8 @@ def at_hand(pin: Pin, explicit: Path | None = None) -> bool:
     """Whether ``locate_schema`` would find the schema without downloading it: given,
     named by ``SNODO_SCHEMA_DIR``, or already in the cache. A named place that lacks it
     still counts, so that ``locate_schema`` says what is wrong there."""
+    if pin.translated:
+        return True
     if explicit is not None or os.environ.get(SCHEMA_DIR_ENV):
         return True
     return (cache_dir() / pin.revision / "schema.json").is_file()
@@ -102,7 +116,11 @@ def locate_schema(pin: Pin, explicit: Path | None = None) -> tuple[Path, bytes]:
     that lacks the revision is an error naming the folder, never a download.
     """
     named = os.environ.get(SCHEMA_DIR_ENV)
-    if explicit is not None:
+    if pin.translated:
+        path = translation(pin)
+        if not path.is_file():
+            raise SchemaSourceError(f"{path} is missing: the pin says it is committed there")
+    elif explicit is not None:
         path = _candidate(explicit, pin)
     elif named and _holds(Path(named), pin):
         path = _candidate(Path(named), pin)

@@ -8,6 +8,9 @@ from one place laid out like ``schema/`` instead (``URL/REVISION/schema.json``, 
 ``URL/draft/schema.json``), a mirror or a test server. The draft, where one is
 published beside the core revisions, is compared with the newest core pin.
 
+A pin whose schema the project translated from a specification's text (``translated``)
+has nothing to compare mechanically and says so in one line.
+
 Exit status 1 when anything differs, so a scheduled job can open an issue or a pull
 request from the output.
 """
@@ -81,6 +84,12 @@ def upstream(found: tuple[Revision, ...], source: str | None, schema: Path | Non
     lines: list[str] = []
     drifted = False
     for revision in found:
+        if revision.pin.translated:  # no JSON schema upstream: its types are read by hand
+            lines.append(
+                f"{revision.pin.revision}: translated from {revision.pin.repository} "
+                f"{revision.pin.path} at {revision.pin.commit}; compare that text by hand"
+            )
+            continue
         url = current_url(revision.pin.url, revision.pin.revision, source)
         data = _fetch(url)
         label = revision.pin.revision

@@ -24,7 +24,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOTS = ("snodo", "snodo_wire", "snodo_wire_2025_11_25", "snodo_wire_tasks", "snodo_wire_apps")
+ROOTS = (
+    "snodo",
+    "snodo_wire",
+    "snodo_wire_2025_11_25",
+    "snodo_wire_tasks",
+    "snodo_wire_apps",
+    "snodo_wire_skills",
+)
 
 
 def import_everything() -> int:

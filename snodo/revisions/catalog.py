@@ -20,5 +20,6 @@ CATALOG: tuple[tuple[str, str, str, bool, tuple[str, ...]], ...] = (
 # (pin revision, package)
 EXTENSIONS: tuple[tuple[str, str], ...] = (
     ("ext-tasks", "snodo_wire_tasks"),
+    ("ext-skills", "snodo_wire_skills"),
     ("ext-apps", "snodo_wire_apps"),
 )

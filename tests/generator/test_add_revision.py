@@ -141,8 +141,9 @@ def test_add_revision_writes_pin_overlay_package_catalog_and_lists(added: Added)
     pyproject = (added.repo / "pyproject.toml").read_text()
     assert f'"generated/{PACKAGE}"' in pyproject
     first_party = next(line for line in pyproject.splitlines() if "known-first-party" in line)
-    assert f'"snodo_wire_apps", "{PACKAGE}", "generator"' in first_party
-    assert not list(added.repo.rglob("schema.json")), "the schema file never enters the repository"
+    assert f'"snodo_wire_skills", "{PACKAGE}", "generator"' in first_party
+    committed = [p.parent.name for p in added.repo.rglob("schema.json")]
+    assert committed == ["ext-skills"], "a pinned schema never enters it (a translation does)"
     assert (added.cache / "snodo" / "mcp-schema" / REVISION / "schema.json").is_file()
 
 
@@ -172,7 +173,8 @@ def test_generation_reports_the_pydantic_name_it_worked_around(added: Added) -> 
 def test_check_passes_after_it(added: Added) -> None:
     done = generator(added.repo, added.cache, "check")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
-    assert "all 5 packages match schema + overlay + templates" in done.stdout
+    pinned = len(list((ROOT / "schema").glob("*/pin.toml")))  # the checkout's, and the new one
+    assert f"all {pinned + 1} packages match schema + overlay + templates" in done.stdout
     assert "catalog.py matches the pinned revisions" in done.stdout
 
 

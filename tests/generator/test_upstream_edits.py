@@ -94,6 +94,7 @@ def test_the_catalog_lists_every_pinned_revision_from_the_overlays() -> None:
         )
     assert catalog.EXTENSIONS == (
         ("ext-tasks", "snodo_wire_tasks"),
+        ("ext-skills", "snodo_wire_skills"),
         ("ext-apps", "snodo_wire_apps"),
     )
     assert CATALOG.read_text() == render_catalog(found)

@@ -1,0 +1,3 @@
+"""The skills extension's ``models``."""
+
+from snodo_wire_skills.models import *  # noqa: F403

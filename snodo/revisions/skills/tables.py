@@ -1,0 +1,3 @@
+"""The skills extension's ``tables``."""
+
+from snodo_wire_skills.tables import *  # noqa: F403
