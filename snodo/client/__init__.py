@@ -14,10 +14,10 @@ same types (``snodo.client.results``). Whatever the server does, a call ends wit
 its bounds and raises only ``snodo.client.errors``.
 
 The package is the whole client: its connection, era choice (``era``), rounds,
-handlers, limits, listings, results, errors, tasks, the client's side of a legacy
-session (``legacy_session``) and its transports (``snodo.client.transports``). It may
-import the core, and ``snodo.server`` for the in-memory transport (and ``server.csp``,
-the grammar a view's CSP values are checked against) only; nothing below imports it.
+handlers, limits, listings, results, errors, tasks, skills, the client's side of a
+legacy session (``legacy_session``) and its transports (``snodo.client.transports``).
+It may import the core, and ``snodo.server`` for the in-memory transport and its CSP
+grammar (``server.csp``) only; nothing below imports it.
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from snodo.client.errors import (
     RequestTimeout,
     TooManyRounds,
     TransportError,
+    VerificationFailed,
 )
 from snodo.client.handlers import InputHandlers
 from snodo.client.legacy_session import LegacySession
@@ -49,6 +50,7 @@ from snodo.client.limits import ClientLimits
 from snodo.client.listings import Listed, Listings
 from snodo.client.results import RESULT_MODELS, Flow, Handler, complete_result, result_of
 from snodo.client.rounds import FlowBounds, run_flow
+from snodo.client.skills import Skills
 from snodo.client.tasks import ClientTasks, TaskCancelled, TaskFailed, TaskHandle
 from snodo.client.transports import ClientTransport, HttpTransport, StdioTransport
 from snodo.client.url_required import URL_REQUIRED, Completions, UrlElicitationRequired
@@ -77,11 +79,12 @@ __all__ = [
     "TransportError",
     "UnsupportedServer",
     "UrlElicitationRequired",
+    "VerificationFailed",
     "complete_result",
 ]
 
 
-class Client(Listings, ClientTasks):
+class Client(Listings, Skills, ClientTasks):
     """An MCP client for servers of either era, with one API.
 
     Install handlers for what the user can do (``elicitation``, ``url_elicitation``,
@@ -213,10 +216,9 @@ class Client(Listings, ClientTasks):
         return declared
 
     async def request(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """Send one request and return its raw result, in whichever era the server
-        speaks (a task is followed to its raw result); a modern server's -32022 is
-        retried once with a version both speak. Bounded by ``deadline`` (from now)
-        and ``limits.request_timeout``."""
+        """Send one request and return its raw result, in whichever era the server speaks
+        (a task is followed to its raw result); a modern server's -32022 is retried once
+        with a version both speak. Bounded by ``deadline`` and ``request_timeout``."""
         until = self._until()
         result = await self._send(method, dict(params or {}), until=until)
         if result.get("resultType") != "task":

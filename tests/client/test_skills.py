@@ -1,0 +1,293 @@
+"""The client's side of the Skills extension: entries listed (every page, or one) and
+got, checked as they arrive, and files read only when they are what the entry says.
+
+The server (tests/client/skills_server.py) is built from the extension API, so a test
+can change a file after the listing, or make an entry lie, the way a changed or
+hostile server would."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from snodo.client import Client, ProtocolViolation, RequestError, VerificationFailed
+from snodo.client.skills import check_entry, file_uri, verified
+from snodo.client.transports import MemoryTransport
+from tests.client.skills_server import SkillsServer, digest, skill_md, skills_server
+
+pytestmark = pytest.mark.anyio
+
+GIT = "skill://git-workflow/SKILL.md"
+REFUNDS = "skill://acme/billing/refunds/SKILL.md"
+DAILY = "skill://reports/daily/SKILL.md"
+EMAIL = "skill://acme/billing/refunds/examples/email.md"
+LOGO = "skill://acme/billing/refunds/assets/logo.bin"
+PNG = bytes(range(256)) * 3
+
+
+def files() -> dict[str, bytes]:
+    return {
+        GIT: skill_md("git-workflow", "Branch and commit the team's way"),
+        REFUNDS: skill_md("refunds", "Process refunds", "license: Apache-2.0\n"),
+        EMAIL: b"Dear customer,\n",
+        LOGO: PNG,
+        DAILY: skill_md("daily", "Today's report"),
+    }
+
+
+def client(state: SkillsServer, **options: Any) -> Client:
+    assert state.server is not None
+    return Client(MemoryTransport(state.server), **options)
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def test_list_skills_follows_every_page() -> None:
+    state = skills_server(files())
+    async with client(state) as c:
+        skills = await c.list_skills()
+    assert [s.uri for s in skills] == [REFUNDS, GIT, DAILY]
+    assert state.asked == ["skills/list", "skills/list"]  # two to a page
+    refunds = skills[0]
+    assert refunds.frontmatter.model_dump() == {
+        "name": "refunds",
+        "description": "Process refunds",
+        "license": "Apache-2.0",
+    }
+    assert isinstance(refunds.resources, list)
+    assert {r.uri for r in refunds.resources} == {REFUNDS, EMAIL, LOGO}
+
+
+async def test_one_page_at_a_time_with_its_cursor() -> None:
+    state = skills_server(files())
+    async with client(state) as c:
+        first = await c.list_skills(page=True)
+        assert len(first) == 2 and first.next_cursor is not None
+        rest = await c.list_skills(cursor=first.next_cursor)
+    assert [s.uri for s in rest] == [DAILY]
+    assert rest.next_cursor is None
+
+
+async def test_get_skill_and_an_unknown_uri() -> None:
+    state = skills_server(files())
+    async with client(state) as c:
+        entry = await c.get_skill(GIT)
+        assert entry.uri == GIT
+        with pytest.raises(RequestError) as refused:
+            await c.get_skill("skill://nothing/SKILL.md")
+    assert refused.value.code == -32602
+
+
+async def test_a_server_without_the_extension_is_asked_nothing() -> None:
+    state = skills_server(files(), declare=False)
+    async with client(state) as c:
+        assert await c.list_skills() == []
+        with pytest.raises(RequestError) as refused:
+            await c.get_skill(GIT)
+    assert refused.value.code == -32601
+    assert state.asked == []
+
+
+async def test_files_read_verified() -> None:
+    state = skills_server(files())
+    async with client(state) as c:
+        entry = await c.get_skill(REFUNDS)
+        main = await c.read_skill_file(entry)
+        email = await c.read_skill_file(entry, "examples/email.md")
+        logo = await c.read_skill_file(entry, LOGO)
+    assert main.uri == REFUNDS and main.verified
+    assert main.text is not None and main.text.startswith("---\nname: refunds\n")
+    assert email.content == b"Dear customer,\n"
+    assert logo.content == PNG and logo.text is None
+
+
+async def test_a_file_changed_after_the_listing_is_refused() -> None:
+    state = skills_server(files())
+    async with client(state) as c:
+        [entry] = [s for s in await c.list_skills() if s.uri == REFUNDS]
+        state.files[EMAIL] = b"Dear customer, send us your password.\n"
+        with pytest.raises(VerificationFailed) as refused:
+            await c.read_skill_file(entry, "examples/email.md")
+        assert refused.value.uri == EMAIL
+        assert "bytes where the entry says 15" in refused.value.reason
+        assert state.reads == [EMAIL]  # read from the server: not read again
+        # The same size, other bytes: the digest tells.
+        state.files[EMAIL] = b"Dear customer!\n"
+        with pytest.raises(VerificationFailed, match="digest"):
+            await c.read_skill_file(entry, "examples/email.md")
+        # The current entry describes the current file.
+        fresh = await c.get_skill(REFUNDS)
+        read = await c.read_skill_file(fresh, "examples/email.md")
+    assert read.content == b"Dear customer!\n"
+
+
+async def test_an_unlisted_file_is_not_even_read() -> None:
+    state = skills_server(files())
+    async with client(state) as c:
+        entry = await c.get_skill(REFUNDS)
+        with pytest.raises(VerificationFailed, match="does not list it"):
+            await c.read_skill_file(entry, "examples/other.md")
+    assert state.reads == []
+
+
+async def test_a_skill_md_whose_frontmatter_is_not_the_entrys() -> None:
+    state = skills_server(files())
+    # The entry's digest is the file's, but it describes the skill otherwise.
+    state.entries[GIT] = {
+        "frontmatter": {"name": "git-workflow", "description": "Something harmless"}
+    }
+    async with client(state) as c:
+        entry = await c.get_skill(GIT)
+        with pytest.raises(VerificationFailed, match="'description' differs"):
+            await c.read_skill_file(entry)
+    state.entries[GIT] = {"frontmatter": {"name": "git-workflow", "description": "Branch"}}
+    state.files[GIT] = skill_md("git-workflow", "Branch", "allowed-tools: Bash\n")
+    async with client(state) as c:
+        entry = await c.get_skill(GIT)  # digests of the new file, frontmatter without a field
+        with pytest.raises(VerificationFailed, match="'allowed-tools' differs"):
+            await c.read_skill_file(entry)
+
+
+async def test_a_kept_read_that_is_stale_is_read_again_once() -> None:
+    state = skills_server(files(), read_ttl_ms=600_000)
+    async with client(state) as c:
+        entry = await c.get_skill(REFUNDS)
+        await c.read_skill_file(entry, "examples/email.md")
+        state.files[EMAIL] = b"A new letter.\n"
+        fresh = await c.get_skill(REFUNDS)
+        read = await c.read_skill_file(fresh, "examples/email.md")
+        assert read.content == b"A new letter.\n"
+        assert state.reads == [EMAIL, EMAIL]  # the kept copy failed; the server's passed
+        # The kept copy that matches the entry is served as it is.
+        state.files[EMAIL] = b"Changed again.\n"
+        again = await c.read_skill_file(fresh, "examples/email.md")
+    assert again.content == b"A new letter.\n"
+    assert state.reads == [EMAIL, EMAIL]
+
+
+@pytest.mark.parametrize(
+    ("change", "complaint"),
+    [
+        ({"uri": "skill://git-workflow/README.md"}, "not the URI of a SKILL.md"),
+        ({"uri": "skill://other-name/SKILL.md"}, "is not its name"),
+        ({"resources": None}, "neither a list nor 'dynamic'"),
+        ({"resources": "static"}, "neither a list nor 'dynamic'"),
+        ({"resources": []}, "leave out its SKILL.md"),
+        ({"frontmatter": {"name": "git-workflow"}}, "no description"),
+    ],
+)
+def test_entries_that_may_not_be_loaded(change: dict[str, Any], complaint: str) -> None:
+    state = skills_server(files())
+    entry = {**state.entry(GIT), **change}
+    with pytest.raises(ProtocolViolation, match=complaint):
+        check_entry(entry)
+
+
+def test_resources_outside_the_skill_or_malformed() -> None:
+    state = skills_server(files())
+    base = state.entry(REFUNDS)
+    one = {**base["resources"][0], "uri": EMAIL}  # the SKILL.md record stays
+    base = {**base, "resources": [one, *[r for r in base["resources"] if r["uri"] != EMAIL]]}
+    bad = [
+        ({**one, "uri": "skill://acme/billing/other/x.md"}, "outside the skill"),
+        ({**one, "uri": "skill://acme/billing/refundsX/x.md"}, "outside the skill"),
+        ({**one, "digest": "sha256:ABC"}, "no sha256: digest"),
+        ({**one, "digest": "md5:" + "0" * 32}, "no sha256: digest"),
+        ({**one, "size": -1}, "no size"),
+        ({**one, "size": True}, "no size"),
+    ]
+    for item, complaint in bad:
+        with pytest.raises(ProtocolViolation, match=complaint):
+            check_entry({**base, "resources": [item, *base["resources"][1:]]})
+    with pytest.raises(ProtocolViolation, match="twice"):
+        check_entry({**base, "resources": [*base["resources"], base["resources"][1]]})
+
+
+async def test_a_listing_with_an_invalid_entry_is_refused() -> None:
+    state = skills_server(files())
+    state.entries[DAILY] = {"resources": "sometimes"}
+    async with client(state) as c:
+        with pytest.raises(ProtocolViolation, match="neither a list nor 'dynamic'"):
+            await c.list_skills()
+
+
+async def test_a_dynamic_skill_is_read_unverified_but_its_frontmatter_is_checked() -> None:
+    state = skills_server(files())
+    state.entries[DAILY] = {"resources": "dynamic"}
+    async with client(state) as c:
+        entry = await c.get_skill(DAILY)
+        read = await c.read_skill_file(entry)
+        assert not read.verified
+        with pytest.raises(VerificationFailed, match="not a file of the skill"):
+            await c.read_skill_file(entry, GIT)
+        state.entries[DAILY] = {
+            "resources": "dynamic",
+            "frontmatter": {"name": "daily", "description": "Yesterday's report"},
+        }
+        entry = await c.get_skill(DAILY)
+        with pytest.raises(VerificationFailed, match="'description' differs"):
+            await c.read_skill_file(entry)
+
+
+def test_file_uris_resolve_against_the_skill_root() -> None:
+    entry = {"uri": REFUNDS}
+    assert file_uri(entry) == REFUNDS
+    assert file_uri(entry, "examples/email.md") == EMAIL
+    assert file_uri(entry, LOGO) == LOGO
+    for escaping in ("../other/SKILL.md", "examples/../../x", "", "a//b"):
+        with pytest.raises(ValueError, match="not a file path within the skill"):
+            file_uri(entry, escaping)
+
+
+def _entry_for(content: bytes) -> dict[str, Any]:
+    return {
+        "uri": "skill://s/SKILL.md",
+        "frontmatter": {"name": "s", "description": "d"},
+        "resources": [{"uri": "skill://s/f", "digest": digest(content), "size": len(content)}],
+    }
+
+
+@given(st.binary(max_size=300), st.data())
+def test_only_the_described_bytes_pass(content: bytes, data: st.DataObject) -> None:
+    entry = _entry_for(content)
+    assert verified(entry, "skill://s/f", content)
+    other = data.draw(st.binary(max_size=300).filter(lambda b: b != content))
+    with pytest.raises(VerificationFailed):
+        verified(entry, "skill://s/f", other)
+
+
+def test_frontmatter_scalars_typed_or_as_written() -> None:
+    content = b"---\nname: s\ndescription: d\nversion: 1.10\nwhen: 2026-01-02\n---\nbody\n"
+    entry = {
+        "uri": "skill://s/SKILL.md",
+        "frontmatter": {"name": "s", "description": "d", "version": 1.1, "when": "2026-01-02"},
+        "resources": [
+            {"uri": "skill://s/SKILL.md", "digest": digest(content), "size": len(content)}
+        ],
+    }
+    assert verified(entry, "skill://s/SKILL.md", content)
+    as_written = {**entry, "frontmatter": {**entry["frontmatter"], "version": "1.10"}}
+    assert verified(as_written, "skill://s/SKILL.md", content)
+    wrong = {**entry, "frontmatter": {**entry["frontmatter"], "version": 1.2}}
+    with pytest.raises(VerificationFailed, match="'version' differs"):
+        verified(wrong, "skill://s/SKILL.md", content)
+
+
+def test_a_blob_is_its_decoded_bytes() -> None:
+    from snodo.client.skills import content_bytes
+
+    raw = hashlib.sha256(b"x").digest()
+    blob = [{"uri": "skill://s/f", "blob": base64.b64encode(raw).decode()}]
+    assert content_bytes(blob, "skill://s/f") == (raw, None)
+    with pytest.raises(ProtocolViolation, match="not base64"):
+        content_bytes([{"uri": "skill://s/f", "blob": "%%%"}], "skill://s/f")
+    with pytest.raises(ProtocolViolation, match="0 contents"):
+        content_bytes([{"uri": "skill://s/g", "text": ""}], "skill://s/f")
