@@ -3,15 +3,15 @@
 SERVER is an ``http(s)://`` URL, a ``module:name`` / ``file.py:name`` target that
 ``snodo run`` serves over stdio, or with ``--stdio`` any command that speaks MCP on its
 stdio (an official SDK server, say). ``list`` prints the tools (with their parameters),
-resources, templates and prompts; ``call`` calls a tool (``key=value`` arguments, typed
-by the tool's input schema, or ``--json``), reads a resource (``--resource``) or gets a
-prompt (``--prompt``), answering the server's questions on the terminal
-(``snodo.cli.terminal``). An OAuth-protected server takes a bearer token (``--auth
-TOKEN``, ``--auth-file PATH`` or ``SNODO_AUTH_TOKEN``: the command line is readable by
-every local user, the other two are not), or ``--oauth``: the browser flow of
-``snodo.oauth``. Progress and log messages go to
-stderr; ``--output json`` prints the raw result on stdout. Errors are one ``snodo:``
-line and exit status 1; a tool's ``isError`` result exits 1 too.
+resources, templates, prompts and skills; ``call`` calls a tool (``key=value`` arguments,
+typed by the tool's input schema, or ``--json``), reads a resource (``--resource``) or
+gets a prompt (``--prompt``), answering the server's questions on the terminal
+(``snodo.cli.terminal``) and showing its result (``snodo.cli.printing``). An
+OAuth-protected server takes a bearer token (``--auth TOKEN``, ``--auth-file PATH`` or
+``SNODO_AUTH_TOKEN``: the command line is readable by every local user, the other two
+are not), or ``--oauth``: the browser flow of ``snodo.oauth``. Progress and log
+messages go to stderr; ``--output json`` prints the raw result on stdout. Errors are
+one ``snodo:`` line and exit status 1; a tool's ``isError`` result exits 1 too.
 """
 
 from __future__ import annotations
@@ -31,8 +31,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from snodo.cli.printing import show_log, show_progress, show_result
 from snodo.cli.terminal import Terminal
 from snodo.client import Client, ClientError
+from snodo.client.skills import EXTENSION_ID as SKILLS_EXTENSION
 
 __all__ = [
     "AUTH_ENV",
@@ -244,17 +246,20 @@ async def _main(args: argparse.Namespace) -> int:
 
 
 async def _list(client: Client, output: str) -> int:
-    tools = await client.list_tools()
     capabilities = (await client.discover()).capabilities
+    tools = await client.list_tools() if capabilities.tools else []  # none: -32601
     resources = await client.list_resources() if capabilities.resources else []
     templates = await client.list_resource_templates() if capabilities.resources else []
     prompts = await client.list_prompts() if capabilities.prompts else []
+    offers_skills = await client.server_supports(SKILLS_EXTENSION)
+    skills = await client.list_skills() if offers_skills else []
     if output == "json":
         listed = {
             "tools": tools,
             "resources": resources,
             "resourceTemplates": templates,
             "prompts": prompts,
+            **({"skills": skills} if offers_skills else {}),
         }
         dumped: dict[str, Any] = {
             key: [item.model_dump(mode="json", by_alias=True, exclude_none=True) for item in items]
@@ -276,6 +281,8 @@ async def _list(client: Client, output: str) -> int:
         names = [a.name + ("" if a.required else "?") for a in declared]
         rows.append((f"{prompt.name}({', '.join(names)})", prompt.description))
     _section("prompts", rows)
+    if offers_skills:  # by the URI of its SKILL.md: skill names need not be unique
+        _section("skills", [(s.uri, s.frontmatter.description) for s in skills])
     extensions = _extensions(capabilities)
     if extensions:
         _section("extensions", extensions)
@@ -357,8 +364,8 @@ def _extensions(capabilities: Any) -> list[tuple[str, Any]]:
 
 async def _call(client: Client, args: argparse.Namespace) -> int:
     scope: dict[str, Any] = {
-        "on_progress": _progress,
-        "on_log": _log,
+        "on_progress": show_progress,
+        "on_log": show_log,
         "log_level": args.log_level,
     }
     if args.resource:
@@ -379,7 +386,7 @@ async def _call(client: Client, args: argparse.Namespace) -> int:
     if args.output == "json":
         print(json.dumps(raw, indent=2, ensure_ascii=False))
     else:
-        _show(raw)
+        show_result(raw)
     return 1 if raw.get("isError") else 0
 
 
@@ -448,51 +455,3 @@ def typed_value(key: str, value: str, prop: Any, schema: Mapping[str, Any]) -> A
     if "string" in kinds:
         return value
     raise ValueError(f"{key}={value!r}: {key} takes {' or '.join(kinds)}")
-
-
-def _show(raw: Mapping[str, Any]) -> None:
-    """A result as a person reads it: text as text, the rest summarised."""
-    for block in raw.get("content", []):
-        _block(block)
-    for contents in raw.get("contents", []):
-        if "text" in contents:
-            print(contents["text"])
-        else:
-            size = len(contents.get("blob", "")) * 3 // 4
-            print(f"[{contents.get('mimeType', 'binary')}, about {size} bytes: {contents['uri']}]")
-    for message in raw.get("messages", []):
-        print(f"[{message['role']}] ", end="")
-        _block(message["content"])
-    if "structuredContent" in raw and not raw.get("content"):
-        print(json.dumps(raw["structuredContent"], indent=2, ensure_ascii=False))
-    if raw.get("isError"):
-        print("snodo: the tool reported an error", file=sys.stderr)
-
-
-def _block(block: Mapping[str, Any]) -> None:
-    kind = block.get("type")
-    if kind == "text":
-        print(block["text"])
-    elif kind in ("image", "audio"):
-        print(
-            f"[{kind} {block.get('mimeType')}, about {len(block.get('data', '')) * 3 // 4} bytes]"
-        )
-    elif kind == "resource_link":
-        print(f"[link {block.get('uri')}]")
-    elif kind == "resource":
-        resource = block.get("resource") or {}
-        print(resource.get("text", f"[resource {resource.get('uri')}]"))
-    else:
-        print(json.dumps(block, ensure_ascii=False))
-
-
-def _progress(progress: float, total: float | None, message: str | None) -> None:
-    done = f"{progress:g}/{total:g}" if total else f"{progress:g}"
-    print(f"\r  progress {done}{f' {message}' if message else ''}", end="", file=sys.stderr)
-
-
-def _log(params: Mapping[str, Any]) -> None:
-    logger = f" {params['logger']}:" if params.get("logger") else ""
-    data = params.get("data")
-    text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)
-    print(f"[{params.get('level')}]{logger} {text}", file=sys.stderr)

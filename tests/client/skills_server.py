@@ -140,3 +140,14 @@ def _reader(state: SkillsServer, uri: str) -> Any:
         return content.decode("utf-8")
 
     return read
+
+
+served = skills_server(
+    {
+        "skill://git-workflow/SKILL.md": skill_md("git-workflow", "Branch and commit"),
+        "skill://acme/refunds/SKILL.md": skill_md("refunds", "Process refunds"),
+        "skill://acme/refunds/examples/email.md": b"Dear customer,\n",
+    }
+)
+server = served.server
+"""``snodo list tests/client/skills_server.py:server`` lists these skills."""
