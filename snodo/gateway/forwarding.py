@@ -17,7 +17,8 @@ holding the call by the relay (``snodo.gateway.relay``, over Redis) when there i
 and gets a clear error when there is none. A legacy front gets either backend's
 questions through the server's bridge, as requests in its own session.
 
-Errors keep their code, message and data; the backend's list-changed and
+A backend's skills pass through as they are (``snodo.gateway.skills``). Errors keep
+their code, message and data; the backend's list-changed and
 resource-updated notifications reach the proxy's listen streams; what the backend
 advertises decides what the proxy does.
 """
@@ -44,6 +45,7 @@ from snodo.errors import InternalError, McpError
 from snodo.gateway.front import GATEWAYS, front_client
 from snodo.gateway.open_calls import CURRENT, REFUSE, FlowElsewhere, OpenCalls
 from snodo.gateway.relay import Relay
+from snodo.gateway.skills import declare, declared
 from snodo.result import InputRequired, input_required
 from snodo.revisions.authoring.protocol import (
     META_CLIENT_CAPABILITIES,
@@ -436,6 +438,9 @@ def proxy(
         )
         await backend.start(server)
         server.served.backend = backend
+        offered = declared(backend.advertised)
+        if offered is not None:  # its skills, passed on (snodo.gateway.skills)
+            declare(server, offered, backend.forward)
         try:
             yield backend
         finally:

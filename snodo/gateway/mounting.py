@@ -3,10 +3,12 @@
 ``other`` is a ``Server`` (served in process through an in-memory client, so its own
 lifespans, middleware, sealed state and checks stay its own) or a function that makes
 a client to any server, as ``proxy`` takes. Its tools and prompts are served as
-``weather_NAME``, its resources and templates as they are (the rules:
-``snodo.gateway.composite``); a collision with what is served already is refused here,
-or, for a server reached by a client, when the server starts and the member lists what
-it has. The member's list changes reach the server's listeners.
+``weather_NAME``, its resources and templates as they are, save the ``skill://`` URIs
+of a server declaring skills, served as ``skill://weather/...`` (the rules:
+``snodo.gateway.composite`` and ``snodo.gateway.skills``); a collision with what is
+served already is refused here, or, for a server reached by a client, when the server
+starts and the member lists what it has. The member's list changes reach the server's
+listeners.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from snodo.client import Client
 from snodo.client.transports import MemoryTransport
 from snodo.gateway.composite import Composite, Kind
 from snodo.gateway.forwarding import PROXIES, Connect, Proxy
+from snodo.gateway.skills import declared, prefixed
 from snodo.server import Server
 
 __all__ = ["composite_of", "mount"]
@@ -49,7 +52,8 @@ def composite_of(server: Server) -> Composite:
             for prefix, member in composite.members.items():
                 await member.start(started)
                 begun.append(member)
-                composite.check(prefix, await _names(member))
+                composite.check(prefix, await _names(composite, prefix, member))
+            composite.offer_skills(started)
             yield
         finally:
             for member in reversed(begun):
@@ -73,10 +77,11 @@ def mount(server: Server, other: Server | Connect, *, prefix: str, **client_opti
             return Client(MemoryTransport(mounted), **{**client_options, **options})
 
         registry = other.registry
+        skilled = declared(registry.capabilities()) is not None
         names = {
             "tools": list(registry.tools),
             "prompts": list(registry.prompts),
-            "resources": list(registry.resources),
+            "resources": [prefixed(prefix, u) if skilled else u for u in registry.resources],
             "resourceTemplates": [t.definition["uriTemplate"] for t in registry.templates],
         }
         composite.add(prefix, Proxy(connect), names)
@@ -84,13 +89,18 @@ def mount(server: Server, other: Server | Connect, *, prefix: str, **client_opti
         composite.add(prefix, Proxy(other), names)
 
 
-async def _names(member: Proxy) -> dict[Kind, list[str]]:
-    """What a started member serves, by kind, for the collision check."""
+async def _names(composite: Composite, prefix: str, member: Proxy) -> dict[Kind, list[str]]:
+    """What a started member serves, by kind, for the collision check (its skills'
+    URIs as they are served, prefixed)."""
     found: dict[Kind, list[str]] = {}
+    skilled = declared(member.capabilities()) is not None
     for kind, method in _KINDS:
         if member.serves(method):
             field = "name" if kind in ("tools", "prompts") else "uri"
             field = "uriTemplate" if kind == "resourceTemplates" else field
             listed = await member.listing(None, method, kind)
-            found[kind] = [item[field] for item in listed]
+            names = [item[field] for item in listed]
+            if skilled and kind == "resources":
+                names = [prefixed(prefix, name) for name in names]
+            found[kind] = names
     return found
