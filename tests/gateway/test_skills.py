@@ -15,6 +15,7 @@ from snodo.client import RequestError, VerificationFailed
 from snodo.client.transports import MemoryTransport
 from snodo.gateway import mount, proxy
 from tests.client.skills_server import SkillsServer, skill_md, skills_server
+from tests.support.processes import serving, snodo_run
 
 SKILLS = "io.modelcontextprotocol/skills"
 GIT = "skill://git-workflow/SKILL.md"
@@ -216,3 +217,36 @@ def test_mount_serves_the_members_skills_beside_the_servers_own() -> None:
 
     run(scenario)
     assert mine.asked.count("skills/get") == 4  # the own skill and the unknown URI, twice
+
+
+@pytest.mark.parametrize("era", ["modern", "legacy"])
+def test_served_skills_through_a_mount_in_either_era(era: str) -> None:
+    """A server's own ``server.skills`` folder, mounted, read over HTTP by a front
+    client of either era: the nested and dynamic skills too, every listed file
+    verified."""
+    target = "tests/gateway/skills_mount_server.py:main"
+
+    async def scenario(url: str) -> None:
+        async with Client.http(url, era=era) as client:
+            extensions = (await client.discover()).capabilities.extensions
+            assert isinstance(extensions, dict) and extensions[SKILLS] == {"directoryRead": True}
+            listed = await client.list_skills()
+            assert all(s.uri.startswith("skill://team/") for s in listed)
+            assert {s.frontmatter.name for s in listed} >= {"refunds", "daily"}
+            for skill in listed:
+                if skill.resources == "dynamic":
+                    assert not (await client.read_skill_file(skill)).verified
+                    continue
+                for item in skill.resources:
+                    assert (await client.read_skill_file(skill, item.uri)).verified
+            children = await client.request(
+                "resources/directory/read", {"uri": "skill://team/acme/billing/refunds"}
+            )
+            assert {r["uri"] for r in children["resources"]} == {
+                "skill://team/acme/billing/refunds/SKILL.md",
+                "skill://team/acme/billing/refunds/examples",
+            }
+            assert client.era == era
+
+    with serving(lambda port: snodo_run(target, "http", "--port", str(port))) as served:
+        asyncio.run(asyncio.wait_for(scenario(f"{served.base}/mcp"), 60))
