@@ -45,7 +45,7 @@ from snodo.errors import InternalError, McpError
 from snodo.gateway.front import GATEWAYS, front_client
 from snodo.gateway.open_calls import CURRENT, REFUSE, FlowElsewhere, OpenCalls
 from snodo.gateway.relay import Relay
-from snodo.gateway.skills import declare, declared
+from snodo.gateway.skills import declare, declared, prefixed
 from snodo.result import InputRequired, input_required
 from snodo.revisions.authoring.protocol import (
     META_CLIENT_CAPABILITIES,
@@ -381,6 +381,8 @@ class Proxy:
         elif method == "notifications/resources/updated":
             uri = (note.get("params") or {}).get("uri")
             if isinstance(uri, str):
+                if self.label is not None and declared(self.advertised) is not None:
+                    uri = prefixed(self.label, uri)  # a mounted member's skill file
                 self.server.notify_resource_updated(uri)
 
     async def stop(self) -> None:

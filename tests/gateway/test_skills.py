@@ -250,3 +250,27 @@ def test_served_skills_through_a_mount_in_either_era(era: str) -> None:
 
     with serving(lambda port: snodo_run(target, "http", "--port", str(port))) as served:
         asyncio.run(asyncio.wait_for(scenario(f"{served.base}/mcp"), 60))
+
+
+def test_a_mounted_members_skill_file_update_is_heard_under_its_prefix() -> None:
+    main, state = _main()
+    assert state.server is not None
+    served_email = "skill://docs/acme/billing/refunds/examples/email.md"
+
+    async def scenario() -> dict[str, Any]:
+        async with Client(MemoryTransport(main)) as client:
+
+            async def listen() -> dict[str, Any]:
+                async for note in client.listen(resourceSubscriptions=[served_email]):
+                    if note.get("method") == "notifications/resources/updated":
+                        return dict(note["params"])
+                raise AssertionError("the stream ended")
+
+            listening = asyncio.create_task(listen())
+            await asyncio.sleep(0.2)  # a turn for the subscription to open
+            state.files[EMAIL] = b"Dear customer, anew\n"
+            state.server.notify_resource_updated(EMAIL)  # type: ignore[union-attr]
+            return await asyncio.wait_for(listening, 10)
+
+    heard = asyncio.run(asyncio.wait_for(scenario(), 30))
+    assert heard["uri"] == served_email
