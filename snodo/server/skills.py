@@ -163,6 +163,7 @@ class SkillCatalog:
         self._install(folders, signature)
 
     def add_dynamic(self, skill: DynamicSkill) -> None:
+        """Serve a skill made by code; SkillError if its URI is served already."""
         if skill.uri in self.dynamic or any(f.uri == skill.uri for f in self.folders):
             raise SkillError(f"{skill.uri} is served already")
         self.dynamic[skill.uri] = skill
@@ -233,6 +234,7 @@ class SkillCatalog:
     # -- entries -------------------------------------------------------------------------
 
     def entries(self) -> list[dict[str, Any]]:
+        """Every served skill's entry (``Skill`` on the wire), by URI."""
         found = [_entry(folder) for folder in self.folders]
         found += [
             {"uri": s.uri, "frontmatter": s.frontmatter, "resources": DYNAMIC_RESOURCES}
@@ -247,6 +249,7 @@ class SkillCatalog:
     # -- the methods ---------------------------------------------------------------------
 
     def list_skills(self, ctx: Context, params: Mapping[str, Any]) -> dict[str, Any]:
+        """``skills/list``: one page of entries, and the listing's caching hint."""
         self.refresh()
         shown, after = page(self.entries(), "skills/list", params.get("cursor"), self.page_size)
         result: dict[str, Any] = {"skills": list(shown), **self._hint("resources/list")}
@@ -255,6 +258,7 @@ class SkillCatalog:
         return result
 
     def get_skill(self, ctx: Context, params: GetSkillRequestParams) -> dict[str, Any]:
+        """``skills/get``: the entry of the skill whose ``SKILL.md`` is ``params.uri``."""
         self.refresh()
         for entry in self.entries():
             if entry["uri"] == params.uri:
@@ -262,6 +266,7 @@ class SkillCatalog:
         raise InvalidParams(f"No skill is served at {params.uri}")
 
     def read_dir(self, ctx: Context, params: ReadResourceDirectoryRequestParams) -> dict[str, Any]:
+        """``resources/directory/read``: one page of a directory's direct children."""
         self.refresh()
         uri = params.uri
         files = [*self._served, *self.dynamic]
@@ -287,6 +292,7 @@ class SkillCatalog:
 
     @property
     def page_size(self) -> int | None:
+        """The server's page size, which the skills listing and directories page by."""
         return self.server.page_size
 
 
