@@ -11,8 +11,8 @@ URI that is not a served skill's ``SKILL.md``) and, with ``directory_read``,
 ``resources/directory/read`` over every directory of the served files. A skill made
 by code (``@server.skill(path, description=...)``) has its ``SKILL.md`` written on each
 read, so its entry's ``resources`` is ``"dynamic"``. With ``reload=True`` a change
-under the roots is read again before the next skills request or file read; a change
-that breaks a skill is logged and the previous skills stay served.
+under the roots is read again before the next skills request; a change that breaks a
+skill is logged and the previous skills stay served.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
+from urllib.parse import quote
 
 from snodo.errors import InvalidParams
 from snodo.revisions.skills.models import GetSkillRequestParams, ReadResourceDirectoryRequestParams
@@ -205,8 +206,10 @@ class SkillCatalog:
         self.folders, self._served, self._signature = folders, served, signature
 
     def _reader(self, path: Path) -> Callable[[], str | bytes]:
+        # No refresh here: reads run on worker threads, and the registry changes on the
+        # event loop only (the skills methods refresh). A file changed since the entry
+        # was made reads as it is now, which a client's digest check catches.
         def read() -> str | bytes:
-            self.refresh()
             try:
                 return _contents(path.read_bytes())
             except OSError:
@@ -313,6 +316,8 @@ def dynamic_skill(path: str, function: Callable[[], Any], frontmatter: Mapping[s
     """A ``DynamicSkill`` at ``path`` (``prefix/.../name``), its frontmatter checked."""
     parts = path.strip("/").split("/")
     name = check_name(parts[-1], f"skill {path!r}")
+    if any(not part or quote(part, safe="-._~") != part for part in parts):
+        raise SkillError(f"skill {path!r}: each segment of its path must be URI-safe")
     meta = {"name": name, **{k: v for k, v in frontmatter.items() if k != "name"}}
     description = meta.get("description")
     if not isinstance(description, str) or not description.strip():
