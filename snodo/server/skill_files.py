@@ -33,7 +33,9 @@ __all__ = [
     "SkillFile",
     "SkillFolder",
     "check_name",
+    "directories",
     "frontmatter",
+    "mime_type",
     "scan",
     "stamp",
 ]

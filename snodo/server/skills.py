@@ -11,8 +11,8 @@ URI that is not a served skill's ``SKILL.md``) and, with ``directory_read``,
 ``resources/directory/read`` over every directory of the served files. A skill made
 by code (``@server.skill(path, description=...)``) has its ``SKILL.md`` written on each
 read, so its entry's ``resources`` is ``"dynamic"``. With ``reload=True`` a change
-under the roots is read again before the next skills request or file read; a change
-that breaks a skill is logged and the previous skills stay served.
+under the roots is read again before the next skills request; a change that breaks a
+skill is logged and the previous skills stay served.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
+from urllib.parse import quote
 
 from snodo.errors import InvalidParams
 from snodo.revisions.skills.models import GetSkillRequestParams, ReadResourceDirectoryRequestParams
@@ -163,6 +164,7 @@ class SkillCatalog:
         self._install(folders, signature)
 
     def add_dynamic(self, skill: DynamicSkill) -> None:
+        """Serve a skill made by code; SkillError if its URI is served already."""
         if skill.uri in self.dynamic or any(f.uri == skill.uri for f in self.folders):
             raise SkillError(f"{skill.uri} is served already")
         self.dynamic[skill.uri] = skill
@@ -204,8 +206,10 @@ class SkillCatalog:
         self.folders, self._served, self._signature = folders, served, signature
 
     def _reader(self, path: Path) -> Callable[[], str | bytes]:
+        # No refresh here: reads run on worker threads, and the registry changes on the
+        # event loop only (the skills methods refresh). A file changed since the entry
+        # was made reads as it is now, which a client's digest check catches.
         def read() -> str | bytes:
-            self.refresh()
             try:
                 return _contents(path.read_bytes())
             except OSError:
@@ -233,6 +237,7 @@ class SkillCatalog:
     # -- entries -------------------------------------------------------------------------
 
     def entries(self) -> list[dict[str, Any]]:
+        """Every served skill's entry (``Skill`` on the wire), by URI."""
         found = [_entry(folder) for folder in self.folders]
         found += [
             {"uri": s.uri, "frontmatter": s.frontmatter, "resources": DYNAMIC_RESOURCES}
@@ -247,6 +252,7 @@ class SkillCatalog:
     # -- the methods ---------------------------------------------------------------------
 
     def list_skills(self, ctx: Context, params: Mapping[str, Any]) -> dict[str, Any]:
+        """``skills/list``: one page of entries, and the listing's caching hint."""
         self.refresh()
         shown, after = page(self.entries(), "skills/list", params.get("cursor"), self.page_size)
         result: dict[str, Any] = {"skills": list(shown), **self._hint("resources/list")}
@@ -255,6 +261,7 @@ class SkillCatalog:
         return result
 
     def get_skill(self, ctx: Context, params: GetSkillRequestParams) -> dict[str, Any]:
+        """``skills/get``: the entry of the skill whose ``SKILL.md`` is ``params.uri``."""
         self.refresh()
         for entry in self.entries():
             if entry["uri"] == params.uri:
@@ -262,6 +269,7 @@ class SkillCatalog:
         raise InvalidParams(f"No skill is served at {params.uri}")
 
     def read_dir(self, ctx: Context, params: ReadResourceDirectoryRequestParams) -> dict[str, Any]:
+        """``resources/directory/read``: one page of a directory's direct children."""
         self.refresh()
         uri = params.uri
         files = [*self._served, *self.dynamic]
@@ -287,6 +295,7 @@ class SkillCatalog:
 
     @property
     def page_size(self) -> int | None:
+        """The server's page size, which the skills listing and directories page by."""
         return self.server.page_size
 
 
@@ -307,6 +316,8 @@ def dynamic_skill(path: str, function: Callable[[], Any], frontmatter: Mapping[s
     """A ``DynamicSkill`` at ``path`` (``prefix/.../name``), its frontmatter checked."""
     parts = path.strip("/").split("/")
     name = check_name(parts[-1], f"skill {path!r}")
+    if any(not part or quote(part, safe="-._~") != part for part in parts):
+        raise SkillError(f"skill {path!r}: each segment of its path must be URI-safe")
     meta = {"name": name, **{k: v for k, v in frontmatter.items() if k != "name"}}
     description = meta.get("description")
     if not isinstance(description, str) or not description.strip():

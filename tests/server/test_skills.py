@@ -284,6 +284,21 @@ def test_a_skill_made_by_code_is_dynamic(tmp_path: Path) -> None:
     assert (child["uri"], child["name"]) == (entry["uri"], "daily")  # its resource metadata
     with pytest.raises(SkillError, match="Agent Skills rules"):
         server.skill("reports/Weekly", description="x")(lambda: "")
+    with pytest.raises(SkillError, match="URI-safe"):
+        server.skill("my reports/weekly", description="x")(lambda: "")
+    with pytest.raises(SkillError, match="served already"):
+        server.skill("reports/daily", description="again")(lambda: "")
+
+
+def test_a_file_name_is_percent_encoded_in_its_uri(tmp_path: Path) -> None:
+    write(tmp_path, "notes/SKILL.md", skill_md("notes"))
+    raw = write(tmp_path, "notes/meeting notes.md", "# Monday\n").read_bytes()
+    server = Server("s", "1")
+    server.skills(tmp_path)
+    (entry,) = listing(server)
+    uris = [r["uri"] for r in entry["resources"]]
+    assert uris == ["skill://notes/SKILL.md", "skill://notes/meeting%20notes.md"]
+    assert read_bytes(server, uris[1]) == (raw, "text/markdown")
 
 
 def test_reload_reads_a_changed_folder_again(tree: Path) -> None:
