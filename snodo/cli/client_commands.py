@@ -259,13 +259,14 @@ async def _list(client: Client, output: str) -> int:
             "resources": resources,
             "resourceTemplates": templates,
             "prompts": prompts,
-            **({"skills": skills} if offers_skills else {}),
         }
         dumped: dict[str, Any] = {
             key: [item.model_dump(mode="json", by_alias=True, exclude_none=True) for item in items]
             for key, items in listed.items()
             if isinstance(items, list)
         }
+        if offers_skills:  # a frontmatter field written empty (null) is the author's too
+            dumped["skills"] = [s.model_dump(mode="json", by_alias=True) for s in skills]
         if isinstance(capabilities.extensions, dict) and capabilities.extensions:
             dumped["extensions"] = dict(capabilities.extensions)
         print(json.dumps(dumped, indent=2, ensure_ascii=False))

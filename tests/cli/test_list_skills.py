@@ -6,6 +6,7 @@ has no tools: it is listed without asking for them (it would answer -32601)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from tests.support.processes import snodo
 
@@ -41,3 +42,22 @@ def test_no_skills_section_without_the_extension() -> None:
     done = snodo("list", "examples/preferences.py:server")
     assert done.returncode == 0, done.stderr
     assert "skills (" not in done.stdout
+
+
+def test_json_keeps_a_frontmatter_field_written_empty(tmp_path: Path) -> None:
+    """``note:`` is null in the frontmatter: the entry carries it, and so does the JSON
+    (the other lists leave out the null fields of their items; an entry's frontmatter
+    is the author's as written)."""
+    folder = tmp_path / "skills" / "nully"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: nully\ndescription: d\nnote:\n---\nbody\n")
+    (tmp_path / "served.py").write_text(
+        "from pathlib import Path\n"
+        "from snodo.server import Server\n"
+        "server = Server('nully', '1.0.0')\n"
+        "server.skills(Path(__file__).parent / 'skills')\n"
+    )
+    done = snodo("list", f"{tmp_path / 'served.py'}:server", "--output", "json")
+    assert done.returncode == 0, done.stderr
+    [skill] = json.loads(done.stdout)["skills"]
+    assert skill["frontmatter"] == {"name": "nully", "description": "d", "note": None}
