@@ -56,8 +56,9 @@ __all__ = [
 DECLARE: dict[str, dict[str, Any]] = {EXTENSION_ID: {}}
 """``Client(extensions=DECLARE)``: this client understands skills."""
 MAX_SKILL_FILES: Final = 512
+"""The files per skill every host must accept (more is the host's choice)."""
 MAX_SKILL_BYTES: Final = 16 * 1024 * 1024
-"""The per-skill limits every host must accept (more is the host's choice)."""
+"""The total size of a skill's files every host must accept."""
 
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _SKILL_MD = "/SKILL.md"
@@ -77,6 +78,7 @@ class SkillFile:
 
     @property
     def text(self) -> str | None:
+        """The content as UTF-8 text; None when it is not."""
         try:
             return self.content.decode("utf-8")
         except UnicodeDecodeError:
@@ -287,10 +289,12 @@ class Skills:
         raise NotImplementedError  # the Client's
 
     async def server_supports(self, extension_id: str) -> bool:
-        raise NotImplementedError  # Listings'
+        """Whether the server declares ``extension_id`` (``Listings``')."""
+        raise NotImplementedError
 
     async def read_resource(self, uri: str) -> Any:
-        raise NotImplementedError  # the Client's
+        """``resources/read`` of ``uri`` (the ``Client``'s)."""
+        raise NotImplementedError
 
     async def list_skills(self, *, cursor: str | None = None, page: bool = False) -> Listed[Skill]:
         """Every skill entry the server lists, following cursors; with ``cursor`` (or

@@ -147,6 +147,7 @@ class GroupSkill:
 
     @property
     def key(self) -> tuple[str, str]:
+        """``(server, uri)``: what the group holds the entry under."""
         return (self.server, self.skill.uri)
 
 
