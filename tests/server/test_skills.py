@@ -240,6 +240,14 @@ def test_the_per_skill_limits_are_enforced_at_start(tmp_path: Path) -> None:
         Server("s", "1").skills(big)
 
 
+def test_a_root_without_skills_is_refused(tmp_path: Path) -> None:
+    write(tmp_path, "docs/README.md", "# not a skill\n")
+    with pytest.raises(SkillError, match=r"no folder under it holds a SKILL\.md"):
+        Server("s", "1").skills(tmp_path)
+    with pytest.raises(SkillError, match="not a folder of skills"):
+        Server("s", "1").skills(tmp_path / "missing")
+
+
 def test_a_link_out_of_the_root_is_refused(tmp_path: Path) -> None:
     outside = write(tmp_path, "private/key.txt", "secret")
     root = tmp_path / "skills"
