@@ -239,6 +239,7 @@ def scan(roots: Iterable[Path]) -> tuple[SkillFolder, ...]:
         if not root.is_dir():
             raise SkillError(f"{root}: not a folder of skills")
         top = root.parent if (root / SKILL_FILE).is_file() else root
+        before = len(found)
         for base, dirs, names in os.walk(root):
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED)
             if SKILL_FILE not in names:
@@ -252,6 +253,8 @@ def scan(roots: Iterable[Path]) -> tuple[SkillFolder, ...]:
                     f"{folder}: serves {skill.uri}, as {origin[skill.uri]} already does"
                 )
             found[skill.uri], origin[skill.uri] = skill, folder
+        if len(found) == before:  # likely a wrong path; and skills need resources to serve
+            raise SkillError(f"{root}: no folder under it holds a {SKILL_FILE}")
     return tuple(found[uri] for uri in sorted(found))
 
 

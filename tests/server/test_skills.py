@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from snodo.server import Server
 from snodo.server.caching import CacheHint
-from snodo.server.skill_files import MAX_FILES, MAX_TOTAL_BYTES, SkillError
+from snodo.server.skill_files import MAX_FILES, MAX_TOTAL_BYTES, SkillError, directories
 from snodo_wire_skills import GetSkillResult, ListSkillsResult, ReadResourceDirectoryResult
 
 META = {
@@ -238,6 +240,14 @@ def test_the_per_skill_limits_are_enforced_at_start(tmp_path: Path) -> None:
         Server("s", "1").skills(big)
 
 
+def test_a_root_without_skills_is_refused(tmp_path: Path) -> None:
+    write(tmp_path, "docs/README.md", "# not a skill\n")
+    with pytest.raises(SkillError, match=r"no folder under it holds a SKILL\.md"):
+        Server("s", "1").skills(tmp_path)
+    with pytest.raises(SkillError, match="not a folder of skills"):
+        Server("s", "1").skills(tmp_path / "missing")
+
+
 def test_a_link_out_of_the_root_is_refused(tmp_path: Path) -> None:
     outside = write(tmp_path, "private/key.txt", "secret")
     root = tmp_path / "skills"
@@ -331,3 +341,23 @@ def test_without_reload_the_listing_stays_as_it_started(tree: Path) -> None:
     before = listing(server)
     write(tree, "fresh/SKILL.md", skill_md("fresh"))
     assert listing(server) == before
+
+
+SEGMENT = st.text(alphabet="abc-.", min_size=1, max_size=3)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sets(st.lists(SEGMENT, min_size=1, max_size=4).map("/".join), min_size=1, max_size=12))
+def test_directories_hold_each_file_once_under_its_parent(paths: set[str]) -> None:
+    """Whatever the files, every one is the direct child of exactly one directory, a
+    directory child is itself a directory holding something, and nothing is both."""
+    files = {f"skill://root/{p}" for p in paths}
+    if any(f.startswith(other + "/") for f in files for other in files):
+        return  # a file cannot also be a folder
+    tree = directories(files)
+    leaves = [child for children in tree.values() for child, file in children.items() if file]
+    assert sorted(leaves) == sorted(files)
+    for folder, children in tree.items():
+        for child, file in children.items():
+            assert child.rpartition("/")[0] == folder
+            assert (file is None) == (child in tree)
