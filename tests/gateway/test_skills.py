@@ -6,6 +6,7 @@ client verifies each file it reads against the entry it got through the gateway)
 from __future__ import annotations
 
 import asyncio
+import sys
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ import pytest
 from snodo import Client, Server
 from snodo.client import RequestError, VerificationFailed
 from snodo.client.transports import MemoryTransport
-from snodo.gateway import mount, proxy
+from snodo.gateway import mount, proxy, serve_group
 from tests.client.skills_server import SkillsServer, skill_md, skills_server
 from tests.support.processes import serving, snodo_run
 
@@ -21,6 +22,7 @@ SKILLS = "io.modelcontextprotocol/skills"
 GIT = "skill://git-workflow/SKILL.md"
 REFUNDS = "skill://acme/billing/refunds/SKILL.md"
 EMAIL = "skill://acme/billing/refunds/examples/email.md"
+TARGET = "tests/client/skills_server.py:server"
 
 
 def files() -> dict[str, bytes]:
@@ -274,3 +276,26 @@ def test_a_mounted_members_skill_file_update_is_heard_under_its_prefix() -> None
 
     heard = asyncio.run(asyncio.wait_for(scenario(), 30))
     assert heard["uri"] == served_email
+
+
+def test_proxy_config_serves_two_servers_same_skill_uris_apart() -> None:
+    """``snodo proxy --config``'s server (``serve_group``): two stdio servers serving
+    the same skill URIs are told apart by their prefixes, each file verified."""
+    command = {"command": sys.executable, "args": ["-m", "snodo", "run", TARGET]}
+    front = serve_group({"mcpServers": {"one": command, "two": command}})
+
+    async def scenario() -> None:
+        async with Client(MemoryTransport(front)) as client:
+            listed = await client.list_skills()
+            uris = [s.uri for s in listed]
+            assert uris == [
+                "skill://one/acme/refunds/SKILL.md",
+                "skill://one/git-workflow/SKILL.md",
+                "skill://two/acme/refunds/SKILL.md",
+                "skill://two/git-workflow/SKILL.md",
+            ]
+            for skill in listed:
+                for item in skill.resources:  # type: ignore[union-attr]
+                    assert (await client.read_skill_file(skill, item.uri)).verified
+
+    run(scenario)
