@@ -286,7 +286,8 @@ class Composite:
     def offer_skills(self, server: Any) -> None:
         """Once the members have started: offer the skills of those that declare the
         extension, beside the server's own (``directoryRead`` only when every source
-        of skills reads directories)."""
+        of skills reads directories). A resource of the server's own under a skills
+        member's ``skill://PREFIX/`` would be unreachable: ValueError."""
         self.skill_members = {
             prefix: found
             for prefix, member in self.members.items()
@@ -295,6 +296,13 @@ class Composite:
         if not self.skill_members:
             return
         registry = self.own.registry
+        for prefix in self.skill_members:  # skill://PREFIX/... is the member's
+            taken = sorted(u for u in registry.resources if unprefixed(u, {prefix: None}))
+            if taken:
+                raise ValueError(
+                    f"{taken[0]!r} is the server's own, and skill://{prefix}/ is the skills"
+                    f" of the server mounted as {prefix!r}"
+                )
         if not self.own_skills_known:  # the first start: the server's own skills, if any
             self.own_skills_known = True
             self.own_skills_settings = declared(registry.capabilities())

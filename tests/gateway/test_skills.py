@@ -15,6 +15,7 @@ from snodo import Client, Server
 from snodo.client import RequestError, VerificationFailed
 from snodo.client.transports import MemoryTransport
 from snodo.gateway import mount, proxy, serve_group
+from snodo.server.lifespan import StartupFailed
 from tests.client.skills_server import SkillsServer, skill_md, skills_server
 from tests.support.processes import serving, snodo_run
 
@@ -299,3 +300,19 @@ def test_proxy_config_serves_two_servers_same_skill_uris_apart() -> None:
                     assert (await client.read_skill_file(skill, item.uri)).verified
 
     run(scenario)
+
+
+def test_an_own_skill_under_a_members_prefix_is_refused_at_start() -> None:
+    mine = skills_server({"skill://docs/house/SKILL.md": skill_md("house", "Our own")})
+    main = mine.server
+    assert main is not None
+    member = backend()
+    assert member.server is not None
+    mount(main, member.server, prefix="docs")
+
+    async def scenario() -> None:
+        async with Client(MemoryTransport(main)) as client:
+            await client.list_skills()
+
+    with pytest.raises(StartupFailed, match="skill://docs/house/SKILL"):
+        run(scenario)
