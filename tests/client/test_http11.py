@@ -102,6 +102,17 @@ def test_the_default_transport_is_http11_and_reuses_one_connection() -> None:
     assert "accept: application/json, text/event-stream\r\n" in head
 
 
+def test_the_same_on_uvloop() -> None:
+    """uvloop (what ``snodo run`` and ``snodo proxy`` serve on) hands the protocol a
+    transport of its own class."""
+    uvloop = pytest.importorskip("uvloop")
+    raw = Raw(_answer_json)
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        answers = runner.run(_requests(raw, 3))
+    assert [a["id"] for a in answers] == [1, 2, 3]
+    assert raw.connections == 1
+
+
 async def _chunked_in_pieces(
     reader: asyncio.StreamReader, writer: asyncio.StreamWriter, raw: Raw
 ) -> None:

@@ -21,6 +21,7 @@ import asyncio
 import collections
 import ssl
 from collections.abc import AsyncIterator, Mapping
+from typing import cast
 from urllib.parse import urlsplit
 
 import httptools
@@ -178,8 +179,8 @@ class _Connection(asyncio.Protocol):
     # -- asyncio's side ---------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # A read-write transport, though not always asyncio's class (uvloop has its own).
+        self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
         answer = self.answer
