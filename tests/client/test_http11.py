@@ -8,7 +8,9 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import socket
 import ssl
+import struct
 import subprocess
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -150,6 +152,35 @@ def test_a_body_without_length_runs_to_the_connections_end() -> None:
     first, second = asyncio.run(_requests(raw, 2))
     assert first["result"] == second["result"] == "to the end"
     assert raw.connections == 2  # such a connection is never reused
+
+
+async def _reset_midway(reader: Reader, writer: Writer, raw: Raw) -> None:
+    """A body to the connection's end, cut by a reset rather than ended by a close."""
+    _, body = await raw.read_request(reader)
+    writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n")
+    writer.write(_json(json.loads(body)["id"], "maybe cut"))  # whole or not: nobody can tell
+    await writer.drain()
+    await asyncio.sleep(0.05)  # the head and the first bytes go out before the reset
+    sock = writer.get_extra_info("socket")
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    writer.transport.abort()
+
+
+def test_a_body_to_the_connections_end_cut_by_a_reset_is_an_error() -> None:
+    raw = Raw(_reset_midway)
+
+    async def scenario() -> None:
+        server, port = await _serving(raw)
+        transport = HttpTransport(f"http://127.0.0.1:{port}/mcp")
+        try:
+            with pytest.raises(TransportError):
+                await transport.request(_message(1), {}, lambda note: None)
+        finally:
+            await transport.close()
+            server.close()
+
+    asyncio.run(scenario())
+    assert raw.connections == 1  # a fresh connection's failure: not sent again
 
 
 async def _big(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, raw: Raw) -> None:

@@ -212,7 +212,7 @@ class _Connection(asyncio.Protocol):
         answer = self.answer
         if answer is None or answer.complete or answer.error is not None:
             return
-        if answer.status and not answer.delimited:
+        if answer.status and not answer.delimited and exc is None:
             answer._finished()  # the body ran to the connection's end, as it said it would
         elif self.reused and not self.heard:
             answer._failed(Unanswered("the reused connection closed before any byte of the answer"))
