@@ -337,6 +337,34 @@ def test_requests_beyond_the_connection_cap_wait_for_a_connection() -> None:
     assert raw.connections == 1
 
 
+def test_a_waiter_cancelled_as_a_connection_is_handed_to_it_passes_it_on() -> None:
+    raw = Raw(_answer_json)
+
+    async def scenario() -> bytes:
+        server, port = await _serving(raw)
+        origin = Origin(f"http://127.0.0.1:{port}/mcp", max_connections=1)
+        try:
+            first = await origin.open("POST", {}, json.dumps(_message(1)).encode())
+            waiting = asyncio.ensure_future(origin._acquire())
+            await asyncio.sleep(0)  # now queued for the only connection
+            [chunk async for chunk in first.chunks()]
+            await first.aclose()  # handed to the waiting request...
+            waiting.cancel()  # ...which is cancelled before it runs again
+            with pytest.raises(asyncio.CancelledError):
+                await waiting
+            again = await origin.open("POST", {}, json.dumps(_message(2)).encode())
+            body = b"".join([chunk async for chunk in again.chunks()])
+            await again.aclose()
+            return body
+        finally:
+            await origin.aclose()
+            server.close()
+
+    body = asyncio.run(asyncio.wait_for(scenario(), 10))
+    assert json.loads(body)["id"] == 2
+    assert raw.connections == 1
+
+
 def test_an_answer_closed_before_its_end_closes_its_connection() -> None:
     raw = Raw(_big)
 

@@ -414,7 +414,14 @@ class Origin:
         if self.open_count >= self.max_connections:
             waiter: asyncio.Future[_Connection | None] = self.loop.create_future()
             self.waiters.append(waiter)
-            handed = await waiter
+            try:
+                handed = await waiter
+            except asyncio.CancelledError:
+                # Cancelled with a connection already handed over: it goes to the next.
+                late = waiter.result() if waiter.done() and not waiter.cancelled() else None
+                if late is not None:
+                    self.release(late)
+                raise
             if handed is not None:
                 return handed
             return await self._acquire()  # a connection closed: room for a new one
