@@ -365,6 +365,26 @@ def test_a_waiter_cancelled_as_a_connection_is_handed_to_it_passes_it_on() -> No
     assert raw.connections == 1
 
 
+def test_a_request_waiting_for_a_connection_fails_when_the_client_closes() -> None:
+    raw = Raw(_answer_json)
+
+    async def scenario() -> None:
+        server, port = await _serving(raw)
+        origin = Origin(f"http://127.0.0.1:{port}/mcp", max_connections=1)
+        try:
+            first = await origin.open("POST", {}, json.dumps(_message(1)).encode())
+            waiting = asyncio.ensure_future(origin._acquire())
+            await asyncio.sleep(0)
+            await origin.aclose()
+            with pytest.raises(WireError, match="closed"):
+                await waiting
+            await first.aclose()
+        finally:
+            server.close()
+
+    asyncio.run(asyncio.wait_for(scenario(), 10))
+
+
 def test_an_answer_closed_before_its_end_closes_its_connection() -> None:
     raw = Raw(_big)
 

@@ -481,6 +481,10 @@ class Origin:
         idle, self.idle = self.idle, []
         for connection in idle:
             connection.close()
+        while self.waiters:  # a request waiting for a connection learns the client closed
+            waiter = self.waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
 
 
 def _default_tls() -> ssl.SSLContext:
