@@ -33,6 +33,7 @@ NEEDS_EXTRA: dict[str, str] = {
         f"snodo.oauth{suffix}": "auth"
         for suffix in (
             "",
+            ".assertion",
             ".challenge",
             ".discovery",
             ".errors",

@@ -83,6 +83,7 @@ class _Code:
     challenge: str | None
     scope: str
     nonce: str | None
+    resource: str | None
     used: bool = False
 
 
@@ -110,7 +111,8 @@ class Provider:
         """(header, claims) of every client assertion accepted."""
         self._pending: dict[str, dict[str, str]] = {}
         self._codes: dict[str, _Code] = {}
-        self._refresh: dict[str, tuple[str, str]] = {}  # token -> (client id, scope)
+        self._refresh: dict[str, tuple[str, str, str | None]] = {}
+        """refresh token -> (client id, scope, resource)"""
         self._jtis: set[str] = set()
         self._lock = threading.Lock()
 
@@ -317,6 +319,7 @@ class Provider:
             challenge=query.get("code_challenge"),
             scope=query.get("scope", ""),
             nonce=query.get("nonce"),
+            resource=query.get("resource"),
         )
         return self._back(query["redirect_uri"], code=code, **state)
 
@@ -398,14 +401,15 @@ class Provider:
                 raise OAuthRefusal("invalid_grant", "code_verifier does not fit the request")
             if verifier is not None and s256(verifier) != code.challenge:
                 raise OAuthRefusal("invalid_grant", "wrong code_verifier")
-            return self._issue(client, code.scope, code.nonce, refresh=True)
+            return self._issue(client, code.scope, code.nonce, code.resource, refresh=True)
         if grant == "refresh_token":
             held = self._refresh.pop(form.get("refresh_token", ""), None)
             if held is None or held[0] != client.client_id:
                 raise OAuthRefusal("invalid_grant", "unknown refresh token")
-            return self._issue(client, held[1], None, refresh=True)
+            return self._issue(client, held[1], None, held[2], refresh=True)
         if grant == "client_credentials":
-            return self._issue(client, form.get("scope", ""), None, refresh=False, machine=True)
+            scope, resource = form.get("scope", ""), form.get("resource")
+            return self._issue(client, scope, None, resource, refresh=False, machine=True)
         raise OAuthRefusal("unsupported_grant_type", f"{grant!r} is not supported")
 
     def _issue(
@@ -413,13 +417,18 @@ class Provider:
         client: ProviderClient,
         scope: str,
         nonce: str | None,
+        resource: str | None,
         *,
         refresh: bool,
         machine: bool = False,
     ) -> dict[str, Any]:
+        """Tokens for ``client``: the access token's audience is the RFC 8707
+        ``resource`` when one was asked for, else the client."""
         now = int(time.time())
         subject = client.client_id if machine else self.user["sub"]
-        access = self.mint_access_token(client.client_id, sub=subject, scope=scope)
+        access = self.mint_access_token(
+            resource or client.client_id, sub=subject, scope=scope, client_id=client.client_id
+        )
         answer: dict[str, Any] = {
             "access_token": access,
             "token_type": "Bearer",
@@ -428,7 +437,7 @@ class Provider:
         }
         if refresh:
             token = secrets.token_urlsafe(24)
-            self._refresh[token] = (client.client_id, scope)
+            self._refresh[token] = (client.client_id, scope, resource)
             answer["refresh_token"] = token
         if not machine and "openid" in scope.split():
             claims = {
