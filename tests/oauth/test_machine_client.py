@@ -11,9 +11,11 @@ server does (signature by a registered key, iss/sub, audience, expiry, unused jt
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import httpx
 import pytest
@@ -25,6 +27,7 @@ from snodo.oauth import ClientKey, OAuth, OAuthError
 from snodo.oauth.assertion import ASSERTION_TYPE
 from tests.oauth.fakes import AS1, MCP, AuthServer, World
 from tests.support.idp import Provider, serve_provider
+from tests.support.paths import ROOT
 from tests.support.processes import serving as running
 from tests.support.processes import snodo_run
 
@@ -199,3 +202,27 @@ def test_a_key_the_provider_does_not_know_is_refused(site: Site) -> None:
     oauth = OAuth(grant="client_credentials", client_id="impostor", client_key=other)
     with pytest.raises(OAuthError, match="401 invalid_client"):
         whoami(site, oauth)
+
+
+def test_the_machine_client_program_of_the_docs(
+    site: Site, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/examples/oauth_machine_client.py, with its key in a PEM file."""
+    path = ROOT / "docs" / "examples" / "oauth_machine_client.py"
+    spec = importlib.util.spec_from_file_location("oauth_machine_client", path)
+    assert spec is not None and spec.loader is not None
+    program = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(program)
+    key = RSAKey.generate_key(2048)
+    public = KeySet([RSAKey.import_key(key.as_dict(private=False), {"kid": "nightly-report-1"})])
+    site.idp.add_client(program.CLIENT_ID, None, keys=public, grant_types=MACHINE)
+    pem = tmp_path / "key.pem"
+    pem.write_bytes(key.as_pem(private=True))
+    asyncio.run(program.main(site.resource, str(pem)))
+    assert "whoami" in capsys.readouterr().out.split()
+    header, claims = site.idp.assertions[-1]
+    assert (header["alg"], header["kid"], claims["sub"]) == (
+        "RS256",
+        "nightly-report-1",
+        program.CLIENT_ID,
+    )
