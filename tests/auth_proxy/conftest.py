@@ -1,5 +1,5 @@
 """A proxied server (``snodo run tests/auth_proxy/servers.py:server``) in front of the
-loopback provider, and what the tests need to sign in through it."""
+loopback provider of tests/support/idp.py, which has no registration endpoint."""
 
 from __future__ import annotations
 
@@ -8,10 +8,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.auth.issuer import serving
-from tests.auth_proxy.idp import Provider
-from tests.support.processes import free_port, snodo_run
+from tests.support.idp import Provider, serve_provider
 from tests.support.processes import serving as running
+from tests.support.processes import snodo_run
 
 
 @dataclass
@@ -24,24 +23,24 @@ class Site:
         return self.base + "/mcp"
 
 
-def proxied(store: str = "", base: str | None = None) -> Iterator[Site]:
-    """The server and its provider; ``base``: another worker's address as issuer."""
-    idp_port = free_port()
-    idp = Provider(f"http://127.0.0.1:{idp_port}", "")
+def proxied(idp: Provider, store: str = "", base: str | None = None) -> Iterator[Site]:
+    """The server before ``idp``; ``base``: the address of the worker whose issuer it
+    shares, else its own."""
     sites: list[Site] = []
 
     def command(port: int) -> list[str]:
         site = Site(idp, base or f"http://127.0.0.1:{port}")
         sites.append(site)
-        idp.callback = site.base + "/auth/callback"
+        idp.add_client(redirect_uris=[site.base + "/auth/callback"])
         env = [f"TEST_IDP={idp.url}", f"TEST_BASE={site.base}", f"TEST_STORE={store}"]
         target = "tests/auth_proxy/servers.py:server"
         return ["env", *env, *snodo_run(target, "http", "--port", str(port))]
 
-    with serving(idp, idp_port), running(command):
+    with running(command):
         yield sites[-1]
 
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[Site]:
-    yield from proxied()
+    with serve_provider() as idp:
+        yield from proxied(idp)

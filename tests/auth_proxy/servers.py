@@ -9,7 +9,7 @@ from snodo.auth import OIDCProxy
 from snodo.auth.proxy_store import MemoryProxyStore, ProxyStore, RedisProxyStore, SQLiteProxyStore
 from snodo.context import Context
 from snodo.server import Server
-from tests.auth_proxy.idp import CLIENT_ID, CLIENT_SECRET
+from tests.support.idp import CLIENT_ID, CLIENT_SECRET
 
 IDP = os.environ.get("TEST_IDP", "http://127.0.0.1:1")
 BASE = os.environ.get("TEST_BASE", "http://127.0.0.1:2")

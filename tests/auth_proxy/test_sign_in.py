@@ -1,21 +1,21 @@
 """A whole sign-in through the proxy with snodo's own client, headless: registration,
-consent, the provider, the code, the proxy's token, a tool reading its claims."""
+consent, the provider's login, the code, the proxy's token, a tool reading its claims."""
 
 from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from snodo.client import Client
-from snodo.oauth import OAuth
-from tests.auth_proxy.agent import ConsentingAgent
+from snodo.oauth import OAuth, OAuthError
 from tests.auth_proxy.conftest import Site
-from tests.auth_proxy.idp import USER
+from tests.support.idp import USER, TestUser
 
 
-def me(site: Site, agent: ConsentingAgent) -> str:
+def me(site: Site, user: TestUser) -> str:
     async def main() -> str:
-        oauth = OAuth(user_agent=agent, refresh_tokens=True)
-        async with Client.http(site.mcp, auth=oauth) as client:
+        async with Client.http(site.mcp, auth=OAuth(user_agent=user)) as client:
             result = await client.call_tool("me", {})
             text: str = result.content[0].text
             return text
@@ -24,22 +24,30 @@ def me(site: Site, agent: ConsentingAgent) -> str:
 
 
 def test_a_client_signs_in_through_the_proxy_and_a_tool_reads_the_claims(site: Site) -> None:
-    agent = ConsentingAgent()
-    assert me(site, agent) == f"{USER['sub']} {USER['email']} {USER['name']} notes:read notes:write"
-    assert len(agent.pages) == 1
-    assert "snodo-client" in agent.pages[0]
-    # The provider saw the server's own redirect URI, state and PKCE, never the client's.
-    (asked,) = site.idp.authorizations[-1:]
-    assert asked["redirect_uri"] == site.base + "/auth/callback"
-    assert asked["code_challenge_method"] == "S256"
-    assert asked["scope"] == "openid email profile"
+    user = TestUser()
+    expected = f"{USER['sub']} {USER['email']} {USER['name']} notes:read notes:write"
+    assert me(site, user) == expected
+    consent, login = user.forms
+    assert consent[0] == site.base + "/consent" and consent[1]["decision"] == "allow"
+    assert login[0] == site.idp.url + "/login"
+    # The provider saw the server's own redirect URI and client, never the MCP client's.
+    form, _ = site.idp.token_requests[-1]
+    assert form["redirect_uri"] == site.base + "/auth/callback"
+    assert form["code_verifier"]
 
 
-def test_consent_is_remembered_per_browser_and_client(site: Site) -> None:
-    agent = ConsentingAgent()
-    me(site, agent)
-    me(site, agent)  # a new client registration: asked again
-    assert len(agent.pages) == 2
-    other = ConsentingAgent()
-    me(site, other)
-    assert len(other.pages) == 1
+def test_a_user_who_does_not_consent_is_not_signed_in(site: Site) -> None:
+    user = TestUser(approve=False)
+    with pytest.raises(OAuthError, match="access_denied"):
+        me(site, user)
+    assert len(user.forms) == 1  # the consent page; the provider was never reached
+    assert not any(page.startswith(site.idp.url) for page in user.pages)
+
+
+def test_a_failed_login_at_the_provider_is_access_denied(site: Site) -> None:
+    site.idp.deny_login = True
+    try:
+        with pytest.raises(OAuthError, match="access_denied"):
+            me(site, TestUser())
+    finally:
+        site.idp.deny_login = False
