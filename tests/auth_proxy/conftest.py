@@ -3,6 +3,7 @@ loopback provider of tests/support/idp.py, which has no registration endpoint.""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -17,19 +18,24 @@ from tests.support.processes import snodo_run
 class Site:
     idp: Provider
     base: str
+    """The issuer: this worker's address, or the worker's whose issuer it shares."""
+    address: str
+    """Where this worker listens."""
 
     @property
     def mcp(self) -> str:
         return self.base + "/mcp"
 
 
+@contextlib.contextmanager
 def proxied(idp: Provider, store: str = "", base: str | None = None) -> Iterator[Site]:
     """The server before ``idp``; ``base``: the address of the worker whose issuer it
     shares, else its own."""
     sites: list[Site] = []
 
     def command(port: int) -> list[str]:
-        site = Site(idp, base or f"http://127.0.0.1:{port}")
+        address = f"http://127.0.0.1:{port}"
+        site = Site(idp, base or address, address)
         sites.append(site)
         idp.add_client(redirect_uris=[site.base + "/auth/callback"])
         env = [f"TEST_IDP={idp.url}", f"TEST_BASE={site.base}", f"TEST_STORE={store}"]
@@ -42,5 +48,5 @@ def proxied(idp: Provider, store: str = "", base: str | None = None) -> Iterator
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[Site]:
-    with serve_provider() as idp:
-        yield from proxied(idp)
+    with serve_provider() as idp, proxied(idp) as found:
+        yield found

@@ -21,7 +21,7 @@ REDIRECT = "http://127.0.0.1:9/callback"
 
 def register(site: Site, method: str = "none", uris: tuple[str, ...] = (REDIRECT,)) -> Any:
     answer = httpx.post(
-        site.base + "/register",
+        site.address + "/register",
         json={"redirect_uris": list(uris), "token_endpoint_auth_method": method},
     )
     assert answer.status_code == 201, answer.text
@@ -43,7 +43,7 @@ def authorize_url(site: Site, client_id: str, code_verifier: str, **extra: str) 
         "resource": site.mcp,
         **extra,
     }
-    return site.base + "/authorize?" + urllib.parse.urlencode(params)
+    return site.address + "/authorize?" + urllib.parse.urlencode(params)
 
 
 def back(url: str) -> dict[str, str]:
@@ -59,7 +59,7 @@ def sign_in(site: Site, client_id: str, code_verifier: str, **extra: str) -> dic
 
 
 def token(site: Site, auth: tuple[str, str] | None = None, **form: str) -> httpx.Response:
-    return httpx.post(site.base + "/token", data=form, auth=auth or httpx.USE_CLIENT_DEFAULT)
+    return httpx.post(site.address + "/token", data=form, auth=auth or httpx.USE_CLIENT_DEFAULT)
 
 
 def tokens(site: Site, client_id: str) -> dict[str, Any]:
@@ -85,7 +85,7 @@ def call_me(site: Site, access_token: str) -> httpx.Response:
     headers = {"content-type": "application/json", "accept": "application/json"}
     headers |= request_headers(message["method"], message["params"], VERSION)
     headers["authorization"] = f"Bearer {access_token}"
-    return httpx.post(site.mcp, json=message, headers=headers)
+    return httpx.post(site.address + "/mcp", json=message, headers=headers)
 
 
 def error(answer: httpx.Response, status: int = 400) -> str:
