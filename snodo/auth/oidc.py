@@ -61,7 +61,8 @@ class OIDCProxy(OAuthProxy):
         """The provider's OpenID configuration, fetched once."""
         async with self._config_lock:
             if self._config is None:
-                response = await self._http().get(self.config_url)
+                async with self._http() as http:
+                    response = await http.get(self.config_url)
                 response.raise_for_status()
                 config = response.json()
                 for name in ("authorization_endpoint", "token_endpoint"):

@@ -28,7 +28,6 @@ store (``snodo.auth.proxy_store``) and the ``secret`` are what workers must shar
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import secrets
@@ -179,20 +178,13 @@ class OAuthProxy(ProtectedResource):
             parts.path + "/revoke": self.grants.revoke,
         }
         self.endpoint_paths = frozenset(self._routes)
-        self._clients: dict[asyncio.AbstractEventLoop, httpx.AsyncClient] = {}
 
     # -- plumbing -----------------------------------------------------------------------
 
     def _http(self) -> httpx.AsyncClient:
-        """An HTTP client for this event loop (to the provider, and metadata documents)."""
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            for gone in [old for old in self._clients if old.is_closed()]:
-                del self._clients[gone]
-            client = httpx.AsyncClient(timeout=10.0, follow_redirects=False)
-            self._clients[loop] = client
-        return client
+        """A new HTTP client, to the provider or a metadata document, closed after the
+        sign-in: a sign-in is rare, and nothing is left open when the server stops."""
+        return httpx.AsyncClient(timeout=10.0, follow_redirects=False)
 
     async def endpoint(self, request: EndpointRequest) -> Answer:
         route = self._routes.get(request.path)
@@ -438,8 +430,9 @@ class OAuthProxy(ProtectedResource):
             )
             return redirect(url, (done,))
         try:
-            tokens = await self._exchange(query["code"], sign_in["verifier"])
-            claims = dict(await self.verify_identity(tokens["access_token"], self._http()))
+            async with self._http() as http:
+                tokens = await self._exchange(http, query["code"], sign_in["verifier"])
+                claims = dict(await self.verify_identity(tokens["access_token"], http))
         except (OAuthRefusal, httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
             log.warning("sign-in at the identity provider failed: %s", type(exc).__name__)
             url = self._back(
@@ -465,7 +458,7 @@ class OAuthProxy(ProtectedResource):
         await self.records.put("code:" + digest(code), record, CODE_TTL)
         return redirect(self._back(redirect_uri, state, code=code), (done,))
 
-    async def _exchange(self, code: str, verifier: str) -> dict[str, Any]:
+    async def _exchange(self, http: httpx.AsyncClient, code: str, verifier: str) -> dict[str, Any]:
         """The provider's tokens for its code; nothing of them is ever logged."""
         _, token_url = await self.provider_endpoints()
         form = {
@@ -482,7 +475,7 @@ class OAuthProxy(ProtectedResource):
             )
         else:
             form.update(client_id=self.client_id, client_secret=self.client_secret)
-        response = await self._http().post(
+        response = await http.post(
             token_url,
             data=form,
             auth=auth or httpx.USE_CLIENT_DEFAULT,

@@ -205,7 +205,8 @@ class Clients:
 
     async def _fetch_document(self, url: str) -> dict[str, Any]:
         try:
-            response = await self.http().get(url, headers={"accept": "application/json"})
+            async with self.http() as http:
+                response = await http.get(url, headers={"accept": "application/json"})
         except httpx.HTTPError:
             raise OAuthRefusal(
                 "invalid_client", "the client's metadata document could not be fetched"
