@@ -236,3 +236,41 @@ def test_a_provider_link_followed_in_another_browser_leads_nowhere(site: Site) -
         answer = victim.get(back_here)
         assert error(answer) == "access_denied"
         assert "location" not in answer.headers
+
+
+def test_malformed_requests_are_oauth_errors_never_500(site: Site) -> None:
+    base = site.address
+    form = {"content-type": "application/x-www-form-urlencoded"}
+    cases = [
+        httpx.get(base + "/token"),
+        httpx.post(base + "/token", json={"grant_type": "authorization_code"}),
+        httpx.post(base + "/token", content=b"grant_type=a&grant_type=b", headers=form),
+        httpx.post(base + "/token", content=b"\xff\xfe", headers=form),
+        httpx.post(base + "/revoke", content=b"token=x", headers=form),
+        httpx.get(base + "/authorize?client_id=a&client_id=b"),
+        httpx.get(base + "/authorize"),
+        httpx.get(base + "/auth/callback?state=nothing-of-ours&code=x"),
+        httpx.get(base + "/auth/callback"),
+        httpx.get(base + "/consent"),
+        httpx.post(base + "/consent", content=b"txn=x", headers=form),
+        httpx.get(base + "/register"),
+        httpx.post(
+            base + "/register", json={"redirect_uris": [REDIRECT], "response_types": ["token"]}
+        ),
+    ]
+    for answer in cases:
+        assert 400 <= answer.status_code < 500, (answer.request.url, answer.status_code)
+        assert answer.json()["error"] and answer.json()["error_description"]
+
+
+def test_the_endpoints_answer_only_allowed_hosts_and_bounded_bodies(site: Site) -> None:
+    elsewhere = httpx.get(
+        site.address + "/.well-known/oauth-authorization-server", headers={"host": "evil.example"}
+    )
+    assert elsewhere.status_code == 421
+    huge = httpx.post(
+        site.address + "/token",
+        content=b"a" * (4 * 1024 * 1024 + 1),
+        headers={"content-type": "application/x-www-form-urlencoded"},
+    )
+    assert huge.status_code == 413
