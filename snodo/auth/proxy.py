@@ -46,6 +46,8 @@ from snodo.auth.protected import Answer, EndpointRequest, ProtectedResource
 from snodo.auth.proxy_clients import Client, Clients, Records
 from snodo.auth.proxy_grants import Grants, s256
 from snodo.auth.proxy_pages import (
+    PAGE_HEADERS,
+    PREFLIGHT,
     BadForm,
     OAuthRefusal,
     Signer,
@@ -54,6 +56,7 @@ from snodo.auth.proxy_pages import (
     json_answer,
     parse_form,
     read_cookie,
+    readable_anywhere,
     redirect,
     with_query,
 )
@@ -77,15 +80,6 @@ CONSENT_COOKIE = "snodo_consent"
 CSRF_COOKIE = "snodo_csrf"
 MAX_REMEMBERED = 50
 """Clients one browser's consent cookie remembers (the latest)."""
-PAGE_HEADERS = (
-    (b"x-frame-options", b"DENY"),
-    (
-        b"content-security-policy",
-        b"default-src 'none'; style-src 'unsafe-inline';"
-        b" form-action 'self' http: https:; frame-ancestors 'none'",
-    ),
-    (b"cache-control", b"no-store"),
-)
 
 
 class OAuthProxy(ProtectedResource):
@@ -178,6 +172,12 @@ class OAuthProxy(ProtectedResource):
             parts.path + "/revoke": self.grants.revoke,
         }
         self.endpoint_paths = frozenset(self._routes)
+        self._public = frozenset(self._routes) - {
+            parts.path + "/authorize",
+            parts.path + "/consent",
+            parts.path + "/auth/callback",
+        }
+        """What browser-based clients call from their own origin (CORS)."""
 
     # -- plumbing -----------------------------------------------------------------------
 
@@ -190,11 +190,15 @@ class OAuthProxy(ProtectedResource):
         route = self._routes.get(request.path)
         if route is None:
             return await super().endpoint(request)
+        public = request.path in self._public
+        if public and request.method == "OPTIONS":
+            return PREFLIGHT
         try:
-            return await route(request)
+            answer = await route(request)
         except OAuthRefusal as refusal:
             log.info("refused at %s: %s", request.path, refusal.error)
-            return refusal.answer
+            answer = refusal.answer
+        return readable_anywhere(answer) if public else answer
 
     async def provider_endpoints(self) -> tuple[str, str]:
         """The provider's authorization and token endpoints."""
@@ -228,8 +232,7 @@ class OAuthProxy(ProtectedResource):
     async def _metadata(self, request: EndpointRequest) -> Answer:
         if request.method != "GET":
             return Answer(405, ((b"allow", b"GET"),), b'{"error":"method not allowed"}')
-        cors = (b"access-control-allow-origin", b"*")
-        return json_answer(200, self.server_metadata(), (cors,))
+        return json_answer(200, self.server_metadata())
 
     async def _register(self, request: EndpointRequest) -> Answer:
         if request.method != "POST":

@@ -22,6 +22,8 @@ from typing import Any
 from snodo.auth.protected import Answer
 
 __all__ = [
+    "PAGE_HEADERS",
+    "PREFLIGHT",
     "BadForm",
     "OAuthRefusal",
     "Signer",
@@ -29,10 +31,21 @@ __all__ = [
     "cookie",
     "json_answer",
     "parse_form",
+    "readable_anywhere",
     "redirect",
     "with_query",
 ]
 
+PAGE_HEADERS = (
+    (b"x-frame-options", b"DENY"),
+    (
+        b"content-security-policy",
+        b"default-src 'none'; style-src 'unsafe-inline';"
+        b" form-action 'self' http: https:; frame-ancestors 'none'",
+    ),
+    (b"cache-control", b"no-store"),
+)
+"""A consent page is never framed (no clickjacking of its Allow button) nor cached."""
 NO_STORE = ((b"cache-control", b"no-store"), (b"pragma", b"no-cache"))
 
 
@@ -63,6 +76,29 @@ def json_answer(
 ) -> Answer:
     body = json.dumps(dict(document), separators=(",", ":")).encode()
     return Answer(status, (*NO_STORE, *extra), body)
+
+
+PREFLIGHT = Answer(
+    204,
+    (
+        (b"access-control-allow-origin", b"*"),
+        (b"access-control-allow-methods", b"GET, POST"),
+        (b"access-control-allow-headers", b"authorization, content-type"),
+        (b"access-control-max-age", b"600"),
+    ),
+    b"",
+    b"text/plain",
+)
+"""The answer to a browser's preflight at an endpoint a web client calls itself."""
+
+
+def readable_anywhere(answer: Answer) -> Answer:
+    """``answer`` readable by a script of any origin: metadata, registration, token and
+    revocation are called by browser-based clients, and carry no cookie (credentials
+    travel in the body or the Authorization header, which CORS does not send alone)."""
+    if any(name == b"access-control-allow-origin" for name, _ in answer.headers):
+        return answer
+    return answer._replace(headers=(*answer.headers, (b"access-control-allow-origin", b"*")))
 
 
 def redirect(url: str, cookies: Iterable[bytes] = ()) -> Answer:

@@ -274,3 +274,17 @@ def test_the_endpoints_answer_only_allowed_hosts_and_bounded_bodies(site: Site) 
         headers={"content-type": "application/x-www-form-urlencoded"},
     )
     assert huge.status_code == 413
+
+
+def test_browser_clients_may_call_the_endpoints_they_call_themselves(site: Site) -> None:
+    origin = {"origin": "https://inspector.example", "access-control-request-method": "POST"}
+    for path in ("/token", "/register", "/revoke", "/.well-known/oauth-authorization-server"):
+        preflight = httpx.options(site.address + path, headers=origin)
+        assert preflight.status_code == 204, path
+        assert preflight.headers["access-control-allow-origin"] == "*"
+        assert "content-type" in preflight.headers["access-control-allow-headers"]
+    refused = httpx.post(site.address + "/token", data={"grant_type": "x"})
+    assert refused.headers["access-control-allow-origin"] == "*"
+    # The pages a person sees are no script's to read.
+    page = httpx.get(site.address + "/authorize")
+    assert "access-control-allow-origin" not in page.headers
