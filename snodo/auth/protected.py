@@ -158,6 +158,12 @@ class ProtectedResource:
         """The answer at one of ``endpoint_paths``; a plain resource has none."""
         return Answer(404, (), _json({"error": "not found"}))
 
+    def unshared(self) -> str | None:
+        """What of this resource one process keeps alone, which several workers cannot
+        share (``snodo run --workers`` refuses then), or None: a plain resource keeps
+        nothing."""
+        return None
+
     # -- metadata -----------------------------------------------------------------------
 
     def metadata(self) -> dict[str, Any]:

@@ -121,13 +121,9 @@ class OAuthProxy(ProtectedResource):
         base = base_url.rstrip("/")
         resource = resource or base + "/mcp"
         key = secret if secret is not None else os.environ.get("SNODO_AUTH_SECRET")
-        if key is None:
-            log.warning(
-                "snodo: OAuthProxy has no secret (secret=... or SNODO_AUTH_SECRET): its"
-                " tokens and records are this process's alone"
-            )
-            key = os.urandom(32)
-        key = key.encode() if isinstance(key, str) else key
+        self.own_secret = key is None
+        """No secret: a key of this process, which another worker cannot share."""
+        key = os.urandom(32) if key is None else key.encode() if isinstance(key, str) else key
         if len(key) < 16:
             raise ValueError("the proxy's secret must be at least 16 bytes")
         self.store: ProxyStore = store if store is not None else MemoryProxyStore()
@@ -199,6 +195,11 @@ class OAuthProxy(ProtectedResource):
             log.info("refused at %s: %s", request.path, refusal.error)
             answer = refusal.answer
         return readable_anywhere(answer) if public else answer
+
+    def unshared(self) -> str | None:
+        if isinstance(self.store, MemoryProxyStore):
+            return "keeps sign-ins in this process's memory (store=)"
+        return "signs with a key of this process (secret=)" if self.own_secret else None
 
     async def provider_endpoints(self) -> tuple[str, str]:
         """The provider's authorization and token endpoints."""
