@@ -650,12 +650,19 @@ class TestUser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``BROWSER`` command: ``python -m tests.support.idp URL [--deny]``."""
+    """``BROWSER`` command: ``python -m tests.support.idp URL [--deny]``; with
+    ``--stop-at REDIRECT_URI`` it prints the redirect back instead of requesting it
+    (for a client program that takes the callback URL itself)."""
     parser = argparse.ArgumentParser(prog="tests.support.idp")
     parser.add_argument("url")
     parser.add_argument("--deny", action="store_true", help="refuse wherever asked")
+    parser.add_argument("--stop-at", help="print the first address under this one")
     args = parser.parse_args(argv)
-    TestUser(approve=not args.deny).open(args.url)
+    user = TestUser(approve=not args.deny)
+    if args.stop_at:
+        print(asyncio.run(user.walk(args.url, stop_at=args.stop_at)), flush=True)
+    else:
+        user.open(args.url)
     return 0
 
 
