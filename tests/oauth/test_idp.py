@@ -171,3 +171,36 @@ def test_the_test_user_is_a_browser_opener(idp: Provider) -> None:
     back = asyncio.run(agent.authorize(url, redirect))
     params = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(back).query))
     assert params["state"] == "the-state" and params["code"]
+
+
+def test_client_assertions_are_checked_like_an_authorization_server_does(idp: Provider) -> None:
+    """private_key_jwt at the provider: a reused jti, another audience, an expired
+    assertion or an unknown key is invalid_client; a good one gets a token."""
+    from joserfc.jwk import ECKey
+
+    from snodo.oauth import ClientKey
+
+    key = ECKey.generate_key("P-256", {"kid": "m1"})
+    idp.add_client("machine", None, keys=KeySet([key]), grant_types=("client_credentials",))
+
+    def ask(assertion: str) -> httpx.Response:
+        form = {
+            "grant_type": "client_credentials",
+            "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+            "client_assertion": assertion,
+        }
+        return httpx.post(idp.token_endpoint, data=form)
+
+    signer = ClientKey(key)
+    good = signer.assertion("machine", idp.token_endpoint, idp.issuer)
+    assert ask(good).status_code == 200
+    stranger = ClientKey(ECKey.generate_key("P-256", {"kid": "m1"}))
+    refused = {
+        "reused": good,
+        "elsewhere": signer.assertion("machine", "http://127.0.0.1:9/token", "http://x"),
+        "expired": signer.assertion("machine", idp.token_endpoint, idp.issuer, now=1_000_000),
+        "unknown key": stranger.assertion("machine", idp.token_endpoint, idp.issuer),
+    }
+    for what, assertion in refused.items():
+        answer = ask(assertion)
+        assert (answer.status_code, answer.json()["error"]) == (401, "invalid_client"), what
