@@ -17,9 +17,6 @@ from snodo.auth.proxy_store import (
     SQLiteProxyStore,
     Vault,
 )
-from tests.replay.conftest import redis_url
-
-__all__ = ["redis_url"]
 
 KINDS = ("memory", "sqlite", "redis")
 
