@@ -72,6 +72,7 @@ class OIDCProxy(OAuthProxy):
             return self._config
 
     async def provider_endpoints(self) -> tuple[str, str]:
+        """The endpoints the provider's configuration names (503 while unreadable)."""
         try:
             config = await self.configuration()
         except (httpx.HTTPError, ValueError) as exc:

@@ -183,6 +183,7 @@ class OAuthProxy(ProtectedResource):
         return httpx.AsyncClient(timeout=10.0, follow_redirects=False)
 
     async def endpoint(self, request: EndpointRequest) -> Answer:
+        """The answer of one of the proxy's endpoints; every refusal an OAuth error."""
         route = self._routes.get(request.path)
         if route is None:
             return await super().endpoint(request)
@@ -197,6 +198,7 @@ class OAuthProxy(ProtectedResource):
         return readable_anywhere(answer) if public else answer
 
     def unshared(self) -> str | None:
+        """A memory store, or a key made for this process."""
         if isinstance(self.store, MemoryProxyStore):
             return "keeps sign-ins in this process's memory (store=)"
         return "signs with a key of this process (secret=)" if self.own_secret else None

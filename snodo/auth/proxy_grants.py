@@ -20,7 +20,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from snodo.auth.protected import Answer, EndpointRequest
-from snodo.auth.proxy_clients import Client, Clients, Records
+
+try:
+    from snodo.auth.proxy_clients import Client, Clients, Records
+except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
+    raise ModuleNotFoundError(
+        "snodo.auth.proxy_grants needs the snodo[auth] extra: pip install 'snodo[auth]'"
+    ) from missing
 from snodo.auth.proxy_pages import BadForm, OAuthRefusal, json_answer, parse_form
 from snodo.auth.proxy_store import digest
 from snodo.auth.proxy_tokens import TokenMinter, family_key

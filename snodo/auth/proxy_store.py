@@ -110,6 +110,7 @@ class MemoryProxyStore:
     def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
         self._values: dict[str, tuple[bytes, float]] = {}
+        self._puts = 0
 
     def _live(self, key: str) -> bytes | None:
         found = self._values.get(key)
@@ -126,7 +127,8 @@ class MemoryProxyStore:
             del self._values[key]
 
     async def put(self, key: str, value: bytes, ttl: float | None) -> None:
-        if len(self._values) % 256 == 255:
+        self._puts += 1
+        if self._puts % 256 == 0:
             self._sweep()  # bounded by what is live, not by what ever was
         self._values[key] = (value, math.inf if ttl is None else self.clock() + ttl)
 
@@ -216,7 +218,8 @@ class SQLiteProxyStore:
 
 class RedisProxyStore:
     """Records in Redis, shared by workers on many hosts (the ``snodo[redis]`` extra):
-    one string key each, expiring with PX; a take is GETDEL, atomic in Redis."""
+    one string key each, expiring with PX; a take is GETDEL (Redis 6.2 or later),
+    atomic in Redis."""
 
     def __init__(self, url: str, *, prefix: str = "snodo:auth:", timeout: float = 5.0) -> None:
         if not url.startswith(("redis://", "rediss://")):

@@ -10,8 +10,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.auth_proxy.conftest import Site
 from tests.auth_proxy.flows import REDIRECT, authorize_url, error, sign_in, token, verifier
+from tests.auth_proxy.site import Site
 from tests.support.idp import serve_app
 
 

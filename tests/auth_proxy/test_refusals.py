@@ -14,7 +14,6 @@ import httpx
 
 from snodo.auth.proxy_store import MemoryProxyStore
 from snodo.auth.proxy_tokens import TokenMinter
-from tests.auth_proxy.conftest import Site
 from tests.auth_proxy.flows import (
     REDIRECT,
     authorize_url,
@@ -28,6 +27,7 @@ from tests.auth_proxy.flows import (
     verifier,
 )
 from tests.auth_proxy.servers import SECRET
+from tests.auth_proxy.site import Site
 from tests.support.idp import TestUser
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from snodo.client import Client
 from snodo.oauth import OAuth, OAuthError
-from tests.auth_proxy.conftest import Site
+from tests.auth_proxy.site import Site
 from tests.support.idp import USER, TestUser
 
 

@@ -17,9 +17,6 @@ from snodo.auth.proxy_store import (
     SQLiteProxyStore,
     Vault,
 )
-from tests.replay.conftest import redis_url
-
-__all__ = ["redis_url"]
 
 KINDS = ("memory", "sqlite", "redis")
 
@@ -121,3 +118,16 @@ def test_the_vault_opens_only_its_own_seals_under_their_key() -> None:
     flipped = sealed[:-1] + bytes([sealed[-1] ^ 1])
     assert vault.open("code:abc", flipped) is None
     assert vault.open("code:abc", None) is None
+
+
+def test_the_memory_store_forgets_what_expired_as_it_goes() -> None:
+    now = [0.0]
+    store = MemoryProxyStore(clock=lambda: now[0])
+
+    async def main() -> None:
+        for n in range(1000):
+            await store.put(f"sign-in:{n}", b"x", 10)
+            now[0] += 1
+        assert len(store._values) <= 10 + 256  # the live ones, and at most one sweep behind
+
+    asyncio.run(main())

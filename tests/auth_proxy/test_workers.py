@@ -10,12 +10,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.auth_proxy.conftest import Site, proxied
 from tests.auth_proxy.flows import REDIRECT, call_me, error, register, sign_in, verifier
-from tests.replay.conftest import redis_url
+from tests.auth_proxy.site import Site, proxied
 from tests.support.idp import serve_provider
-
-__all__ = ["redis_url"]
 
 
 def two_workers(store: str) -> Iterator[tuple[Site, Site]]:
