@@ -1,21 +1,76 @@
-"""OAuth for MCP servers over HTTP: a protected resource (RFC 9728) and token verifiers.
+"""OAuth for MCP servers over HTTP: a protected resource (RFC 9728) and token verifiers,
+or the server as its clients' authorization server in front of an identity provider.
 
 ``ProtectedResource`` and the token types import nothing beyond the standard library.
 The verifiers need the ``snodo[auth]`` extra; import them from their modules:
 ``snodo.auth.jwt.JwtVerifier`` and ``snodo.auth.introspection.IntrospectionVerifier``.
+``OAuthProxy``, ``OIDCProxy`` and the providers' presets (``GitHubProxy``,
+``GoogleProxy``, ...) need it too, and are imported from here on first use.
 
 It imports no other snodo package; ``snodo.server`` and ``snodo.transports`` use it.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from snodo.auth.protected import Authorized, ProtectedResource, Refused
 from snodo.auth.tokens import AccessToken, InvalidToken, TokenVerifier, VerifierUnavailable
 
+if TYPE_CHECKING:
+    from snodo.auth.oidc import OIDCProxy
+    from snodo.auth.presets import (
+        Auth0Proxy,
+        EntraProxy,
+        GitHubProxy,
+        GoogleProxy,
+        KeycloakProxy,
+        OktaProxy,
+        WorkOSProxy,
+    )
+    from snodo.auth.proxy import OAuthProxy
+
+_LAZY = {
+    "OAuthProxy": "snodo.auth.proxy",
+    "OIDCProxy": "snodo.auth.oidc",
+    **{
+        name: "snodo.auth.presets"
+        for name in (
+            "Auth0Proxy",
+            "EntraProxy",
+            "GitHubProxy",
+            "GoogleProxy",
+            "KeycloakProxy",
+            "OktaProxy",
+            "WorkOSProxy",
+        )
+    },
+}
+"""Names needing the extra: their modules are imported when first asked for."""
+
 __all__ = [
     "AccessToken",
+    "Auth0Proxy",
     "Authorized",
+    "EntraProxy",
+    "GitHubProxy",
+    "GoogleProxy",
     "InvalidToken",
+    "KeycloakProxy",
+    "OAuthProxy",
+    "OIDCProxy",
+    "OktaProxy",
     "ProtectedResource",
     "Refused",
     "TokenVerifier",
     "VerifierUnavailable",
+    "WorkOSProxy",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'snodo.auth' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 from snodo.auth.challenge import MalformedAuthorization, bearer_token, challenge, check_scope_token
 from snodo.auth.tokens import AccessToken, InvalidToken, TokenVerifier, VerifierUnavailable
 
-__all__ = ["Answer", "Authorized", "ProtectedResource", "Refused"]
+__all__ = ["Answer", "Authorized", "EndpointRequest", "ProtectedResource", "Refused"]
 
 log = logging.getLogger("snodo.auth")
 
@@ -50,11 +50,24 @@ class Authorized:
 
 
 class Answer(NamedTuple):
-    """What the HTTP app sends as it is: a status, headers beside the JSON content type,
-    and a JSON body."""
+    """What the HTTP app sends as it is: a status, headers beside the content type, and
+    a body (JSON unless ``content_type`` says otherwise, as a consent page's HTML)."""
 
     status: int
     headers: tuple[tuple[bytes, bytes], ...]
+    body: bytes
+    content_type: bytes = b"application/json"
+
+
+class EndpointRequest(NamedTuple):
+    """A request to one of ``endpoint_paths``, its body read whole (within the app's
+    body limit): what an authorization server answers needs nothing of ASGI."""
+
+    method: str
+    path: str
+    query: str
+    headers: Mapping[str, str]
+    """Lower-case names, as the HTTP app reads them."""
     body: bytes
 
 
@@ -136,6 +149,20 @@ class ProtectedResource:
         """Where the metadata is (RFC 9728 section 3.1: the suffix before the path)."""
         self.metadata_paths = frozenset({WELL_KNOWN + path, WELL_KNOWN})
         """The paths the HTTP app serves the metadata at: path-suffixed and root."""
+
+    endpoint_paths: frozenset[str] = frozenset()
+    """Paths answered by ``endpoint`` before the MCP endpoint's checks: none for a plain
+    resource; an authorization server beside it (``snodo.auth.proxy``) has its own."""
+
+    async def endpoint(self, request: EndpointRequest) -> Answer:
+        """The answer at one of ``endpoint_paths``; a plain resource has none."""
+        return Answer(404, (), _json({"error": "not found"}))
+
+    def unshared(self) -> str | None:
+        """What of this resource one process keeps alone, which several workers cannot
+        share (``snodo run --workers`` refuses then), or None: a plain resource keeps
+        nothing."""
+        return None
 
     # -- metadata -----------------------------------------------------------------------
 

@@ -32,7 +32,7 @@ from snodo.cli import client_commands, dev, install, proxy_command
 from snodo.cli.http_limits import add_limit_options, export_limits
 from snodo.cli.serve_options import add_serve_options
 from snodo.cli.state_inspect import inspect_command, inspect_token
-from snodo.cli.worker_checks import unshared_legacy
+from snodo.cli.worker_checks import unshared_legacy, unshared_sign_ins
 from snodo.server import Server
 from snodo.server.invoke import DefinitionError
 from snodo.server.tools import ToolDefinitionError
@@ -430,10 +430,12 @@ def main(argv: list[str] | None = None) -> int:
     os.environ[ORIGINS_ENV] = ",".join(args.allow_origin)
     os.environ[BESIDE_ENV] = _beside(args)
     _check_exists(args.target)
-    if not args.unshared_legacy_sessions:
-        refusal = unshared_legacy(_plain_server(args.target), args.workers)
-        if refusal is not None:
-            raise SystemExit(f"snodo: {refusal}")
+    served = _plain_server(args.target)
+    refusal = unshared_sign_ins(served, args.workers)
+    if refusal is None and not args.unshared_legacy_sessions:
+        refusal = unshared_legacy(served, args.workers)
+    if refusal is not None:
+        raise SystemExit(f"snodo: {refusal}")
     if environment_secret() is None:
         # Each worker builds its own Server: one without a secret of its own reads this,
         # so the workers open each other's state (a restart or another host would not).

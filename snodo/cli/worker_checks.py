@@ -5,14 +5,16 @@ which worker takes a connection is the kernel's choice, so nothing can route a l
 client's next request to the worker holding its session. Sessions kept in a worker's
 memory (the default) then break on a later request (404, "Session terminated"), so
 that is refused, naming the ways out, unless ``--unshared-legacy-sessions`` says the
-operator knows (no legacy client will come, say).
+operator knows (no legacy client will come, say). An OAuth proxy keeping its sign-ins
+or its signing key in one process is refused too: a code minted by one worker would be
+unknown to the next, so no sign-in could be relied on.
 """
 
 from __future__ import annotations
 
 from snodo.server import Server
 
-__all__ = ["OPT_OUT", "unshared_legacy"]
+__all__ = ["OPT_OUT", "unshared_legacy", "unshared_sign_ins"]
 
 OPT_OUT = "--unshared-legacy-sessions"
 
@@ -31,4 +33,17 @@ def unshared_legacy(server: Server, workers: int) -> str | None:
         " (examples/preferences.py reads it from SNODO_LEGACY_STORE); keep none:"
         " Server(legacy='stateless'); serve modern clients only: Server(legacy=None); or"
         f" start anyway with {OPT_OUT}"
+    )
+
+
+def unshared_sign_ins(server: Server, workers: int) -> str | None:
+    """Why ``workers`` processes cannot share ``server``'s OAuth sign-ins, or None."""
+    found = None if workers < 2 or server.authorization is None else server.authorization.unshared()
+    if found is None:
+        return None
+    return (
+        f"--workers {workers}: the OAuth proxy {found}, so a code one worker minted would be"
+        " unknown to another. Share them: store=SQLiteProxyStore('proxy.db') or"
+        " RedisProxyStore('redis://...') (snodo.auth.proxy_store), and secret=... or"
+        " SNODO_AUTH_SECRET the same in every worker"
     )

@@ -6,6 +6,7 @@ gets its token, ``snodo.oauth.discovery`` for how the authorization server is fo
 It imports no other snodo package.
 """
 
+from snodo.oauth.assertion import ClientKey
 from snodo.oauth.challenge import BearerChallenge, parse_challenge
 from snodo.oauth.discovery import Discovery
 from snodo.oauth.errors import OAuthError
@@ -17,6 +18,7 @@ __all__ = [
     "BearerChallenge",
     "BrowserUserAgent",
     "ClientInfo",
+    "ClientKey",
     "Discovery",
     "HeadlessUserAgent",
     "MemoryTokenStorage",

@@ -19,7 +19,8 @@ code is used. The client's identity at that authorization server is, in order: o
 registered there earlier (kept per issuer in the storage), pre-registered
 credentials, its Client ID Metadata Document URL when the server accepts those, or a
 dynamic registration (RFC 7591). Machine clients use the client credentials grant
-instead. The OAuth 2.0 mechanics (authorization URL, token request bodies, PKCE
+instead, authenticated by a secret or by a JWT signed with their key (``private_key_jwt``,
+``snodo.oauth.assertion``). The OAuth 2.0 mechanics (authorization URL, token request bodies, PKCE
 challenge, token endpoint client authentication) come from authlib.
 """
 
@@ -29,7 +30,7 @@ import asyncio
 import time
 from collections.abc import AsyncGenerator
 from typing import Any, Literal
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 try:
     import httpx
@@ -40,6 +41,7 @@ try:
 except ImportError as exc:  # the base install: say which extra
     raise ImportError("snodo.oauth needs the snodo[auth] extra: pip install 'snodo[auth]'") from exc
 
+from snodo.oauth.assertion import ClientKey
 from snodo.oauth.challenge import BearerChallenge, parse_challenge
 from snodo.oauth.discovery import Discovery, discover, resource_allowed
 from snodo.oauth.errors import OAuthError
@@ -79,7 +81,8 @@ class OAuth(httpx.Auth):
     ``user_agent`` takes the user to the authorization server (required for the
     authorization code grant); ``storage`` keeps tokens and registrations (memory by
     default). Identity: ``client_id``/``client_secret`` for pre-registered
-    credentials, ``client_metadata_url`` for a Client ID Metadata Document, else
+    credentials (``client_key`` in place of the secret: ``private_key_jwt``),
+    ``client_metadata_url`` for a Client ID Metadata Document, else
     dynamic registration as ``client_name`` with ``redirect_uri``. ``scope`` is used
     only when neither the challenge nor the resource metadata names scopes.
     ``refresh_tokens`` asks for refresh tokens (``refresh_token`` grant type at
@@ -95,6 +98,7 @@ class OAuth(httpx.Auth):
         client_name: str = "snodo-client",
         client_id: str | None = None,
         client_secret: str | None = None,
+        client_key: ClientKey | None = None,
         client_metadata_url: str | None = None,
         scope: str | None = None,
         grant: Grant = "authorization_code",
@@ -105,13 +109,16 @@ class OAuth(httpx.Auth):
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         if grant == "client_credentials" and client_id is None:
-            raise ValueError("the client credentials grant needs client_id (and a secret)")
+            raise ValueError("the client credentials grant needs client_id (and a secret or key)")
+        if client_key is not None and (client_id is None or client_secret is not None):
+            raise ValueError("client_key authenticates a client_id, in place of client_secret")
         self.user_agent = user_agent
         self.storage: TokenStorage = storage if storage is not None else MemoryTokenStorage()
         self.redirect_uri = redirect_uri
         self.client_name = client_name
         self.client_id = client_id
         self.client_secret = client_secret
+        self.client_key = client_key
         self.client_metadata_url = client_metadata_url
         self.scope = scope
         self.grant: Grant = grant
@@ -331,8 +338,14 @@ class OAuth(httpx.Auth):
             "content-type": "application/x-www-form-urlencoded",
             "accept": "application/json",
         }
-        auth = ClientAuth(client.client_id, client.client_secret, client.auth_method)
-        uri, headers, body = auth.prepare("POST", found.endpoint("token_endpoint"), headers, body)
+        uri = found.endpoint("token_endpoint")
+        if client.auth_method == "private_key_jwt":
+            if self.client_key is None:
+                raise OAuthError("private_key_jwt needs OAuth(client_key=...)")
+            body += "&" + urlencode(self.client_key.form(client.client_id, uri, found.issuer))
+        else:
+            auth = ClientAuth(client.client_id, client.client_secret, client.auth_method)
+            uri, headers, body = auth.prepare("POST", uri, headers, body)
         response = await http.post(uri, content=body, headers=headers)
         try:
             data = response.json()
@@ -387,12 +400,16 @@ class OAuth(httpx.Auth):
         )
 
     def _static_method(self, found: Discovery) -> str:
-        """How pre-registered credentials authenticate: none without a secret, else
-        the first of basic and post the server lists (basic when it lists none,
-        RFC 8414 §2)."""
+        """How pre-registered credentials authenticate: ``private_key_jwt`` with a key,
+        none without a secret, else the first of basic and post the server lists (basic
+        when it lists none, RFC 8414 §2)."""
+        listed = found.metadata.get("token_endpoint_auth_methods_supported")
+        if self.client_key is not None:
+            if isinstance(listed, list) and "private_key_jwt" not in listed:
+                raise OAuthError(f"{found.issuer} does not accept private_key_jwt")
+            return "private_key_jwt"
         if not self.client_secret:
             return "none"
-        listed = found.metadata.get("token_endpoint_auth_methods_supported")
         if not isinstance(listed, list):
             return "client_secret_basic"
         for method in ("client_secret_basic", "client_secret_post"):

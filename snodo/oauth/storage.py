@@ -23,7 +23,8 @@ class ClientInfo:
     """A client's identity at one authorization server.
 
     ``auth_method`` is how it authenticates at the token endpoint:
-    ``client_secret_basic``, ``client_secret_post`` or ``none``.
+    ``client_secret_basic``, ``client_secret_post``, ``private_key_jwt`` (signed with
+    the ``OAuth`` object's ``client_key``, never stored) or ``none``.
     """
 
     client_id: str

@@ -26,7 +26,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from snodo import jsonrpc
-from snodo.auth.protected import ProtectedResource, Refused
+from snodo.auth.protected import EndpointRequest, ProtectedResource, Refused
 from snodo.auth.tokens import CURRENT_TOKEN
 from snodo.errors import (
     HeaderMismatch,
@@ -195,6 +195,9 @@ class HttpApp:
                     send, answered(self.authorization.metadata_answer(scope["method"]))
                 )
             return
+        if self.authorization is not None and scope["path"] in self.authorization.endpoint_paths:
+            await self._endpoint(scope, headers, receive, send)
+            return
         refusal = self.head.refuse(scope, headers)
         if refusal is not None:  # unless it is for what is beside the endpoint
             await self.aside.answer(self, scope, headers, refusal, receive, send)
@@ -248,6 +251,25 @@ class HttpApp:
             await self.legacy.delete(headers, principal, send)
         else:
             await self._exchange(body, headers, principal, scopes, receive, send, scope)
+
+    async def _endpoint(
+        self, scope: Scope, headers: Mapping[str, str], receive: Receive, send: Send
+    ) -> None:
+        """An authorization server's endpoint beside the MCP one (``snodo.auth.proxy``):
+        under an allowed Host, its body read within the limit, answered as it says."""
+        assert self.authorization is not None
+        if not self.head.host_allowed(headers.get("host", "")):
+            await send_plain(send, Plain(421, b"misdirected request: host not allowed"))
+            return
+        body: bytes | Plain = b""
+        if scope["method"] == "POST":
+            body = await self._rest_of_body(await receive(), receive)
+        if isinstance(body, Plain):
+            await send_plain(send, body)
+            return
+        query = scope.get("query_string", b"").decode("latin-1")
+        request = EndpointRequest(scope["method"], scope["path"], query, headers, body)
+        await send_plain(send, answered(await self.authorization.endpoint(request)))
 
     async def _rest_of_body(self, first: Message, receive: Receive) -> bytes | Plain:
         """The whole body from its ``first`` message on, or the answer refusing it."""

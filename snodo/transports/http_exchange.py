@@ -215,7 +215,7 @@ class Exchange:
 
 def answered(answer: Answer) -> Plain:
     """An OAuth answer (``snodo.auth``) as a plain HTTP response."""
-    return Plain(answer.status, answer.body, b"application/json", answer.headers)
+    return Plain(answer.status, answer.body, answer.content_type, answer.headers)
 
 
 async def _wait_disconnect(receive: Receive) -> None:

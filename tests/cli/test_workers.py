@@ -117,3 +117,54 @@ def test_the_proxy_hands_the_opt_out_on(monkeypatch: pytest.MonkeyPatch) -> None
     assert "--unshared-legacy-sessions" not in handed[0]
     assert handed[1][-1] == "--unshared-legacy-sessions"
     assert handed[1][handed[1].index("--workers") + 1] == "2"
+
+
+PROXIES = """from snodo import Server
+from snodo.auth import OIDCProxy
+from snodo.auth.proxy_store import SQLiteProxyStore
+
+CONFIG = dict(
+    config_url="https://idp.example/.well-known/openid-configuration",
+    client_id="id",
+    client_secret="secret",
+    base_url="https://mcp.example",
+)
+memory = Server("memory", "1", legacy=None, authorization=OIDCProxy(**CONFIG, secret="s" * 32))
+keyless = Server(
+    "keyless", "1", legacy=None, authorization=OIDCProxy(**CONFIG, store=SQLiteProxyStore("p.db"))
+)
+shared = Server(
+    "shared",
+    "1",
+    legacy=None,
+    authorization=OIDCProxy(**CONFIG, secret="s" * 32, store=SQLiteProxyStore("p.db")),
+)
+"""
+
+
+@pytest.mark.parametrize(
+    ("target", "kept"),
+    [("memory", "in this process's memory"), ("keyless", "a key of this process")],
+)
+def test_an_oauth_proxy_keeping_sign_ins_in_one_process_is_refused(
+    started: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch, target: str, kept: str
+) -> None:
+    Path("servers.py").write_text(PROXIES)
+    monkeypatch.delenv("SNODO_AUTH_SECRET", raising=False)
+    with pytest.raises(SystemExit) as refused:
+        run(target, "--workers", "2", "--unshared-legacy-sessions")
+    message = str(refused.value)
+    assert message.startswith("snodo: --workers 2: the OAuth proxy") and kept in message
+    assert "RedisProxyStore('redis://...')" in message and "SNODO_AUTH_SECRET" in message
+    assert started == []
+    assert run(target) == 0  # one process keeps what it needs
+
+
+def test_an_oauth_proxy_sharing_store_and_secret_serves_workers(
+    started: list[dict[str, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    Path("servers.py").write_text(PROXIES)
+    assert run("shared", "--workers", "2") == 0
+    monkeypatch.setenv("SNODO_AUTH_SECRET", "t" * 32)
+    assert run("keyless", "--workers", "2") == 0
+    assert started[-1]["workers"] == 2

@@ -26,7 +26,7 @@ from typing import Any
 from snodo.client import Client, Flow
 from snodo.client.era import LEGACY_PROTOCOL_VERSIONS
 from snodo.client.transports import ClientTransport, HttpTransport
-from snodo.oauth import HeadlessUserAgent, OAuth
+from snodo.oauth import ClientKey, HeadlessUserAgent, OAuth
 from snodo_wire.protocol import SUPPORTED_PROTOCOL_VERSIONS
 
 __all__ = [
@@ -282,15 +282,25 @@ CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
 def make_oauth(scenario: str, context: Mapping[str, Any]) -> OAuth:
     """Authorization for an ``auth/*`` scenario: the headless user agent, this
     program's metadata document URL, and the credentials the context hands over
-    (pre-registered ones, or a machine client's for the client credentials grant)."""
+    (pre-registered ones, or a machine client's for the client credentials grant: a
+    secret, or a private key for ``private_key_jwt``, whose assertion the runner's
+    authorization server wants addressed to its issuer)."""
     client_id = context.get("client_id")
     client_secret = context.get("client_secret")
+    pem = context.get("private_key_pem")
+    key = None
+    if pem:
+        algorithm = context.get("signing_algorithm")
+        key = ClientKey(
+            str(pem), algorithm=str(algorithm) if algorithm else None, audience="issuer"
+        )
     return OAuth(
         user_agent=HeadlessUserAgent(),
         client_name="snodo-conformance-client",
         client_metadata_url=CLIENT_METADATA_URL,
         client_id=str(client_id) if client_id else None,
         client_secret=str(client_secret) if client_secret else None,
+        client_key=key,
         grant="client_credentials"
         if scenario.startswith("auth/client-credentials")
         else ("authorization_code"),
@@ -332,6 +342,7 @@ AUTH_SCENARIOS = (
     "auth/iss-normalized",
     "auth/metadata-issuer-mismatch",
     "auth/client-credentials-basic",
+    "auth/client-credentials-jwt",
 )
 SCENARIOS.update(dict.fromkeys(AUTH_SCENARIOS, authorized))
 

@@ -210,6 +210,8 @@ def test_unknown_scenario_fails() -> None:
 
 
 def test_auth_scenarios_get_oauth_with_the_context_credentials() -> None:
+    from joserfc.jwk import ECKey
+
     from snodo.oauth import HeadlessUserAgent
     from tests.conformance.client import AUTH_SCENARIOS, CLIENT_METADATA_URL, SCENARIOS, make_oauth
 
@@ -222,3 +224,14 @@ def test_auth_scenarios_get_oauth_with_the_context_credentials() -> None:
     assert (pre.client_id, pre.client_secret, pre.grant) == ("c", "s", "authorization_code")
     machine = make_oauth("auth/client-credentials-basic", {"client_id": "m", "client_secret": "k"})
     assert (machine.client_id, machine.grant) == ("m", "client_credentials")
+    assert machine.client_key is None
+    pem = ECKey.generate_key("P-256").as_pem(private=True).decode()
+    context = {"client_id": "j", "private_key_pem": pem, "signing_algorithm": "ES256"}
+    signed = make_oauth("auth/client-credentials-jwt", context)
+    assert (signed.client_id, signed.client_secret, signed.grant) == (
+        "j",
+        None,
+        "client_credentials",
+    )
+    assert signed.client_key is not None
+    assert (signed.client_key.algorithm, signed.client_key.audience) == ("ES256", "issuer")

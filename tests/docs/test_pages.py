@@ -36,6 +36,8 @@ RUN_ELSEWHERE = {
     "examples/skills_server.py": "tests/server/test_skills_http.py",
     # It needs a protected server and a browser: its user agent is run by this test.
     "docs/examples/oauth_client.py": "tests/docs/test_oauth_client.py",
+    # It needs a protected server and an authorization server that knows its key.
+    "docs/examples/oauth_machine_client.py": "tests/oauth/test_machine_client.py",
     # They serve until stopped: uvicorn runs each, and every flow is driven through it.
     "docs/examples/fastapi_app.py": "tests/transports/test_web_apps.py",
     "docs/examples/starlette_app.py": "tests/transports/test_web_apps.py",

@@ -33,6 +33,7 @@ NEEDS_EXTRA: dict[str, str] = {
         f"snodo.oauth{suffix}": "auth"
         for suffix in (
             "",
+            ".assertion",
             ".challenge",
             ".discovery",
             ".errors",
@@ -44,6 +45,19 @@ NEEDS_EXTRA: dict[str, str] = {
     "snodo.auth.discovery": "auth",
     "snodo.auth.introspection": "auth",
     "snodo.auth.jwt": "auth",
+    # The authorization-server proxy: httpx to the provider, joserfc, cryptography.
+    **{
+        f"snodo.auth.{name}": "auth"
+        for name in (
+            "oidc",
+            "presets",
+            "proxy",
+            "proxy_clients",
+            "proxy_grants",
+            "proxy_store",
+            "proxy_tokens",
+        )
+    },
     "snodo.otel": "otel",
     # uvicorn's HTTP protocols with snodo run's bounds: the serving process imports it.
     "snodo.transports.http_guard": "http",

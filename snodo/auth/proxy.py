@@ -1,0 +1,499 @@
+"""The MCP server as its clients' authorization server, signing users in at a provider
+that lets no client register (GitHub, Google, Entra, ...): ``OAuthProxy`` (and
+``snodo.auth.oidc.OIDCProxy`` over it for OpenID providers).
+
+Theory of operation. The proxy is a ``ProtectedResource`` whose authorization server is
+the server itself (``base_url``), with the endpoints of one beside the MCP endpoint
+(``endpoint_paths``, answered by the HTTP app before its own checks):
+
+- RFC 8414 metadata, RFC 7591 registration and client-id metadata documents
+  (``snodo.auth.proxy_clients``);
+- ``/authorize``: a code flow with PKCE S256 only, the RFC 8707 ``resource`` this
+  server's, the redirect URI exactly one registered. The user is asked first, on a
+  consent page naming the client and where it will be sent back (against a confused
+  deputy: the proxy's single registration at the provider must not let any client
+  ride on an earlier sign-in). The answer is remembered per browser and client in a
+  signed cookie;
+- the provider leg: the user goes to the provider with the server's own redirect URI
+  (``{base_url}/auth/callback``), state and PKCE; the sign-in is bound to the browser
+  that consented by a cookie, so a provider link handed to someone else leads nowhere.
+  At the callback the provider's code is exchanged, ``verify`` turns the provider's
+  token into the identity's claims, and the client gets a code of the proxy's own;
+- ``/token`` and ``/revoke`` (``snodo.auth.proxy_grants``): the proxy's own tokens
+  (``snodo.auth.proxy_tokens``), which are what the MCP endpoint accepts.
+
+The provider's tokens never leave the server: sealed in the store with the grant. The
+store (``snodo.auth.proxy_store``) and the ``secret`` are what workers must share.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import urllib.parse
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any, Literal
+
+try:
+    import httpx
+except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
+    raise ModuleNotFoundError(
+        "snodo.auth.proxy needs the snodo[auth] extra: pip install 'snodo[auth]'"
+    ) from missing
+
+from snodo.auth.protected import Answer, EndpointRequest, ProtectedResource
+from snodo.auth.proxy_clients import Client, Clients, Records
+from snodo.auth.proxy_grants import Grants, s256
+from snodo.auth.proxy_pages import (
+    PAGE_HEADERS,
+    PREFLIGHT,
+    BadForm,
+    OAuthRefusal,
+    Signer,
+    consent_page,
+    cookie,
+    json_answer,
+    parse_form,
+    read_cookie,
+    readable_anywhere,
+    redirect,
+    with_query,
+)
+from snodo.auth.proxy_store import MemoryProxyStore, ProxyStore, Vault, derive, digest
+from snodo.auth.proxy_tokens import TokenMinter
+from snodo.auth.tokens import canonical_resource
+
+__all__ = ["OAuthProxy", "Verify"]
+
+log = logging.getLogger("snodo.auth")
+
+Verify = Callable[[str, httpx.AsyncClient], Awaitable[Mapping[str, Any]]]
+"""The provider's access token (and an HTTP client) to the identity's claims, ``sub``
+among them; raise to refuse the sign-in."""
+
+AS_WELL_KNOWN = "/.well-known/oauth-authorization-server"
+SIGN_IN_TTL = 600.0
+"""Seconds from /authorize to the provider's callback."""
+CODE_TTL = 300.0
+CONSENT_COOKIE = "snodo_consent"
+CSRF_COOKIE = "snodo_csrf"
+MAX_REMEMBERED = 50
+"""Clients one browser's consent cookie remembers (the latest)."""
+
+
+class OAuthProxy(ProtectedResource):
+    """Sign MCP clients in through a plain OAuth provider; pass as ``Server(authorization=...)``.
+
+    ``authorize_url``/``token_url``, ``client_id``/``client_secret`` and ``scopes``
+    are the provider's and the one registration there, whose redirect URI is
+    ``{base_url}/auth/callback``. ``verify`` turns the provider's access token into
+    the identity's claims. ``base_url`` is where the server is reached (its issuer);
+    ``resource`` the MCP endpoint, ``{base_url}/mcp`` unless given. ``secret`` signs
+    and seals (``SNODO_AUTH_SECRET`` unless given; workers must share it, as they
+    share ``store``). ``scopes_supported`` and the rest are the resource's.
+    """
+
+    def __init__(
+        self,
+        *,
+        authorize_url: str,
+        token_url: str,
+        client_id: str,
+        client_secret: str,
+        base_url: str,
+        scopes: Iterable[str] = (),
+        verify: Verify,
+        resource: str | None = None,
+        store: ProxyStore | None = None,
+        secret: bytes | str | None = None,
+        token_auth: Literal["client_secret_post", "client_secret_basic"] = "client_secret_post",
+        authorize_params: Mapping[str, str] | None = None,
+        access_lifetime: float = 900.0,
+        refresh_lifetime: float = 30 * 86400.0,
+        consent_lifetime: float = 30 * 86400.0,
+        scopes_supported: Iterable[str] = (),
+        required_scopes: Iterable[str] = (),
+        implied_scopes: Mapping[str, Iterable[str]] | None = None,
+        resource_name: str | None = None,
+        resource_documentation: str | None = None,
+    ) -> None:
+        base = base_url.rstrip("/")
+        resource = resource or base + "/mcp"
+        key = secret if secret is not None else os.environ.get("SNODO_AUTH_SECRET")
+        self.own_secret = key is None
+        """No secret: a key of this process, which another worker cannot share."""
+        key = os.urandom(32) if key is None else key.encode() if isinstance(key, str) else key
+        if len(key) < 16:
+            raise ValueError("the proxy's secret must be at least 16 bytes")
+        self.store: ProxyStore = store if store is not None else MemoryProxyStore()
+        self.minter = TokenMinter(key, base, resource, self.store, lifetime=access_lifetime)
+        super().__init__(
+            resource,
+            [base],
+            self.minter,
+            scopes_supported=scopes_supported,
+            required_scopes=required_scopes,
+            implied_scopes=implied_scopes,
+            resource_name=resource_name,
+            resource_documentation=resource_documentation,
+        )
+        self.base_url = base
+        self.authorize_url = authorize_url
+        self.token_url = token_url
+        self.client_id = client_id
+        self.client_secret = client_secret
+        self.scopes = tuple(scopes)
+        self.verify_identity = verify
+        self.token_auth = token_auth
+        self.authorize_params = dict(authorize_params or {})
+        self.consent_lifetime = consent_lifetime
+        self.records = Records(self.store, Vault(key))
+        self.signer = Signer(derive(key, "cookies"))
+        self.clients = Clients(self.records, self._http)
+        self.grants = Grants(
+            self.records, self.clients, self.minter, refresh_lifetime=refresh_lifetime
+        )
+        parts = urllib.parse.urlsplit(base)
+        self.secure = parts.scheme == "https"
+        self.base_path = parts.path
+        self.callback_url = base + "/auth/callback"
+        self._routes: dict[str, Callable[[EndpointRequest], Awaitable[Answer]]] = {
+            AS_WELL_KNOWN + parts.path: self._metadata,
+            parts.path + "/authorize": self._authorize,
+            parts.path + "/consent": self._consent,
+            parts.path + "/auth/callback": self._callback,
+            parts.path + "/token": self.grants.token,
+            parts.path + "/register": self._register,
+            parts.path + "/revoke": self.grants.revoke,
+        }
+        self.endpoint_paths = frozenset(self._routes)
+        self._public = frozenset(self._routes) - {
+            parts.path + "/authorize",
+            parts.path + "/consent",
+            parts.path + "/auth/callback",
+        }
+        """What browser-based clients call from their own origin (CORS)."""
+
+    # -- plumbing -----------------------------------------------------------------------
+
+    def _http(self) -> httpx.AsyncClient:
+        """A new HTTP client, to the provider or a metadata document, closed after the
+        sign-in: a sign-in is rare, and nothing is left open when the server stops."""
+        return httpx.AsyncClient(timeout=10.0, follow_redirects=False)
+
+    async def endpoint(self, request: EndpointRequest) -> Answer:
+        """The answer of one of the proxy's endpoints; every refusal an OAuth error."""
+        route = self._routes.get(request.path)
+        if route is None:
+            return await super().endpoint(request)
+        public = request.path in self._public
+        if public and request.method == "OPTIONS":
+            return PREFLIGHT
+        try:
+            answer = await route(request)
+        except OAuthRefusal as refusal:
+            log.info("refused at %s: %s", request.path, refusal.error)
+            answer = refusal.answer
+        return readable_anywhere(answer) if public else answer
+
+    def unshared(self) -> str | None:
+        """A memory store, or a key made for this process."""
+        if isinstance(self.store, MemoryProxyStore):
+            return "keeps sign-ins in this process's memory (store=)"
+        return "signs with a key of this process (secret=)" if self.own_secret else None
+
+    async def provider_endpoints(self) -> tuple[str, str]:
+        """The provider's authorization and token endpoints."""
+        return self.authorize_url, self.token_url
+
+    # -- metadata and registration --------------------------------------------------------
+
+    def server_metadata(self) -> dict[str, Any]:
+        """The authorization server metadata (RFC 8414 section 2)."""
+        base = self.base_url
+        methods = ["none", "client_secret_post", "client_secret_basic"]
+        document: dict[str, Any] = {
+            "issuer": base,
+            "authorization_endpoint": base + "/authorize",
+            "token_endpoint": base + "/token",
+            "registration_endpoint": base + "/register",
+            "revocation_endpoint": base + "/revoke",
+            "response_types_supported": ["code"],
+            "response_modes_supported": ["query"],
+            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "code_challenge_methods_supported": ["S256"],
+            "token_endpoint_auth_methods_supported": methods,
+            "revocation_endpoint_auth_methods_supported": methods,
+            "client_id_metadata_document_supported": True,
+            "authorization_response_iss_parameter_supported": True,
+        }
+        if self.scopes_supported:
+            document["scopes_supported"] = list(self.scopes_supported)
+        return document
+
+    async def _metadata(self, request: EndpointRequest) -> Answer:
+        if request.method != "GET":
+            return Answer(405, ((b"allow", b"GET"),), b'{"error":"method not allowed"}')
+        return json_answer(200, self.server_metadata())
+
+    async def _register(self, request: EndpointRequest) -> Answer:
+        if request.method != "POST":
+            raise OAuthRefusal("invalid_request", "use POST", 405)
+        return await self.clients.register(request.body)
+
+    # -- the authorization request ------------------------------------------------------
+
+    async def _authorize(self, request: EndpointRequest) -> Answer:
+        try:
+            query = parse_form(request.query)
+        except BadForm as exc:
+            raise OAuthRefusal("invalid_request", str(exc)) from None
+        client_id = query.get("client_id", "")
+        try:
+            client = await self.clients.find(client_id)
+        except OAuthRefusal as refusal:
+            raise OAuthRefusal("invalid_client", refusal.description) from None
+        if client is None:
+            raise OAuthRefusal("invalid_client", "unknown client_id")
+        redirect_uri = query.get("redirect_uri")
+        if redirect_uri is None and len(client.redirect_uris) == 1:
+            redirect_uri = client.redirect_uris[0]
+        if redirect_uri not in client.redirect_uris:
+            # Never redirect to an address the client did not register.
+            raise OAuthRefusal("invalid_request", "redirect_uri is not registered for this client")
+        state = query.get("state")
+
+        def back(error: str, description: str) -> Answer:
+            return redirect(self._back(redirect_uri, state, error=error, description=description))
+
+        if query.get("response_type") != "code":
+            return back("unsupported_response_type", "only response_type=code is supported")
+        challenge = query.get("code_challenge", "")
+        if query.get("code_challenge_method") != "S256" or len(challenge) != 43:
+            return back("invalid_request", "PKCE with code_challenge_method=S256 is required")
+        resource = query.get("resource")
+        if resource is not None and canonical_resource(resource) != canonical_resource(
+            self.resource
+        ):
+            return back("invalid_target", f"this server's resource is {self.resource}")
+        asked = query.get("scope", "").split()
+        supported = set(self.scopes_supported)
+        scopes = [s for s in asked if s in supported] if asked else sorted(supported)
+        txn = secrets.token_urlsafe(24)
+        sign_in = {
+            "client_id": client.client_id,
+            "redirect_uri": redirect_uri,
+            "challenge": challenge,
+            "state": state,
+            "scopes": scopes,
+            "verifier": secrets.token_urlsafe(48),
+        }
+        await self.records.put("sign-in:" + txn, sign_in, SIGN_IN_TTL)
+        remembered = self.signer.load("consent", read_cookie(request.headers, CONSENT_COOKIE))
+        if isinstance(remembered, list) and client.client_id in remembered:
+            return await self._to_provider(txn, sign_in, ())
+        return self._consent_page(request, client, txn, redirect_uri, scopes)
+
+    def _consent_page(
+        self,
+        request: EndpointRequest,
+        client: Client,
+        txn: str,
+        redirect_uri: str,
+        scopes: list[str],
+    ) -> Answer:
+        browser = read_cookie(request.headers, CSRF_COOKIE)
+        headers = list(PAGE_HEADERS)
+        if not browser or len(browser) > 64:
+            browser = secrets.token_urlsafe(24)
+            set_cookie = cookie(
+                CSRF_COOKIE,
+                browser,
+                path=self.base_path or "/",
+                secure=self.secure,
+                max_age=int(SIGN_IN_TTL),
+            )
+            headers.append((b"set-cookie", set_cookie))
+        page = consent_page(
+            client=client.name,
+            client_id=client.client_id,
+            server=self.resource_name or urllib.parse.urlsplit(self.base_url).netloc,
+            resource=self.resource,
+            redirect_uri=redirect_uri,
+            scopes=scopes,
+            action=self.base_url + "/consent",
+            txn=txn,
+            csrf=self.signer.mac("csrf", f"{txn}|{browser}"),
+        )
+        return Answer(200, tuple(headers), page, b"text/html; charset=utf-8")
+
+    async def _consent(self, request: EndpointRequest) -> Answer:
+        """The consent form's answer: checked against the browser's CSRF cookie."""
+        if request.method != "POST":
+            raise OAuthRefusal("invalid_request", "use POST", 405)
+        try:
+            form = parse_form(request.body.decode("utf-8"))
+        except (BadForm, UnicodeError):
+            raise OAuthRefusal("invalid_request", "malformed form") from None
+        txn = form.get("txn", "")
+        browser = read_cookie(request.headers, CSRF_COOKIE) or ""
+        if not browser or not self.signer.matches("csrf", f"{txn}|{browser}", form.get("csrf", "")):
+            raise OAuthRefusal("invalid_request", "the consent form did not come from this page")
+        if form.get("decision") != "allow":
+            sign_in = await self.records.take("sign-in:" + txn)
+            if sign_in is None:
+                raise OAuthRefusal("invalid_request", "the sign-in expired; start again")
+            url = self._back(
+                sign_in["redirect_uri"],
+                sign_in["state"],
+                error="access_denied",
+                description="the user did not allow this client",
+            )
+            return redirect(url)
+        sign_in = await self.records.get("sign-in:" + txn)
+        if sign_in is None:
+            raise OAuthRefusal("invalid_request", "the sign-in expired; start again")
+        remembered = self.signer.load("consent", read_cookie(request.headers, CONSENT_COOKIE))
+        clients = (
+            [c for c in remembered if isinstance(c, str)] if isinstance(remembered, list) else []
+        )
+        clients = [c for c in clients if c != sign_in["client_id"]][-(MAX_REMEMBERED - 1) :]
+        clients.append(sign_in["client_id"])
+        consent = cookie(
+            CONSENT_COOKIE,
+            self.signer.dump("consent", clients),
+            path=self.base_path or "/",
+            secure=self.secure,
+            max_age=int(self.consent_lifetime),
+        )
+        return await self._to_provider(txn, sign_in, (consent,))
+
+    def _flow_cookie(self, txn: str) -> str:
+        return "snodo_flow_" + digest(txn)[:12]
+
+    async def _to_provider(
+        self, txn: str, sign_in: Mapping[str, Any], cookies: Iterable[bytes]
+    ) -> Answer:
+        """Off to the provider, this browser marked as the one that consented."""
+        authorize_url, _ = await self.provider_endpoints()
+        params = {
+            "response_type": "code",
+            "client_id": self.client_id,
+            "redirect_uri": self.callback_url,
+            "state": txn,
+            "code_challenge": s256(sign_in["verifier"]),
+            "code_challenge_method": "S256",
+            "scope": " ".join(self.scopes) or None,
+            **self.authorize_params,
+        }
+        flow = cookie(
+            self._flow_cookie(txn),
+            self.signer.mac("flow", txn),
+            path=self.base_path or "/",
+            secure=self.secure,
+            max_age=int(SIGN_IN_TTL),
+        )
+        return redirect(with_query(authorize_url, params), (*cookies, flow))
+
+    def _back(
+        self,
+        redirect_uri: str,
+        state: str | None,
+        *,
+        code: str | None = None,
+        error: str | None = None,
+        description: str | None = None,
+    ) -> str:
+        """The client's redirect URI with the answer, and ``iss`` (RFC 9207)."""
+        params = {"code": code, "error": error, "error_description": description}
+        return with_query(redirect_uri, {**params, "state": state, "iss": self.base_url})
+
+    # -- the provider's answer ----------------------------------------------------------
+
+    async def _callback(self, request: EndpointRequest) -> Answer:
+        try:
+            query = parse_form(request.query)
+        except BadForm as exc:
+            raise OAuthRefusal("invalid_request", str(exc)) from None
+        txn = query.get("state", "")
+        sign_in = await self.records.take("sign-in:" + txn) if txn else None
+        if sign_in is None:
+            raise OAuthRefusal("invalid_request", "unknown or expired sign-in")
+        mark = read_cookie(request.headers, self._flow_cookie(txn)) or ""
+        if not self.signer.matches("flow", txn, mark):
+            raise OAuthRefusal("access_denied", "this sign-in was begun in another browser")
+        redirect_uri, state = sign_in["redirect_uri"], sign_in["state"]
+        done = cookie(
+            self._flow_cookie(txn), "", path=self.base_path or "/", secure=self.secure, max_age=0
+        )
+        if "code" not in query:
+            url = self._back(
+                redirect_uri,
+                state,
+                error="access_denied",
+                description="the identity provider did not sign the user in",
+            )
+            return redirect(url, (done,))
+        try:
+            async with self._http() as http:
+                tokens = await self._exchange(http, query["code"], sign_in["verifier"])
+                claims = dict(await self.verify_identity(tokens["access_token"], http))
+        except (OAuthRefusal, httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
+            log.warning("sign-in at the identity provider failed: %s", type(exc).__name__)
+            url = self._back(
+                redirect_uri,
+                state,
+                error="access_denied",
+                description="the identity provider's sign-in could not be completed",
+            )
+            return redirect(url, (done,))
+        if not isinstance(claims.get("sub"), str) or not claims["sub"]:
+            log.warning("the identity provider named no subject")
+            url = self._back(redirect_uri, state, error="access_denied", description="no identity")
+            return redirect(url, (done,))
+        code = secrets.token_urlsafe(32)
+        record = {
+            "client_id": sign_in["client_id"],
+            "redirect_uri": redirect_uri,
+            "challenge": sign_in["challenge"],
+            "scopes": sign_in["scopes"],
+            "claims": claims,
+            "upstream": {k: tokens[k] for k in tokens if k != "id_token"},
+        }
+        await self.records.put("code:" + digest(code), record, CODE_TTL)
+        return redirect(self._back(redirect_uri, state, code=code), (done,))
+
+    async def _exchange(self, http: httpx.AsyncClient, code: str, verifier: str) -> dict[str, Any]:
+        """The provider's tokens for its code; nothing of them is ever logged."""
+        _, token_url = await self.provider_endpoints()
+        form = {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": self.callback_url,
+            "code_verifier": verifier,
+        }
+        auth = None
+        if self.token_auth == "client_secret_basic":  # form-encoded first (RFC 6749 2.3.1)
+            auth = httpx.BasicAuth(
+                urllib.parse.quote_plus(self.client_id),
+                urllib.parse.quote_plus(self.client_secret),
+            )
+        else:
+            form.update(client_id=self.client_id, client_secret=self.client_secret)
+        response = await http.post(
+            token_url,
+            data=form,
+            auth=auth or httpx.USE_CLIENT_DEFAULT,
+            headers={"accept": "application/json"},
+        )
+        if response.status_code != 200:
+            log.warning("the identity provider's token endpoint answered %s", response.status_code)
+            raise OAuthRefusal("access_denied", "no token from the identity provider")
+        if response.headers.get("content-type", "").startswith("application/x-www-form"):
+            answer: Any = dict(urllib.parse.parse_qsl(response.text))
+        else:
+            answer = response.json()
+        if not isinstance(answer, dict) or not isinstance(answer.get("access_token"), str):
+            raise OAuthRefusal("access_denied", "the identity provider answered no access token")
+        return answer

@@ -1,0 +1,275 @@
+"""Who the proxy's clients are: registered ones (RFC 7591) and client-id metadata
+documents, and how a client proves itself at the token endpoint.
+
+A registration is kept in the proxy's store (sealed, as every record), so any worker
+knows a client another registered. A client whose id is an ``https:`` URL (or
+``http:`` on a loopback host) names its Client ID Metadata Document: fetched, its
+``client_id`` checked to be that very URL, its redirect URIs taken as registered; such
+a client is public (no secret) and proves itself by PKCE alone. Redirect URIs are
+compared exactly as registered.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import json
+import secrets
+import urllib.parse
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+try:
+    import httpx
+except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
+    raise ModuleNotFoundError(
+        "snodo.auth.proxy_clients needs the snodo[auth] extra: pip install 'snodo[auth]'"
+    ) from missing
+
+from snodo.auth.protected import Answer
+from snodo.auth.proxy_pages import OAuthRefusal, json_answer
+from snodo.auth.proxy_store import ProxyStore, Vault, digest
+
+__all__ = ["AUTH_METHODS", "Client", "Clients", "Records", "loopback"]
+
+AUTH_METHODS = ("none", "client_secret_post", "client_secret_basic")
+MAX_DOCUMENT_BYTES = 16 * 1024
+DOCUMENT_TTL = 300.0
+"""Seconds a fetched client-id metadata document is trusted before it is fetched again."""
+FORBIDDEN_SCHEMES = frozenset({"javascript", "data", "file", "vbscript", "about", "blob"})
+
+
+class Records:
+    """Sealed JSON records in a ``ProxyStore``."""
+
+    def __init__(self, store: ProxyStore, vault: Vault) -> None:
+        self.store = store
+        self.vault = vault
+
+    async def put(self, key: str, record: dict[str, Any], ttl: float | None) -> None:
+        await self.store.put(key, self.vault.seal(key, record), ttl)
+
+    async def get(self, key: str) -> dict[str, Any] | None:
+        return self.vault.open(key, await self.store.get(key))
+
+    async def take(self, key: str) -> dict[str, Any] | None:
+        return self.vault.open(key, await self.store.take(key))
+
+
+def loopback(host: str | None) -> bool:
+    if host is None:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _redirect_uri_ok(uri: Any) -> bool:
+    """Absolute, no fragment; ``https:``, ``http:`` on a loopback host only, or an
+    application's own scheme (RFC 8252), never one a browser would run or read."""
+    if not isinstance(uri, str) or not uri or len(uri) > 2000:
+        return False
+    parts = urllib.parse.urlsplit(uri)
+    scheme = parts.scheme.lower()
+    if not scheme or parts.fragment or scheme in FORBIDDEN_SCHEMES:
+        return False
+    if scheme == "http":
+        return loopback(parts.hostname)
+    if scheme == "https":
+        return bool(parts.hostname)
+    return True
+
+
+def is_document_url(client_id: str) -> bool:
+    """Whether ``client_id`` names a client-id metadata document."""
+    parts = urllib.parse.urlsplit(client_id)
+    if parts.fragment or parts.username or parts.password or parts.path in ("", "/"):
+        return False
+    scheme = parts.scheme.lower()
+    return (scheme == "https" and bool(parts.hostname)) or (
+        scheme == "http" and loopback(parts.hostname)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Client:
+    client_id: str
+    redirect_uris: tuple[str, ...]
+    auth_method: str
+    secret_digest: str | None
+    name: str
+
+
+def _client(record: Mapping[str, Any]) -> Client:
+    return Client(
+        record["client_id"],
+        tuple(record["redirect_uris"]),
+        record["auth_method"],
+        record.get("secret_digest"),
+        record.get("name") or record["client_id"],
+    )
+
+
+class Clients:
+    """Registration, lookup and authentication of the proxy's clients."""
+
+    def __init__(
+        self,
+        records: Records,
+        http: Callable[[], httpx.AsyncClient],
+        registration_ttl: float | None = None,
+    ) -> None:
+        self.records = records
+        self.http = http
+        self.registration_ttl = registration_ttl
+
+    async def register(self, body: bytes) -> Answer:
+        """RFC 7591: the client's metadata checked, an id (and a secret unless it is a
+        public client) issued."""
+        try:
+            request = json.loads(body)
+        except ValueError:
+            request = None
+        if not isinstance(request, dict):
+            raise OAuthRefusal("invalid_client_metadata", "the body is not a JSON object")
+        uris = request.get("redirect_uris")
+        if not isinstance(uris, list) or not uris or not all(map(_redirect_uri_ok, uris)):
+            raise OAuthRefusal(
+                "invalid_redirect_uri",
+                "redirect_uris must be a list of absolute URIs without fragment: https,"
+                " http on a loopback host, or an application's own scheme",
+            )
+        method = request.get("token_endpoint_auth_method", "client_secret_basic")
+        if method not in AUTH_METHODS:
+            raise OAuthRefusal(
+                "invalid_client_metadata",
+                f"token_endpoint_auth_method must be one of {AUTH_METHODS}",
+            )
+        grants = request.get("grant_types", ["authorization_code"])
+        if not isinstance(grants, list) or not set(grants) <= {
+            "authorization_code",
+            "refresh_token",
+        }:
+            raise OAuthRefusal(
+                "invalid_client_metadata", "grant_types: authorization_code, refresh_token"
+            )
+        if request.get("response_types", ["code"]) != ["code"]:
+            raise OAuthRefusal("invalid_client_metadata", "response_types must be ['code']")
+        name = request.get("client_name")
+        name = name[:200] if isinstance(name, str) else None
+        client_id = secrets.token_urlsafe(18)
+        secret = None if method == "none" else secrets.token_urlsafe(32)
+        record = {
+            "client_id": client_id,
+            "redirect_uris": uris,
+            "auth_method": method,
+            "secret_digest": None if secret is None else digest(secret),
+            "name": name,
+        }
+        await self.records.put("client:" + client_id, record, self.registration_ttl)
+        answer: dict[str, Any] = {
+            "client_id": client_id,
+            "client_id_issued_at": 0,
+            "redirect_uris": uris,
+            "token_endpoint_auth_method": method,
+            "grant_types": grants,
+            "response_types": ["code"],
+        }
+        if name is not None:
+            answer["client_name"] = name
+        if secret is not None:
+            answer["client_secret"] = secret
+            answer["client_secret_expires_at"] = 0
+        return json_answer(201, answer)
+
+    async def find(self, client_id: str) -> Client | None:
+        """The registered client, or the client its metadata document describes."""
+        if not client_id or len(client_id) > 2000:
+            return None
+        record = await self.records.get("client:" + client_id)
+        if record is not None:
+            return _client(record)
+        if not is_document_url(client_id):
+            return None
+        key = "document:" + digest(client_id)
+        cached = await self.records.get(key)
+        if cached is not None:
+            return _client(cached)
+        found = await self._fetch_document(client_id)
+        await self.records.put(key, found, DOCUMENT_TTL)
+        return _client(found)
+
+    async def _fetch_document(self, url: str) -> dict[str, Any]:
+        try:
+            async with self.http() as http:
+                response = await http.get(url, headers={"accept": "application/json"})
+        except httpx.HTTPError:
+            raise OAuthRefusal(
+                "invalid_client", "the client's metadata document could not be fetched"
+            ) from None
+        if response.status_code != 200 or len(response.content) > MAX_DOCUMENT_BYTES:
+            raise OAuthRefusal("invalid_client", "the client's metadata document is unusable")
+        try:
+            document = response.json()
+        except ValueError:
+            document = None
+        if not isinstance(document, dict) or document.get("client_id") != url:
+            raise OAuthRefusal(
+                "invalid_client", "the metadata document does not name its own URL as client_id"
+            )
+        uris = document.get("redirect_uris")
+        if not isinstance(uris, list) or not uris or not all(map(_redirect_uri_ok, uris)):
+            raise OAuthRefusal(
+                "invalid_client", "the metadata document has no usable redirect_uris"
+            )
+        method = document.get("token_endpoint_auth_method", "none")
+        if method != "none":
+            # A document is public: it can hold no secret this server could check.
+            raise OAuthRefusal(
+                "invalid_client", "a metadata document client authenticates with none"
+            )
+        name = document.get("client_name")
+        return {
+            "client_id": url,
+            "redirect_uris": uris,
+            "auth_method": "none",
+            "name": name[:200] if isinstance(name, str) else None,
+        }
+
+    async def authenticate(self, form: Mapping[str, str], headers: Mapping[str, str]) -> Client:
+        """The client of a token or revocation request, its credentials checked
+        (RFC 6749 section 2.3); ``invalid_client`` otherwise."""
+        client_id, secret = form.get("client_id"), form.get("client_secret")
+        basic = headers.get("authorization", "")
+        if basic[:6].lower() == "basic ":
+            try:
+                import base64  # noqa: PLC0415 - only for this form
+
+                pair = base64.b64decode(basic[6:].strip(), validate=True).decode()
+                user, _, password = pair.partition(":")
+                user = urllib.parse.unquote_plus(user)
+                password = urllib.parse.unquote_plus(password)
+            except ValueError:
+                raise OAuthRefusal("invalid_client", "malformed Basic credentials", 401) from None
+            if (client_id is not None and client_id != user) or secret is not None:
+                raise OAuthRefusal("invalid_request", "client credentials given twice")
+            client_id, secret = user, password
+        if not client_id:
+            raise OAuthRefusal("invalid_client", "no client_id", 401)
+        try:
+            client = await self.find(client_id)
+        except OAuthRefusal as refusal:
+            raise OAuthRefusal("invalid_client", refusal.description, 401) from None
+        if client is None:
+            raise OAuthRefusal("invalid_client", "unknown client", 401)
+        if client.secret_digest is None:
+            if secret:
+                raise OAuthRefusal("invalid_client", "a public client holds no secret", 401)
+            return client
+        if not secret or not hmac.compare_digest(digest(secret), client.secret_digest):
+            raise OAuthRefusal("invalid_client", "wrong client credentials", 401)
+        return client

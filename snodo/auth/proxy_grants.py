@@ -1,0 +1,189 @@
+"""The proxy's token endpoint (authorization code, refresh token) and revocation.
+
+A code is taken from the store in one atomic step before anything is checked, so it
+is redeemed once at most, on whichever worker, and a failed attempt (a wrong PKCE
+verifier, another client, another redirect URI) spends it too. Each redeemed code
+starts a token family: its access tokens name it, and they verify only while it is
+alive. A refresh token is rotated on every use; the spent one is remembered, and
+presenting it again (someone holds a copy) revokes the whole family. Revocation
+(RFC 7009) ends the family of the token revoked, whichever kind it is.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import logging
+import secrets
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from snodo.auth.protected import Answer, EndpointRequest
+
+try:
+    from snodo.auth.proxy_clients import Client, Clients, Records
+except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
+    raise ModuleNotFoundError(
+        "snodo.auth.proxy_grants needs the snodo[auth] extra: pip install 'snodo[auth]'"
+    ) from missing
+from snodo.auth.proxy_pages import BadForm, OAuthRefusal, json_answer, parse_form
+from snodo.auth.proxy_store import digest
+from snodo.auth.proxy_tokens import TokenMinter, family_key
+from snodo.auth.tokens import InvalidToken, canonical_resource
+
+__all__ = ["Grants", "s256"]
+
+log = logging.getLogger("snodo.auth")
+
+VERIFIER_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+
+def s256(verifier: str) -> str:
+    """The PKCE S256 challenge of ``verifier`` (RFC 7636 section 4.2)."""
+    hashed = hashlib.sha256(verifier.encode("ascii")).digest()
+    return base64.urlsafe_b64encode(hashed).decode().rstrip("=")
+
+
+def _form(request: EndpointRequest) -> dict[str, str]:
+    if request.method != "POST":
+        raise OAuthRefusal("invalid_request", "use POST", 405)
+    content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if content_type != "application/x-www-form-urlencoded":
+        raise OAuthRefusal("invalid_request", "the body must be application/x-www-form-urlencoded")
+    try:
+        return parse_form(request.body.decode("utf-8"))
+    except (BadForm, UnicodeError) as exc:
+        raise OAuthRefusal("invalid_request", str(exc) or "malformed body") from None
+
+
+class Grants:
+    """Redeems codes and refresh tokens for the proxy's own tokens; revokes them."""
+
+    def __init__(
+        self,
+        records: Records,
+        clients: Clients,
+        minter: TokenMinter,
+        *,
+        refresh_lifetime: float,
+    ) -> None:
+        self.records = records
+        self.store = records.store
+        self.clients = clients
+        self.minter = minter
+        self.refresh_lifetime = refresh_lifetime
+
+    async def token(self, request: EndpointRequest) -> Answer:
+        form = _form(request)
+        client = await self.clients.authenticate(form, request.headers)
+        grant = form.get("grant_type")
+        if grant == "authorization_code":
+            return await self._code(form, client)
+        if grant == "refresh_token":
+            return await self._refresh(form, client)
+        raise OAuthRefusal(
+            "unsupported_grant_type", "authorization_code and refresh_token are supported"
+        )
+
+    async def _code(self, form: Mapping[str, str], client: Client) -> Answer:
+        code = form.get("code")
+        if not code:
+            raise OAuthRefusal("invalid_request", "no code")
+        record = await self.records.take("code:" + digest(code))  # spent, whatever follows
+        if record is None:
+            raise OAuthRefusal("invalid_grant", "the code is unknown, expired or already used")
+        if record["client_id"] != client.client_id:
+            raise OAuthRefusal("invalid_grant", "the code was issued to another client")
+        if form.get("redirect_uri") != record["redirect_uri"]:
+            raise OAuthRefusal("invalid_grant", "redirect_uri differs from the authorization's")
+        verifier = form.get("code_verifier", "")
+        if not 43 <= len(verifier) <= 128 or not set(verifier) <= VERIFIER_CHARS:
+            raise OAuthRefusal("invalid_grant", "code_verifier is missing or malformed")
+        if not hmac.compare_digest(s256(verifier), record["challenge"]):
+            raise OAuthRefusal("invalid_grant", "code_verifier does not match the challenge")
+        self._check_resource(form)
+        family = secrets.token_urlsafe(16)
+        await self.store.put(family_key(family), b"1", self.refresh_lifetime)
+        # The provider's tokens stay here, sealed; the client never sees them.
+        await self.records.put("upstream:" + family, record["upstream"], self.refresh_lifetime)
+        return await self._issue(client, record["claims"], record["scopes"], family)
+
+    async def _refresh(self, form: Mapping[str, str], client: Client) -> Answer:
+        presented = form.get("refresh_token")
+        if not presented:
+            raise OAuthRefusal("invalid_request", "no refresh_token")
+        key = digest(presented)
+        record = await self.records.take("refresh:" + key)
+        if record is None:
+            spent = await self.records.get("spent:" + key)
+            if spent is not None:
+                # A rotated token came back: a copy exists, so no token of its family
+                # can be trusted any more.
+                await self.store.delete(family_key(spent["family"]))
+                log.warning("a spent refresh token was presented again: its grant is revoked")
+            raise OAuthRefusal("invalid_grant", "the refresh token is unknown, expired or spent")
+        family = record["family"]
+        await self.records.put("spent:" + key, {"family": family}, self.refresh_lifetime)
+        if record["client_id"] != client.client_id:
+            await self.store.delete(family_key(family))
+            raise OAuthRefusal("invalid_grant", "the refresh token was issued to another client")
+        if await self.store.get(family_key(family)) is None:
+            raise OAuthRefusal("invalid_grant", "the grant was revoked")
+        self._check_resource(form)
+        scopes = list(record["scopes"])
+        asked = form.get("scope")
+        if asked is not None:
+            if not set(asked.split()) <= set(scopes):
+                raise OAuthRefusal("invalid_scope", "a refresh cannot widen the grant")
+            scopes = asked.split()
+        return await self._issue(client, record["claims"], scopes, family)
+
+    def _check_resource(self, form: Mapping[str, str]) -> None:
+        resource = form.get("resource")
+        if resource is not None and canonical_resource(resource) != canonical_resource(
+            self.minter.resource
+        ):
+            raise OAuthRefusal("invalid_target", "this server issues tokens for its own resource")
+
+    async def _issue(
+        self, client: Client, claims: Mapping[str, Any], scopes: Iterable[str], family: str
+    ) -> Answer:
+        scopes = sorted(set(scopes))
+        access, lifetime = self.minter.mint(claims, client.client_id, scopes, family)
+        refresh = secrets.token_urlsafe(32)
+        record: dict[str, Any] = {"family": family, "client_id": client.client_id}
+        record.update(scopes=scopes, claims=dict(claims))
+        await self.records.put("refresh:" + digest(refresh), record, self.refresh_lifetime)
+        answer: dict[str, Any] = {
+            "access_token": access,
+            "token_type": "Bearer",
+            "expires_in": lifetime,
+            "refresh_token": refresh,
+        }
+        if scopes:
+            answer["scope"] = " ".join(scopes)
+        return json_answer(200, answer)
+
+    async def revoke(self, request: EndpointRequest) -> Answer:
+        """RFC 7009: the token's family ends; an unknown token is answered alike."""
+        form = _form(request)
+        client = await self.clients.authenticate(form, request.headers)
+        token = form.get("token")
+        if not token:
+            raise OAuthRefusal("invalid_request", "no token")
+        record = await self.records.get("refresh:" + digest(token))
+        family: str | None = None
+        if record is not None and record["client_id"] == client.client_id:
+            family = record["family"]
+            await self.store.delete("refresh:" + digest(token))
+        elif record is None:
+            try:
+                claims = self.minter.claims(token)
+            except InvalidToken:
+                claims = {}
+            if claims.get("client_id") == client.client_id:
+                family = claims["fam"]
+        if family is not None:
+            await self.store.delete(family_key(family))
+        return json_answer(200, {})

@@ -1,0 +1,51 @@
+"""The server the proxy tests run with ``snodo run``: an ``OIDCProxy`` in front of the
+loopback provider (tests/auth_proxy/idp.py), its store named by the environment."""
+
+from __future__ import annotations
+
+import os
+
+from snodo.auth import OIDCProxy
+from snodo.auth.proxy_store import MemoryProxyStore, ProxyStore, RedisProxyStore, SQLiteProxyStore
+from snodo.context import Context
+from snodo.server import Server
+from tests.support.idp import CLIENT_ID, CLIENT_SECRET
+
+IDP = os.environ.get("TEST_IDP", "http://127.0.0.1:1")
+BASE = os.environ.get("TEST_BASE", "http://127.0.0.1:2")
+STORE = os.environ.get("TEST_STORE", "")
+SECRET = b"the proxy's shared secret, 32+ b"
+
+
+def _store() -> ProxyStore:
+    if STORE.startswith("redis://"):
+        return RedisProxyStore(STORE)
+    if STORE:
+        return SQLiteProxyStore(STORE)
+    return MemoryProxyStore()
+
+
+server = Server(
+    "proxied",
+    "1.0.0",
+    state_secret=b"k" * 32,
+    authorization=OIDCProxy(
+        config_url=f"{IDP}/.well-known/openid-configuration",
+        client_id=CLIENT_ID,
+        client_secret=CLIENT_SECRET,
+        base_url=BASE,
+        secret=SECRET,
+        store=_store(),
+        scopes_supported=["notes:read", "notes:write"],
+    ),
+)
+
+
+@server.tool
+def me(ctx: Context) -> str:
+    """What a handler reads of the user who signed in at the provider."""
+    token = ctx.access_token
+    if token is None:
+        return "nobody"
+    claims, scopes = token.claims, " ".join(sorted(token.scopes))
+    return f"{token.subject} {claims.get('email')} {claims.get('name')} {scopes}"

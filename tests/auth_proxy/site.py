@@ -1,0 +1,44 @@
+"""A proxied server (``snodo run tests/auth_proxy/servers.py:server``) in front of the
+loopback provider of tests/support/idp.py, which has no registration endpoint."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from tests.support.idp import Provider
+from tests.support.processes import serving as running
+from tests.support.processes import snodo_run
+
+
+@dataclass
+class Site:
+    idp: Provider
+    base: str
+    """The issuer: this worker's address, or the worker's whose issuer it shares."""
+    address: str
+    """Where this worker listens."""
+
+    @property
+    def mcp(self) -> str:
+        return self.base + "/mcp"
+
+
+@contextlib.contextmanager
+def proxied(idp: Provider, store: str = "", base: str | None = None) -> Iterator[Site]:
+    """The server before ``idp``; ``base``: the address of the worker whose issuer it
+    shares, else its own."""
+    sites: list[Site] = []
+
+    def command(port: int) -> list[str]:
+        address = f"http://127.0.0.1:{port}"
+        site = Site(idp, base or address, address)
+        sites.append(site)
+        idp.add_client(redirect_uris=[site.base + "/auth/callback"])
+        env = [f"TEST_IDP={idp.url}", f"TEST_BASE={site.base}", f"TEST_STORE={store}"]
+        target = "tests/auth_proxy/servers.py:server"
+        return ["env", *env, *snodo_run(target, "http", "--port", str(port))]
+
+    with running(command):
+        yield sites[-1]
