@@ -1,12 +1,8 @@
 """A lean HTTP/1.1 client for one origin: keep-alive connections on asyncio protocols,
 answers parsed by httptools (the C parser uvicorn's ``[standard]`` extra serves with).
 
-Why not httpx here: per request it builds a request and a headers object, walks its
-pool (every connection is checked on each request) and parses with pure-Python h11;
-sequential calls over loopback spent more client CPU there than in the rest of the
-client together (``bench/client_flow.py``). Here a request is one ``bytes`` (head and
-body encoded once, written in one call), the pool is a stack of idle connections (taking
-one is a pop and a flag read), and the answer is parsed as it arrives, in C.
+Why not httpx: it checks every pooled connection per request and parses in pure Python
+(``bench/client_flow.py``); here a request is one ``bytes``, the pool a stack.
 
 A request that a reused keep-alive connection lost before any byte of its answer raises
 ``keepalive.Unanswered`` (the caller sends it again); any other failure of the
@@ -24,7 +20,11 @@ from collections.abc import AsyncIterator, Mapping
 from typing import cast
 from urllib.parse import urlsplit
 
-import httptools
+try:
+    import httptools
+except ModuleNotFoundError as missing:  # a bare install: HttpTransport falls back to httpx
+    message = "snodo.client.transports.http11 needs the snodo[http] extra"
+    raise ModuleNotFoundError(f"{message}: pip install 'snodo[http]'") from missing
 
 from snodo.client.transports.keepalive import Unanswered
 

@@ -12,7 +12,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-import httpx
+try:
+    import httpx
+except ModuleNotFoundError as missing:  # a bare install
+    message = "snodo.client.transports.httpx_wire needs the snodo[http] extra"
+    raise ModuleNotFoundError(f"{message}: pip install 'snodo[http]'") from missing
 
 from snodo.client.transports.keepalive import resending
 
