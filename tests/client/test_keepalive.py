@@ -3,7 +3,9 @@
 A server closes an idle keep-alive connection just as the client reuses it: the
 request is lost before the server began it, and snodo's HTTP client sends it again on
 a new connection. It never sends a request twice otherwise: not when a fresh connection
-fails, and not when the answer was cut off after its first bytes.
+fails, and not when the answer was cut off after its first bytes. Both of the client's
+ways out are held to it: its own HTTP/1.1 (``http11``) and httpx (``httpx_wire``, with
+the connections of ``keepalive.resending``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pytest
 
 from snodo.client.transports import TransportError
 from snodo.client.transports.http import HttpTransport
+from snodo.client.transports.keepalive import resending
 
 Reuse = Callable[[asyncio.StreamWriter], Awaitable[None]]
 """What the server does with a request that comes on a connection it answered before."""
@@ -83,12 +86,21 @@ def _message(rid: int) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": rid, "method": "ping", "params": {}}
 
 
-async def _calls(server: Server, count: int) -> list[Any]:
+WIRES = ["http11", "httpx"]
+
+
+async def _calls(server: Server, count: int, wire: str) -> list[Any]:
     """``count`` requests one after another on one client; each outcome (the response,
     or the exception)."""
     listening = await asyncio.start_server(server.handle, "127.0.0.1", 0)
     port = listening.sockets[0].getsockname()[1]
-    transport = HttpTransport(f"http://127.0.0.1:{port}/mcp")
+    url = f"http://127.0.0.1:{port}/mcp"
+    if wire == "httpx":
+        made = httpx.AsyncClient(transport=resending(httpx.AsyncHTTPTransport()))
+        transport = HttpTransport(url, client=made)
+    else:
+        transport = HttpTransport(url)
+    assert type(transport.wire).__name__ == {"http11": "Origin", "httpx": "HttpxWire"}[wire]
     outcomes: list[Any] = []
     try:
         for rid in range(1, count + 1):
@@ -103,26 +115,29 @@ async def _calls(server: Server, count: int) -> list[Any]:
     return outcomes
 
 
-def test_a_request_lost_by_a_reused_connection_is_sent_again() -> None:
+@pytest.mark.parametrize("wire", WIRES)
+def test_a_request_lost_by_a_reused_connection_is_sent_again(wire: str) -> None:
     server = Server(on_reuse=_close)
-    first, second = asyncio.run(_calls(server, 2))
+    first, second = asyncio.run(_calls(server, 2, wire))
     assert first["id"] == 1 and second["id"] == 2, second
     # Lost on the reused first connection, answered on a new one.
     assert server.received == [(1, 1), (1, 2), (2, 2)]
 
 
-def test_an_answer_cut_off_after_its_first_bytes_is_not_sent_again() -> None:
+@pytest.mark.parametrize("wire", WIRES)
+def test_an_answer_cut_off_after_its_first_bytes_is_not_sent_again(wire: str) -> None:
     server = Server(on_reuse=_half_answer)
-    first, second = asyncio.run(_calls(server, 2))
+    first, second = asyncio.run(_calls(server, 2, wire))
     assert first["id"] == 1
     assert isinstance(second, TransportError)
     assert server.received == [(1, 1), (1, 2)]
 
 
+@pytest.mark.parametrize("wire", WIRES)
 @pytest.mark.parametrize("fails", [_close, _half_answer])
-def test_a_fresh_connection_that_fails_is_not_sent_again(fails: Reuse) -> None:
+def test_a_fresh_connection_that_fails_is_not_sent_again(fails: Reuse, wire: str) -> None:
     server = Server(on_first=fails)
-    [only] = asyncio.run(_calls(server, 1))
+    [only] = asyncio.run(_calls(server, 1, wire))
     assert isinstance(only, TransportError)
     assert server.received == [(1, 1)]
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import urllib.request
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from snodo import jsonrpc
 from snodo.client.errors import LimitExceeded
@@ -20,11 +22,40 @@ from snodo.client.transports.base import (
     parsed_body,
     unanswerable,
 )
-from snodo.client.transports.keepalive import resending, unanswered
+from snodo.client.transports.keepalive import unanswered
 from snodo.client.transports.sse_reader import SseReader
 from snodo.errors import ParseError
 
 __all__ = ["HttpTransport"]
+
+
+class Answer(Protocol):
+    """One response as the transport reads it (``http11.Answer``, ``HttpxAnswer``)."""
+
+    @property
+    def status(self) -> int: ...
+
+    def header(self, name: str) -> str: ...
+
+    def chunks(self) -> AsyncIterator[bytes]: ...
+
+    async def aclose(self) -> None: ...
+
+
+class Wire(Protocol):
+    """Where requests go: ``http11.Origin`` or ``HttpxWire``."""
+
+    async def open(
+        self,
+        method: str,
+        headers: Mapping[str, str],
+        body: bytes | None = None,
+        *,
+        listen: bool = False,
+    ) -> Answer: ...
+
+    async def aclose(self) -> None: ...
+
 
 REFUSAL_BYTES = 64 * 1024
 """How much of a refusal's body is read: enough for any JSON-RPC error; the rest is
@@ -42,9 +73,16 @@ class HttpTransport:
 
     Bodies, SSE lines and events are read within ``limits`` (``LimitExceeded``), any
     status outside 2xx is ``HttpRefused``, and every failure of the connection itself
-    (httpx's errors, resets) is a ``TransportError``. A request that a reused keep-alive
-    connection lost before any byte of its answer is sent again (``keepalive``), at most
-    ``RESENDS`` times; no other failure is."""
+    (resets, timeouts, httpx's errors) is a ``TransportError``. A request that a reused
+    keep-alive connection lost before any byte of its answer is sent again
+    (``keepalive``), at most ``RESENDS`` times; no other failure is.
+
+    Requests go out on ``http11`` (keep-alive HTTP/1.1, parsed by httptools); through
+    httpx (``httpx_wire``) when the program hands in an ``httpx.AsyncClient`` (``client``)
+    or an ``httpx.Auth`` (``auth``, e.g. ``snodo.oauth.OAuth``), or the environment names
+    a proxy for the URL (``HTTP_PROXY`` and the like, which httpx follows). ``tls``: the
+    ``ssl.SSLContext`` an ``https://`` URL is reached with on ``http11`` (default:
+    certifi's roots where installed, else the system's)."""
 
     probe_with_discover = False
     RESENDS = 2
@@ -67,25 +105,27 @@ class HttpTransport:
         client: Any = None,
         auth: Any = None,
         limits: ClientLimits | None = None,
+        tls: Any = None,
     ) -> None:
-        import httpx  # noqa: PLC0415 - optional dependency (snodo[http])
-
         self.limits = limits or ClientLimits()
-        self.wire_errors: tuple[type[BaseException], ...] = (
-            httpx.HTTPError,
-            httpx.StreamError,
-            OSError,
-        )
         self.url = url
         self.headers = dict(headers or {})
-        # auth: an httpx.Auth such as snodo.oauth.OAuth; it sees every request.
-        self.client = client or httpx.AsyncClient(
-            timeout=timeout, auth=auth, transport=resending(httpx.AsyncHTTPTransport())
-        )
-        self.listen_timeout = httpx.Timeout(timeout, read=None)
-        """The standalone GET stream may stay quiet for as long as the session lasts."""
-        parts = httpx.URL(url)
-        self.origin: str | None = f"{parts.scheme}://{parts.host}:{parts.port or ''}"
+        self.client: Any = None
+        """The ``httpx.AsyncClient`` requests go through, when they go through httpx."""
+        self.wire: Wire
+        lean = _lean_origin(url, timeout, tls) if client is None and auth is None else None
+        if lean is not None:
+            self.wire = lean
+            self.wire_errors: tuple[type[BaseException], ...] = (OSError,)
+        else:
+            from snodo.client.transports.httpx_wire import HttpxWire  # noqa: PLC0415
+
+            # auth: an httpx.Auth such as snodo.oauth.OAuth; it sees every request.
+            wire = HttpxWire(url, client, auth, timeout)
+            self.wire, self.client, self.wire_errors = wire, wire.client, wire.errors
+        parts = urlsplit(url)
+        port = None if parts.port == {"http": 80, "https": 443}.get(parts.scheme) else parts.port
+        self.origin: str | None = f"{parts.scheme}://{parts.hostname}:{port or ''}"
         self.session_id: str | None = None
         self.on_request: OnRequest | None = None
         self.on_unsolicited: OnNotification = ignore
@@ -110,13 +150,18 @@ class HttpTransport:
         return SseReader(self.limits.max_sse_line_bytes, self.limits.max_message_bytes)
 
     @asynccontextmanager
-    async def _exchange(self, method: str, **options: Any) -> AsyncIterator[Any]:
-        """``client.stream(method, url, **options)``, the request sent again when a
-        reused connection lost it before any byte of its answer (``keepalive``)."""
+    async def _exchange(
+        self,
+        method: str,
+        headers: Mapping[str, str],
+        body: bytes | None = None,
+        listen: bool = False,
+    ) -> AsyncIterator[Answer]:
+        """The answer to one request, sent again when a reused connection lost it
+        before any byte of its answer (``keepalive``)."""
         for attempt in range(self.RESENDS + 1):
-            request = self.client.build_request(method, self.url, **options)
             try:
-                response = await self.client.send(request, stream=True)
+                response = await self.wire.open(method, headers, body, listen=listen)
                 break
             except self.wire_errors as exc:
                 if attempt == self.RESENDS or not unanswered(exc):
@@ -205,40 +250,38 @@ class HttpTransport:
         """POST a notification or a response: the server acknowledges with 202."""
         async with (
             self._wire(),
-            self._exchange(
-                "POST", content=jsonrpc.encode(message), headers=self._headers(headers)
-            ) as response,
+            self._exchange("POST", self._headers(headers), jsonrpc.encode(message)) as response,
         ):
-            if not 200 <= response.status_code < 300:
-                raise HttpRefused(response.status_code, await self._refusal(response))
+            if not 200 <= response.status < 300:
+                raise HttpRefused(response.status, await self._refusal(response))
 
-    async def _body(self, response: Any) -> bytes:
+    async def _body(self, response: Answer) -> bytes:
         """The whole body, within ``max_message_bytes``."""
         limit = self.limits.max_message_bytes
-        declared = response.headers.get("content-length", "")
+        declared = response.header("content-length")
         if declared.isdigit() and int(declared) > limit:
             raise LimitExceeded(f"a body of {declared} bytes (the limit is {limit})")
         raw = bytearray()
-        async for chunk in response.aiter_bytes():
+        async for chunk in response.chunks():
             raw += chunk
             if len(raw) > limit:
                 raise LimitExceeded(f"a body larger than {limit} bytes")
         return bytes(raw)
 
-    async def _refusal(self, response: Any) -> Any:
+    async def _refusal(self, response: Answer) -> Any:
         """The start of a refusal's body, parsed (``parsed_body``)."""
         raw = bytearray()
-        async for chunk in response.aiter_bytes():
+        async for chunk in response.chunks():
             raw += chunk[: REFUSAL_BYTES - len(raw)]
             if len(raw) >= REFUSAL_BYTES:
                 break
         return parsed_body(bytes(raw))
 
     async def _events(
-        self, response: Any, cursor: SseReader
+        self, response: Answer, cursor: SseReader
     ) -> AsyncGenerator[dict[str, Any], None]:
         cursor.next_stream()
-        async for chunk in response.aiter_bytes():
+        async for chunk in response.chunks():
             for item in cursor.feed(chunk):
                 yield item
 
@@ -248,14 +291,14 @@ class HttpTransport:
         body = jsonrpc.encode(message)
         if message.get("method") == "initialize":
             self.session_id = None  # a new session never carries an old one's id
-        async with self._exchange("POST", content=body, headers=self._headers(headers)) as response:
-            status = response.status_code
+        async with self._exchange("POST", self._headers(headers), body) as response:
+            status = response.status
             if not 200 <= status < 300:
                 raise HttpRefused(status, await self._refusal(response))
-            session = response.headers.get("mcp-session-id")
+            session = response.header("mcp-session-id")
             if session:
                 self.session_id = session
-            if "text/event-stream" in response.headers.get("content-type", ""):
+            if "text/event-stream" in response.header("content-type"):
                 async with contextlib.aclosing(self._events(response, cursor)) as events:
                     async for item in events:
                         yield item
@@ -266,7 +309,7 @@ class HttpTransport:
             try:
                 value = jsonrpc.decode(raw)
             except ParseError as exc:
-                raise TransportError(f"HTTP {response.status_code}: not JSON") from exc
+                raise TransportError(f"HTTP {status}: not JSON") from exc
             if not isinstance(value, dict):
                 raise TransportError("the server answered with something other than an object")
             yield value
@@ -285,19 +328,18 @@ class HttpTransport:
         sent["accept"] = "text/event-stream"
         if cursor.last_id is not None:
             sent["last-event-id"] = cursor.last_id
-        timeout = self.client.timeout if opened is None else self.listen_timeout
-        async with self._exchange("GET", headers=sent, timeout=timeout) as response:
+        async with self._exchange("GET", sent, listen=opened is not None) as response:
             if opened is not None:
                 opened.set()
-            if not 200 <= response.status_code < 300:
+            if not 200 <= response.status < 300:
                 if opened is None:  # a resumption refused: the answer is lost
-                    raise TransportError(f"resuming the stream failed: HTTP {response.status_code}")
+                    raise TransportError(f"resuming the stream failed: HTTP {response.status}")
                 if refused is not None:  # 405: no standalone stream; 404: no session
-                    refused.append(response.status_code)
+                    refused.append(response.status)
                 return
-            if "text/event-stream" not in response.headers.get("content-type", ""):
+            if "text/event-stream" not in response.header("content-type"):
                 if refused is not None:
-                    refused.append(response.status_code)
+                    refused.append(response.status)
                 return
             async with contextlib.aclosing(self._events(response, cursor)) as events:
                 async for item in events:
@@ -353,7 +395,7 @@ class HttpTransport:
             self.listener = None
         if self.session_id is not None:
             with contextlib.suppress(Exception):
-                async with self._exchange("DELETE", headers=self._headers(headers)):
+                async with self._exchange("DELETE", self._headers(headers)):
                     pass
             self.session_id = None
 
@@ -361,9 +403,26 @@ class HttpTransport:
         """Nothing to restart over HTTP: every request is its own exchange."""
 
     async def close(self) -> None:
-        """Stop the standalone GET stream and close the HTTP client (also one passed in)."""
+        """Stop the standalone GET stream and close the connections (an httpx client
+        passed in too)."""
         if self.listener is not None:
             self.listener.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.listener
-        await self.client.aclose()
+        await self.wire.aclose()
+
+
+def _lean_origin(url: str, timeout: float, tls: Any) -> Wire | None:
+    """``http11``'s origin for ``url``; None where httpx must carry the requests: httptools
+    is missing, or the environment names a proxy for the URL."""
+    try:
+        from snodo.client.transports.http11 import Origin  # noqa: PLC0415 - needs httptools
+    except ImportError:
+        return None
+    parts = urlsplit(url)
+    proxies = urllib.request.getproxies()
+    if (parts.scheme in proxies or "all" in proxies) and not urllib.request.proxy_bypass(
+        parts.hostname or ""
+    ):
+        return None
+    return Origin(url, timeout=timeout, tls=tls)
