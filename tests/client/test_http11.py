@@ -19,6 +19,7 @@ import pytest
 from snodo.client.transports import HttpTransport, TransportError
 from snodo.client.transports.http11 import Origin, WireError, WireTimeout
 
+Reader, Writer = asyncio.StreamReader, asyncio.StreamWriter
 Handler = Callable[[asyncio.StreamReader, asyncio.StreamWriter, "Raw"], Awaitable[None]]
 
 
@@ -207,6 +208,24 @@ def test_events_are_handed_on_as_they_come() -> None:
     notes, answer = asyncio.run(scenario())
     assert [n["method"] for n in notes] == ["notifications/message"]
     assert answer == {"jsonrpc": "2.0", "id": 7, "result": "done"}
+
+
+async def _extra(reader: Reader, writer: Writer, raw: Raw) -> None:
+    """An answer followed by bytes no request asked for, then keep-alive answers."""
+    _, body = await raw.read_request(reader)
+    answer = _json(json.loads(body)["id"], "first")
+    writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n")
+    writer.write(b"content-length: %d\r\n\r\n%s" % (len(answer), answer))
+    writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nstray")
+    await writer.drain()
+    await _answer_json(reader, writer, raw)
+
+
+def test_a_connection_that_sent_bytes_no_request_asked_for_is_not_reused() -> None:
+    raw = Raw(_extra)
+    first, second = asyncio.run(_requests(raw, 2))
+    assert first["result"] == "first" and second["id"] == 2
+    assert raw.connections == 2
 
 
 async def _interim(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, raw: Raw) -> None:

@@ -184,7 +184,8 @@ class _Connection(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         answer = self.answer
-        if answer is None:  # bytes no request asked for: the connection cannot be trusted
+        if answer is None or answer.complete:
+            # Bytes no request asked for: the connection cannot be trusted again.
             self.close()
             return
         self.heard = True
@@ -228,6 +229,13 @@ class _Connection(asyncio.Protocol):
             drained.set_result(None)
 
     # -- httptools' side --------------------------------------------------------------------
+
+    def on_message_begin(self) -> None:
+        answer = self.answer
+        if answer is None or answer.complete:
+            # A second answer where one request was sent: parsing stops here, and the
+            # connection is closed (``data_received``) rather than reused.
+            raise WireError("bytes no request asked for")
 
     def on_header(self, name: bytes, value: bytes) -> None:
         assert self.answer is not None
