@@ -14,7 +14,8 @@ The hop is the pool's own, not ``run_in_executor``'s: a call is one tuple on a
 ``call_soon_threadsafe`` onto an asyncio future; there is no ``concurrent.futures``
 future, no chaining of one future to another and no semaphore per call, which together
 cost several times the handler's own call (``bench/threads.py``). A thread is started
-when a call finds every thread busy, up to ``limit``; each then lives until ``close``.
+when a call finds every thread busy, up to ``limit``; each then lives until ``close``,
+and the interpreter's exit waits for a call still running in one, not for idle ones.
 
 A request that is cancelled (the client went away, ``notifications/cancelled``, a
 timeout) stops waiting at once; a call not yet begun is then skipped, and one already
@@ -24,10 +25,12 @@ running cannot be stopped and runs to its end, its result dropped.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import contextvars
 import queue
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -86,18 +89,21 @@ class Threads:
 class _Pool:
     """The threads and their queue, from the first call until ``close``."""
 
-    __slots__ = ("busy", "calls", "limit", "threads")
+    __slots__ = ("__weakref__", "busy", "calls", "limit", "threads")
 
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
         self.threads: list[threading.Thread] = []
+        _POOLS.add(self)
         self.busy = 0
         """Calls handed to the threads whose value has not come back to the loop yet:
         while fewer than the threads, one of them is free for the next."""
 
     def put(self, call: _Call) -> None:
         if self.busy >= len(self.threads) and len(self.threads) < self.limit:
+            # A daemon, so that an idle one never holds the interpreter's exit; one still
+            # running a call is waited for then (``_finish_at_exit``).
             thread = threading.Thread(
                 target=self.work, name=f"snodo-handler_{len(self.threads)}", daemon=True
             )
@@ -137,6 +143,23 @@ class _Pool:
                 call[0].call_soon_threadsafe(call[1].cancel)
         for _ in self.threads:
             self.calls.put(None)
+
+
+_POOLS: weakref.WeakSet[_Pool] = weakref.WeakSet()
+"""Every pool whose threads may still run (a thread holds its pool)."""
+
+
+@atexit.register
+def _finish_at_exit() -> None:
+    """At the interpreter's exit, a call still running in a thread finishes first, as a
+    worker that shuts down lets its handlers finish; an idle thread just ends."""
+    pools = list(_POOLS)
+    for pool in pools:
+        for _ in pool.threads:
+            pool.calls.put(None)
+    for pool in pools:
+        for thread in pool.threads:
+            thread.join()
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,10 +8,13 @@ import asyncio
 import concurrent.futures
 import contextlib
 import contextvars
+import subprocess
+import sys
 import threading
 import time
 import traceback
 import unittest.mock
+from pathlib import Path
 from typing import Annotated, Any
 
 import httpx
@@ -286,3 +289,48 @@ def test_close_drops_calls_not_begun_and_a_later_call_starts_afresh() -> None:
     assert isinstance(second, asyncio.CancelledError)
     assert third == "third"
     assert ran == ["first", "third"]
+
+
+EXITING = """
+import asyncio, sys, threading
+from snodo.server.threads import Threads
+
+pool = Threads()
+began = threading.Event()
+
+def slow(path: str) -> None:
+    began.set()
+    threading.Event().wait(0.5)
+    with open(path, "w") as out:
+        out.write("finished")
+
+async def main() -> None:
+    call = asyncio.ensure_future(pool.run(slow, {"path": sys.argv[1]}))
+    await asyncio.get_running_loop().run_in_executor(None, began.wait)
+    call.cancel()  # the request went away; its thread runs on
+
+asyncio.run(main())
+"""
+
+
+def test_the_interpreters_exit_waits_for_a_running_call_not_for_idle_threads(
+    tmp_path: Path,
+) -> None:
+    """A process that ends while a sync handler runs lets it finish (as a worker's
+    shutdown does), and one whose threads are all idle ends at once."""
+    marker = tmp_path / "marker"
+    done = subprocess.run(
+        [sys.executable, "-c", EXITING, str(marker)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert marker.read_text() == "finished"
+    idle = "import asyncio\nfrom snodo.server.threads import Threads\npool = Threads()\n"
+    idle += "print(asyncio.run(pool.run(str, {})) == '')\n"
+    done = subprocess.run(
+        [sys.executable, "-c", idle], check=False, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "True", done.stderr
