@@ -180,10 +180,17 @@ def load(
     return result
 
 
-def start(script: str, kind: str, log: IO[bytes], extra: tuple[str, ...] = ()) -> Child:
-    """Run ``script --serve kind`` and wait for its ``PORT n`` line."""
+def start(
+    script: str,
+    kind: str,
+    log: IO[bytes],
+    extra: tuple[str, ...] = (),
+    python: str = sys.executable,
+) -> Child:
+    """Run ``script --serve kind`` (with ``python``, another venv's interpreter say) and
+    wait for its ``PORT n`` line."""
     process = subprocess.Popen(
-        [sys.executable, script, "--serve", kind, *extra], stdout=subprocess.PIPE, stderr=log
+        [python, script, "--serve", kind, *extra], stdout=subprocess.PIPE, stderr=log
     )
     assert process.stdout is not None
     line = process.stdout.readline().decode()

@@ -1,30 +1,40 @@
 """What the thread a sync handler runs in costs: the same echo tool, ``inline=True`` on the
-event loop against the default, a thread of the server's pool, in process.
+event loop against the default, a thread of the server's own pool, in process.
 
 Run from the repository root:
 
-    .venv/bin/python bench/threads.py [--rounds 7] [--calls 2000] [--quick]
+    .venv/bin/python bench/threads.py [--rounds 7] [--calls 2000] [--loop uvloop] [--quick]
 
-Each case is ``Server.handle`` on a decoded ``tools/call`` (the core, no HTTP), and an
-``async def`` tool beside them for reference. Figures are CPU microseconds per call
-(``time.process_time``: the main thread's and the pool's, as the process spends them)
+Each case is ``Server.handle`` on a decoded ``tools/call`` (the core, no HTTP), on the
+loop the HTTP servers run (uvloop when installed; ``--loop asyncio`` for the standard
+one), and beside them for reference an ``async def`` tool, and one that hops through
+asyncio's ``run_in_executor`` on a ``ThreadPoolExecutor`` of the same size (how sync
+handlers ran before the pool had its own queue). Figures are CPU microseconds per call
+(``time.process_time``: the loop's thread and the pool's, as the process spends them)
 and wall microseconds, median over interleaved rounds, and each case's multiple of the
-inline one's. No timing assertions.
+inline one's; the hop is a case's CPU less the inline one's. For scale, the floor: two
+bare threads handing a value back and forth on a ``queue.SimpleQueue`` (the two thread
+switches any hop makes, without an event loop), CPU per round trip. No timing assertions.
 """
 
 import argparse
 import asyncio
 import platform
+import queue
 import statistics
+import threading
 import time
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from importlib.metadata import version
 from typing import Any
 
 from snodo import Server
 
-KINDS = ("inline", "thread", "async")
+KINDS = ("inline", "thread", "executor", "async")
 
 
-def server() -> Server:
+def server(pool: ThreadPoolExecutor) -> Server:
     built = Server("bench-threads", "1.0.0")
 
     @built.tool(name="inline", inline=True)
@@ -38,6 +48,13 @@ def server() -> Server:
     @built.tool(name="async")
     async def asynchronous(text: str) -> str:
         return text
+
+    def echo(text: str) -> str:
+        return text
+
+    @built.tool(name="executor")
+    async def executor(text: str) -> str:
+        return await asyncio.get_running_loop().run_in_executor(pool, echo, text)
 
     return built
 
@@ -63,19 +80,47 @@ async def measure(target: Server, kind: str, calls: int) -> tuple[float, float]:
     )
 
 
-async def main(rounds: int, calls: int) -> None:
-    target = server()
+def ping_pong(trips: int) -> float:
+    """CPU microseconds per round trip of a value between two bare threads."""
+    there: queue.SimpleQueue[int | None] = queue.SimpleQueue()
+    back: queue.SimpleQueue[int] = queue.SimpleQueue()
+
+    def echo() -> None:
+        while (item := there.get()) is not None:
+            back.put(item)
+
+    thread = threading.Thread(target=echo)
+    thread.start()
+    cpu = time.process_time()
+    for trip in range(trips):
+        there.put(trip)
+        back.get()
+    spent = (time.process_time() - cpu) / trips * 1e6
+    there.put(None)
+    thread.join()
+    return spent
+
+
+async def main(rounds: int, calls: int, loop_name: str) -> None:
+    executor = ThreadPoolExecutor(Server("limit", "1").threads.limit)
+    target = server(executor)
     for kind in KINDS:  # warm: imports, the pool's first thread
         await measure(target, kind, 200)
     cpu: dict[str, list[float]] = {kind: [] for kind in KINDS}
     wall: dict[str, list[float]] = {kind: [] for kind in KINDS}
+    floor: list[float] = []
     for _ in range(rounds):
+        floor.append(ping_pong(calls))
         for kind in KINDS:
             spent, elapsed = await measure(target, kind, calls)
             cpu[kind].append(spent)
             wall[kind].append(elapsed)
     target.threads.close()
-    print(f"threads: {time.strftime('%Y-%m-%d %H:%M')}, Python {platform.python_version()}")
+    executor.shutdown()
+    print(
+        f"threads: {time.strftime('%Y-%m-%d %H:%M')}, Python {platform.python_version()}, "
+        f"{loop_name}"
+    )
     print(f"{rounds} rounds of {calls} tools/call each, Server.handle in process\n")
     print("| tool | CPU µs per call | x inline | wall µs per call | x inline |")
     print("|---|---|---|---|---|")
@@ -86,14 +131,34 @@ async def main(rounds: int, calls: int) -> None:
             f"| {kind} | {spent:.1f} | {spent / base_cpu:.2f}x "
             f"| {elapsed:.1f} | {elapsed / base_wall:.2f}x |"
         )
+    hop = statistics.median(cpu["thread"]) - base_cpu
+    before = statistics.median(cpu["executor"]) - base_cpu
+    print(
+        f"\nthread hop (CPU µs per call over the inline tool's): {hop:.1f} in the server's "
+        f"pool, {before:.1f} through run_in_executor ({hop / before:.2f}x)"
+    )
+    print(
+        f"floor: two bare threads passing a value back and forth on a SimpleQueue, "
+        f"{statistics.median(floor):.1f} CPU µs per round trip"
+    )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--loop", choices=("uvloop", "asyncio"), default="uvloop")
     parser.add_argument("--quick", action="store_true", help="one short round (tests)")
     options = parser.parse_args()
     if options.quick:
         options.rounds, options.calls = 1, 50
-    asyncio.run(main(options.rounds, options.calls))
+    runner: Callable[[Coroutine[Any, Any, None]], None] = asyncio.run
+    loop_name = "asyncio"
+    if options.loop == "uvloop":
+        try:
+            import uvloop
+
+            runner, loop_name = uvloop.run, f"uvloop {version('uvloop')}"
+        except ImportError:
+            pass
+    runner(main(options.rounds, options.calls, loop_name))

@@ -35,6 +35,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from functools import partial
+from types import MappingProxyType
 from typing import Any, Final
 
 from snodo.admission import admit
@@ -60,6 +61,7 @@ __all__ = ["BackendError", "Proxy", "proxy"]
 log = logging.getLogger("snodo.gateway")
 
 _RETRY_KEYS = ("inputResponses", "requestState")
+_NO_DATA: Final[Mapping[str, Any]] = MappingProxyType({})
 _ASKING: Final = frozenset({"tools/call", "resources/read", "prompts/get"})
 """The methods during which a backend may ask the front client something."""
 _LIST_CHANGED = {
@@ -108,6 +110,8 @@ class Proxy:
             tasks=False,
             cache=False,
         )
+        self.connection = self.client.connection
+        """The client's way to the backend, which each forwarded request takes."""
         self.process = secrets.token_urlsafe(9)
         """Names this process in the state of a legacy backend's open calls."""
         self.open_calls = OpenCalls(answer_timeout, per_client=calls_per_client)
@@ -159,9 +163,13 @@ class Proxy:
     ) -> dict[str, Any] | InputRequired:
         """The backend's answer to the front's request, or its questions as ours."""
         method = ctx.request_method
-        sent = {key: value for key, value in params.items() if key not in _RETRY_KEYS}
-        data = ctx.state_data if isinstance(ctx.state_data, dict) else {}
-        if "flow" in data or (method in _ASKING and self.client.era == "legacy"):
+        if "inputResponses" in params or "requestState" in params:
+            sent = {key: value for key, value in params.items() if key not in _RETRY_KEYS}
+        else:  # a first round: what the front asked, as it asked it
+            sent = dict(params)
+        state_data = ctx.state_data
+        data = state_data if isinstance(state_data, dict) else _NO_DATA
+        if "flow" in data or (method in _ASKING and self.connection.era == "legacy"):
             return await self._legacy_call(ctx, sent, data)
         if "backend" in data:  # a modern backend's round, answered
             sent["inputResponses"] = dict(ctx.input_responses)
@@ -254,7 +262,9 @@ class Proxy:
         (``_heard``)."""
         notify = None
         number = next(self._sends)
-        wants_logs = self.client.era != "modern"
+        connection = self.connection
+        modern = connection.era == "modern"
+        wants_logs = not modern
         if front:
             ctx = front[0]
             meta: dict[str, Any] = {}
@@ -263,14 +273,14 @@ class Proxy:
             if ctx.log_level is not None:
                 meta[META_LOG_LEVEL] = ctx.log_level
                 wants_logs = True
-            if self.client.era == "modern":
+            if modern:
                 meta[META_CLIENT_CAPABILITIES] = dict(ctx.client_capabilities)
             if meta:
                 params = {**params, "_meta": meta}
             notify = partial(self._heard, front, number)
         self._logging[number] = wants_logs
         try:
-            return await self.client.connection.send(method, params, False, None, None, notify)
+            return await connection.send(method, params, False, None, None, notify)
         except RequestError as exc:
             raise BackendError(exc.code, exc.message, exc.data) from None
         except ClientError as exc:
@@ -397,17 +407,17 @@ class Proxy:
         await self.client.close()
 
 
-def _as_ours(result: Mapping[str, Any]) -> dict[str, Any]:
-    """The backend's complete result as the proxy's: its server info left behind."""
-    out = {key: value for key, value in result.items() if key != "resultType"}
-    meta = out.get("_meta")
+def _as_ours(result: dict[str, Any]) -> dict[str, Any]:
+    """The backend's complete result as the proxy's: its server info left behind. The
+    result is the one the client just decoded for this request, so it is changed in
+    place rather than copied (the server's stamp copies it once more anyway)."""
+    result.pop("resultType", None)
+    meta = result.get("_meta")
     if isinstance(meta, dict) and META_SERVER_INFO in meta:
-        rest = {key: value for key, value in meta.items() if key != META_SERVER_INFO}
-        if rest:
-            out["_meta"] = rest
-        else:
-            del out["_meta"]
-    return out
+        del meta[META_SERVER_INFO]
+        if not meta:
+            del result["_meta"]
+    return result
 
 
 def proxy(

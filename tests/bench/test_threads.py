@@ -1,4 +1,4 @@
-"""bench/threads.py still runs and prints a row for each kind of tool."""
+"""bench/threads.py still runs and prints a row for each kind of tool, and the hop."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ from tests.bench.quick import run_quick, table
 
 
 def test_threads_quick_prints_its_table() -> None:
-    rows = {row["tool"]: row for row in table(run_quick("threads.py"))}
-    assert set(rows) == {"inline", "thread", "async"}
+    output = run_quick("threads.py")
+    rows = {row["tool"]: row for row in table(output)}
+    assert set(rows) == {"inline", "thread", "executor", "async"}
+    assert "thread hop (CPU µs per call over the inline tool's): " in output
     assert rows["inline"]["x inline"] == "1.00x"
     for row in rows.values():
         assert float(row["CPU µs per call"]) > 0

@@ -5,13 +5,20 @@ limit, and a cancelled request stops waiting for it at once."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import contextvars
+import subprocess
+import sys
 import threading
 import time
+import traceback
+import unittest.mock
+from pathlib import Path
 from typing import Annotated, Any
 
 import httpx
+import pytest
 
 from snodo import Context, Depends, Server
 from snodo.server.invoke import invoker
@@ -203,3 +210,127 @@ def test_only_a_call_with_nothing_around_it_is_called_directly() -> None:
 
 def _provided() -> str:
     return "provided"
+
+
+def test_a_hop_is_a_queue_and_a_loop_callback_not_an_executor_future() -> None:
+    """The cheaper hop: no ``concurrent.futures`` future (with its condition and the
+    chaining to an asyncio future) is made per call; the value comes back as is, and
+    sequential calls share one thread."""
+    made: list[object] = []
+    original = concurrent.futures.Future.__init__
+
+    def counting(self: concurrent.futures.Future[Any]) -> None:
+        made.append(self)
+        original(self)
+
+    pool = Threads(4)
+    names: list[str] = []
+
+    def where(step: int) -> tuple[int, str]:
+        names.append(threading.current_thread().name)
+        return step, threading.current_thread().name
+
+    async def scenario() -> list[tuple[int, str]]:
+        return [await pool.run(where, {"step": step}) for step in range(20)]
+
+    with unittest.mock.patch.object(concurrent.futures.Future, "__init__", counting):
+        values = asyncio.run(scenario())
+    pool.close()
+    assert [step for step, _ in values] == list(range(20))
+    assert made == []
+    assert len(set(names)) == 1 and names[0].startswith("snodo-handler")
+
+
+def test_what_a_threaded_function_raises_is_raised_on_the_loop_with_its_frames() -> None:
+    pool = Threads()
+
+    def failing(reason: str) -> None:
+        raise LookupError(reason)
+
+    def interrupting() -> None:
+        raise KeyboardInterrupt
+
+    async def scenario() -> None:
+        with pytest.raises(LookupError, match="no such row") as caught:
+            await pool.run(failing, {"reason": "no such row"})
+        frames = [frame.name for frame in traceback.extract_tb(caught.value.__traceback__)]
+        assert "failing" in frames
+        with pytest.raises(KeyboardInterrupt):  # not lost in the thread, nor hanging
+            await pool.run(interrupting, {})
+        assert await pool.run(failing.__name__.upper, {}) == "FAILING"  # still serving
+
+    asyncio.run(scenario())
+    pool.close()
+
+
+def test_close_drops_calls_not_begun_and_a_later_call_starts_afresh() -> None:
+    pool = Threads(1)
+    release = threading.Event()
+    ran: list[str] = []
+
+    def blocking(name: str) -> str:
+        ran.append(name)
+        release.wait(5)
+        return name
+
+    async def scenario() -> tuple[Any, Any]:
+        first = asyncio.ensure_future(pool.run(blocking, {"name": "first"}))
+        second = asyncio.ensure_future(pool.run(blocking, {"name": "second"}))
+        while not ran:  # the one thread holds the first; the second waits its turn
+            await asyncio.sleep(0.01)
+        pool.close()
+        release.set()
+        outcomes = await asyncio.gather(first, second, return_exceptions=True)
+        return outcomes, await pool.run(blocking, {"name": "third"})
+
+    (first, second), third = asyncio.run(scenario())
+    pool.close()
+    assert first == "first"
+    assert isinstance(second, asyncio.CancelledError)
+    assert third == "third"
+    assert ran == ["first", "third"]
+
+
+EXITING = """
+import asyncio, sys, threading
+from snodo.server.threads import Threads
+
+pool = Threads()
+began = threading.Event()
+
+def slow(path: str) -> None:
+    began.set()
+    threading.Event().wait(0.5)
+    with open(path, "w") as out:
+        out.write("finished")
+
+async def main() -> None:
+    call = asyncio.ensure_future(pool.run(slow, {"path": sys.argv[1]}))
+    await asyncio.get_running_loop().run_in_executor(None, began.wait)
+    call.cancel()  # the request went away; its thread runs on
+
+asyncio.run(main())
+"""
+
+
+def test_the_interpreters_exit_waits_for_a_running_call_not_for_idle_threads(
+    tmp_path: Path,
+) -> None:
+    """A process that ends while a sync handler runs lets it finish (as a worker's
+    shutdown does), and one whose threads are all idle ends at once."""
+    marker = tmp_path / "marker"
+    done = subprocess.run(
+        [sys.executable, "-c", EXITING, str(marker)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert marker.read_text() == "finished"
+    idle = "import asyncio\nfrom snodo.server.threads import Threads\npool = Threads()\n"
+    idle += "print(asyncio.run(pool.run(str, {})) == '')\n"
+    done = subprocess.run(
+        [sys.executable, "-c", idle], check=False, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "True", done.stderr
