@@ -43,7 +43,7 @@ except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
     ) from missing
 
 from snodo.auth.protected import Answer, EndpointRequest, ProtectedResource
-from snodo.auth.proxy_clients import Client, Clients, Records
+from snodo.auth.proxy_clients import Client, Clients, Records, server_metadata
 from snodo.auth.proxy_grants import Grants, s256
 from snodo.auth.proxy_pages import (
     PAGE_HEADERS,
@@ -62,6 +62,7 @@ from snodo.auth.proxy_pages import (
 )
 from snodo.auth.proxy_store import MemoryProxyStore, ProxyStore, Vault, derive, digest
 from snodo.auth.proxy_tokens import TokenMinter
+from snodo.auth.proxy_upstream import exchange
 from snodo.auth.tokens import canonical_resource
 
 __all__ = ["OAuthProxy", "Verify"]
@@ -207,30 +208,21 @@ class OAuthProxy(ProtectedResource):
         """The provider's authorization and token endpoints."""
         return self.authorize_url, self.token_url
 
+    def provider_params(self, sign_in: Mapping[str, Any]) -> dict[str, str]:
+        """What else the user is sent to the provider with (OpenID: the nonce)."""
+        return {}
+
+    async def identity(
+        self, tokens: Mapping[str, Any], sign_in: Mapping[str, Any], http: httpx.AsyncClient
+    ) -> Mapping[str, Any]:
+        """The claims of who signed in, from the provider's tokens: ``verify``'s."""
+        return await self.verify_identity(tokens["access_token"], http)
+
     # -- metadata and registration --------------------------------------------------------
 
     def server_metadata(self) -> dict[str, Any]:
         """The authorization server metadata (RFC 8414 section 2)."""
-        base = self.base_url
-        methods = ["none", "client_secret_post", "client_secret_basic"]
-        document: dict[str, Any] = {
-            "issuer": base,
-            "authorization_endpoint": base + "/authorize",
-            "token_endpoint": base + "/token",
-            "registration_endpoint": base + "/register",
-            "revocation_endpoint": base + "/revoke",
-            "response_types_supported": ["code"],
-            "response_modes_supported": ["query"],
-            "grant_types_supported": ["authorization_code", "refresh_token"],
-            "code_challenge_methods_supported": ["S256"],
-            "token_endpoint_auth_methods_supported": methods,
-            "revocation_endpoint_auth_methods_supported": methods,
-            "client_id_metadata_document_supported": True,
-            "authorization_response_iss_parameter_supported": True,
-        }
-        if self.scopes_supported:
-            document["scopes_supported"] = list(self.scopes_supported)
-        return document
+        return server_metadata(self.base_url, self.scopes_supported)
 
     async def _metadata(self, request: EndpointRequest) -> Answer:
         if request.method != "GET":
@@ -288,6 +280,7 @@ class OAuthProxy(ProtectedResource):
             "state": state,
             "scopes": scopes,
             "verifier": secrets.token_urlsafe(48),
+            "nonce": secrets.token_urlsafe(24),
         }
         await self.records.put("sign-in:" + txn, sign_in, SIGN_IN_TTL)
         remembered = self.signer.load("consent", read_cookie(request.headers, CONSENT_COOKIE))
@@ -385,6 +378,7 @@ class OAuthProxy(ProtectedResource):
             "code_challenge": s256(sign_in["verifier"]),
             "code_challenge_method": "S256",
             "scope": " ".join(self.scopes) or None,
+            **self.provider_params(sign_in),
             **self.authorize_params,
         }
         flow = cookie(
@@ -435,18 +429,31 @@ class OAuthProxy(ProtectedResource):
                 description="the identity provider did not sign the user in",
             )
             return redirect(url, (done,))
+        error = "access_denied"
+        description = "the identity provider's sign-in could not be completed"
         try:
             async with self._http() as http:
-                tokens = await self._exchange(http, query["code"], sign_in["verifier"])
-                claims = dict(await self.verify_identity(tokens["access_token"], http))
-        except (OAuthRefusal, httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
+                _, token_url = await self.provider_endpoints()
+                tokens = await exchange(
+                    http,
+                    token_url,
+                    client_id=self.client_id,
+                    client_secret=self.client_secret,
+                    token_auth=self.token_auth,
+                    redirect_uri=self.callback_url,
+                    code=query["code"],
+                    verifier=sign_in["verifier"],
+                )
+                claims = dict(await self.identity(tokens, sign_in, http))
+        except OAuthRefusal as refusal:
+            log.warning("sign-in at the identity provider refused: %s", refusal.description)
+            error, description = refusal.error, refusal.description
+            claims = {}
+        except (httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
             log.warning("sign-in at the identity provider failed: %s", type(exc).__name__)
-            url = self._back(
-                redirect_uri,
-                state,
-                error="access_denied",
-                description="the identity provider's sign-in could not be completed",
-            )
+            claims = {}
+        if not claims:
+            url = self._back(redirect_uri, state, error=error, description=description)
             return redirect(url, (done,))
         if not isinstance(claims.get("sub"), str) or not claims["sub"]:
             log.warning("the identity provider named no subject")
@@ -463,37 +470,3 @@ class OAuthProxy(ProtectedResource):
         }
         await self.records.put("code:" + digest(code), record, CODE_TTL)
         return redirect(self._back(redirect_uri, state, code=code), (done,))
-
-    async def _exchange(self, http: httpx.AsyncClient, code: str, verifier: str) -> dict[str, Any]:
-        """The provider's tokens for its code; nothing of them is ever logged."""
-        _, token_url = await self.provider_endpoints()
-        form = {
-            "grant_type": "authorization_code",
-            "code": code,
-            "redirect_uri": self.callback_url,
-            "code_verifier": verifier,
-        }
-        auth = None
-        if self.token_auth == "client_secret_basic":  # form-encoded first (RFC 6749 2.3.1)
-            auth = httpx.BasicAuth(
-                urllib.parse.quote_plus(self.client_id),
-                urllib.parse.quote_plus(self.client_secret),
-            )
-        else:
-            form.update(client_id=self.client_id, client_secret=self.client_secret)
-        response = await http.post(
-            token_url,
-            data=form,
-            auth=auth or httpx.USE_CLIENT_DEFAULT,
-            headers={"accept": "application/json"},
-        )
-        if response.status_code != 200:
-            log.warning("the identity provider's token endpoint answered %s", response.status_code)
-            raise OAuthRefusal("access_denied", "no token from the identity provider")
-        if response.headers.get("content-type", "").startswith("application/x-www-form"):
-            answer: Any = dict(urllib.parse.parse_qsl(response.text))
-        else:
-            answer = response.json()
-        if not isinstance(answer, dict) or not isinstance(answer.get("access_token"), str):
-            raise OAuthRefusal("access_denied", "the identity provider answered no access token")
-        return answer

@@ -49,12 +49,14 @@ NEEDS_EXTRA: dict[str, str] = {
         f"snodo.auth.{name}": "auth"
         for name in (
             "oidc",
+            "oidc_tokens",
             "presets",
             "proxy",
             "proxy_clients",
             "proxy_grants",
             "proxy_store",
             "proxy_tokens",
+            "proxy_upstream",
         )
     },
     "snodo.otel": "otel",

@@ -1,0 +1,112 @@
+"""The provider's ID token checked before the proxy believes it: its signature,
+issuer, audience, times and nonce; userinfo about the same subject; the provider's
+keys refetched once when it rotates them. Each refusal ends at the client's redirect
+URI as an OAuth error."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from joserfc.jwk import RSAKey
+
+from tests.auth_proxy.flows import register, sign_in, tokens, verifier
+from tests.auth_proxy.site import Site, proxied
+from tests.support.idp import serve_provider
+
+
+@pytest.fixture
+def idp_site(site: Site) -> Iterator[Site]:
+    """The module's site, its provider's knobs put back after each test."""
+    yield site
+    idp = site.idp
+    idp.id_token_claims, idp.id_token_key, idp.userinfo_claims = {}, None, {}
+    idp.jwks_down = False
+
+
+def refused(site: Site) -> dict[str, str]:
+    """A sign-in's answer at the client's redirect URI, checked to be an error."""
+    answer = sign_in(site, register(site)["client_id"], verifier())
+    assert "code" not in answer and answer["state"] == "st-1", answer
+    assert answer["iss"] == site.base and answer["error_description"]
+    return answer
+
+
+def test_the_nonce_is_sent_and_the_verified_id_token_signs_the_user_in(idp_site: Site) -> None:
+    found = tokens(idp_site, register(idp_site)["client_id"])
+    assert found["access_token"]
+    # What the provider was sent: a nonce, fresh per sign-in.
+    nonces = {code.nonce for code in idp_site.idp._codes.values()}
+    assert None not in nonces and len(nonces) == len(idp_site.idp._codes)
+
+
+NOW = int(time.time())
+
+
+@pytest.mark.parametrize(
+    ("claims", "why"),
+    [
+        ({"aud": "another-client"}, "not for this client"),
+        ({"aud": ["mcp-server", "other"], "azp": "other"}, "another party"),
+        ({"iss": "https://elsewhere.example"}, "claims"),
+        ({"nonce": "a nonce of another sign-in"}, "claims"),
+        ({"nonce": None}, "claims"),
+        ({"exp": NOW - 3600, "iat": NOW - 7200}, "claims"),
+        ({"iat": NOW + 3600, "exp": NOW + 7200}, "claims"),
+        ({"iat": None}, "claims"),
+    ],
+)
+def test_an_id_token_that_does_not_hold_up_is_access_denied(
+    idp_site: Site, claims: dict[str, Any], why: str
+) -> None:
+    idp_site.idp.id_token_claims = claims
+    answer = refused(idp_site)
+    assert answer["error"] == "access_denied" and why in answer["error_description"]
+
+
+def test_an_id_token_signed_by_an_unpublished_key_is_access_denied(idp_site: Site) -> None:
+    idp_site.idp.id_token_key = RSAKey.generate_key(2048, {"kid": "key-1", "alg": "RS256"})
+    answer = refused(idp_site)
+    assert answer["error"] == "access_denied" and "signature" in answer["error_description"]
+
+
+def test_no_id_token_is_access_denied(idp_site: Site) -> None:
+    original = idp_site.idp._issue
+
+    def without(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        answer = original(*args, **kwargs)
+        answer.pop("id_token", None)
+        return answer
+
+    idp_site.idp._issue = without  # type: ignore[method-assign]
+    try:
+        assert refused(idp_site)["error"] == "access_denied"
+    finally:
+        del idp_site.idp._issue
+
+
+def test_userinfo_about_another_subject_is_access_denied(idp_site: Site) -> None:
+    idp_site.idp.userinfo_claims = {"sub": "someone else"}
+    answer = refused(idp_site)
+    assert answer["error"] == "access_denied" and "subject" in answer["error_description"]
+
+
+def test_a_rotated_key_is_fetched_once(idp_site: Site) -> None:
+    idp = idp_site.idp
+    tokens(idp_site, register(idp_site)["client_id"])
+    before = idp.requests["/jwks"]
+    idp.rotate()
+    tokens(idp_site, register(idp_site)["client_id"])
+    tokens(idp_site, register(idp_site)["client_id"])
+    assert idp.requests["/jwks"] == before + 1
+
+
+def test_unreadable_keys_are_server_error() -> None:
+    with serve_provider() as idp, proxied(idp) as site:
+        idp.jwks_down = True
+        answer = refused(site)
+        assert answer["error"] == "server_error" and "keys" in answer["error_description"]
+        idp.jwks_down = False
+        assert tokens(site, register(site)["client_id"])["access_token"]
