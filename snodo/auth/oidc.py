@@ -4,7 +4,9 @@ Its endpoints come from the provider's OpenID configuration, read on first use (
 server starts while its provider is still down). With ``openid`` in the scopes the
 identity is the provider's ID token, verified (``snodo.auth.oidc_tokens``) with the
 nonce sent for the sign-in, merged with what its userinfo endpoint (or ``verify``)
-says of the same subject; without, userinfo's (or ``verify``'s) alone.
+says of the same subject; without, userinfo's (or ``verify``'s) alone. When the
+provider says it names itself in its answers (RFC 9207), the callback's ``iss`` must
+be its issuer, so an answer from another provider cannot pass for its own.
 """
 
 from __future__ import annotations
@@ -110,6 +112,19 @@ class OIDCProxy(OAuthProxy):
     def provider_params(self, sign_in: Mapping[str, Any]) -> dict[str, str]:
         """The nonce the ID token must carry back (OpenID Connect Core 3.1.2.1)."""
         return {"nonce": sign_in["nonce"]} if self.openid else {}
+
+    async def check_response(self, query: Mapping[str, str]) -> None:
+        """RFC 9207: ``iss`` required when the provider announces it, and whenever
+        given, its issuer."""
+        try:
+            config = await self.configuration()
+        except (httpx.HTTPError, ValueError):
+            raise OAuthRefusal("server_error", "the identity provider cannot be reached") from None
+        given = query.get("iss")
+        if given is None and config.get("authorization_response_iss_parameter_supported"):
+            raise OAuthRefusal("access_denied", "the provider's answer does not name its issuer")
+        if given is not None and given != config.get("issuer"):
+            raise OAuthRefusal("access_denied", "the answer came from another issuer")
 
     async def identity(
         self, tokens: Mapping[str, Any], sign_in: Mapping[str, Any], http: httpx.AsyncClient

@@ -212,6 +212,9 @@ class OAuthProxy(ProtectedResource):
         """What else the user is sent to the provider with (OpenID: the nonce)."""
         return {}
 
+    async def check_response(self, query: Mapping[str, str]) -> None:
+        """Refuse the provider's answer at the callback (OpenID: its ``iss``)."""
+
     async def identity(
         self, tokens: Mapping[str, Any], sign_in: Mapping[str, Any], http: httpx.AsyncClient
     ) -> Mapping[str, Any]:
@@ -421,6 +424,14 @@ class OAuthProxy(ProtectedResource):
         done = cookie(
             self._flow_cookie(txn), "", path=self.base_path or "/", secure=self.secure, max_age=0
         )
+        try:
+            await self.check_response(query)
+        except OAuthRefusal as refusal:
+            log.warning("the provider's answer was refused: %s", refusal.description)
+            url = self._back(
+                redirect_uri, state, error=refusal.error, description=refusal.description
+            )
+            return redirect(url, (done,))
         if "code" not in query:
             url = self._back(
                 redirect_uri,

@@ -1,7 +1,7 @@
-"""The provider's ID token checked before the proxy believes it: its signature,
-issuer, audience, times and nonce; userinfo about the same subject; the provider's
-keys refetched once when it rotates them. Each refusal ends at the client's redirect
-URI as an OAuth error."""
+"""The provider's ID token and its answer checked before the proxy believes them: the
+token's signature, issuer, audience, times and nonce; userinfo about the same subject;
+the provider's keys refetched once when it rotates them; the callback's ``iss``
+(RFC 9207). Each refusal ends at the client's redirect URI as an OAuth error."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def idp_site(site: Site) -> Iterator[Site]:
     yield site
     idp = site.idp
     idp.id_token_claims, idp.id_token_key, idp.userinfo_claims = {}, None, {}
-    idp.jwks_down = False
+    idp.answer_iss, idp.jwks_down = "", False
 
 
 def refused(site: Site) -> dict[str, str]:
@@ -101,6 +101,17 @@ def test_a_rotated_key_is_fetched_once(idp_site: Site) -> None:
     tokens(idp_site, register(idp_site)["client_id"])
     tokens(idp_site, register(idp_site)["client_id"])
     assert idp.requests["/jwks"] == before + 1
+
+
+def test_the_callback_must_name_the_providers_issuer(idp_site: Site) -> None:
+    exchanged = idp_site.idp.requests["/token"]
+    idp_site.idp.answer_iss = None  # the provider says it names itself, and does not
+    answer = refused(idp_site)
+    assert answer["error"] == "access_denied" and "issuer" in answer["error_description"]
+    idp_site.idp.answer_iss = "https://mix-up.example"
+    answer = refused(idp_site)
+    assert answer["error"] == "access_denied" and "issuer" in answer["error_description"]
+    assert idp_site.idp.requests["/token"] == exchanged  # its code never exchanged
 
 
 def test_unreadable_keys_are_server_error() -> None:

@@ -12,7 +12,8 @@ sign-in fails), ``requests`` (count per path), ``rotate()`` (a new signing key),
 ``user`` (the claims of the one test user), ``token_lifetime``; for a provider that
 answers wrong, ``id_token_claims`` (merged over its ID token's, None removing one),
 ``id_token_key`` (signs the ID token instead of a published key), ``userinfo_claims``
-(merged over what userinfo answers) and ``jwks_down`` (its key set answers 503).
+(merged over what userinfo answers), ``answer_iss`` (the ``iss`` its answers name:
+None for none) and ``jwks_down`` (its key set answers 503).
 
 ``TestUser`` is the person at the browser: it follows redirects across the provider's
 and an MCP server's pages, keeps cookies, and submits the forms it meets, approving or
@@ -109,6 +110,8 @@ class Provider:
         self.id_token_claims: dict[str, Any] = {}
         self.id_token_key: RSAKey | ECKey | None = None
         self.userinfo_claims: dict[str, Any] = {}
+        self.answer_iss: str | None = ""
+        """"": its issuer; None: no ``iss``; else the issuer its answers name."""
         self.jwks_down = False
         self.requests: Counter[str] = Counter()
         self.token_requests: list[tuple[dict[str, str], str | None]] = []
@@ -269,7 +272,8 @@ class Provider:
     def _back(
         self, redirect_uri: str, **params: str
     ) -> tuple[int, list[tuple[str, str]], bytes, str]:
-        params["iss"] = self.issuer
+        if self.answer_iss is not None:
+            params["iss"] = self.answer_iss or self.issuer
         separator = "&" if urllib.parse.urlsplit(redirect_uri).query else "?"
         location = redirect_uri + separator + urllib.parse.urlencode(params)
         return 302, [("location", location)], b"", "text/plain"
