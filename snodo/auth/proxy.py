@@ -45,6 +45,7 @@ except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
 from snodo.auth.protected import Answer, EndpointRequest, ProtectedResource
 from snodo.auth.proxy_clients import Client, Clients, Records, server_metadata
 from snodo.auth.proxy_grants import Grants, s256
+from snodo.auth.proxy_limits import SIGN_IN_TTL, ProxyLimits
 from snodo.auth.proxy_pages import (
     PAGE_HEADERS,
     PREFLIGHT,
@@ -74,8 +75,6 @@ Verify = Callable[[str, httpx.AsyncClient], Awaitable[Mapping[str, Any]]]
 among them; raise to refuse the sign-in."""
 
 AS_WELL_KNOWN = "/.well-known/oauth-authorization-server"
-SIGN_IN_TTL = 600.0
-"""Seconds from /authorize to the provider's callback."""
 CODE_TTL = 300.0
 CONSENT_COOKIE = "snodo_consent"
 CSRF_COOKIE = "snodo_csrf"
@@ -92,7 +91,8 @@ class OAuthProxy(ProtectedResource):
     the identity's claims. ``base_url`` is where the server is reached (its issuer);
     ``resource`` the MCP endpoint, ``{base_url}/mcp`` unless given. ``secret`` signs
     and seals (``SNODO_AUTH_SECRET`` unless given; workers must share it, as they
-    share ``store``). ``scopes_supported`` and the rest are the resource's.
+    share ``store``). ``limits`` bounds what strangers may leave in the store
+    (``ProxyLimits``). ``scopes_supported`` and the rest are the resource's.
     """
 
     def __init__(
@@ -118,6 +118,7 @@ class OAuthProxy(ProtectedResource):
         implied_scopes: Mapping[str, Iterable[str]] | None = None,
         resource_name: str | None = None,
         resource_documentation: str | None = None,
+        limits: ProxyLimits | None = None,
     ) -> None:
         base = base_url.rstrip("/")
         resource = resource or base + "/mcp"
@@ -151,7 +152,8 @@ class OAuthProxy(ProtectedResource):
         self.consent_lifetime = consent_lifetime
         self.records = Records(self.store, Vault(key))
         self.signer = Signer(derive(key, "cookies"))
-        self.clients = Clients(self.records, self._http)
+        self.limits = limits or ProxyLimits()
+        self.clients = Clients(self.records, self._http, self.limits.registration_lifetime)
         self.grants = Grants(
             self.records, self.clients, self.minter, refresh_lifetime=refresh_lifetime
         )
@@ -235,6 +237,7 @@ class OAuthProxy(ProtectedResource):
     async def _register(self, request: EndpointRequest) -> Answer:
         if request.method != "POST":
             raise OAuthRefusal("invalid_request", "use POST", 405)
+        await self.limits.admit_registration(self.store)
         return await self.clients.register(request.body)
 
     # -- the authorization request ------------------------------------------------------
@@ -275,6 +278,10 @@ class OAuthProxy(ProtectedResource):
         asked = query.get("scope", "").split()
         supported = set(self.scopes_supported)
         scopes = [s for s in asked if s in supported] if asked else sorted(supported)
+        try:
+            await self.limits.admit_sign_in(self.store)
+        except OAuthRefusal as refusal:
+            return back(refusal.error, refusal.description)
         txn = secrets.token_urlsafe(24)
         sign_in = {
             "client_id": client.client_id,

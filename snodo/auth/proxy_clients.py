@@ -211,6 +211,14 @@ class Clients:
             answer["client_secret_expires_at"] = 0
         return json_answer(201, answer)
 
+    async def keep(self, client: Client, ttl: float) -> None:
+        """A registered client that signed someone in, kept ``ttl`` seconds from now
+        rather than forgotten as an unused registration is."""
+        key = "client:" + client.client_id
+        record = await self.records.get(key)
+        if record is not None and self.registration_ttl is not None:
+            await self.records.put(key, record, max(ttl, self.registration_ttl))
+
     async def find(self, client_id: str) -> Client | None:
         """The registered client, or the client its metadata document describes."""
         if not client_id or len(client_id) > 2000:

@@ -54,6 +54,7 @@ NEEDS_EXTRA: dict[str, str] = {
             "proxy",
             "proxy_clients",
             "proxy_grants",
+            "proxy_limits",
             "proxy_store",
             "proxy_tokens",
             "proxy_upstream",
