@@ -5,16 +5,19 @@ the provider's keys refetched once when it rotates them; the callback's ``iss``
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 from joserfc.jwk import RSAKey
 
+from snodo.auth.oidc_tokens import BadIdToken, IdTokens
 from tests.auth_proxy.flows import register, sign_in, tokens, verifier
 from tests.auth_proxy.site import Site, proxied
-from tests.support.idp import serve_provider
+from tests.support.idp import CLIENT_ID, USER, Provider, serve_provider
 
 
 @pytest.fixture
@@ -121,3 +124,41 @@ def test_unreadable_keys_are_server_error() -> None:
         assert answer["error"] == "server_error" and "keys" in answer["error_description"]
         idp.jwks_down = False
         assert tokens(site, register(site)["client_id"])["access_token"]
+
+
+def _id_token(idp: Provider, key: RSAKey | None = None, **extra: Any) -> str:
+    now = int(time.time())
+    claims = {"iss": idp.issuer, "aud": CLIENT_ID, "iat": now, "exp": now + 3600, **USER}
+    return idp.sign({**claims, "nonce": "n-1", **extra}, key)
+
+
+def test_unknown_key_ids_refetch_the_keys_once_per_interval() -> None:
+    now = [time.time()]
+    checker = IdTokens(clock=lambda: now[0])
+
+    async def verify(token: str, config: dict[str, Any]) -> dict[str, Any]:
+        async with httpx.AsyncClient() as http:
+            return await checker.verify(
+                token, config=config, client_id=CLIENT_ID, nonce="n-1", http=http
+            )
+
+    stranger = RSAKey.generate_key(2048, {"kid": "nobody's", "alg": "RS256"})
+    with serve_provider() as idp:
+        config = idp.metadata()
+        assert asyncio.run(verify(_id_token(idp), config))["sub"] == USER["sub"]
+        assert checker.fetches == 1
+        for _ in range(3):  # made-up key ids: one refetch, then none until the interval ends
+            with pytest.raises(BadIdToken):
+                asyncio.run(verify(_id_token(idp, stranger), config))
+        assert checker.fetches == 2
+        now[0] += checker.refresh_interval + 1
+        idp.rotate()
+        assert asyncio.run(verify(_id_token(idp), config))["sub"] == USER["sub"]
+        assert checker.fetches == 3
+        # Entra's multi-tenant issuer names the tenant in the token's tid.
+        template = {**config, "issuer": idp.issuer + "/{tenantid}/v2.0"}
+        tenant = _id_token(idp, iss=idp.issuer + "/t-1/v2.0", tid="t-1")
+        assert asyncio.run(verify(tenant, template))["tid"] == "t-1"
+        other = _id_token(idp, iss=idp.issuer + "/t-1/v2.0", tid="t-2")
+        with pytest.raises(BadIdToken):
+            asyncio.run(verify(other, template))
