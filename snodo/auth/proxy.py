@@ -237,7 +237,7 @@ class OAuthProxy(ProtectedResource):
     async def _register(self, request: EndpointRequest) -> Answer:
         if request.method != "POST":
             raise OAuthRefusal("invalid_request", "use POST", 405)
-        await self.limits.admit_registration(self.store)
+        await self.limits.admit_registration(self.store, request.address)
         return await self.clients.register(request.body)
 
     # -- the authorization request ------------------------------------------------------
@@ -279,7 +279,7 @@ class OAuthProxy(ProtectedResource):
         supported = set(self.scopes_supported)
         scopes = [s for s in asked if s in supported] if asked else sorted(supported)
         try:
-            await self.limits.admit_sign_in(self.store)
+            await self.limits.admit_sign_in(self.store, request.address)
         except OAuthRefusal as refusal:
             return back(refusal.error, refusal.description)
         txn = secrets.token_urlsafe(24)

@@ -7,8 +7,10 @@ grant may be refreshed, renewed at each use); at most ``max_registrations`` are 
 per ``registration_window``, the next answered 429; and at most ``max_sign_ins``
 sign-ins are begun per ten minutes (the time one waits for the provider), so no more
 than twice that many wait at any moment, the next sent back to the client as
-``temporarily_unavailable``. The counts are the store's (``ProxyStore.count``), so
-the bounds hold across the workers sharing it.
+``temporarily_unavailable``. One client address has bounds of its own under those
+(``..._per_address``), counted first, so one address alone cannot spend everyone's.
+The counts are the store's (``ProxyStore.count``), so the bounds hold across the
+workers sharing it.
 """
 
 from __future__ import annotations
@@ -33,22 +35,34 @@ class ProxyLimits:
     max_registrations: int = 1000
     """Registrations per ``registration_window``; 429 beyond."""
     registration_window: float = 3600.0
+    max_registrations_per_address: int = 100
+    """Registrations from one client address per ``registration_window``."""
     max_sign_ins: int = 10000
     """Sign-ins begun per ten minutes; ``temporarily_unavailable`` beyond."""
+    max_sign_ins_per_address: int = 1000
+    """Sign-ins begun from one client address per ten minutes."""
 
-    async def admit_registration(self, store: ProxyStore) -> None:
-        """Count a registration; refuse it beyond the window's bound."""
-        total = await _count(store, "registrations", self.registration_window)
-        if total > self.max_registrations:
+    async def admit_registration(self, store: ProxyStore, address: str | None) -> None:
+        """Count a registration; refuse it beyond the window's bounds."""
+        window = self.registration_window
+        if (
+            address is not None
+            and await _count(store, "registrations@" + address, window)
+            > self.max_registrations_per_address
+        ) or await _count(store, "registrations", window) > self.max_registrations:
             raise OAuthRefusal(
                 "temporarily_unavailable",
-                "too many registrations at this server just now; try again later",
+                "too many registrations just now; try again later",
                 429,
             )
 
-    async def admit_sign_in(self, store: ProxyStore) -> None:
-        """Count a sign-in begun; refuse it beyond the window's bound."""
-        if await _count(store, "sign-ins", SIGN_IN_TTL) > self.max_sign_ins:
+    async def admit_sign_in(self, store: ProxyStore, address: str | None) -> None:
+        """Count a sign-in begun; refuse it beyond the window's bounds."""
+        if (
+            address is not None
+            and await _count(store, "sign-ins@" + address, SIGN_IN_TTL)
+            > self.max_sign_ins_per_address
+        ) or await _count(store, "sign-ins", SIGN_IN_TTL) > self.max_sign_ins:
             raise OAuthRefusal(
                 "temporarily_unavailable", "too many sign-ins under way; try again later", 429
             )

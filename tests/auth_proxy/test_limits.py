@@ -11,10 +11,14 @@ import secrets
 import urllib.parse
 from typing import Any
 
+import httpx
+
 from snodo.auth import OAuthProxy, ProxyLimits
 from snodo.auth.protected import Answer, EndpointRequest
 from snodo.auth.proxy_grants import s256
 from snodo.auth.proxy_store import MemoryProxyStore, digest
+from tests.auth_proxy.site import proxied
+from tests.support.idp import serve_provider
 
 BASE = "https://mcp.example"
 REDIRECT = "http://127.0.0.1:9/callback"
@@ -48,13 +52,13 @@ def call(server: OAuthProxy, method: str, path: str, query: str = "", **form: st
     return asyncio.run(server.endpoint(request))
 
 
-def register(server: OAuthProxy) -> Answer:
+def register(server: OAuthProxy, address: str | None = None) -> Answer:
     body = {"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none"}
-    request = EndpointRequest("POST", "/register", "", {}, json.dumps(body).encode())
+    request = EndpointRequest("POST", "/register", "", {}, json.dumps(body).encode(), address)
     return asyncio.run(server.endpoint(request))
 
 
-def authorize(server: OAuthProxy, client_id: str) -> Answer:
+def authorize(server: OAuthProxy, client_id: str, address: str | None = None) -> Answer:
     query = urllib.parse.urlencode(
         {
             "response_type": "code",
@@ -65,7 +69,8 @@ def authorize(server: OAuthProxy, client_id: str) -> Answer:
             "state": "st",
         }
     )
-    return call(server, "GET", "/authorize", query)
+    request = EndpointRequest("GET", "/authorize", query, {}, b"", address)
+    return asyncio.run(server.endpoint(request))
 
 
 def location(answer: Answer) -> dict[str, str]:
@@ -77,12 +82,34 @@ def location(answer: Answer) -> dict[str, str]:
 
 def test_registrations_beyond_the_windows_bound_are_429() -> None:
     server = proxy(MemoryProxyStore(), max_registrations=3)
-    assert [register(server).status for _ in range(3)] == [201, 201, 201]
-    refused = register(server)
+    assert [register(server, f"10.0.0.{n}").status for n in range(3)] == [201, 201, 201]
+    refused = register(server, "10.0.0.9")
     assert refused.status == 429
     document = json.loads(refused.body)
     assert document["error"] == "temporarily_unavailable" and document["error_description"]
     assert sum(k.startswith("client:") for k in server.store._values) == 3  # type: ignore[attr-defined]
+
+
+def test_one_address_has_a_bound_of_its_own() -> None:
+    server = proxy(MemoryProxyStore(), max_registrations=5, max_registrations_per_address=2)
+    assert [register(server, "10.0.0.1").status for _ in range(4)] == [201, 201, 429, 429]
+    # Its refused attempts spent nothing of everyone's bound.
+    assert [register(server, "10.0.0.2").status for _ in range(2)] == [201, 201]
+    assert register(server, "10.0.0.3").status == 201
+    assert register(server, "10.0.0.4").status == 429  # five made: the server's bound
+    server = proxy(MemoryProxyStore(), max_sign_ins_per_address=2)
+    client = json.loads(register(server).body)["client_id"]
+    assert [authorize(server, client, "10.0.0.1").status for _ in range(2)] == [200, 200]
+    assert location(authorize(server, client, "10.0.0.1"))["error"] == "temporarily_unavailable"
+    assert authorize(server, client, "10.0.0.2").status == 200
+
+
+def test_the_server_counts_registrations_by_the_clients_address() -> None:
+    with serve_provider() as idp, proxied(idp, per_address=2) as site:
+        body = {"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none"}
+        answers = [httpx.post(site.address + "/register", json=body) for _ in range(3)]
+        assert [a.status_code for a in answers] == [201, 201, 429]
+        assert answers[2].json()["error"] == "temporarily_unavailable"
 
 
 def test_sign_ins_beyond_the_bound_go_back_as_temporarily_unavailable() -> None:
