@@ -18,7 +18,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from snodo.auth.proxy_pages import OAuthRefusal
-from snodo.auth.proxy_store import ProxyStore
+
+try:
+    from snodo.auth.proxy_store import ProxyStore
+except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
+    raise ModuleNotFoundError(
+        "snodo.auth.proxy_limits needs the snodo[auth] extra: pip install 'snodo[auth]'"
+    ) from missing
 
 __all__ = ["SIGN_IN_TTL", "ProxyLimits"]
 
