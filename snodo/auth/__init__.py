@@ -4,8 +4,9 @@ or the server as its clients' authorization server in front of an identity provi
 ``ProtectedResource`` and the token types import nothing beyond the standard library.
 The verifiers need the ``snodo[auth]`` extra; import them from their modules:
 ``snodo.auth.jwt.JwtVerifier`` and ``snodo.auth.introspection.IntrospectionVerifier``.
-``OAuthProxy``, ``OIDCProxy`` and the providers' presets (``GitHubProxy``,
-``GoogleProxy``, ...) need it too, and are imported from here on first use.
+``OAuthProxy``, ``OIDCProxy``, the providers' presets (``GitHubProxy``,
+``GoogleProxy``, ...) and ``ProxyLimits`` need it too, and are imported from here on
+first use.
 
 It imports no other snodo package; ``snodo.server`` and ``snodo.transports`` use it.
 """
@@ -30,10 +31,12 @@ if TYPE_CHECKING:
         WorkOSProxy,
     )
     from snodo.auth.proxy import OAuthProxy
+    from snodo.auth.proxy_limits import ProxyLimits
 
 _LAZY = {
     "OAuthProxy": "snodo.auth.proxy",
     "OIDCProxy": "snodo.auth.oidc",
+    "ProxyLimits": "snodo.auth.proxy_limits",
     **{
         name: "snodo.auth.presets"
         for name in (
@@ -62,6 +65,7 @@ __all__ = [
     "OIDCProxy",
     "OktaProxy",
     "ProtectedResource",
+    "ProxyLimits",
     "Refused",
     "TokenVerifier",
     "VerifierUnavailable",

@@ -69,6 +69,9 @@ class EndpointRequest(NamedTuple):
     headers: Mapping[str, str]
     """Lower-case names, as the HTTP app reads them."""
     body: bytes
+    address: str | None = None
+    """The client's address as the server sees it (a reverse proxy's own, unless it is
+    trusted to name the client: ``snodo run --proxy-headers``)."""
 
 
 def _json(document: Mapping[str, Any]) -> bytes:

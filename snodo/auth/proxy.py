@@ -43,8 +43,9 @@ except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
     ) from missing
 
 from snodo.auth.protected import Answer, EndpointRequest, ProtectedResource
-from snodo.auth.proxy_clients import Client, Clients, Records
+from snodo.auth.proxy_clients import Client, Clients, Records, server_metadata
 from snodo.auth.proxy_grants import Grants, s256
+from snodo.auth.proxy_limits import SIGN_IN_TTL, ProxyLimits
 from snodo.auth.proxy_pages import (
     PAGE_HEADERS,
     PREFLIGHT,
@@ -62,6 +63,7 @@ from snodo.auth.proxy_pages import (
 )
 from snodo.auth.proxy_store import MemoryProxyStore, ProxyStore, Vault, derive, digest
 from snodo.auth.proxy_tokens import TokenMinter
+from snodo.auth.proxy_upstream import exchange
 from snodo.auth.tokens import canonical_resource
 
 __all__ = ["OAuthProxy", "Verify"]
@@ -73,8 +75,6 @@ Verify = Callable[[str, httpx.AsyncClient], Awaitable[Mapping[str, Any]]]
 among them; raise to refuse the sign-in."""
 
 AS_WELL_KNOWN = "/.well-known/oauth-authorization-server"
-SIGN_IN_TTL = 600.0
-"""Seconds from /authorize to the provider's callback."""
 CODE_TTL = 300.0
 CONSENT_COOKIE = "snodo_consent"
 CSRF_COOKIE = "snodo_csrf"
@@ -91,7 +91,8 @@ class OAuthProxy(ProtectedResource):
     the identity's claims. ``base_url`` is where the server is reached (its issuer);
     ``resource`` the MCP endpoint, ``{base_url}/mcp`` unless given. ``secret`` signs
     and seals (``SNODO_AUTH_SECRET`` unless given; workers must share it, as they
-    share ``store``). ``scopes_supported`` and the rest are the resource's.
+    share ``store``). ``limits`` bounds what strangers may leave in the store
+    (``ProxyLimits``). ``scopes_supported`` and the rest are the resource's.
     """
 
     def __init__(
@@ -117,6 +118,7 @@ class OAuthProxy(ProtectedResource):
         implied_scopes: Mapping[str, Iterable[str]] | None = None,
         resource_name: str | None = None,
         resource_documentation: str | None = None,
+        limits: ProxyLimits | None = None,
     ) -> None:
         base = base_url.rstrip("/")
         resource = resource or base + "/mcp"
@@ -150,7 +152,8 @@ class OAuthProxy(ProtectedResource):
         self.consent_lifetime = consent_lifetime
         self.records = Records(self.store, Vault(key))
         self.signer = Signer(derive(key, "cookies"))
-        self.clients = Clients(self.records, self._http)
+        self.limits = limits or ProxyLimits()
+        self.clients = Clients(self.records, self._http, self.limits.registration_lifetime)
         self.grants = Grants(
             self.records, self.clients, self.minter, refresh_lifetime=refresh_lifetime
         )
@@ -207,30 +210,24 @@ class OAuthProxy(ProtectedResource):
         """The provider's authorization and token endpoints."""
         return self.authorize_url, self.token_url
 
+    def provider_params(self, sign_in: Mapping[str, Any]) -> dict[str, str]:
+        """What else the user is sent to the provider with (OpenID: the nonce)."""
+        return {}
+
+    async def check_response(self, query: Mapping[str, str]) -> None:
+        """Refuse the provider's answer at the callback (OpenID: its ``iss``)."""
+
+    async def identity(
+        self, tokens: Mapping[str, Any], sign_in: Mapping[str, Any], http: httpx.AsyncClient
+    ) -> Mapping[str, Any]:
+        """The claims of who signed in, from the provider's tokens: ``verify``'s."""
+        return await self.verify_identity(tokens["access_token"], http)
+
     # -- metadata and registration --------------------------------------------------------
 
     def server_metadata(self) -> dict[str, Any]:
         """The authorization server metadata (RFC 8414 section 2)."""
-        base = self.base_url
-        methods = ["none", "client_secret_post", "client_secret_basic"]
-        document: dict[str, Any] = {
-            "issuer": base,
-            "authorization_endpoint": base + "/authorize",
-            "token_endpoint": base + "/token",
-            "registration_endpoint": base + "/register",
-            "revocation_endpoint": base + "/revoke",
-            "response_types_supported": ["code"],
-            "response_modes_supported": ["query"],
-            "grant_types_supported": ["authorization_code", "refresh_token"],
-            "code_challenge_methods_supported": ["S256"],
-            "token_endpoint_auth_methods_supported": methods,
-            "revocation_endpoint_auth_methods_supported": methods,
-            "client_id_metadata_document_supported": True,
-            "authorization_response_iss_parameter_supported": True,
-        }
-        if self.scopes_supported:
-            document["scopes_supported"] = list(self.scopes_supported)
-        return document
+        return server_metadata(self.base_url, self.scopes_supported)
 
     async def _metadata(self, request: EndpointRequest) -> Answer:
         if request.method != "GET":
@@ -240,6 +237,7 @@ class OAuthProxy(ProtectedResource):
     async def _register(self, request: EndpointRequest) -> Answer:
         if request.method != "POST":
             raise OAuthRefusal("invalid_request", "use POST", 405)
+        await self.limits.admit_registration(self.store, request.address)
         return await self.clients.register(request.body)
 
     # -- the authorization request ------------------------------------------------------
@@ -280,6 +278,10 @@ class OAuthProxy(ProtectedResource):
         asked = query.get("scope", "").split()
         supported = set(self.scopes_supported)
         scopes = [s for s in asked if s in supported] if asked else sorted(supported)
+        try:
+            await self.limits.admit_sign_in(self.store, request.address)
+        except OAuthRefusal as refusal:
+            return back(refusal.error, refusal.description)
         txn = secrets.token_urlsafe(24)
         sign_in = {
             "client_id": client.client_id,
@@ -288,6 +290,7 @@ class OAuthProxy(ProtectedResource):
             "state": state,
             "scopes": scopes,
             "verifier": secrets.token_urlsafe(48),
+            "nonce": secrets.token_urlsafe(24),
         }
         await self.records.put("sign-in:" + txn, sign_in, SIGN_IN_TTL)
         remembered = self.signer.load("consent", read_cookie(request.headers, CONSENT_COOKIE))
@@ -385,6 +388,7 @@ class OAuthProxy(ProtectedResource):
             "code_challenge": s256(sign_in["verifier"]),
             "code_challenge_method": "S256",
             "scope": " ".join(self.scopes) or None,
+            **self.provider_params(sign_in),
             **self.authorize_params,
         }
         flow = cookie(
@@ -427,6 +431,14 @@ class OAuthProxy(ProtectedResource):
         done = cookie(
             self._flow_cookie(txn), "", path=self.base_path or "/", secure=self.secure, max_age=0
         )
+        try:
+            await self.check_response(query)
+        except OAuthRefusal as refusal:
+            log.warning("the provider's answer was refused: %s", refusal.description)
+            url = self._back(
+                redirect_uri, state, error=refusal.error, description=refusal.description
+            )
+            return redirect(url, (done,))
         if "code" not in query:
             url = self._back(
                 redirect_uri,
@@ -435,18 +447,31 @@ class OAuthProxy(ProtectedResource):
                 description="the identity provider did not sign the user in",
             )
             return redirect(url, (done,))
+        error = "access_denied"
+        description = "the identity provider's sign-in could not be completed"
         try:
             async with self._http() as http:
-                tokens = await self._exchange(http, query["code"], sign_in["verifier"])
-                claims = dict(await self.verify_identity(tokens["access_token"], http))
-        except (OAuthRefusal, httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
+                _, token_url = await self.provider_endpoints()
+                tokens = await exchange(
+                    http,
+                    token_url,
+                    client_id=self.client_id,
+                    client_secret=self.client_secret,
+                    token_auth=self.token_auth,
+                    redirect_uri=self.callback_url,
+                    code=query["code"],
+                    verifier=sign_in["verifier"],
+                )
+                claims = dict(await self.identity(tokens, sign_in, http))
+        except OAuthRefusal as refusal:
+            log.warning("sign-in at the identity provider refused: %s", refusal.description)
+            error, description = refusal.error, refusal.description
+            claims = {}
+        except (httpx.HTTPError, ValueError, KeyError, TypeError) as exc:
             log.warning("sign-in at the identity provider failed: %s", type(exc).__name__)
-            url = self._back(
-                redirect_uri,
-                state,
-                error="access_denied",
-                description="the identity provider's sign-in could not be completed",
-            )
+            claims = {}
+        if not claims:
+            url = self._back(redirect_uri, state, error=error, description=description)
             return redirect(url, (done,))
         if not isinstance(claims.get("sub"), str) or not claims["sub"]:
             log.warning("the identity provider named no subject")
@@ -463,37 +488,3 @@ class OAuthProxy(ProtectedResource):
         }
         await self.records.put("code:" + digest(code), record, CODE_TTL)
         return redirect(self._back(redirect_uri, state, code=code), (done,))
-
-    async def _exchange(self, http: httpx.AsyncClient, code: str, verifier: str) -> dict[str, Any]:
-        """The provider's tokens for its code; nothing of them is ever logged."""
-        _, token_url = await self.provider_endpoints()
-        form = {
-            "grant_type": "authorization_code",
-            "code": code,
-            "redirect_uri": self.callback_url,
-            "code_verifier": verifier,
-        }
-        auth = None
-        if self.token_auth == "client_secret_basic":  # form-encoded first (RFC 6749 2.3.1)
-            auth = httpx.BasicAuth(
-                urllib.parse.quote_plus(self.client_id),
-                urllib.parse.quote_plus(self.client_secret),
-            )
-        else:
-            form.update(client_id=self.client_id, client_secret=self.client_secret)
-        response = await http.post(
-            token_url,
-            data=form,
-            auth=auth or httpx.USE_CLIENT_DEFAULT,
-            headers={"accept": "application/json"},
-        )
-        if response.status_code != 200:
-            log.warning("the identity provider's token endpoint answered %s", response.status_code)
-            raise OAuthRefusal("access_denied", "no token from the identity provider")
-        if response.headers.get("content-type", "").startswith("application/x-www-form"):
-            answer: Any = dict(urllib.parse.parse_qsl(response.text))
-        else:
-            answer = response.json()
-        if not isinstance(answer, dict) or not isinstance(answer.get("access_token"), str):
-            raise OAuthRefusal("access_denied", "the identity provider answered no access token")
-        return answer

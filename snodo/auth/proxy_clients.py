@@ -16,7 +16,7 @@ import ipaddress
 import json
 import secrets
 import urllib.parse
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,7 +31,7 @@ from snodo.auth.protected import Answer
 from snodo.auth.proxy_pages import OAuthRefusal, json_answer
 from snodo.auth.proxy_store import ProxyStore, Vault, digest
 
-__all__ = ["AUTH_METHODS", "Client", "Clients", "Records", "loopback"]
+__all__ = ["AUTH_METHODS", "Client", "Clients", "Records", "loopback", "server_metadata"]
 
 AUTH_METHODS = ("none", "client_secret_post", "client_secret_basic")
 MAX_DOCUMENT_BYTES = 16 * 1024
@@ -55,6 +55,31 @@ class Records:
 
     async def take(self, key: str) -> dict[str, Any] | None:
         return self.vault.open(key, await self.store.take(key))
+
+
+def server_metadata(base: str, scopes_supported: Iterable[str]) -> dict[str, Any]:
+    """The proxy's authorization server metadata (RFC 8414 section 2), its issuer
+    ``base``: where clients register, and how they authenticate."""
+    methods = list(AUTH_METHODS)
+    document: dict[str, Any] = {
+        "issuer": base,
+        "authorization_endpoint": base + "/authorize",
+        "token_endpoint": base + "/token",
+        "registration_endpoint": base + "/register",
+        "revocation_endpoint": base + "/revoke",
+        "response_types_supported": ["code"],
+        "response_modes_supported": ["query"],
+        "grant_types_supported": ["authorization_code", "refresh_token"],
+        "code_challenge_methods_supported": ["S256"],
+        "token_endpoint_auth_methods_supported": methods,
+        "revocation_endpoint_auth_methods_supported": methods,
+        "client_id_metadata_document_supported": True,
+        "authorization_response_iss_parameter_supported": True,
+    }
+    scopes = list(scopes_supported)
+    if scopes:
+        document["scopes_supported"] = scopes
+    return document
 
 
 def loopback(host: str | None) -> bool:
@@ -185,6 +210,14 @@ class Clients:
             answer["client_secret"] = secret
             answer["client_secret_expires_at"] = 0
         return json_answer(201, answer)
+
+    async def keep(self, client: Client, ttl: float) -> None:
+        """A registered client that signed someone in, kept ``ttl`` seconds from now
+        rather than forgotten as an unused registration is."""
+        key = "client:" + client.client_id
+        record = await self.records.get(key)
+        if record is not None and self.registration_ttl is not None:
+            await self.records.put(key, record, max(ttl, self.registration_ttl))
 
     async def find(self, client_id: str) -> Client | None:
         """The registered client, or the client its metadata document describes."""

@@ -103,6 +103,7 @@ class Grants:
         if not hmac.compare_digest(s256(verifier), record["challenge"]):
             raise OAuthRefusal("invalid_grant", "code_verifier does not match the challenge")
         self._check_resource(form)
+        await self.clients.keep(client, self.refresh_lifetime)  # used: no longer a stranger's
         family = secrets.token_urlsafe(16)
         await self.store.put(family_key(family), b"1", self.refresh_lifetime)
         # The provider's tokens stay here, sealed; the client never sees them.
@@ -131,6 +132,7 @@ class Grants:
         if await self.store.get(family_key(family)) is None:
             raise OAuthRefusal("invalid_grant", "the grant was revoked")
         self._check_resource(form)
+        await self.clients.keep(client, self.refresh_lifetime)
         scopes = list(record["scopes"])
         asked = form.get("scope")
         if asked is not None:

@@ -12,7 +12,9 @@ under a key derived from the server's secret, the record's key as associated dat
 the provider's tokens are encrypted at rest and a record cannot be moved to another
 key. Keys of codes and tokens are their SHA-256 (``digest``), so the store never holds
 a credential in the clear either. ``take`` reads and deletes in one atomic step: a code
-or a refresh token is used once even when two workers race for it.
+or a refresh token is used once even when two workers race for it. ``count`` is an
+atomic counter living for a window, what the proxy's bounds (``snodo.auth.proxy_limits``)
+count with across workers.
 """
 
 from __future__ import annotations
@@ -67,6 +69,11 @@ class ProxyStore(Protocol):
 
     async def delete(self, key: str) -> None:
         """Forget ``key``."""
+        ...
+
+    async def count(self, key: str, ttl: float) -> int:
+        """Add one to the counter under ``key`` and return it, in one atomic step; a
+        counter absent or expired starts at one and lives ``ttl`` seconds."""
         ...
 
 
@@ -143,6 +150,15 @@ class MemoryProxyStore:
     async def delete(self, key: str) -> None:
         self._values.pop(key, None)
 
+    async def count(self, key: str, ttl: float) -> int:
+        value = self._live(key)  # no await from here on: atomic
+        if value is None:
+            self._values[key] = (b"1", self.clock() + ttl)
+            return 1
+        total = int(value) + 1
+        self._values[key] = (str(total).encode(), self._values[key][1])
+        return total
+
 
 _TABLE = "snodo_auth_proxy"
 
@@ -215,6 +231,26 @@ class SQLiteProxyStore:
     async def delete(self, key: str) -> None:
         await asyncio.to_thread(self._run, f"DELETE FROM {_TABLE} WHERE key = ?", (key,))
 
+    def _count(self, key: str, ttl: float) -> int:
+        now = self.clock()
+        # One statement: the row's old values on the right of SET, so an expired
+        # counter starts again at one with a new expiry.
+        sql = (
+            f"INSERT INTO {_TABLE} (key, value, expires_at) VALUES (?, CAST('1' AS BLOB), ?)"
+            " ON CONFLICT (key) DO UPDATE SET"
+            " value = CASE WHEN expires_at <= ? THEN CAST('1' AS BLOB)"
+            " ELSE CAST(CAST(CAST(value AS TEXT) AS INTEGER) + 1 AS TEXT) END,"
+            " expires_at = CASE WHEN expires_at <= ? THEN excluded.expires_at"
+            " ELSE expires_at END RETURNING value"
+        )
+        with self._lock:
+            row = self._db.execute(sql, (key, now + ttl, now, now)).fetchone()
+        value = row[0]
+        return int(value.decode() if isinstance(value, bytes) else value)
+
+    async def count(self, key: str, ttl: float) -> int:
+        return await asyncio.to_thread(self._count, key, ttl)
+
 
 class RedisProxyStore:
     """Records in Redis, shared by workers on many hosts (the ``snodo[redis]`` extra):
@@ -268,3 +304,12 @@ class RedisProxyStore:
 
     async def delete(self, key: str) -> None:
         await self._client().delete(self.prefix + key)
+
+    async def count(self, key: str, ttl: float) -> int:
+        # SET NX creates it with its expiry, INCR keeps that expiry; MULTI makes the
+        # pair one step.
+        async with self._client().pipeline(transaction=True) as pipe:
+            pipe.set(self.prefix + key, 0, px=max(1, math.ceil(ttl * 1000)), nx=True)
+            pipe.incr(self.prefix + key)
+            _, total = await pipe.execute()
+        return int(total)

@@ -268,7 +268,9 @@ class HttpApp:
             await send_plain(send, body)
             return
         query = scope.get("query_string", b"").decode("latin-1")
-        request = EndpointRequest(scope["method"], scope["path"], query, headers, body)
+        client = scope.get("client")
+        address = str(client[0]) if client else None
+        request = EndpointRequest(scope["method"], scope["path"], query, headers, body, address)
         await send_plain(send, answered(await self.authorization.endpoint(request)))
 
     async def _rest_of_body(self, first: Message, receive: Receive) -> bytes | Plain:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from snodo.auth import OIDCProxy
+from snodo.auth import OIDCProxy, ProxyLimits
 from snodo.auth.proxy_store import MemoryProxyStore, ProxyStore, RedisProxyStore, SQLiteProxyStore
 from snodo.context import Context
 from snodo.server import Server
@@ -14,6 +14,8 @@ from tests.support.idp import CLIENT_ID, CLIENT_SECRET
 IDP = os.environ.get("TEST_IDP", "http://127.0.0.1:1")
 BASE = os.environ.get("TEST_BASE", "http://127.0.0.1:2")
 STORE = os.environ.get("TEST_STORE", "")
+PER_ADDRESS = int(os.environ.get("TEST_REGISTRATIONS_PER_ADDRESS") or 1000)
+"""The tests register many clients from one loopback address."""
 SECRET = b"the proxy's shared secret, 32+ b"
 
 
@@ -37,6 +39,7 @@ server = Server(
         secret=SECRET,
         store=_store(),
         scopes_supported=["notes:read", "notes:write"],
+        limits=ProxyLimits(max_registrations_per_address=PER_ADDRESS),
     ),
 )
 

@@ -26,9 +26,11 @@ class Site:
 
 
 @contextlib.contextmanager
-def proxied(idp: Provider, store: str = "", base: str | None = None) -> Iterator[Site]:
+def proxied(
+    idp: Provider, store: str = "", base: str | None = None, per_address: int | None = None
+) -> Iterator[Site]:
     """The server before ``idp``; ``base``: the address of the worker whose issuer it
-    shares, else its own."""
+    shares, else its own; ``per_address``: registrations one address may make."""
     sites: list[Site] = []
 
     def command(port: int) -> list[str]:
@@ -37,6 +39,7 @@ def proxied(idp: Provider, store: str = "", base: str | None = None) -> Iterator
         sites.append(site)
         idp.add_client(redirect_uris=[site.base + "/auth/callback"])
         env = [f"TEST_IDP={idp.url}", f"TEST_BASE={site.base}", f"TEST_STORE={store}"]
+        env.append(f"TEST_REGISTRATIONS_PER_ADDRESS={per_address or ''}")
         target = "tests/auth_proxy/servers.py:server"
         return ["env", *env, *snodo_run(target, "http", "--port", str(port))]
 

@@ -131,3 +131,36 @@ def test_the_memory_store_forgets_what_expired_as_it_goes() -> None:
         assert len(store._values) <= 10 + 256  # the live ones, and at most one sweep behind
 
     asyncio.run(main())
+
+
+def test_a_count_is_atomic_across_workers(stores: Callable[[], ProxyStore]) -> None:
+    async def main() -> None:
+        workers = [stores() for _ in range(4)]
+        totals = await asyncio.gather(*(w.count("window", 60) for w in workers for _ in range(5)))
+        assert sorted(totals) == list(range(1, 21))  # each worker's step seen by the next
+        assert await workers[1].count("another", 60) == 1
+        await _close(*workers)
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+def test_a_count_starts_again_when_its_window_ends(kind: str, tmp_path: Path) -> None:
+    now = [1000.0]
+    store: ProxyStore = (
+        MemoryProxyStore(clock=lambda: now[0])
+        if kind == "memory"
+        else SQLiteProxyStore(tmp_path / "count.db", clock=lambda: now[0])
+    )
+
+    async def main() -> None:
+        assert [await store.count("w", 10) for _ in range(3)] == [1, 2, 3]
+        now[0] += 9.9  # counting does not push the window's end
+        assert await store.count("w", 10) == 4
+        now[0] += 0.2
+        assert await store.count("w", 10) == 1
+        now[0] += 9.9
+        assert await store.count("w", 10) == 2
+        await _close(store)
+
+    asyncio.run(main())

@@ -50,12 +50,15 @@ NEEDS_EXTRA: dict[str, str] = {
         f"snodo.auth.{name}": "auth"
         for name in (
             "oidc",
+            "oidc_tokens",
             "presets",
             "proxy",
             "proxy_clients",
             "proxy_grants",
+            "proxy_limits",
             "proxy_store",
             "proxy_tokens",
+            "proxy_upstream",
         )
     },
     "snodo.otel": "otel",

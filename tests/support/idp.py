@@ -9,7 +9,11 @@ credentials grants, an ``id_token`` and a JWT access token, and ``/userinfo``. C
 are registered by the test (``add_client``), never over the wire: the provider has no
 registration endpoint, which is the point. Knobs: ``deny_login`` (the person's
 sign-in fails), ``requests`` (count per path), ``rotate()`` (a new signing key),
-``user`` (the claims of the one test user), ``token_lifetime``.
+``user`` (the claims of the one test user), ``token_lifetime``; for a provider that
+answers wrong, ``id_token_claims`` (merged over its ID token's, None removing one),
+``id_token_key`` (signs the ID token instead of a published key), ``userinfo_claims``
+(merged over what userinfo answers), ``answer_iss`` (the ``iss`` its answers name:
+None for none) and ``jwks_down`` (its key set answers 503).
 
 ``TestUser`` is the person at the browser: it follows redirects across the provider's
 and an MCP server's pages, keeps cookies, and submits the forms it meets, approving or
@@ -104,6 +108,12 @@ class Provider:
         self.user: dict[str, Any] = dict(USER)
         self.deny_login = False
         self.token_lifetime = 300
+        self.id_token_claims: dict[str, Any] = {}
+        self.id_token_key: RSAKey | ECKey | None = None
+        self.userinfo_claims: dict[str, Any] = {}
+        self.answer_iss: str | None = ""
+        """"": its issuer; None: no ``iss``; else the issuer its answers name."""
+        self.jwks_down = False
         self.requests: Counter[str] = Counter()
         self.token_requests: list[tuple[dict[str, str], str | None]] = []
         """(form, Authorization header) of every token request, as it arrived."""
@@ -237,6 +247,8 @@ class Provider:
             "/.well-known/oauth-authorization-server",
         ):
             return self._json(self.metadata())
+        if method == "GET" and path == "/jwks" and self.jwks_down:
+            return 503, [], b"down", "text/plain"
         if method == "GET" and path == "/jwks":
             return self._json({"keys": [k.as_dict(private=False) for k in self.keys]})
         if method == "GET" and path == "/authorize":
@@ -262,7 +274,8 @@ class Provider:
     def _back(
         self, redirect_uri: str, **params: str
     ) -> tuple[int, list[tuple[str, str]], bytes, str]:
-        params["iss"] = self.issuer
+        if self.answer_iss is not None:
+            params["iss"] = self.answer_iss or self.issuer
         separator = "&" if urllib.parse.urlsplit(redirect_uri).query else "?"
         location = redirect_uri + separator + urllib.parse.urlencode(params)
         return 302, [("location", location)], b"", "text/plain"
@@ -450,7 +463,9 @@ class Provider:
             }
             if nonce is not None:
                 claims["nonce"] = nonce
-            answer["id_token"] = self.sign(claims)
+            claims.update(self.id_token_claims)
+            claims = {k: v for k, v in claims.items() if v is not None}
+            answer["id_token"] = self.sign(claims, self.id_token_key)
         return answer
 
     def _userinfo(self, headers: dict[str, str]) -> tuple[int, list[tuple[str, str]], bytes, str]:
@@ -466,7 +481,7 @@ class Provider:
             return refused
         if claims.get("sub") != self.user["sub"]:
             return self._json({"sub": claims.get("sub")})
-        return self._json(dict(self.user))
+        return self._json({**self.user, **self.userinfo_claims})
 
 
 def _b64(part: str) -> bytes:

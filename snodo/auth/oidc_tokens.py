@@ -1,0 +1,139 @@
+"""The OpenID provider's ID token, checked before the proxy believes who signed in.
+
+The ID token is the provider's signed statement of the sign-in (OpenID Connect Core
+section 3.1.3.7): its signature must verify under a key of the provider's JWKS (an
+asymmetric algorithm the provider announces, never ``none`` nor a shared secret), its
+``iss`` be the provider's issuer, its ``aud`` name the proxy's client id (and ``azp``,
+when present, be it), ``exp`` and ``iat`` hold with a small leeway for clocks, and its
+``nonce`` be the one the proxy sent for this very sign-in, so a token from another
+sign-in cannot be replayed into this one. The key set is fetched once and kept; an
+unknown key id makes it fetched again once (the provider rotated its keys), at most
+once per ``refresh_interval`` seconds so made-up key ids cannot make the proxy
+hammer the provider.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+try:
+    import httpx
+    from joserfc import jws
+    from joserfc import jwt as jose_jwt
+    from joserfc.errors import InvalidKeyIdError, JoseError
+    from joserfc.jwk import KeySet
+except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
+    raise ModuleNotFoundError(
+        "snodo.auth.oidc_tokens needs the snodo[auth] extra: pip install 'snodo[auth]'"
+    ) from missing
+
+from snodo.auth.discovery import get_json
+from snodo.auth.jwt import DEFAULT_ALGORITHMS, MAX_TOKEN_CHARS
+from snodo.auth.tokens import VerifierUnavailable, audiences
+
+__all__ = ["BadIdToken", "IdTokens"]
+
+TENANT = "{tenantid}"
+"""Microsoft Entra's multi-tenant issuer names its tenant so; the token's ``tid`` fills it."""
+
+
+class BadIdToken(ValueError):
+    """An ID token that does not hold up; the sign-in is refused."""
+
+
+class IdTokens:
+    """Verifies one provider's ID tokens, keeping its key set."""
+
+    def __init__(
+        self,
+        *,
+        leeway: int = 60,
+        refresh_interval: float = 30.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.leeway = leeway
+        self.refresh_interval = refresh_interval
+        self.clock = clock
+        self._keys: KeySet | None = None
+        self._refetched_at = float("-inf")
+        self._lock = asyncio.Lock()
+        self.fetches = 0
+        """How many times the key set was fetched."""
+
+    async def _key_set(self, http: httpx.AsyncClient, uri: str, *, again: bool) -> KeySet:
+        async with self._lock:
+            if self._keys is None or again:
+                document = await get_json(http, uri)
+                self.fetches += 1
+                try:
+                    self._keys = KeySet.import_key_set(document)
+                except (JoseError, KeyError, TypeError, ValueError) as exc:
+                    raise VerifierUnavailable(f"{uri} is not a key set") from exc
+            return self._keys
+
+    async def verify(
+        self,
+        token: Any,
+        *,
+        config: Mapping[str, Any],
+        client_id: str,
+        nonce: str,
+        http: httpx.AsyncClient,
+    ) -> dict[str, Any]:
+        """The token's claims once all holds; ``BadIdToken`` when it does not,
+        ``VerifierUnavailable`` when the provider's keys cannot be had."""
+        if not isinstance(token, str) or not token or len(token) > MAX_TOKEN_CHARS:
+            raise BadIdToken("no usable id_token")
+        uri, issuer = config.get("jwks_uri"), config.get("issuer")
+        if not isinstance(uri, str) or not isinstance(issuer, str):
+            raise VerifierUnavailable("the provider's configuration names no jwks_uri or issuer")
+        announced = config.get("id_token_signing_alg_values_supported") or ["RS256"]
+        allowed = [a for a in DEFAULT_ALGORITHMS if a in announced]
+        try:
+            header = jws.extract_compact(token.encode("ascii")).headers()
+        except (JoseError, ValueError, UnicodeError) as exc:
+            raise BadIdToken("the id_token is not a JWS") from exc
+        if header.get("alg") not in allowed:
+            raise BadIdToken(f"the id_token's algorithm {header.get('alg')!r} is not allowed")
+        try:
+            try:
+                keys = await self._key_set(http, uri, again=False)
+                decoded = jose_jwt.decode(token, keys, algorithms=allowed)
+            except InvalidKeyIdError:
+                now = self.clock()
+                if self._refetched_at > now - self.refresh_interval:
+                    raise
+                self._refetched_at = now  # the provider may have rotated its keys
+                keys = await self._key_set(http, uri, again=True)
+                decoded = jose_jwt.decode(token, keys, algorithms=allowed)
+        except JoseError as exc:
+            raise BadIdToken(f"the id_token's signature: {type(exc).__name__}") from exc
+        claims: dict[str, Any] = dict(decoded.claims)
+        self._check(claims, issuer, client_id, nonce)
+        return claims
+
+    def _check(self, claims: dict[str, Any], issuer: str, client_id: str, nonce: str) -> None:
+        if TENANT in issuer and isinstance(claims.get("tid"), str):
+            issuer = issuer.replace(TENANT, claims["tid"])
+        registry = jose_jwt.JWTClaimsRegistry(
+            now=lambda: int(self.clock()),
+            leeway=self.leeway,
+            iss={"essential": True, "value": issuer},
+            sub={"essential": True},
+            exp={"essential": True},
+            iat={"essential": True},
+            nonce={"essential": True, "value": nonce},
+        )
+        try:
+            registry.validate(claims)
+        except JoseError as exc:
+            raise BadIdToken(f"the id_token's claims: {exc}") from exc
+        if client_id not in audiences(claims.get("aud")):
+            raise BadIdToken("the id_token is not for this client")
+        if claims.get("azp", client_id) != client_id:
+            raise BadIdToken("the id_token was issued to another party")
+        if not isinstance(claims["sub"], str) or not claims["sub"]:
+            raise BadIdToken("the id_token names no subject")
