@@ -79,3 +79,11 @@ install_apps_host() {
 install_reference_servers() {
   _npm_ci_when_stale reference_servers
 }
+
+# The official TypeScript client (interop/official_client), installed when node_modules is
+# missing or older than its lock. scripts/interop installs it too; scripts/test does it before
+# pytest, so that the sign-in test through the OAuth proxy never finds it missing whatever
+# order the tests run in.
+install_official_client() {
+  _npm_ci_when_stale official_client
+}
