@@ -8,7 +8,9 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import socket
 import ssl
+import struct
 import subprocess
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -150,6 +152,35 @@ def test_a_body_without_length_runs_to_the_connections_end() -> None:
     first, second = asyncio.run(_requests(raw, 2))
     assert first["result"] == second["result"] == "to the end"
     assert raw.connections == 2  # such a connection is never reused
+
+
+async def _reset_midway(reader: Reader, writer: Writer, raw: Raw) -> None:
+    """A body to the connection's end, cut by a reset rather than ended by a close."""
+    _, body = await raw.read_request(reader)
+    writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n")
+    writer.write(_json(json.loads(body)["id"], "maybe cut"))  # whole or not: nobody can tell
+    await writer.drain()
+    await asyncio.sleep(0.05)  # the head and the first bytes go out before the reset
+    sock = writer.get_extra_info("socket")
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    writer.transport.abort()
+
+
+def test_a_body_to_the_connections_end_cut_by_a_reset_is_an_error() -> None:
+    raw = Raw(_reset_midway)
+
+    async def scenario() -> None:
+        server, port = await _serving(raw)
+        transport = HttpTransport(f"http://127.0.0.1:{port}/mcp")
+        try:
+            with pytest.raises(TransportError):
+                await transport.request(_message(1), {}, lambda note: None)
+        finally:
+            await transport.close()
+            server.close()
+
+    asyncio.run(scenario())
+    assert raw.connections == 1  # a fresh connection's failure: not sent again
 
 
 async def _big(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, raw: Raw) -> None:
@@ -304,6 +335,54 @@ def test_requests_beyond_the_connection_cap_wait_for_a_connection() -> None:
     bodies = asyncio.run(scenario())
     assert [json.loads(body)["id"] for body in bodies] == [1, 2, 3, 4, 5]
     assert raw.connections == 1
+
+
+def test_a_waiter_cancelled_as_a_connection_is_handed_to_it_passes_it_on() -> None:
+    raw = Raw(_answer_json)
+
+    async def scenario() -> bytes:
+        server, port = await _serving(raw)
+        origin = Origin(f"http://127.0.0.1:{port}/mcp", max_connections=1)
+        try:
+            first = await origin.open("POST", {}, json.dumps(_message(1)).encode())
+            waiting = asyncio.ensure_future(origin._acquire())
+            await asyncio.sleep(0)  # now queued for the only connection
+            [chunk async for chunk in first.chunks()]
+            await first.aclose()  # handed to the waiting request...
+            waiting.cancel()  # ...which is cancelled before it runs again
+            with pytest.raises(asyncio.CancelledError):
+                await waiting
+            again = await origin.open("POST", {}, json.dumps(_message(2)).encode())
+            body = b"".join([chunk async for chunk in again.chunks()])
+            await again.aclose()
+            return body
+        finally:
+            await origin.aclose()
+            server.close()
+
+    body = asyncio.run(asyncio.wait_for(scenario(), 10))
+    assert json.loads(body)["id"] == 2
+    assert raw.connections == 1
+
+
+def test_a_request_waiting_for_a_connection_fails_when_the_client_closes() -> None:
+    raw = Raw(_answer_json)
+
+    async def scenario() -> None:
+        server, port = await _serving(raw)
+        origin = Origin(f"http://127.0.0.1:{port}/mcp", max_connections=1)
+        try:
+            first = await origin.open("POST", {}, json.dumps(_message(1)).encode())
+            waiting = asyncio.ensure_future(origin._acquire())
+            await asyncio.sleep(0)
+            await origin.aclose()
+            with pytest.raises(WireError, match="closed"):
+                await waiting
+            await first.aclose()
+        finally:
+            server.close()
+
+    asyncio.run(asyncio.wait_for(scenario(), 10))
 
 
 def test_an_answer_closed_before_its_end_closes_its_connection() -> None:

@@ -212,7 +212,7 @@ class _Connection(asyncio.Protocol):
         answer = self.answer
         if answer is None or answer.complete or answer.error is not None:
             return
-        if answer.status and not answer.delimited:
+        if answer.status and not answer.delimited and exc is None:
             answer._finished()  # the body ran to the connection's end, as it said it would
         elif self.reused and not self.heard:
             answer._failed(Unanswered("the reused connection closed before any byte of the answer"))
@@ -414,7 +414,14 @@ class Origin:
         if self.open_count >= self.max_connections:
             waiter: asyncio.Future[_Connection | None] = self.loop.create_future()
             self.waiters.append(waiter)
-            handed = await waiter
+            try:
+                handed = await waiter
+            except asyncio.CancelledError:
+                # Cancelled with a connection already handed over: it goes to the next.
+                late = waiter.result() if waiter.done() and not waiter.cancelled() else None
+                if late is not None:
+                    self.release(late)
+                raise
             if handed is not None:
                 return handed
             return await self._acquire()  # a connection closed: room for a new one
@@ -474,6 +481,10 @@ class Origin:
         idle, self.idle = self.idle, []
         for connection in idle:
             connection.close()
+        while self.waiters:  # a request waiting for a connection learns the client closed
+            waiter = self.waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
 
 
 def _default_tls() -> ssl.SSLContext:
