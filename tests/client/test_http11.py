@@ -312,6 +312,49 @@ def test_a_server_that_never_answers_times_out() -> None:
     assert isinstance(asyncio.run(scenario()), WireError)
 
 
+@pytest.mark.parametrize("idle_first", [False, True])
+def test_a_silent_answer_on_a_kept_connection_times_out(idle_first: bool) -> None:
+    """One timer per connection watches each answer's silence in turn: the one left
+    running by the first answer must still end the second, silent one; and on a
+    connection that went idle it goes off once and stops (``idle_first``), and the
+    next request sets it again."""
+
+    async def once_then_silent(reader: Reader, writer: Writer, raw: Raw) -> None:
+        _, body = await raw.read_request(reader)
+        answer = _json(json.loads(body)["id"], {})
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s" % (len(answer), answer))
+        await writer.drain()
+        await raw.read_request(reader)
+        await reader.read()  # silent until the client gives up and closes
+
+    async def read(origin: Origin, rid: int) -> bytes:
+        answer = await origin.open("POST", {}, json.dumps(_message(rid)).encode())
+        try:
+            return b"".join([chunk async for chunk in answer.chunks()])
+        finally:
+            await answer.aclose()
+
+    async def scenario() -> bool:
+        raw = Raw(once_then_silent)
+        server, port = await _serving(raw)
+        origin = Origin(f"http://127.0.0.1:{port}/mcp", timeout=0.2)
+        try:
+            assert json.loads(await read(origin, 1))["id"] == 1
+            kept = origin.idle[0]
+            assert kept.timer is not None  # left running by the first answer
+            while idle_first and kept.timer is not None:  # goes off, is not set again
+                await asyncio.sleep(0.05)
+            with pytest.raises(WireTimeout):
+                await read(origin, 2)
+            assert raw.connections == 1  # the second request went on the kept connection
+            return kept.closed and kept.timer is None
+        finally:
+            await origin.aclose()
+            server.close()
+
+    assert asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
 def test_requests_beyond_the_connection_cap_wait_for_a_connection() -> None:
     raw = Raw(_answer_json)
 

@@ -66,7 +66,7 @@ class Answer:
         "keep_alive",
         "last",
         "status",
-        "timer",
+        "timeout",
     )
 
     def __init__(self, connection: _Connection, head: asyncio.Future[None]) -> None:
@@ -84,7 +84,8 @@ class Answer:
         self.error: BaseException | None = None
         self.last = 0.0
         """When a byte last arrived (the loop's clock), for the read timeout."""
-        self.timer: asyncio.TimerHandle | None = None
+        self.timeout: float | None = None
+        """The longest silence allowed (the connection's timer watches it), None for any."""
 
     def header(self, name: str) -> str:
         """A header's value (``name`` in lower case), empty when absent."""
@@ -102,22 +103,15 @@ class Answer:
 
     def _finished(self) -> None:
         self.complete = True
-        self._stop_timer()
         self._wake()
 
     def _failed(self, error: BaseException) -> None:
         if self.complete or self.error is not None:
             return
         self.error = error
-        self._stop_timer()
         if not self._head.done():
             self._head.set_exception(error)
         self._wake()
-
-    def _stop_timer(self) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
 
     def chunks(self) -> AsyncIterator[bytes]:
         """The body as it arrives: the answer is its own iterator (no generator is left
@@ -149,7 +143,6 @@ class Answer:
         connection, self._connection = self._connection, None
         if connection is None:
             return
-        self._stop_timer()
         connection.answer = None
         if self.complete and self.keep_alive:
             connection.origin.release(connection)
@@ -175,6 +168,10 @@ class _Connection(asyncio.Protocol):
         self.paused = False
         self.informational = False
         self.drained: asyncio.Future[None] | None = None
+        self.timer: asyncio.TimerHandle | None = None
+        """Watches the silence of the answer on this connection; one per connection, not
+        one per request: it is left running when an answer ends, and the next answer's
+        silence is measured from its own bytes when it goes off (``_expire``)."""
 
     # -- asyncio's side ---------------------------------------------------------------------
 
@@ -203,6 +200,7 @@ class _Connection(asyncio.Protocol):
         return False  # the transport closes; connection_lost says what it means
 
     def connection_lost(self, exc: Exception | None) -> None:
+        self._stop_timer()
         if not self.closed:
             self.closed = True
             self.origin.lost()
@@ -288,6 +286,7 @@ class _Connection(asyncio.Protocol):
             self.transport.resume_reading()
 
     def close(self) -> None:
+        self._stop_timer()
         if self.transport is not None:
             self.transport.close()
         if not self.closed:
@@ -304,8 +303,9 @@ class _Connection(asyncio.Protocol):
         self.reused = self.answered > 0
         self.heard = False
         answer.last = loop.time()
-        if timeout is not None:
-            answer.timer = loop.call_at(answer.last + timeout, self._expire, answer, timeout)
+        answer.timeout = timeout
+        if timeout is not None and self.timer is None:
+            self.timer = loop.call_at(answer.last + timeout, self._expire)
         assert self.transport is not None
         self.transport.write(data)
         if self.drained is not None:
@@ -313,18 +313,30 @@ class _Connection(asyncio.Protocol):
         await head
         return answer
 
-    def _expire(self, answer: Answer, timeout: float) -> None:
+    def _expire(self) -> None:
+        """The timer went off: the answer on the connection has been silent too long, or
+        is waited for again from its last byte, or there is none to watch (the timer
+        then stops until the next request)."""
+        self.timer = None
+        answer = self.answer
+        timeout = None if answer is None else answer.timeout
+        if answer is None or timeout is None or answer.complete or answer.error is not None:
+            return
         due = answer.last + timeout
         loop = self.origin.loop
-        if loop.time() < due:  # a byte came meanwhile: wait on from it
-            answer.timer = loop.call_at(due, self._expire, answer, timeout)
+        if loop.time() < due:  # a byte came meanwhile, or a later request: wait on
+            self.timer = loop.call_at(due, self._expire)
             return
-        answer.timer = None
         answer._failed(WireTimeout(f"no answer for {timeout:g} s"))
         drained = self.drained
         if drained is not None and not drained.done():
             drained.set_result(None)
         self.close()
+
+    def _stop_timer(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
 
 
 class Origin:
