@@ -258,13 +258,19 @@ class _Connection(asyncio.Protocol):
             or "chunked" in headers.get("transfer-encoding", "")
             or status in (204, 304)
         )
-        if not answer._head.done():
+        # A body of a stated length (a JSON answer) comes right behind its head, often in
+        # a write of its own: the request is woken with the body's first bytes, not once
+        # for the head and again for them. A stream (chunked, or to the connection's
+        # end: events, say) is handed on as soon as its head is here.
+        if headers.get("content-length", "0") == "0" and not answer._head.done():
             answer._head.set_result(None)
 
     def on_body(self, body: bytes) -> None:
         answer = self.answer
         assert answer is not None
         answer._fed(body)
+        if not answer._head.done():
+            answer._head.set_result(None)
         if answer.buffered > HIGH_WATER and not self.paused and self.transport is not None:
             self.paused = True
             self.transport.pause_reading()
@@ -277,6 +283,8 @@ class _Connection(asyncio.Protocol):
         assert answer is not None
         self.answered += 1
         answer._finished()
+        if not answer._head.done():
+            answer._head.set_result(None)
 
     # -- the client's side ------------------------------------------------------------------
 
