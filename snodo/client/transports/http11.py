@@ -1,18 +1,18 @@
-"""A lean HTTP/1.1 client for one origin: keep-alive connections on asyncio protocols,
-answers parsed by httptools (the C parser uvicorn's ``[standard]`` extra serves with).
+"""A lean HTTP/1.1 client for one origin: keep-alive connections on asyncio protocols, answers
+parsed by httptools (the C parser uvicorn's ``[standard]`` extra serves with).
 
-Why not httpx here: per request it builds a request and a headers object, walks its
-pool (every connection is checked on each request) and parses with pure-Python h11;
-sequential calls over loopback spent more client CPU there than in the rest of the
-client together (``bench/client_flow.py``). Here a request is one ``bytes`` (head and
-body encoded once, written in one call), the pool is a stack of idle connections (taking
-one is a pop and a flag read), and the answer is parsed as it arrives, in C.
+Why not httpx here: per request it builds a request and a headers object, walks its pool (every
+connection is checked on each request) and parses with pure-Python h11; sequential calls over
+loopback spent more client CPU there than in the rest of the client together
+(``bench/client_flow.py``). Here a request is one ``bytes`` (head and body encoded once, written in
+one call), the pool is a stack of idle connections (taking one is a pop and a flag read), and the
+answer is parsed as it arrives, in C.
 
 A request that a reused keep-alive connection lost before any byte of its answer raises
-``keepalive.Unanswered`` (the caller sends it again); any other failure of the
-connection is a ``WireError`` (an ``OSError``), a read that waited past the timeout a
-``WireTimeout``; a request that cannot be written safely (a header with a line break,
-NUL or a character outside ASCII) is a ``WireError`` too, and nothing of it is sent.
+``keepalive.Unanswered`` (the caller sends it again); any other failure of the connection is a
+``WireError`` (an ``OSError``), a read that waited past the timeout a ``WireTimeout``; a request
+that cannot be written safely (a header with a line break, NUL or a character outside ASCII) is a
+``WireError`` too, and nothing of it is sent.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 import httptools
 
 from snodo.client.transports.keepalive import Unanswered
+from snodo.client.transports.tls import default_tls
 
 __all__ = ["Answer", "Origin", "WireError", "WireTimeout"]
 
@@ -49,9 +50,9 @@ class WireTimeout(WireError, TimeoutError):
 
 
 class Answer:
-    """One response: ``status`` and ``headers`` (names in lower case) once the head has
-    come, then the body, in ``chunks()``. ``aclose()`` hands a connection whose answer
-    was read to the end back to the pool, and closes any other."""
+    """One response: ``status`` and ``headers`` (names in lower case) once the head has come,
+    then the body, in ``chunks()``. ``aclose()`` hands a connection whose answer was read to
+    the end back to the pool, and closes any other."""
 
     __slots__ = (
         "_chunks",
@@ -84,14 +85,15 @@ class Answer:
         self.error: BaseException | None = None
         self.last = 0.0
         """When a byte last arrived (the loop's clock), for the read timeout."""
-        self.timeout: float | None = None
-        """The longest silence allowed (the connection's timer watches it), None for any."""
+        self.timeout: float | None = None  # the longest silence allowed, None for any
 
     def header(self, name: str) -> str:
         """A header's value (``name`` in lower case), empty when absent."""
         return self.headers.get(name, "")
 
     def _wake(self) -> None:
+        if not self._head.done():  # a body of stated length: its head is handed on with it
+            self._head.set_result(None)
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
@@ -169,9 +171,7 @@ class _Connection(asyncio.Protocol):
         self.informational = False
         self.drained: asyncio.Future[None] | None = None
         self.timer: asyncio.TimerHandle | None = None
-        """Watches the silence of the answer on this connection; one per connection, not
-        one per request: it is left running when an answer ends, and the next answer's
-        silence is measured from its own bytes when it goes off (``_expire``)."""
+        """One per connection, left running between answers (``_expire``)."""
 
     # -- asyncio's side ---------------------------------------------------------------------
 
@@ -200,7 +200,8 @@ class _Connection(asyncio.Protocol):
         return False  # the transport closes; connection_lost says what it means
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self._stop_timer()
+        if self.timer is not None:
+            self.timer.cancel()
         if not self.closed:
             self.closed = True
             self.origin.lost()
@@ -258,10 +259,8 @@ class _Connection(asyncio.Protocol):
             or "chunked" in headers.get("transfer-encoding", "")
             or status in (204, 304)
         )
-        # A body of a stated length (a JSON answer) comes right behind its head, often in
-        # a write of its own: the request is woken with the body's first bytes, not once
-        # for the head and again for them. A stream (chunked, or to the connection's
-        # end: events, say) is handed on as soon as its head is here.
+        # A body of stated length, often written apart from its head, wakes the request
+        # with its first bytes (``Answer._wake``); a stream's head is handed on at once.
         if headers.get("content-length", "0") == "0" and not answer._head.done():
             answer._head.set_result(None)
 
@@ -269,8 +268,6 @@ class _Connection(asyncio.Protocol):
         answer = self.answer
         assert answer is not None
         answer._fed(body)
-        if not answer._head.done():
-            answer._head.set_result(None)
         if answer.buffered > HIGH_WATER and not self.paused and self.transport is not None:
             self.paused = True
             self.transport.pause_reading()
@@ -283,8 +280,6 @@ class _Connection(asyncio.Protocol):
         assert answer is not None
         self.answered += 1
         answer._finished()
-        if not answer._head.done():
-            answer._head.set_result(None)
 
     # -- the client's side ------------------------------------------------------------------
 
@@ -294,7 +289,8 @@ class _Connection(asyncio.Protocol):
             self.transport.resume_reading()
 
     def close(self) -> None:
-        self._stop_timer()
+        if self.timer is not None:
+            self.timer.cancel()
         if self.transport is not None:
             self.transport.close()
         if not self.closed:
@@ -322,13 +318,11 @@ class _Connection(asyncio.Protocol):
         return answer
 
     def _expire(self) -> None:
-        """The timer went off: the answer on the connection has been silent too long, or
-        is waited for again from its last byte, or there is none to watch (the timer
-        then stops until the next request)."""
+        """The answer on the connection was silent too long, or is waited for from its
+        last byte, or there is none (the timer then stops until the next request)."""
         self.timer = None
         answer = self.answer
-        timeout = None if answer is None else answer.timeout
-        if answer is None or timeout is None or answer.complete or answer.error is not None:
+        if answer is None or (timeout := answer.timeout) is None or answer.complete or answer.error:
             return
         due = answer.last + timeout
         loop = self.origin.loop
@@ -340,11 +334,6 @@ class _Connection(asyncio.Protocol):
         if drained is not None and not drained.done():
             drained.set_result(None)
         self.close()
-
-    def _stop_timer(self) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
 
 
 class Origin:
@@ -366,7 +355,7 @@ class Origin:
         self.host = parts.hostname
         secure = parts.scheme == "https"
         self.port = parts.port or (443 if secure else 80)
-        self.tls = (tls or _default_tls()) if secure else None
+        self.tls = (tls or default_tls()) if secure else None
         named = f"[{self.host}]" if ":" in self.host else self.host
         authority = named if parts.port in (None, 443 if secure else 80) else f"{named}:{self.port}"
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
@@ -505,16 +494,3 @@ class Origin:
             waiter = self.waiters.popleft()
             if not waiter.done():
                 waiter.set_result(None)
-
-
-def _default_tls() -> ssl.SSLContext:
-    """Certificates checked against certifi's roots where installed (as httpx does),
-    else the system's; HTTP/1.1 offered by ALPN."""
-    try:
-        import certifi  # noqa: PLC0415 - httpx's dependency, present with snodo[http]
-
-        context = ssl.create_default_context(cafile=certifi.where())
-    except ImportError:
-        context = ssl.create_default_context()
-    context.set_alpn_protocols(["http/1.1"])
-    return context
