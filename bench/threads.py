@@ -14,7 +14,10 @@ handlers ran before the pool had its own queue). Figures are CPU microseconds pe
 and wall microseconds, median over interleaved rounds, and each case's multiple of the
 inline one's; the hop is a case's CPU less the inline one's. For scale, the floor: two
 bare threads handing a value back and forth on a ``queue.SimpleQueue`` (the two thread
-switches any hop makes, without an event loop), CPU per round trip. No timing assertions.
+switches any hop makes, without an event loop), CPU per round trip; and the same trip
+between the event loop and one bare thread, by the hop's own means (a future on a
+``SimpleQueue``, set through ``call_soon_threadsafe``, which wakes the loop's poll), the
+floor of any hop a coroutine awaits. No timing assertions.
 """
 
 import argparse
@@ -101,6 +104,30 @@ def ping_pong(trips: int) -> float:
     return spent
 
 
+async def loop_ping_pong(trips: int) -> float:
+    """CPU microseconds per round trip between this event loop and one bare thread: the
+    loop puts a future on a SimpleQueue and awaits it, the thread sets it through
+    ``call_soon_threadsafe`` (the hop's own mechanism, without a server or a handler)."""
+    loop = asyncio.get_running_loop()
+    there: queue.SimpleQueue[asyncio.Future[int] | None] = queue.SimpleQueue()
+
+    def echo() -> None:
+        while (future := there.get()) is not None:
+            loop.call_soon_threadsafe(future.set_result, 1)
+
+    thread = threading.Thread(target=echo)
+    thread.start()
+    cpu = time.process_time()
+    for _ in range(trips):
+        future: asyncio.Future[int] = loop.create_future()
+        there.put(future)
+        await future
+    spent = (time.process_time() - cpu) / trips * 1e6
+    there.put(None)
+    thread.join()
+    return spent
+
+
 async def main(rounds: int, calls: int, loop_name: str) -> None:
     executor = ThreadPoolExecutor(Server("limit", "1").threads.limit)
     target = server(executor)
@@ -109,8 +136,10 @@ async def main(rounds: int, calls: int, loop_name: str) -> None:
     cpu: dict[str, list[float]] = {kind: [] for kind in KINDS}
     wall: dict[str, list[float]] = {kind: [] for kind in KINDS}
     floor: list[float] = []
+    loop_floor: list[float] = []
     for _ in range(rounds):
         floor.append(ping_pong(calls))
+        loop_floor.append(await loop_ping_pong(calls))
         for kind in KINDS:
             spent, elapsed = await measure(target, kind, calls)
             cpu[kind].append(spent)
@@ -139,7 +168,9 @@ async def main(rounds: int, calls: int, loop_name: str) -> None:
     )
     print(
         f"floor: two bare threads passing a value back and forth on a SimpleQueue, "
-        f"{statistics.median(floor):.1f} CPU µs per round trip"
+        f"{statistics.median(floor):.1f} CPU µs per round trip; this event loop and one bare "
+        f"thread (a future on a SimpleQueue, set through call_soon_threadsafe), "
+        f"{statistics.median(loop_floor):.1f}"
     )
 
 

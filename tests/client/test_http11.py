@@ -312,6 +312,103 @@ def test_a_server_that_never_answers_times_out() -> None:
     assert isinstance(asyncio.run(scenario()), WireError)
 
 
+def test_a_json_answer_is_handed_over_with_its_body_and_a_stream_with_its_head() -> None:
+    """The head and body of an answer of stated length often come in two writes (as
+    uvicorn sends them): the request wakes once, with the body there. A stream's head
+    is handed over before its body, which may come much later (the server sends it only
+    once the client has the head, so waiting for it would never end)."""
+    sent_head = asyncio.Event()
+    go_on = asyncio.Event()
+
+    async def head_then_body(reader: Reader, writer: Writer, raw: Raw) -> None:
+        while True:
+            _, body = await raw.read_request(reader)
+            answer = _json(json.loads(body)["id"], {})
+            stream = json.loads(body)["method"] == "stream"
+            kind = b"transfer-encoding: chunked" if stream else b"content-length: %d" % len(answer)
+            writer.write(b"HTTP/1.1 200 OK\r\n%s\r\n\r\n" % kind)
+            await writer.drain()
+            sent_head.set()
+            await go_on.wait()
+            go_on.clear()
+            if stream:
+                writer.write(b"%x\r\n%s\r\n0\r\n\r\n" % (len(answer), answer))
+            else:
+                writer.write(answer)
+            await writer.drain()
+
+    async def scenario() -> tuple[bool, bool]:
+        server, port = await _serving(Raw(head_then_body))
+        origin = Origin(f"http://127.0.0.1:{port}/mcp")
+        try:
+            opened = asyncio.ensure_future(
+                origin.open("POST", {}, json.dumps(_message(1)).encode())
+            )
+            await sent_head.wait()
+            await asyncio.sleep(0.05)  # the head alone has reached the client by now
+            waited_for_body = not opened.done()
+            go_on.set()
+            answer = await opened
+            json_whole = answer.complete and waited_for_body
+            await answer.aclose()
+            sent_head.clear()
+            message = {**_message(2), "method": "stream"}
+            answer = await origin.open("POST", {}, json.dumps(message).encode())
+            stream_early = not answer.complete
+            go_on.set()
+            assert json.loads(b"".join([chunk async for chunk in answer.chunks()]))["id"] == 2
+            await answer.aclose()
+            return json_whole, stream_early
+        finally:
+            await origin.aclose()
+            server.close()
+
+    assert asyncio.run(asyncio.wait_for(scenario(), 60)) == (True, True)
+
+
+@pytest.mark.parametrize("idle_first", [False, True])
+def test_a_silent_answer_on_a_kept_connection_times_out(idle_first: bool) -> None:
+    """One timer per connection watches each answer's silence in turn: the one left
+    running by the first answer must still end the second, silent one; and on a
+    connection that went idle it goes off once and stops (``idle_first``), and the
+    next request sets it again."""
+
+    async def once_then_silent(reader: Reader, writer: Writer, raw: Raw) -> None:
+        _, body = await raw.read_request(reader)
+        answer = _json(json.loads(body)["id"], {})
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s" % (len(answer), answer))
+        await writer.drain()
+        await raw.read_request(reader)
+        await reader.read()  # silent until the client gives up and closes
+
+    async def read(origin: Origin, rid: int) -> bytes:
+        answer = await origin.open("POST", {}, json.dumps(_message(rid)).encode())
+        try:
+            return b"".join([chunk async for chunk in answer.chunks()])
+        finally:
+            await answer.aclose()
+
+    async def scenario() -> bool:
+        raw = Raw(once_then_silent)
+        server, port = await _serving(raw)
+        origin = Origin(f"http://127.0.0.1:{port}/mcp", timeout=0.2)
+        try:
+            assert json.loads(await read(origin, 1))["id"] == 1
+            kept = origin.idle[0]
+            assert kept.timer is not None  # left running by the first answer
+            while idle_first and kept.timer is not None:  # goes off, is not set again
+                await asyncio.sleep(0.05)
+            with pytest.raises(WireTimeout):
+                await read(origin, 2)
+            assert raw.connections == 1  # the second request went on the kept connection
+            return kept.closed and kept.timer is None
+        finally:
+            await origin.aclose()
+            server.close()
+
+    assert asyncio.run(asyncio.wait_for(scenario(), 60))
+
+
 def test_requests_beyond_the_connection_cap_wait_for_a_connection() -> None:
     raw = Raw(_answer_json)
 

@@ -157,19 +157,29 @@ class HttpTransport:
         body: bytes | None = None,
         listen: bool = False,
     ) -> AsyncIterator[Answer]:
-        """The answer to one request, sent again when a reused connection lost it
-        before any byte of its answer (``keepalive``)."""
-        for attempt in range(self.RESENDS + 1):
-            try:
-                response = await self.wire.open(method, headers, body, listen=listen)
-                break
-            except self.wire_errors as exc:
-                if attempt == self.RESENDS or not unanswered(exc):
-                    raise
+        """The answer to one request (``_open``), closed when done with."""
+        response = await self._open(method, headers, body, listen)
         try:
             yield response
         finally:
             await response.aclose()
+
+    async def _open(
+        self,
+        method: str,
+        headers: Mapping[str, str],
+        body: bytes | None = None,
+        listen: bool = False,
+    ) -> Answer:
+        """The answer to one request, sent again when a reused connection lost it
+        before any byte of its answer (``keepalive``)."""
+        for attempt in range(self.RESENDS + 1):
+            try:
+                return await self.wire.open(method, headers, body, listen=listen)
+            except self.wire_errors as exc:
+                if attempt == self.RESENDS or not unanswered(exc):
+                    raise
+        raise AssertionError("unreachable")
 
     @asynccontextmanager
     async def _wire(self) -> AsyncIterator[None]:
@@ -184,8 +194,10 @@ class HttpTransport:
     ) -> dict[str, Any]:
         """POST ``message`` and return its response, answering server-to-client requests
         on the way and resuming a stream the server closed before the answer."""
-        async with self._wire():
+        try:  # as _wire(), without a context manager's cost on every request
             return await self._request(message, headers, on_notification)
+        except self.wire_errors as exc:
+            raise TransportError(f"{type(exc).__name__}: {exc}") from None
 
     async def _request(
         self, message: dict[str, Any], headers: Mapping[str, str], on_notification: OnNotification
@@ -291,7 +303,8 @@ class HttpTransport:
         body = jsonrpc.encode(message)
         if message.get("method") == "initialize":
             self.session_id = None  # a new session never carries an old one's id
-        async with self._exchange("POST", self._headers(headers), body) as response:
+        response = await self._open("POST", self._headers(headers), body)
+        try:  # as _exchange(), without a context manager's cost on every request
             status = response.status
             if not 200 <= status < 300:
                 raise HttpRefused(status, await self._refusal(response))
@@ -313,6 +326,8 @@ class HttpTransport:
             if not isinstance(value, dict):
                 raise TransportError("the server answered with something other than an object")
             yield value
+        finally:
+            await response.aclose()
 
     async def _get(
         self,

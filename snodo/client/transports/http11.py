@@ -1,14 +1,14 @@
-"""A lean HTTP/1.1 client for one origin: keep-alive connections on asyncio protocols,
-answers parsed by httptools (the C parser uvicorn's ``[standard]`` extra serves with).
+"""A lean HTTP/1.1 client for one origin: keep-alive connections on asyncio protocols, answers
+parsed by httptools (the C parser uvicorn's ``[standard]`` extra serves with).
 
 Why not httpx: it checks every pooled connection per request and parses in pure Python
 (``bench/client_flow.py``); here a request is one ``bytes``, the pool a stack.
 
 A request that a reused keep-alive connection lost before any byte of its answer raises
-``keepalive.Unanswered`` (the caller sends it again); any other failure of the
-connection is a ``WireError`` (an ``OSError``), a read that waited past the timeout a
-``WireTimeout``; a request that cannot be written safely (a header with a line break,
-NUL or a character outside ASCII) is a ``WireError`` too, and nothing of it is sent.
+``keepalive.Unanswered`` (the caller sends it again); any other failure of the connection is a
+``WireError`` (an ``OSError``), a read that waited past the timeout a ``WireTimeout``; a request
+that cannot be written safely (a header with a line break, NUL or a character outside ASCII) is a
+``WireError`` too, and nothing of it is sent.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ except ModuleNotFoundError as missing:  # a bare install: HttpTransport falls ba
     raise ModuleNotFoundError(f"{message}: pip install 'snodo[http]'") from missing
 
 from snodo.client.transports.keepalive import Unanswered
+from snodo.client.transports.tls import default_tls
 
 __all__ = ["Answer", "Origin", "WireError", "WireTimeout"]
 
@@ -49,9 +50,9 @@ class WireTimeout(WireError, TimeoutError):
 
 
 class Answer:
-    """One response: ``status`` and ``headers`` (names in lower case) once the head has
-    come, then the body, in ``chunks()``. ``aclose()`` hands a connection whose answer
-    was read to the end back to the pool, and closes any other."""
+    """One response: ``status`` and ``headers`` (names in lower case) once the head has come,
+    then the body, in ``chunks()``. ``aclose()`` hands a connection whose answer was read to
+    the end back to the pool, and closes any other."""
 
     __slots__ = (
         "_chunks",
@@ -66,7 +67,7 @@ class Answer:
         "keep_alive",
         "last",
         "status",
-        "timer",
+        "timeout",
     )
 
     def __init__(self, connection: _Connection, head: asyncio.Future[None]) -> None:
@@ -84,13 +85,15 @@ class Answer:
         self.error: BaseException | None = None
         self.last = 0.0
         """When a byte last arrived (the loop's clock), for the read timeout."""
-        self.timer: asyncio.TimerHandle | None = None
+        self.timeout: float | None = None  # the longest silence allowed, None for any
 
     def header(self, name: str) -> str:
         """A header's value (``name`` in lower case), empty when absent."""
         return self.headers.get(name, "")
 
     def _wake(self) -> None:
+        if not self._head.done():  # a body of stated length: its head is handed on with it
+            self._head.set_result(None)
         waiter = self._waiter
         if waiter is not None and not waiter.done():
             waiter.set_result(None)
@@ -102,22 +105,15 @@ class Answer:
 
     def _finished(self) -> None:
         self.complete = True
-        self._stop_timer()
         self._wake()
 
     def _failed(self, error: BaseException) -> None:
         if self.complete or self.error is not None:
             return
         self.error = error
-        self._stop_timer()
         if not self._head.done():
             self._head.set_exception(error)
         self._wake()
-
-    def _stop_timer(self) -> None:
-        if self.timer is not None:
-            self.timer.cancel()
-            self.timer = None
 
     def chunks(self) -> AsyncIterator[bytes]:
         """The body as it arrives: the answer is its own iterator (no generator is left
@@ -149,7 +145,6 @@ class Answer:
         connection, self._connection = self._connection, None
         if connection is None:
             return
-        self._stop_timer()
         connection.answer = None
         if self.complete and self.keep_alive:
             connection.origin.release(connection)
@@ -175,6 +170,8 @@ class _Connection(asyncio.Protocol):
         self.paused = False
         self.informational = False
         self.drained: asyncio.Future[None] | None = None
+        self.timer: asyncio.TimerHandle | None = None
+        """One per connection, left running between answers (``_expire``)."""
 
     # -- asyncio's side ---------------------------------------------------------------------
 
@@ -203,6 +200,8 @@ class _Connection(asyncio.Protocol):
         return False  # the transport closes; connection_lost says what it means
 
     def connection_lost(self, exc: Exception | None) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
         if not self.closed:
             self.closed = True
             self.origin.lost()
@@ -260,7 +259,9 @@ class _Connection(asyncio.Protocol):
             or "chunked" in headers.get("transfer-encoding", "")
             or status in (204, 304)
         )
-        if not answer._head.done():
+        # A body of stated length, often written apart from its head, wakes the request
+        # with its first bytes (``Answer._wake``); a stream's head is handed on at once.
+        if headers.get("content-length", "0") == "0" and not answer._head.done():
             answer._head.set_result(None)
 
     def on_body(self, body: bytes) -> None:
@@ -288,6 +289,8 @@ class _Connection(asyncio.Protocol):
             self.transport.resume_reading()
 
     def close(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
         if self.transport is not None:
             self.transport.close()
         if not self.closed:
@@ -304,8 +307,9 @@ class _Connection(asyncio.Protocol):
         self.reused = self.answered > 0
         self.heard = False
         answer.last = loop.time()
-        if timeout is not None:
-            answer.timer = loop.call_at(answer.last + timeout, self._expire, answer, timeout)
+        answer.timeout = timeout
+        if timeout is not None and self.timer is None:
+            self.timer = loop.call_at(answer.last + timeout, self._expire)
         assert self.transport is not None
         self.transport.write(data)
         if self.drained is not None:
@@ -313,13 +317,18 @@ class _Connection(asyncio.Protocol):
         await head
         return answer
 
-    def _expire(self, answer: Answer, timeout: float) -> None:
+    def _expire(self) -> None:
+        """The answer on the connection was silent too long, or is waited for from its
+        last byte, or there is none (the timer then stops until the next request)."""
+        self.timer = None
+        answer = self.answer
+        if answer is None or (timeout := answer.timeout) is None or answer.complete or answer.error:
+            return
         due = answer.last + timeout
         loop = self.origin.loop
-        if loop.time() < due:  # a byte came meanwhile: wait on from it
-            answer.timer = loop.call_at(due, self._expire, answer, timeout)
+        if loop.time() < due:  # a byte came meanwhile, or a later request: wait on
+            self.timer = loop.call_at(due, self._expire)
             return
-        answer.timer = None
         answer._failed(WireTimeout(f"no answer for {timeout:g} s"))
         drained = self.drained
         if drained is not None and not drained.done():
@@ -346,7 +355,7 @@ class Origin:
         self.host = parts.hostname
         secure = parts.scheme == "https"
         self.port = parts.port or (443 if secure else 80)
-        self.tls = (tls or _default_tls()) if secure else None
+        self.tls = (tls or default_tls()) if secure else None
         named = f"[{self.host}]" if ":" in self.host else self.host
         authority = named if parts.port in (None, 443 if secure else 80) else f"{named}:{self.port}"
         target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
@@ -485,16 +494,3 @@ class Origin:
             waiter = self.waiters.popleft()
             if not waiter.done():
                 waiter.set_result(None)
-
-
-def _default_tls() -> ssl.SSLContext:
-    """Certificates checked against certifi's roots where installed (as httpx does),
-    else the system's; HTTP/1.1 offered by ALPN."""
-    try:
-        import certifi  # noqa: PLC0415 - httpx's dependency, present with snodo[http]
-
-        context = ssl.create_default_context(cafile=certifi.where())
-    except ImportError:
-        context = ssl.create_default_context()
-    context.set_alpn_protocols(["http/1.1"])
-    return context
