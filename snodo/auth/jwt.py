@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 try:
@@ -42,7 +42,7 @@ from snodo.auth.tokens import (
     subject_of,
 )
 
-__all__ = ["DEFAULT_ALGORITHMS", "JwtVerifier"]
+__all__ = ["DEFAULT_ALGORITHMS", "JwtVerifier", "KeySetCache"]
 
 DEFAULT_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384")
 """Asymmetric JWS algorithms (RFC 7518) a key set can verify; RS256 is what RFC 9068
@@ -50,6 +50,76 @@ requires authorization servers to support."""
 
 MAX_TOKEN_CHARS = 16 * 1024
 """A bearer token longer than this is refused before any parsing."""
+
+
+class KeySetCache:
+    """An issuer's JSON Web Key Set, kept: fetched on first use and once older than
+    ``ttl``; a key id it lacks makes it fetched again (the issuer rotated its keys), at
+    most once per ``refresh_interval`` seconds. Shared by ``JwtVerifier`` and the OAuth
+    proxy's ID-token check."""
+
+    def __init__(
+        self,
+        *,
+        ttl: float = float("inf"),
+        refresh_interval: float = 30.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.ttl = ttl
+        self.refresh_interval = refresh_interval
+        self.clock = clock
+        self._keys: KeySet | None = None
+        self._fetched_at = float("-inf")
+        self._refreshed_at = float("-inf")
+        """When an unknown key id last made us refetch (rate-limits such refetches)."""
+        self._lock = asyncio.Lock()
+        self.fetches = 0
+        """How many times the key set was fetched (for monitoring)."""
+
+    async def get(
+        self,
+        http: httpx.AsyncClient,
+        where: str | Callable[[], Awaitable[str]],
+        *,
+        stale_before: float | None = None,
+    ) -> KeySet:
+        """The kept set, fetched from ``where`` (a URI, or what finds it) when older
+        than ``stale_before`` (or the TTL)."""
+        async with self._lock:
+            now = self.clock()
+            limit = now - self.ttl if stale_before is None else stale_before
+            if self._keys is None or self._fetched_at <= limit:
+                uri = where if isinstance(where, str) else await where()
+                document = await get_json(http, uri)
+                self.fetches += 1
+                try:
+                    self._keys = KeySet.import_key_set(document)
+                except (JoseError, KeyError, TypeError, ValueError) as exc:
+                    raise VerifierUnavailable(f"{uri} is not a key set") from exc
+                self._fetched_at = now
+            return self._keys
+
+    async def decode(
+        self,
+        token: str,
+        algorithms: list[str],
+        http: httpx.AsyncClient,
+        where: str | Callable[[], Awaitable[str]],
+    ) -> jose_jwt.Token:
+        """``token`` decoded under a key of the set; ``JoseError`` when none verifies it."""
+        keys = await self.get(http, where)
+        try:
+            return jose_jwt.decode(token, keys, algorithms=algorithms)
+        except InvalidKeyIdError:
+            now = self.clock()
+            if self._refreshed_at > now - self.refresh_interval:
+                # Refetched lately, perhaps by a request still waiting for it: use that
+                # set (the lock waits for a fetch under way), fetch no more.
+                keys = await self.get(http, where)
+            else:
+                self._refreshed_at = now
+                keys = await self.get(http, where, stale_before=now)
+            return jose_jwt.decode(token, keys, algorithms=algorithms)
 
 
 class JwtVerifier:
@@ -78,17 +148,9 @@ class JwtVerifier:
         self.token_type = token_type
         """When set (RFC 9068: ``at+jwt``), the ``typ`` header must equal it."""
         self.leeway = leeway
-        self.jwks_ttl = jwks_ttl
-        self.refresh_interval = refresh_interval
         self.clock = clock
         self._http = http
-        self._keys: KeySet | None = None
-        self._fetched_at = float("-inf")
-        self._refreshed_at = float("-inf")
-        """When an unknown key id last made us refetch (rate-limits such refetches)."""
-        self._lock = asyncio.Lock()
-        self.fetches = 0
-        """How many times the key set was fetched (for monitoring)."""
+        self.keys = KeySetCache(ttl=jwks_ttl, refresh_interval=refresh_interval, clock=clock)
 
     def _client(self) -> httpx.AsyncClient:
         if self._http is None:
@@ -100,29 +162,14 @@ class JwtVerifier:
         if self._http is not None:
             await self._http.aclose()
 
-    async def _key_set(self, *, stale_before: float | None = None) -> KeySet:
-        """The cached key set, fetched again when older than ``stale_before`` (or the TTL)."""
-        async with self._lock:
-            now = self.clock()
-            limit = now - self.jwks_ttl if stale_before is None else stale_before
-            if self._keys is None or self._fetched_at <= limit:
-                if self.jwks_uri is None:
-                    metadata = await fetch_metadata(self._client(), self.issuer)
-                    uri = metadata.get("jwks_uri")
-                    if not isinstance(uri, str):
-                        raise VerifierUnavailable(f"{self.issuer} publishes no jwks_uri")
-                    self.jwks_uri = uri
-                document = await get_json(self._client(), self.jwks_uri)
-                self.fetches += 1
-                try:
-                    self._keys = KeySet.import_key_set(document)
-                except (JoseError, KeyError, TypeError, ValueError) as exc:
-                    raise VerifierUnavailable(f"{self.jwks_uri} is not a key set") from exc
-                self._fetched_at = now
-            return self._keys
-
-    def _decode(self, token: str, keys: KeySet) -> jose_jwt.Token:
-        return jose_jwt.decode(token, keys, algorithms=list(self.algorithms))
+    async def _jwks_uri(self) -> str:
+        if self.jwks_uri is None:
+            metadata = await fetch_metadata(self._client(), self.issuer)
+            uri = metadata.get("jwks_uri")
+            if not isinstance(uri, str):
+                raise VerifierUnavailable(f"{self.issuer} publishes no jwks_uri")
+            self.jwks_uri = uri
+        return self.jwks_uri
 
     async def verify(self, token: str) -> AccessToken:
         """The ``AccessToken`` once signature, type, issuer, audience and times check out."""
@@ -136,20 +183,10 @@ class JwtVerifier:
             raise InvalidToken(f"algorithm {header.get('alg')!r} is not allowed")
         if self.token_type is not None and header.get("typ") != self.token_type:
             raise InvalidToken("wrong token type")
-        keys = await self._key_set()
         try:
-            try:
-                decoded = self._decode(token, keys)
-            except InvalidKeyIdError:
-                # A key id we do not know: the issuer may have rotated its keys.
-                now = self.clock()
-                if self._refreshed_at > now - self.refresh_interval:
-                    # Refetched lately, perhaps by a request still waiting for it: use
-                    # that set (the lock waits for a fetch under way), fetch no more.
-                    decoded = self._decode(token, await self._key_set())
-                else:
-                    self._refreshed_at = now
-                    decoded = self._decode(token, await self._key_set(stale_before=now))
+            decoded = await self.keys.decode(
+                token, list(self.algorithms), self._client(), self._jwks_uri
+            )
         except JoseError as exc:
             raise InvalidToken(f"signature: {type(exc).__name__}") from exc
         claims: dict[str, Any] = dict(decoded.claims)

@@ -14,7 +14,6 @@ hammer the provider.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -23,15 +22,13 @@ try:
     import httpx
     from joserfc import jws
     from joserfc import jwt as jose_jwt
-    from joserfc.errors import InvalidKeyIdError, JoseError
-    from joserfc.jwk import KeySet
+    from joserfc.errors import JoseError
 except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
     raise ModuleNotFoundError(
         "snodo.auth.oidc_tokens needs the snodo[auth] extra: pip install 'snodo[auth]'"
     ) from missing
 
-from snodo.auth.discovery import get_json
-from snodo.auth.jwt import DEFAULT_ALGORITHMS, MAX_TOKEN_CHARS
+from snodo.auth.jwt import DEFAULT_ALGORITHMS, MAX_TOKEN_CHARS, KeySetCache
 from snodo.auth.tokens import VerifierUnavailable, audiences
 
 __all__ = ["BadIdToken", "IdTokens"]
@@ -55,24 +52,18 @@ class IdTokens:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.leeway = leeway
-        self.refresh_interval = refresh_interval
         self.clock = clock
-        self._keys: KeySet | None = None
-        self._refetched_at = float("-inf")
-        self._lock = asyncio.Lock()
-        self.fetches = 0
-        """How many times the key set was fetched."""
+        self.keys = KeySetCache(refresh_interval=refresh_interval, clock=clock)
 
-    async def _key_set(self, http: httpx.AsyncClient, uri: str, *, again: bool) -> KeySet:
-        async with self._lock:
-            if self._keys is None or again:
-                document = await get_json(http, uri)
-                self.fetches += 1
-                try:
-                    self._keys = KeySet.import_key_set(document)
-                except (JoseError, KeyError, TypeError, ValueError) as exc:
-                    raise VerifierUnavailable(f"{uri} is not a key set") from exc
-            return self._keys
+    @property
+    def refresh_interval(self) -> float:
+        """Seconds between refetches an unknown key id may cause."""
+        return self.keys.refresh_interval
+
+    @property
+    def fetches(self) -> int:
+        """How many times the key set was fetched."""
+        return self.keys.fetches
 
     async def verify(
         self,
@@ -99,16 +90,7 @@ class IdTokens:
         if header.get("alg") not in allowed:
             raise BadIdToken(f"the id_token's algorithm {header.get('alg')!r} is not allowed")
         try:
-            try:
-                keys = await self._key_set(http, uri, again=False)
-                decoded = jose_jwt.decode(token, keys, algorithms=allowed)
-            except InvalidKeyIdError:
-                now = self.clock()
-                if self._refetched_at > now - self.refresh_interval:
-                    raise
-                self._refetched_at = now  # the provider may have rotated its keys
-                keys = await self._key_set(http, uri, again=True)
-                decoded = jose_jwt.decode(token, keys, algorithms=allowed)
+            decoded = await self.keys.decode(token, allowed, http, uri)
         except JoseError as exc:
             raise BadIdToken(f"the id_token's signature: {type(exc).__name__}") from exc
         claims: dict[str, Any] = dict(decoded.claims)
