@@ -231,10 +231,13 @@ def orchestrate(args: argparse.Namespace) -> None:
                     runs[kind].append(_measure(kind, server, args))
         finally:
             harness.stop([server.process])
-    _report(runs)
+    figures = _report(runs)
+    if args.json:
+        Path(args.json).write_text(json.dumps({"client": figures}))
 
 
-def _report(runs: dict[str, list[dict[str, float]]]) -> None:
+def _report(runs: dict[str, list[dict[str, float]]]) -> dict[str, float]:
+    """Print the table; return each client's median CPU µs per call."""
     client = {kind: statistics.median(r["client"] for r in rows) for kind, rows in runs.items()}
     server = {kind: statistics.median(r["server"] for r in rows) for kind, rows in runs.items()}
     print()
@@ -250,6 +253,7 @@ def _report(runs: dict[str, list[dict[str, float]]]) -> None:
         print(
             f"| {kind} | {client[kind]:.1f} | {official} | {floor} | {server[kind]:.1f} | {wrong} |"
         )
+    return client
 
 
 def main() -> None:
@@ -262,6 +266,7 @@ def main() -> None:
     parser.add_argument("--serve", choices=("snodo",), help=argparse.SUPPRESS)
     parser.add_argument("--client", choices=CLIENTS, help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
+    parser.add_argument("--json", help=argparse.SUPPRESS)  # bench/speed.py's figures
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.calls, args.warmup = 1, 50, 10

@@ -527,7 +527,9 @@ def _difference(mine: list[float], theirs: list[float]) -> tuple[float, float]:
     return harness.median(mine) - harness.median(theirs), harness.median(paired)
 
 
-def _report(cases: list[Case], runs: dict[str, list[dict[str, Any]]]) -> None:
+def _report(cases: list[Case], runs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """Print the table and the differences; return each case's median server CPU µs
+    per request and the differences (of the medians, and paired)."""
     per = {case.name: [_per_request(run) for run in runs[case.name]] for case in cases}
     base = per.get(BASELINE, [])
     base_cpu = harness.median(base)
@@ -550,6 +552,9 @@ def _report(cases: list[Case], runs: dict[str, list[dict[str, Any]]]) -> None:
             f"{errors} |"
         )
     print()
+    figures: dict[str, Any] = {
+        "cases": {case.name: harness.median(per[case.name]) for case in cases}
+    }
     for mine, theirs, what, scale in (
         ("thread", "inline", "the thread hop (sync def in the pool - inline=True)", 1),
         ("ask", "mrtr", "declarative Ask - imperative MRTR, per flow of 2 requests", 2),
@@ -561,6 +566,8 @@ def _report(cases: list[Case], runs: dict[str, list[dict[str, Any]]]) -> None:
             print(
                 f"{what}: {delta * scale:+.1f} µs (paired {paired * scale:+.1f} µs) of server CPU"
             )
+            figures[f"{mine} - {theirs}"] = {"delta": delta * scale, "paired": paired * scale}
+    return figures
 
 
 def orchestrate(args: argparse.Namespace) -> None:
@@ -623,7 +630,10 @@ def _run(children: list[harness.Child], args: argparse.Namespace) -> None:
         shift = round_index % len(children)
         for child in children[shift:] + children[:shift]:
             runs[child.kind].append(_measure(child, args))
-    _report([BY_NAME[child.kind] for child in children], runs)
+    figures = _report([BY_NAME[child.kind] for child in children], runs)
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump(figures, out)
 
 
 def main() -> None:
@@ -645,6 +655,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--pid", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--out", help=argparse.SUPPRESS)
+    parser.add_argument("--json", help=argparse.SUPPRESS)  # bench/speed.py's figures
     args = parser.parse_args()
     if args.quick:
         args.concurrency, args.rounds, args.seconds = 2, 1, 0.3

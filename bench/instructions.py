@@ -34,6 +34,7 @@ import argparse
 import asyncio
 import functools
 import gc
+import json
 import os
 import platform
 import re
@@ -42,6 +43,7 @@ import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from flows import REQUESTS_PER_FLOW, snodo_build
 
@@ -150,6 +152,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=1000)
     parser.add_argument("--quick", action="store_true", help="a few echo requests")
     parser.add_argument("--child", nargs=3, metavar=("APP", "FLOW", "FLOWS"))
+    parser.add_argument("--json", help=argparse.SUPPRESS)  # bench/speed.py's figures
     args = parser.parse_args()
     if args.child:
         app, flow, flows = args.child
@@ -184,6 +187,9 @@ def main() -> None:
         for app in apps:
             value = results[(flow, app)]
             print(f"| {flow} | {app} | {value:,.0f} | {value / floor:.2f}x |")
+    if args.json:
+        figures = {flow: {app: results[(flow, app)] for app in apps} for flow in flows}
+        Path(args.json).write_text(json.dumps(figures))
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import platform
 import statistics
@@ -128,14 +129,19 @@ def orchestrate(args: argparse.Namespace) -> None:
                     shift = round_index % len(turns)
                     for name, port, pids in turns[shift:] + turns[:shift]:
                         runs.setdefault((name, flow), []).append(_measure(port, pids, flow, args))
-            _report(runs, flows, list(fronts))
+            figures = _report(runs, flows, list(fronts))
+            if args.json:
+                Path(args.json).write_text(json.dumps(figures))
         finally:
             harness.stop([child.process for child in children])
 
 
 def _report(
     runs: dict[tuple[str, str], list[dict[str, Any]]], flows: list[str], kinds: list[str]
-) -> None:
+) -> dict[str, dict[str, float]]:
+    """Print each flow's figures; return them: per flow, the direct call's CPU µs per
+    request and each proxy's own, and its multiple of the direct call (paired by round)."""
+    figures: dict[str, dict[str, float]] = {}
     for flow in flows:
         per = REQUESTS_PER_FLOW[flow]
         direct = [r["server_cpu"] / r["requests"] * 1e6 for r in runs[("direct", flow)]]
@@ -143,6 +149,7 @@ def _report(
         print()
         print(f"flow {flow} ({per} request(s) per flow), server CPU µs per request")
         print(f"  direct: backend {statistics.median(direct):7.1f}; errors {errors}")
+        figures[flow] = {"direct": statistics.median(direct)}
         for kind in kinds:
             proxied = runs[(kind, flow)]
             front = [r["server_cpus"][0] / r["requests"] * 1e6 for r in proxied]
@@ -157,6 +164,9 @@ def _report(
                 f"(x{statistics.median(paired):.2f} the direct call; the proxy alone "
                 f"x{statistics.median(alone):.2f}; paired by round); errors {errors}"
             )
+            figures[flow][kind] = statistics.median(front)
+            figures[flow][f"{kind} alone"] = statistics.median(alone)
+    return figures
 
 
 def main() -> None:
@@ -171,6 +181,7 @@ def main() -> None:
     parser.add_argument("--no-fastmcp", action="store_true", help="snodo's proxy only")
     parser.add_argument("--serve", choices=("snodo", "proxy", "fastmcp"), help=argparse.SUPPRESS)
     parser.add_argument("--backend-port", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--json", help=argparse.SUPPRESS)  # bench/speed.py's figures
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.seconds, args.requests, args.warmup = 1, 0.5, 500, 20

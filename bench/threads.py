@@ -22,6 +22,7 @@ floor of any hop a coroutine awaits. No timing assertions.
 
 import argparse
 import asyncio
+import json
 import platform
 import queue
 import statistics
@@ -128,7 +129,7 @@ async def loop_ping_pong(trips: int) -> float:
     return spent
 
 
-async def main(rounds: int, calls: int, loop_name: str) -> None:
+async def main(rounds: int, calls: int, loop_name: str, out: str | None = None) -> None:
     executor = ThreadPoolExecutor(Server("limit", "1").threads.limit)
     target = server(executor)
     for kind in KINDS:  # warm: imports, the pool's first thread
@@ -172,6 +173,15 @@ async def main(rounds: int, calls: int, loop_name: str) -> None:
         f"thread (a future on a SimpleQueue, set through call_soon_threadsafe), "
         f"{statistics.median(loop_floor):.1f}"
     )
+    if out:
+        figures = {
+            "hop": hop,
+            "executor hop": before,
+            "floor": statistics.median(floor),
+            "loop floor": statistics.median(loop_floor),
+        }
+        with open(out, "w") as file:
+            json.dump(figures, file)
 
 
 if __name__ == "__main__":
@@ -180,6 +190,7 @@ if __name__ == "__main__":
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--loop", choices=("uvloop", "asyncio"), default="uvloop")
     parser.add_argument("--quick", action="store_true", help="one short round (tests)")
+    parser.add_argument("--json", help=argparse.SUPPRESS)  # bench/speed.py's figures
     options = parser.parse_args()
     if options.quick:
         options.rounds, options.calls = 1, 50
@@ -192,4 +203,4 @@ if __name__ == "__main__":
             runner, loop_name = uvloop.run, f"uvloop {version('uvloop')}"
         except ImportError:
             pass
-    runner(main(options.rounds, options.calls, loop_name))
+    runner(main(options.rounds, options.calls, loop_name, options.json))
