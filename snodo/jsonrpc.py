@@ -423,6 +423,50 @@ def error_response(request_id: RequestId | None, error: McpError) -> dict[str, A
     return response
 
 
+def _passes_on(message: dict[str, Any]) -> bool:
+    """Whether ``message`` answers with members a proxy kept as their bytes
+    (``orjson.Fragment``, ``snodo.client.transports.passed``) and holds no NaN or infinity
+    elsewhere: its ``null`` is then a real one, or the kept bytes' own, which were read
+    as JSON and so hold none written for a float. The standard encoder cannot write kept
+    bytes."""
+    result = message.get("result")
+    if _orjson is None or type(result) is not dict:
+        return False
+    kept = False
+    for value in result.values():
+        if type(value) is _orjson.Fragment:
+            kept = True
+        elif not _finite(value):
+            return False
+    return kept
+
+
+def read_kept(result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` with each member a proxy kept as its bytes (``orjson.Fragment``)
+    decoded, for a reader that needs the values: the legacy bridge, which reshapes and
+    checks a result. ``result`` itself when it has none."""
+    if _orjson is None:
+        return result
+    fragment = _orjson.Fragment
+    if not any(type(value) is fragment for value in result.values()):
+        return result
+    return {
+        key: decode(_orjson.dumps(value)) if type(value) is fragment else value
+        for key, value in result.items()
+    }
+
+
+def _finite(value: Any) -> bool:
+    """Whether ``value`` holds no NaN or infinity, at any depth."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite(item) for item in value.values())
+    if isinstance(value, (list, tuple)):
+        return all(_finite(item) for item in value)
+    return True
+
+
 def encode(message: dict[str, Any]) -> bytes:
     """Compact UTF-8 JSON on one line (no embedded newlines, as stdio framing needs).
 
@@ -438,7 +482,7 @@ def encode(message: dict[str, Any]) -> bytes:
         except TypeError:  # orjson.JSONEncodeError is a TypeError
             pass
         else:
-            if fast.find(b"null") < 0:  # find: see read_utf8
+            if fast.find(b"null") < 0 or _passes_on(message):  # find: see read_utf8
                 return fast
     text = _ENCODER.encode(message)
     try:

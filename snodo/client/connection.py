@@ -40,7 +40,12 @@ from snodo.client.legacy_session import LegacySession
 from snodo.client.legacy_tasks import call_as_task, task_tools, tools_take_tasks
 from snodo.client.limits import ClientLimits, within
 from snodo.client.results import fits_revision, result_of
-from snodo.client.transports import ClientTransport, HttpRefused, SessionTransport
+from snodo.client.transports import (
+    ClientTransport,
+    HttpRefused,
+    PassingTransport,
+    SessionTransport,
+)
 from snodo.errors import ErrorCode
 from snodo.http_headers import outgoing_trace_context, request_headers
 from snodo.revisions import REVISIONS
@@ -78,6 +83,7 @@ class Connection:
         self.era_choice: EraChoice = era
         self.probe_timeout = probe_timeout
         self.session_transport = transport if isinstance(transport, SessionTransport) else None
+        self.passing_transport = transport if isinstance(transport, PassingTransport) else None
         if era == "legacy" and self.session_transport is None:
             raise ValueError(f"{type(transport).__name__} cannot hold a legacy session")
         # The verdict, None until known; in process, the transport reaches snodo's own
@@ -134,15 +140,18 @@ class Connection:
         until: float | None = None,
         deadline: float | None = None,
         notify: Notify | None = None,
+        passing: bool = False,
     ) -> dict[str, Any]:
         """The raw result of one request, in whichever era the server speaks; bounded
         by ``until`` (a ``time.monotonic()`` instant, ``deadline`` seconds from the
         call's start). ``modern_only``: a legacy server is ``ModernOnly``. ``notify``
-        takes this request's notifications instead of ``on_notification``."""
+        takes this request's notifications instead of ``on_notification``.
+        ``passing``: a modern server's complete result may keep its large members as
+        their bytes (``PassingTransport``), for a proxy to pass on."""
         if self.era != "modern" and await self.settle(until, deadline) == "legacy":
             return await self._legacy_call(method, params, modern_only, until, deadline, notify)
         try:
-            return await self._modern_request(method, params, until, deadline, notify)
+            return await self._modern_request(method, params, until, deadline, notify, passing)
         except NotModern as refused:
             # A refusal no modern server sends: the server is legacy (or has become so).
             if self.era_choice == "modern" or self.session_transport is None:
@@ -163,14 +172,18 @@ class Connection:
         until: float | None,
         deadline: float | None,
         notify: Notify | None = None,
+        passing: bool = False,
     ) -> dict[str, Any]:
+        request = self.transport.request
+        if passing and self.passing_transport is not None:
+            revision = REVISIONS.by_version.get(self.protocol_version)
+            if revision is not None and revision.authoring:  # read as it is (fits_revision)
+                request = self.passing_transport.request_passing
         for attempt in range(2):
             message = self.message(method, params)
             try:
                 response = await within(
-                    self.transport.request(
-                        message, self.headers(method, params), notify or self.on_notification
-                    ),
+                    request(message, self.headers(method, params), notify or self.on_notification),
                     self.limits,
                     until,
                     method,

@@ -177,13 +177,28 @@ class Proxy:
                 sent["requestState"] = data["backend"]
         token = CURRENT.set(REFUSE)  # a question now belongs to no call of a front's
         try:
-            result = await self._send(method, sent, [ctx])
+            result = await self._send(method, sent, [ctx], self._passes(ctx))
         finally:
             CURRENT.reset(token)
         if result.get("resultType") == "input_required":
             state = ctx.seal({"backend": result.get("requestState"), "via": self.label})
             return input_required(result.get("inputRequests") or None, state)
         return _as_ours(result)
+
+    def _passes(self, ctx: Context) -> bool:
+        """Whether the backend's large result members may reach the front as their bytes
+        (``snodo.client.transports.passed``): when nothing on the way reads them, that
+        is when the front's request is of the backend's revision, this proxy is not
+        mounted in a composite (which rewrites what it passes on) and has no
+        middleware. A legacy front's bridge reads them back (``jsonrpc.read_kept``)."""
+        server = self.server
+        return (
+            self.label is None
+            and server is not None
+            and not server.middlewares
+            and ctx.revision is not None
+            and ctx.revision.version == self.connection.protocol_version
+        )
 
     async def _legacy_call(
         self, ctx: Context, sent: dict[str, Any], data: Mapping[str, Any]
@@ -252,14 +267,19 @@ class Proxy:
         return {"result": _as_ours(result)}
 
     async def _send(
-        self, method: str, params: dict[str, Any], front: list[Context] | None = None
+        self,
+        method: str,
+        params: dict[str, Any],
+        front: list[Context] | None = None,
+        passing: bool = False,
     ) -> dict[str, Any]:
         """``method`` at the backend, as the front's request (``front[0]``) asked it:
         with a progress token of its own (standing for the front's, which another
         front client may use too) and the front's log level, and, to a modern backend,
         its client's capabilities, so the backend asks only what the front client can
         answer. The backend's progress and log notifications go to the front's stream
-        (``_heard``)."""
+        (``_heard``). ``passing``: a complete result's large members may come as their
+        bytes, passed on as they are (``_passes``)."""
         notify = None
         number = next(self._sends)
         connection = self.connection
@@ -280,7 +300,7 @@ class Proxy:
             notify = partial(self._heard, front, number)
         self._logging[number] = wants_logs
         try:
-            return await connection.send(method, params, False, None, None, notify)
+            return await connection.send(method, params, False, None, None, notify, passing)
         except RequestError as exc:
             raise BackendError(exc.code, exc.message, exc.data) from None
         except ClientError as exc:

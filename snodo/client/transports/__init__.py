@@ -20,6 +20,7 @@ from snodo.client.transports.base import (
     ClientTransport,
     HttpRefused,
     OnNotification,
+    PassingTransport,
     SessionTransport,
     TransportError,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "HttpRefused",
     "HttpTransport",
     "MemoryTransport",
+    "PassingTransport",
     "SessionTransport",
     "StdioTransport",
     "TransportError",

@@ -20,6 +20,7 @@ __all__ = [
     "HttpRefused",
     "OnNotification",
     "OnRequest",
+    "PassingTransport",
     "SessionTransport",
     "TransportError",
 ]
@@ -89,6 +90,19 @@ class SessionTransport(ClientTransport, Protocol):
     async def restart(self) -> None:
         """Start afresh after a failed era probe (stdio: a new server process); nothing
         where every request is its own exchange."""
+        ...
+
+
+@runtime_checkable
+class PassingTransport(Protocol):
+    """A transport that can leave a result's large members encoded, for a proxy to
+    pass on as they came (``snodo.client.transports.passed``)."""
+
+    async def request_passing(
+        self, message: dict[str, Any], headers: Mapping[str, str], on_notification: OnNotification
+    ) -> dict[str, Any]:
+        """``request``, a complete result's members over a few hundred bytes each kept
+        as an ``orjson.Fragment`` of their bytes."""
         ...
 
 

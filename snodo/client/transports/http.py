@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import urllib.request
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from typing import Any, Protocol
 from urllib.parse import urlsplit
@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 from snodo import jsonrpc
 from snodo.client.errors import LimitExceeded
 from snodo.client.limits import ClientLimits
+from snodo.client.transports import passed
 from snodo.client.transports.base import (
     HttpRefused,
     OnNotification,
@@ -195,14 +196,29 @@ class HttpTransport:
         """POST ``message`` and return its response, answering server-to-client requests
         on the way and resuming a stream the server closed before the answer."""
         try:  # as _wire(), without a context manager's cost on every request
-            return await self._request(message, headers, on_notification)
+            return await self._request(message, headers, on_notification, jsonrpc.decode)
+        except self.wire_errors as exc:
+            raise TransportError(f"{type(exc).__name__}: {exc}") from None
+
+    async def request_passing(
+        self, message: dict[str, Any], headers: Mapping[str, str], on_notification: OnNotification
+    ) -> dict[str, Any]:
+        """``request``, its complete result's large members kept as their bytes
+        (``snodo.client.transports.passed``), for a proxy that passes them on."""
+        try:
+            return await self._request(message, headers, on_notification, passed.decode)
         except self.wire_errors as exc:
             raise TransportError(f"{type(exc).__name__}: {exc}") from None
 
     async def _request(
-        self, message: dict[str, Any], headers: Mapping[str, str], on_notification: OnNotification
+        self,
+        message: dict[str, Any],
+        headers: Mapping[str, str],
+        on_notification: OnNotification,
+        decode: Callable[[bytes], Any],
     ) -> dict[str, Any]:
         cursor = self._reader()
+        cursor.decode = decode
         stream = self._post(message, headers, cursor)
         heard = 0
         for attempt in range(self.RESUME_ATTEMPTS + 1):
@@ -320,7 +336,7 @@ class HttpTransport:
             if not raw:
                 return
             try:
-                value = jsonrpc.decode(raw)
+                value = cursor.decode(raw)
             except ParseError as exc:
                 raise TransportError(f"HTTP {status}: not JSON") from exc
             if not isinstance(value, dict):

@@ -16,6 +16,7 @@ bytes is ``LimitExceeded``, so a stream without line ends cannot grow the buffer
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from snodo import jsonrpc
@@ -41,6 +42,9 @@ class SseReader:
         """Bytes of ``buffer`` already searched for a line end (none there)."""
         self.after_cr = False
         """The last chunk ended with a CR: an LF starting the next belongs to it."""
+        self.decode: Callable[[bytes], Any] = jsonrpc.decode
+        """Reads each message, and a JSON answer's body (``snodo.client.transports.passed``
+        for a proxy)."""
 
     def next_stream(self) -> None:
         """A new connection (a resumption) starts with no partial line or event; the
@@ -101,7 +105,7 @@ class SseReader:
         if not data:
             return None
         try:
-            value = jsonrpc.decode(b"\n".join(data))
+            value = self.decode(b"\n".join(data))
         except ParseError:
             return None
         return value if isinstance(value, dict) else None

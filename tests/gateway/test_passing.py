@@ -1,0 +1,328 @@
+"""A proxy passes a backend's large result members on as their bytes
+(``snodo.client.transports.passed``), and only where nothing between reads them.
+
+- ``passed.decode`` keeps a complete result's large members as the exact bytes they
+  came as, decodes what is small, ``_meta``, errors and questions, and gives every body
+  it cannot vouch for to ``snodo.jsonrpc.decode``, whose verdict stands (property tests
+  over generated results and spacing).
+- ``snodo.jsonrpc.encode`` writes kept bytes as they are, ``null`` inside them included,
+  and never lets a NaN elsewhere out as ``null``.
+- ``snodo proxy`` in front of a server that writes its answers by hand
+  (``written_backend``): the front's answer holds the backend's members byte for byte,
+  with the front's id and the proxy's server info; malformed members, bytes that are
+  not UTF-8 and NaN are refused as the decoding proxy refuses them; a legacy front, a
+  proxy with middleware and a question get decoded values.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from snodo import jsonrpc
+from snodo.client import Client
+from snodo.client.transports import passed
+from snodo.errors import ParseError
+from snodo.gateway import proxy
+from tests.gateway import written_backend
+from tests.support.processes import Serving, serving
+from tests.support.wire import request
+
+SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+HEADERS = {
+    "accept": "application/json, text/event-stream",
+    "content-type": "application/json",
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": "tools/call",
+}
+META = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+    "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+}
+
+
+def _response(result: bytes, request_id: bytes = b"7") -> bytes:
+    return b'{"jsonrpc":"2.0","id":%s,"result":%s}' % (request_id, result)
+
+
+# -- passed.decode ------------------------------------------------------------------------
+
+
+def test_a_complete_results_large_members_are_kept_as_the_bytes_they_came_as() -> None:
+    body = _response(written_backend._ANSWERS["report"])
+    message = passed.decode(body)
+    assert message["jsonrpc"] == "2.0" and message["id"] == 7
+    result = message["result"]
+    assert passed.kept(result["content"]) and passed.kept(result["structuredContent"])
+    assert orjson.dumps(result["content"]) == written_backend.ROWS
+    assert orjson.dumps(result["structuredContent"]) == written_backend.STRUCTURED
+    # What is small, and _meta, is decoded as usual.
+    assert result["resultType"] == "complete" and result["isError"] is False
+    assert result["_meta"] == {SERVER_INFO: {"name": "written", "version": "1.0.0"}}
+
+
+def test_small_bodies_errors_questions_and_notifications_are_decoded_whole() -> None:
+    small = _response(b'{"resultType":"complete","content":[{"type":"text","text":"hi"}]}')
+    error = b'{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"%s"}}' % (b"x" * 5000)
+    question = _response(written_backend._ANSWERS["ask"])
+    note = b'{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"%s"}}' % (
+        b"y" * 5000
+    )
+    for body in (small, error, question, note):
+        assert passed.decode(body) == jsonrpc.decode(body)
+        assert not _kept_anywhere(passed.decode(body))
+
+
+@pytest.mark.parametrize("name", ["broken", "not-utf8", "nan"])
+def test_what_jsonrpc_decode_refuses_is_refused_the_same(name: str) -> None:
+    body = _response(written_backend._ANSWERS[name])
+    with pytest.raises(ParseError):
+        jsonrpc.decode(body)
+    with pytest.raises(ParseError):
+        passed.decode(body)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        _response(written_backend._ANSWERS["report"]) + b"x",  # trailing bytes
+        _response(written_backend._ANSWERS["report"])[:-1],  # cut short
+        _response(written_backend._ANSWERS["report"], b"1.5"),  # the caller's to refuse
+        b'{"jsonrpc":"2.0","id":7,"result":[%s]}' % written_backend.ROWS,  # not an object
+    ],
+)
+def test_bodies_msgspec_does_not_read_as_a_response_get_jsonrpc_decodes_verdict(
+    body: bytes,
+) -> None:
+    try:
+        expected: Any = jsonrpc.decode(body)
+    except ParseError:
+        with pytest.raises(ParseError):
+            passed.decode(body)
+        return
+    assert json.loads(orjson.dumps(passed.decode(body))) == expected
+
+
+_SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**53), 2**53),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=40),
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=6), st.dictionaries(st.text(max_size=8), inner, max_size=6)
+    ),
+    max_leaves=60,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    members=st.dictionaries(st.text(min_size=1, max_size=10), _VALUES, max_size=6),
+    padding=st.integers(0, 6000),
+    spaced=st.booleans(),
+)
+def test_kept_bytes_and_decoded_members_encode_to_the_same_values(
+    members: dict[str, Any], padding: int, spaced: bool
+) -> None:
+    members = {**members, "resultType": "complete", "padding": "p" * padding}
+    text = json.dumps(members, separators=(", ", ": ") if spaced else (",", ":")).encode()
+    body = _response(text)
+    message = passed.decode(body)
+    assert message == jsonrpc.decode(body) or _kept_anywhere(message)
+    # What the proxy writes holds the same values, and each kept member its own bytes.
+    written = jsonrpc.encode(message)
+    assert json.loads(written) == json.loads(body)
+    for value in message["result"].values():
+        if passed.kept(value):
+            assert len(orjson.dumps(value)) > passed.SMALL_MEMBER
+            assert orjson.dumps(value) in text
+
+
+def _kept_anywhere(message: Any) -> bool:
+    result = message.get("result") if isinstance(message, dict) else None
+    return isinstance(result, dict) and any(passed.kept(v) for v in result.values())
+
+
+# -- jsonrpc.encode ----------------------------------------------------------------------
+
+
+def test_encode_writes_kept_bytes_as_they_are_null_included() -> None:
+    kept = orjson.Fragment(b'{"a": null, "b": [1E2 , 2.50]}')
+    message = {"jsonrpc": "2.0", "id": 1, "result": {"structuredContent": kept, "x": None}}
+    written = jsonrpc.encode(message)
+    assert written == (
+        b'{"jsonrpc":"2.0","id":1,"result":{"structuredContent":'
+        b'{"a": null, "b": [1E2 , 2.50]},"x":null}}'
+    )
+
+
+def test_encode_never_writes_a_nan_beside_kept_bytes_as_null() -> None:
+    kept = orjson.Fragment(b'{"a": 1}')
+    for bad in (math.nan, [math.inf], {"deep": [-math.inf]}):
+        message = {"jsonrpc": "2.0", "id": 1, "result": {"kept": kept, "bad": bad}}
+        with pytest.raises((ValueError, TypeError)):
+            jsonrpc.encode(message)
+
+
+# -- through snodo proxy --------------------------------------------------------------------
+
+
+def _uvicorn(port: int) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "tests.gateway.written_backend:app",
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+    ]
+
+
+@pytest.fixture(scope="module")
+def backend() -> Iterator[Serving]:
+    with serving(_uvicorn) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def front(backend: Serving) -> Iterator[Serving]:
+    def command(port: int) -> list[str]:
+        return [
+            sys.executable,
+            "-m",
+            "snodo",
+            "proxy",
+            "--transport",
+            "http",
+            "--port",
+            str(port),
+            f"{backend.base}/mcp",
+        ]
+
+    with serving(command) as server:
+        yield server
+
+
+def _call(front: Serving, name: str, request_id: Any = "front-7") -> httpx.Response:
+    body = {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": {}, "_meta": META},
+    }
+    headers = {**HEADERS, "mcp-name": name}
+    return httpx.post(f"{front.base}/mcp", json=body, headers=headers, timeout=30)
+
+
+def test_the_fronts_answer_holds_the_backends_members_byte_for_byte(front: Serving) -> None:
+    answer = _call(front, "report")
+    assert answer.status_code == 200, answer.text
+    raw = answer.content
+    # Spaces, 1E2, 2.50 and an escaped accent, as the backend wrote them: never decoded
+    # and encoded again.
+    assert raw.count(written_backend.ROWS) == 2  # content, and inside structuredContent
+    assert written_backend.STRUCTURED in raw
+    message = json.loads(raw)
+    assert message["id"] == "front-7"
+    result = message["result"]
+    assert result["resultType"] == "complete" and result["isError"] is False
+    assert result["_meta"][SERVER_INFO]["name"] == "snodo-proxy"
+    assert result["content"][7]["text"] == "row 7 é é"
+    assert result["structuredContent"]["sizes"] == [100.0, 2.5, None, -0.0]
+
+
+@pytest.mark.parametrize("name", ["broken", "not-utf8", "nan"])
+def test_a_malformed_member_is_refused_and_the_proxy_serves_on(front: Serving, name: str) -> None:
+    answer = _call(front, name)
+    error = json.loads(answer.content)["error"]
+    assert error == {"code": -32603, "message": "The server behind this proxy did not answer"}
+    assert _call(front, "report").status_code == 200
+
+
+def test_a_large_question_is_decoded_and_sealed_into_the_proxys_state(front: Serving) -> None:
+    answer = _call(front, "ask")
+    result = json.loads(answer.content)["result"]
+    assert result["resultType"] == "input_required"
+    assert result["inputRequests"]["q"]["params"]["message"] == "m" * 5000
+    assert result["requestState"] != "s-1"  # the proxy's own, the backend's inside it
+
+
+def test_a_legacy_front_gets_the_result_decoded_and_in_its_own_shape(front: Serving) -> None:
+    url = f"{front.base}/mcp"
+    legacy = {"accept": HEADERS["accept"], "content-type": "application/json"}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "legacy", "version": "1"},
+        },
+    }
+    with httpx.Client(timeout=30) as http:
+        opened = http.post(url, json=init, headers=legacy)
+        session = {**legacy, "mcp-session-id": opened.headers["mcp-session-id"]}
+        session["mcp-protocol-version"] = "2025-11-25"
+        note = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        http.post(url, json=note, headers=session)
+        params = {"name": "report", "arguments": {}}
+        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}
+        answer = http.post(url, json=call, headers=session)
+    text = answer.text
+    if answer.headers["content-type"].startswith("text/event-stream"):
+        text = [line[5:] for line in text.splitlines() if line.startswith("data:")][-1]
+    result = json.loads(text)["result"]
+    assert "resultType" not in result and SERVER_INFO not in result.get("_meta", {})
+    assert json.loads(written_backend.ROWS) == result["content"]
+
+
+def test_in_process_kept_bytes_reach_the_answer_and_middleware_turns_them_off(
+    backend: Serving,
+) -> None:
+    url = f"{backend.base}/mcp"
+    seen: list[Any] = []
+
+    async def answer(with_middleware: bool) -> dict[str, Any]:
+        server = proxy(lambda **options: Client.http(url, **options))
+        if with_middleware:
+
+            @server.middleware
+            async def look(ctx: Any, call_next: Any) -> Any:
+                outcome = await call_next(ctx)
+                seen.append(outcome["content"])
+                return outcome
+
+        await server.startup()
+        try:
+            message = request("tools/call", {"name": "report", "arguments": {}})
+            reply = await server.handle(message)
+            assert reply.response is not None
+            result: dict[str, Any] = reply.response["result"]
+            return result
+        finally:
+            await server.shutdown()
+
+    plain = asyncio.run(answer(with_middleware=False))
+    assert passed.kept(plain["content"]) and passed.kept(plain["structuredContent"])
+    watched = asyncio.run(answer(with_middleware=True))
+    assert not passed.kept(watched["content"])
+    assert seen == [json.loads(written_backend.ROWS)]
+    assert watched["content"] == json.loads(orjson.dumps(plain["content"]))
