@@ -51,8 +51,9 @@ bytes; real messages hold a few thousand at most (lists are paginated)."""
 
 TOO_MANY_VALUES = "Parse error: JSON holds too many values"
 TOO_DEEP = "Parse error: JSON nested too deeply"
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_ONE_KIND = str.maketrans("{}", "[]")
+_NOT_BRACKET = bytes(code for code in range(128) if code not in b"[]{}")
+"""Every ASCII byte but a bracket: deleted, only the brackets are left."""
+_ONE_KIND = bytes.maketrans(b"{}", b"[]")
 _NO_SPACE = str.maketrans("", "", " \t\n\r")
 _LONG_DIGITS = re.compile(r"[0-9]{19}")
 """Digits that may spell an integer beyond 64 bits, which orjson would read as a float."""
@@ -126,13 +127,15 @@ def _shape_error(text: str) -> str | None:
     if containers <= MAX_DEPTH:
         return None
     # One kind of bracket, so each round peels exactly one level of nesting.
-    brackets = _NOT_BRACKET.sub("", skeleton).translate(_ONE_KIND)
+    # Outside strings what is not a bracket is ASCII or not JSON; dropped either way.
+    outside = skeleton.encode("ascii", "ignore")
+    brackets = outside.translate(_ONE_KIND, _NOT_BRACKET)
     for _ in range(MAX_DEPTH):
-        peeled = brackets.replace("[]", "")
+        peeled = brackets.replace(b"[]", b"")
         if not peeled or peeled == brackets:
             return None
         brackets = peeled
-    return TOO_DEEP if "[]" in brackets else None
+    return TOO_DEEP if brackets.find(b"[]") >= 0 else None
 
 
 def _reject_constant(name: str) -> Any:
@@ -335,11 +338,13 @@ def decode(data: bytes | str) -> Any:
             value = _read_scanned(data, MAX_DEPTH, MAX_VALUES)
         if value is not UNREAD:
             return value
+    utf8: bytes | None = None  # the bytes, when they are the text's UTF-8
     try:
         if not isinstance(data, bytes):
             text = data
         elif data[:1] == b"{" and data[1:2] != b"\x00":  # what detect_encoding calls UTF-8
             text = data.decode("utf-8", "surrogatepass")
+            utf8 = data
         else:
             text = data.decode(json.detect_encoding(data), "surrogatepass")
     except ValueError as exc:
@@ -349,10 +354,16 @@ def decode(data: bytes | str) -> Any:
         raise ParseError(problem)
     # orjson where it gives exactly the standard decoder's value (ints stay ints, floats
     # floats); anything it refuses (NaN, overflow, lone surrogates, big integers) goes
-    # to the standard decoder, whose verdict stands.
-    if _orjson is not None and _LONG_DIGITS.search(text) is None:
+    # to the standard decoder, whose verdict stands. A run of 19 digits is looked for on
+    # the bytes where there are UTF-8 ones: a translation and a search, in C, where the
+    # expression tries a match at every digit of the text.
+    if utf8 is not None:
+        long_digits = utf8.translate(_SKELETON).find(_LONG_ZEROS) >= 0
+    else:
+        long_digits = _LONG_DIGITS.search(text) is not None
+    if _orjson is not None and not long_digits:
         try:
-            return _orjson.loads(text)
+            return _orjson.loads(text if utf8 is None else utf8)
         except _orjson.JSONDecodeError:
             pass
     try:

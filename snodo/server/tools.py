@@ -284,6 +284,8 @@ def _block(value: Any, revision: Revision | None = None) -> dict[str, Any] | Non
     if isinstance(value, BaseModel):
         value = _jsonable(value)
     if isinstance(value, dict) and value.get("type") in CONTENT_TYPES:
+        if len(value) == 2 and value["type"] == "text" and type(value.get("text")) is str:
+            return value  # the commonest block, as every revision defines it: nothing to check
         blocks = (
             adapters.content_block
             if revision is None or revision.authoring

@@ -78,3 +78,15 @@ def test_edge_cases_decode_as_the_standard_decoder_does(text: str) -> None:
 def test_an_integer_beyond_64_bits_stays_an_integer() -> None:
     assert jsonrpc.decode(b'{"id": 18446744073709551616}') == {"id": 2**64}
     assert type(jsonrpc.decode(b'{"id": 18446744073709551616}')["id"]) is int
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-16-le", "utf-32-be"])
+def test_a_long_integer_in_a_message_of_many_objects_stays_an_integer(encoding: str) -> None:
+    # More objects than MAX_DEPTH: the text's shape is checked, then its digits looked
+    # for on the UTF-8 bytes, or on the text in any other encoding.
+    rows = ",".join('{"n": %d}' % n for n in range(jsonrpc.MAX_DEPTH + 10))
+    text = '{"id": 18446744073709551616, "rows": [%s]}' % rows
+    decoded = jsonrpc.decode(text.encode(encoding))
+    assert _ours(text) == _standard(text)
+    assert decoded == json.loads(text)
+    assert type(decoded["id"]) is int and decoded["id"] == 2**64
