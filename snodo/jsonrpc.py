@@ -452,21 +452,6 @@ def _passes_on(message: dict[str, Any]) -> bool:
     return kept
 
 
-def read_kept(result: dict[str, Any]) -> dict[str, Any]:
-    """``result`` with each member a proxy kept as its bytes (``orjson.Fragment``)
-    decoded, for a reader that needs the values: the legacy bridge, which reshapes and
-    checks a result. ``result`` itself when it has none."""
-    if _orjson is None:
-        return result
-    fragment = _orjson.Fragment
-    if not any(type(value) is fragment for value in result.values()):
-        return result
-    return {
-        key: decode(_orjson.dumps(value)) if type(value) is fragment else value
-        for key, value in result.items()
-    }
-
-
 def _finite(value: Any) -> bool:
     """Whether ``value`` holds no NaN or infinity, at any depth."""
     if isinstance(value, float):

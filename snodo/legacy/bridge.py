@@ -218,9 +218,9 @@ async def forward(
                 # The flow went on past the page the user agreed to open: that interaction
                 # is over (the legacy client/elicitation.mdx, URL mode completion).
                 emit(_elicitation_complete(elicitation_id))
-            # A proxy's result may hold members as their bytes: reshaped, they are read.
-            shaped = legacy_result(jsonrpc.read_kept(result))
-            return jsonrpc.result_response(request.id, check_result(request.method, shaped))
+            return jsonrpc.result_response(
+                request.id, check_result(request.method, legacy_result(result))
+            )
         url_required = _url_required(request.id, result)
         if url_required is not None:
             return url_required
