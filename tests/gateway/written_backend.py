@@ -1,7 +1,9 @@
 """A 2026-07-28 server whose answers are written by hand, as bytes no JSON encoder of
 snodo's would write: spaces inside values, ``1E2`` and ``2.50``, escaped and unescaped
 non-ASCII text. What a proxy passes on as bytes comes out exactly so; what it decodes
-and encodes again does not. Served by uvicorn: ``uvicorn tests.gateway.written_backend:app``.
+and encodes again does not. Over HTTP, served by uvicorn
+(``uvicorn tests.gateway.written_backend:app``); over stdio, run as
+``python -m tests.gateway.written_backend``.
 
 Tools (each answer's large member is ``ROWS``, about 8 KB):
 
@@ -15,6 +17,7 @@ Tools (each answer's large member is ``ROWS``, about 8 KB):
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -93,3 +96,16 @@ async def _answer(send: Send, status: int, body: bytes) -> None:
     headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+def main() -> None:
+    """Over stdio: a message a line in, an answer a line out."""
+    for line in sys.stdin.buffer:
+        message = json.loads(line)
+        if "id" in message and "method" in message:
+            sys.stdout.buffer.write(_response(message) + b"\n")
+            sys.stdout.buffer.flush()
+
+
+if __name__ == "__main__":
+    main()

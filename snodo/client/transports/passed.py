@@ -31,7 +31,7 @@ except ImportError:  # pragma: no cover - the http extra brings both
     msgspec = None  # type: ignore[assignment]
     orjson = None  # type: ignore[assignment]
 
-__all__ = ["SMALL_BODY", "SMALL_MEMBER", "decode", "kept"]
+__all__ = ["SMALL_BODY", "SMALL_MEMBER", "decode", "kept", "read"]
 
 SMALL_BODY: Final = 4096
 """Bodies below this are decoded whole: orjson builds them as fast as they are read here."""
@@ -89,6 +89,19 @@ def decode(data: bytes) -> Any:
             members[key] = orjson.Fragment(encoded)
     response: dict[str, Any] = {"jsonrpc": message.jsonrpc, "id": message.id, "result": members}
     return response
+
+
+def read(message: Any) -> Any:
+    """``message`` as ``snodo.jsonrpc.decode`` reads it: a response ``decode`` kept
+    members of, with those decoded (for a request that did not ask to keep them)."""
+    result = message.get("result") if type(message) is dict else None
+    if type(result) is not dict or not any(kept(value) for value in result.values()):
+        return message
+    members = {
+        key: jsonrpc.decode(orjson.dumps(value)) if kept(value) else value
+        for key, value in result.items()
+    }
+    return {**message, "result": members}
 
 
 def kept(value: Any) -> bool:

@@ -11,6 +11,7 @@ from typing import Any
 from snodo import jsonrpc
 from snodo.client.errors import LimitExceeded
 from snodo.client.limits import ClientLimits
+from snodo.client.transports import passed
 from snodo.client.transports.base import (
     SUBSCRIPTION_ID,
     OnNotification,
@@ -65,6 +66,8 @@ class StdioTransport:
         self.lock = asyncio.Lock()
         self.on_request: OnRequest | None = None
         self.on_unsolicited: OnNotification = ignore
+        self.passing: set[Any] = set()
+        """Ids of the requests in flight whose large result members may stay bytes."""
         self.answering: set[asyncio.Task[None]] = set()
         self.ended = False
         """The read loop is over: nothing more will be answered."""
@@ -95,7 +98,7 @@ class StdioTransport:
                 # Whatever one line does (not JSON, a callback that fails on it), the
                 # loop goes on to the next: it alone answers every request.
                 with contextlib.suppress(ParseError, Exception):
-                    self._receive(jsonrpc.decode(line))
+                    self._receive(self._decode(line))
         except (OSError, ValueError):
             pass  # the pipe broke: as good as the process ending
         finally:
@@ -103,6 +106,18 @@ class StdioTransport:
             for future in self.pending.values():
                 if not future.done():
                     future.set_exception(TransportError("the server process ended"))
+
+    def _decode(self, line: bytes) -> Any:
+        """One line's message; while a request that passes results on is in flight, a
+        large answer's members are kept as their bytes for it (``passed``), and read for
+        any other."""
+        if not self.passing or len(line) < passed.SMALL_BODY:
+            return jsonrpc.decode(line)
+        message = passed.decode(line)
+        with contextlib.suppress(TypeError):  # an unhashable id answers nothing
+            if type(message) is dict and message.get("id") in self.passing:
+                return message
+        return passed.read(message)
 
     def _receive(self, message: Any) -> None:
         if not isinstance(message, dict):
@@ -200,6 +215,16 @@ class StdioTransport:
         finally:
             self.listeners.remove(listener)
             self.pending.pop(message["id"], None)
+
+    async def request_passing(
+        self, message: dict[str, Any], headers: Mapping[str, str], on_notification: OnNotification
+    ) -> dict[str, Any]:
+        """``request``, a complete result's large members kept as their bytes."""
+        self.passing.add(message["id"])
+        try:
+            return await self.request(message, headers, on_notification)
+        finally:
+            self.passing.discard(message["id"])
 
     async def stream(
         self, message: dict[str, Any], headers: Mapping[str, str]
