@@ -435,11 +435,8 @@ def error_response(request_id: RequestId | None, error: McpError) -> dict[str, A
 
 
 def _passes_on(message: dict[str, Any]) -> bool:
-    """Whether ``message`` answers with members a proxy kept as their bytes
-    (``orjson.Fragment``, ``snodo.client.transports.passed``) and holds no NaN or infinity
-    elsewhere: its ``null`` is then a real one, or the kept bytes' own, which were read
-    as JSON and so hold none written for a float. The standard encoder cannot write kept
-    bytes."""
+    """Whether ``message`` holds a proxy's kept bytes (``read_kept``) and no NaN or
+    infinity elsewhere: its ``null`` is then a real one (kept bytes hold no NaN)."""
     result = message.get("result")
     if _orjson is None or type(result) is not dict:
         return False
@@ -450,6 +447,19 @@ def _passes_on(message: dict[str, Any]) -> bool:
         elif not _finite(value):
             return False
     return kept
+
+
+def read_kept(message: Any) -> Any:
+    """``message`` with the members of its result a proxy kept as their bytes
+    (``orjson.Fragment``, ``snodo.client.transports.passed``) decoded; itself if none."""
+    result = message.get("result") if type(message) is dict else None
+    if _orjson is None or type(result) is not dict:
+        return message
+    fragment = _orjson.Fragment
+    if not any(type(value) is fragment for value in result.values()):
+        return message
+    read = {k: decode(_orjson.dumps(v)) if type(v) is fragment else v for k, v in result.items()}
+    return {**message, "result": read}
 
 
 def _finite(value: Any) -> bool:
@@ -480,6 +490,7 @@ def encode(message: dict[str, Any]) -> bytes:
         else:
             if fast.find(b"null") < 0 or _passes_on(message):  # find: see read_utf8
                 return fast
+        message = read_kept(message)  # the standard encoder cannot write kept bytes
     text = _ENCODER.encode(message)
     try:
         return text.encode("utf-8")

@@ -174,12 +174,12 @@ class Connection:
         notify: Notify | None = None,
         passing: bool = False,
     ) -> dict[str, Any]:
-        request = self.transport.request
-        if passing and self.passing_transport is not None:
-            revision = REVISIONS.by_version.get(self.protocol_version)
-            if revision is not None and revision.authoring:  # read as it is (fits_revision)
-                request = self.passing_transport.request_passing
         for attempt in range(2):
+            request = self.transport.request
+            if passing and self.passing_transport is not None:
+                revision = REVISIONS.by_version.get(self.protocol_version)
+                if revision is not None and revision.authoring:  # unchecked (fits_revision)
+                    request = self.passing_transport.request_passing
             message = self.message(method, params)
             try:
                 response = await within(

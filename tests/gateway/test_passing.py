@@ -29,11 +29,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from snodo import jsonrpc
+from snodo import Server, jsonrpc
 from snodo.client import Client
-from snodo.client.transports import StdioTransport, passed
+from snodo.client.transports import MemoryTransport, StdioTransport, passed
 from snodo.errors import ParseError
-from snodo.gateway import proxy
+from snodo.gateway import mount, proxy
 from tests.gateway import written_backend
 from tests.support.processes import Serving, serving
 from tests.support.wire import request
@@ -123,6 +123,42 @@ def test_over_stdio_only_the_request_that_asked_gets_kept_members() -> None:
     assert not _kept_anywhere(other) and other == jsonrpc.decode(line)
     transport.passing.add(2)
     assert passed.kept(transport._decode(line)["result"]["content"])
+
+
+def test_a_line_end_between_tokens_is_never_kept() -> None:
+    # A member that would put a message of its own on a line of a stdio front.
+    injected = b'{"jsonrpc":"2.0","id":2,"result":{"content":[]}}'
+    content = b"[\n" + injected + b"\r\n," + written_backend.ROWS[1:]
+    body = _response(b'{"resultType":"complete","content":%s}' % content)
+    assert passed.decode(body) == jsonrpc.decode(body)
+    assert not _kept_anywhere(passed.decode(body))
+    written = jsonrpc.encode(passed.decode(body))
+    assert b"\n" not in written and b"\r" not in written
+
+
+@pytest.mark.parametrize(
+    "envelope",
+    [
+        b'{"jsonrpc":"2.0","id":7,"error":null,"result":%s}',  # an error beside it
+        b'{"jsonrpc":"2.0","id":7,"result":%s,"extra":1}',  # a key no response has
+        b'{"id":7,"result":%s}',  # no jsonrpc
+    ],
+)
+def test_an_envelope_not_exactly_a_response_is_decoded_whole(envelope: bytes) -> None:
+    body = envelope % written_backend._ANSWERS["report"]
+    assert passed.decode(body) == jsonrpc.decode(body)
+
+
+def test_encode_reads_kept_bytes_back_where_orjson_cannot_write_the_answer() -> None:
+    kept = orjson.Fragment(b'{"a": [1, 2]}')
+    # An id beyond 64 bits: orjson refuses it, and the standard encoder writes the answer.
+    message = {"jsonrpc": "2.0", "id": 2**70, "result": {"kept": kept, "n": 2**65}}
+    written = jsonrpc.encode(message)
+    assert json.loads(written) == {
+        "jsonrpc": "2.0",
+        "id": 2**70,
+        "result": {"kept": {"a": [1, 2]}, "n": 2**65},
+    }
 
 
 _SCALARS = st.one_of(
@@ -314,6 +350,25 @@ def test_a_legacy_front_gets_the_result_decoded_and_in_its_own_shape(front: Serv
     result = json.loads(text)["result"]
     assert "resultType" not in result and SERVER_INFO not in result.get("_meta", {})
     assert json.loads(written_backend.ROWS) == result["content"]
+
+
+def test_in_process_clients_and_mounts_get_values(backend: Serving) -> None:
+    url = f"{backend.base}/mcp"
+
+    async def scenario() -> tuple[Any, Any]:
+        behind = proxy(lambda **options: Client.http(url, **options))
+        async with Client(MemoryTransport(behind)) as client:
+            direct = await client.call_tool("report", {})
+        outer = Server("outer", "1.0.0")
+        mount(outer, proxy(lambda **options: Client.http(url, **options)), prefix="w")
+        async with Client(MemoryTransport(outer)) as client:
+            mounted = await client.call_tool("w_report", {})
+        return direct, mounted
+
+    direct, mounted = asyncio.run(scenario())
+    rows = json.loads(written_backend.ROWS)
+    for result in (direct, mounted):
+        assert [block.model_dump(exclude_none=True) for block in result.content] == rows
 
 
 def test_in_process_kept_bytes_reach_the_answer_and_middleware_turns_them_off(

@@ -65,7 +65,9 @@ class MemoryTransport:
         reply = await self.server.handle(wire, principal=self.principal, emit=on_notification)
         if reply.response is None:
             raise TransportError("the server sent no response")
-        return reply.response
+        # What a socket would carry: a proxy's kept bytes (``passed``) are read.
+        response: dict[str, Any] = jsonrpc.read_kept(reply.response)
+        return response
 
     async def stream(
         self, message: dict[str, Any], headers: Mapping[str, str]
@@ -76,7 +78,7 @@ class MemoryTransport:
         await self._start()
         reply = await self.server.handle(message, principal=self.principal, emit=queue.put_nowait)
         if reply.response is not None:
-            yield reply.response
+            yield jsonrpc.read_kept(reply.response)
             return
         try:
             while True:
