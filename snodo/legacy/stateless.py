@@ -3,7 +3,8 @@
 For a server that wants no store at all and runs on anything: ``initialize`` is
 answered with no ``Mcp-Session-Id`` (and with no list-changed or subscribe capability,
 which nothing could deliver), and every later POST stands alone, its version read from
-``MCP-Protocol-Version`` (the revision's assumption when absent). There is no GET
+``MCP-Protocol-Version`` (the revision's assumption when absent; one the server does
+not offer is 400, as on a session). There is no GET
 stream and no DELETE (405), no subscription, and no question the server could send the
 client mid-call: a handler that asks for input gets an error that names this mode (a
 tool error for a tool, -32021 for a resource or a prompt). Progress and log messages of
@@ -26,7 +27,7 @@ from snodo.legacy.http_replies import Send, empty, json_reply, plain
 from snodo.legacy.kernel import LegacyKernel
 from snodo.legacy.session import LegacySession
 from snodo.legacy.shared import Entry
-from snodo.legacy.wire import ASSUMED_VERSION, VERSIONS, is_initialize
+from snodo.legacy.wire import ASSUMED_VERSION, is_initialize
 from snodo.server.legacy_limits import LegacyLimits
 
 __all__ = ["Stateless"]
@@ -62,13 +63,21 @@ class Stateless:
             refused = InvalidRequest("Invalid Request: no subscriptions without a session")
             await json_reply(send, 200, jsonrpc.error_response(message["id"], refused))
             return
+        version = headers.get("mcp-protocol-version")
+        if not is_initialize(message) and (
+            version is not None and version.strip() not in self.kernel.server.legacy_versions
+        ):
+            # Legacy basic/transports.mdx: a version this server does not offer is 400,
+            # as on a session.
+            error = InvalidRequest(f"Bad Request: unsupported MCP-Protocol-Version {version!r}")
+            await json_reply(send, 400, jsonrpc.error_response(None, error))
+            return
         session = LegacySession(self.limits, principal=principal)
         session.stateless = True
         if is_initialize(message):
             await self._initialize(session, message, send)
             return
-        version = headers.get("mcp-protocol-version", ASSUMED_VERSION).strip()
-        session.version = version if version in VERSIONS else ASSUMED_VERSION
+        session.version = ASSUMED_VERSION if version is None else version.strip()
         if "text/event-stream" not in headers.get("accept", ""):
             await plain(send, 406, b"accept both application/json and text/event-stream")
             return

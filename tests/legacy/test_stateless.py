@@ -172,3 +172,20 @@ def test_the_official_typescript_client_without_a_session(stateless: Serving) ->
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.strip().splitlines()[-1] == "official client (stateless): 5 passed, 0 failed"
+
+
+@pytest.mark.parametrize("version", ["1999-01-01", "2026-07-28"])
+def test_a_version_the_server_does_not_offer_is_400_as_on_a_session(
+    stateless: Serving, version: str
+) -> None:
+    # Legacy basic/transports.mdx: an unsupported MCP-Protocol-Version MUST be 400.
+    headers = {**ACCEPT, "mcp-protocol-version": version}
+    call = rpc("tools/call", {"name": "echo", "arguments": {"text": "hi"}})
+    answer = httpx.post(f"{stateless.base}/mcp", json=call, headers=headers, timeout=10)
+    assert answer.status_code == 400
+    assert answer.json()["error"]["message"] == (
+        f"Bad Request: unsupported MCP-Protocol-Version {version!r}"
+    )
+    # Without the header the revision's assumption stands, and the call is answered.
+    answer = httpx.post(f"{stateless.base}/mcp", json=call, headers=ACCEPT, timeout=10)
+    assert answer_of(answer)["result"]["content"] == [{"type": "text", "text": "hi"}]
