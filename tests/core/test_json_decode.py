@@ -84,8 +84,8 @@ def test_an_integer_beyond_64_bits_stays_an_integer() -> None:
 def test_a_long_integer_in_a_message_of_many_objects_stays_an_integer(encoding: str) -> None:
     # More objects than MAX_DEPTH: the text's shape is checked, then its digits looked
     # for on the UTF-8 bytes, or on the text in any other encoding.
-    rows = ",".join('{"n": %d}' % n for n in range(jsonrpc.MAX_DEPTH + 10))
-    text = '{"id": 18446744073709551616, "rows": [%s]}' % rows
+    rows = ",".join(f'{{"n": {n}}}' for n in range(jsonrpc.MAX_DEPTH + 10))
+    text = f'{{"id": 18446744073709551616, "rows": [{rows}]}}'
     decoded = jsonrpc.decode(text.encode(encoding))
     assert _ours(text) == _standard(text)
     assert decoded == json.loads(text)
