@@ -189,7 +189,8 @@ async def forward(
         reply = await server.handle(
             message, principal=principal, transport=transport, emit=emit, scopes=scopes
         )
-        response = reply.response
+        # A proxy's members kept as their bytes are read: the result is reshaped, checked.
+        response: dict[str, Any] | None = jsonrpc.read_kept(reply.response)
         if response is None:  # the core never leaves a request unanswered
             raise InternalError()
         for note in reply.notifications:

@@ -22,17 +22,10 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from snodo import jsonrpc
 from snodo.errors import InternalError, InvalidParams
 from snodo.revisions import REVISIONS, Revision
 from snodo.revisions.authoring.protocol import META_SERVER_INFO as SERVER_INFO
 from snodo.server.eras import is_modern
-
-try:
-    import orjson
-except ImportError:  # pragma: no cover - the http extra brings it
-    orjson = None  # type: ignore[assignment]
-_FRAGMENT: Any = None if orjson is None else orjson.Fragment
 
 __all__ = [
     "ASSUMED_VERSION",
@@ -116,9 +109,8 @@ def check_params(method: str, params: dict[str, Any]) -> None:
 
 
 def legacy_result(result: dict[str, Any]) -> dict[str, Any]:
-    """A complete modern result as the legacy revisions shape it; members a proxy kept
-    as their bytes (``snodo.client.transports.passed``) are read, to be checked."""
-    out = {key: _read(value) for key, value in result.items() if key not in _MODERN_ONLY_KEYS}
+    """A complete modern result as the legacy revisions shape it."""
+    out = {key: value for key, value in result.items() if key not in _MODERN_ONLY_KEYS}
     meta = out.get("_meta")
     if isinstance(meta, dict) and SERVER_INFO in meta:
         rest = {key: value for key, value in meta.items() if key != SERVER_INFO}
@@ -127,13 +119,6 @@ def legacy_result(result: dict[str, Any]) -> dict[str, Any]:
         else:
             del out["_meta"]
     return out
-
-
-def _read(value: Any) -> Any:
-    """A member kept as its bytes (an ``orjson.Fragment``) decoded; any other as it is."""
-    if _FRAGMENT is not None and type(value) is _FRAGMENT:
-        return jsonrpc.decode(orjson.dumps(value))
-    return value
 
 
 def check_result(method: str, result: dict[str, Any]) -> dict[str, Any]:

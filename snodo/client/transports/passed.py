@@ -7,9 +7,10 @@ blocks (about 1 MB) costs 3.4 ms to decode with orjson (9.6 with
 here. ``decode`` reads the envelope and the result's members; a member larger than
 ``SMALL_MEMBER`` bytes is checked (well-formed JSON, valid UTF-8, no NaN, no line end)
 and kept as an ``orjson.Fragment`` of its bytes, which ``snodo.jsonrpc.encode`` writes
-out as they are. Everything the proxy
-reads stays decoded: ``_meta``, the small members (``isError``, ``resultType``, a
-cursor), and the whole of a result that is not complete (its questions and state).
+out as they are (``snodo.jsonrpc.read_kept`` decodes them for a reader that needs the
+values). Everything the proxy reads stays decoded: ``_meta``, the small members
+(``isError``, ``resultType``, a cursor), and the whole of a result that is not complete
+(its questions and state).
 
 Nesting and value counts are not bounded for the kept bytes as they are for decoded
 messages (``snodo.jsonrpc.MAX_DEPTH``, ``MAX_VALUES``): those bounds are on what building
@@ -35,7 +36,7 @@ except ImportError:  # pragma: no cover - the http extra brings both
     msgspec = None  # type: ignore[assignment]
     orjson = None  # type: ignore[assignment]
 
-__all__ = ["SMALL_BODY", "SMALL_MEMBER", "decode", "kept", "read"]
+__all__ = ["SMALL_BODY", "SMALL_MEMBER", "decode", "kept"]
 
 SMALL_BODY: Final = 4096
 """Bodies below this are decoded whole: orjson builds them as fast as they are read here."""
@@ -108,11 +109,6 @@ def decode(data: bytes) -> Any:
             members[key] = orjson.Fragment(encoded)
     response: dict[str, Any] = {"jsonrpc": message.jsonrpc, "id": message.id, "result": members}
     return response
-
-
-read = jsonrpc.read_kept
-"""A message ``decode`` kept members of, with those decoded, as ``jsonrpc.decode`` reads
-it: for a request that did not ask to keep them, and for an in-process client."""
 
 
 def kept(value: Any) -> bool:

@@ -111,13 +111,13 @@ class StdioTransport:
         """One line's message; while a request that passes results on is in flight, a
         large answer's members are kept as their bytes for it (``passed``), and read for
         any other."""
-        if not self.passing or len(line) < passed.SMALL_BODY:
+        if not self.passing:
             return jsonrpc.decode(line)
         message = passed.decode(line)
         with contextlib.suppress(TypeError):  # an unhashable id answers nothing
             if type(message) is dict and message.get("id") in self.passing:
                 return message
-        return passed.read(message)
+        return jsonrpc.read_kept(message)
 
     def _receive(self, message: Any) -> None:
         if not isinstance(message, dict):
