@@ -8,10 +8,7 @@ A request that a reused keep-alive connection lost before any byte of its answer
 ``keepalive.Unanswered`` (the caller sends it again); any other failure of the connection is a
 ``WireError`` (an ``OSError``), a read that waited past the timeout a ``WireTimeout``; a request
 that cannot be written safely (a header with a line break, NUL or a character outside ASCII) is a
-``WireError`` too, and nothing of it is sent. An answer's head is bounded (``MAX_HEAD`` bytes,
-``MAX_HEADER_LINES`` lines, interim answers' heads counted with it): beyond, a ``WireError`` and
-the connection closed, before httptools buffers more of it. A header repeated on several lines is
-joined once, when the head is complete.
+``WireError`` too, and nothing of it is sent. An answer's head is bounded (``answer_head``).
 """
 
 from __future__ import annotations
@@ -29,6 +26,7 @@ except ModuleNotFoundError as missing:  # a bare install: HttpTransport falls ba
     message = "snodo.client.transports.http11 needs the snodo[http] extra"
     raise ModuleNotFoundError(f"{message}: pip install 'snodo[http]'") from missing
 
+from snodo.client.transports.answer_head import Head, HeadTooLarge
 from snodo.client.transports.keepalive import Unanswered
 from snodo.client.transports.tls import default_tls
 
@@ -42,10 +40,6 @@ MAX_CONNECTIONS = 100
 """Connections open at once to the origin; a request beyond them waits for one."""
 MAX_IDLE = 20
 """Idle keep-alive connections kept; more are closed when released."""
-MAX_HEAD = 64 * 1024
-"""Bytes of an answer's head (interim answers' heads included)."""
-MAX_HEADER_LINES = 100
-"""Header lines of an answer (interim answers' included)."""
 
 
 class WireError(ConnectionError):
@@ -176,15 +170,7 @@ class _Connection(asyncio.Protocol):
         self.heard = False
         self.paused = False
         self.informational = False
-        self.head_bytes = 0
-        """Bytes read while the answer's head is incomplete (all of them are the head's)."""
-        self.header_bytes = 0
-        """Bytes of the header lines parsed (for a head that ends inside a larger read)."""
-        self.header_lines = 0
-        self.repeated: dict[str, list[str]] = {}
-        """Values of a header given on several lines, joined once the head is complete."""
-        self.refusal: WireError | None = None
-        """Why a callback stopped the parser (it raises through httptools)."""
+        self.head = Head()
         self.drained: asyncio.Future[None] | None = None
         self.timer: asyncio.TimerHandle | None = None
         """One per connection, left running between answers (``_expire``)."""
@@ -203,22 +189,18 @@ class _Connection(asyncio.Protocol):
             return
         self.heard = True
         answer.last = self.origin.loop.time()
-        heading = not answer.status
         try:
             self.parser.feed_data(data)
+            if not answer.status:  # still no head, none before: httptools holds what came
+                self.head.reading(len(data))
         except httptools.HttpParserUpgrade:
             answer._failed(WireError("the server switched protocols"))
             self.close()
-            return
-        except httptools.HttpParserError as exc:
-            answer._failed(self.refusal or WireError(f"not an HTTP/1.1 answer: {exc}"))
+        except (httptools.HttpParserError, HeadTooLarge) as exc:
+            found = exc.__context__ if isinstance(exc, httptools.HttpParserError) else exc
+            why = found if isinstance(found, HeadTooLarge) else f"not an HTTP/1.1 answer: {exc}"
+            answer._failed(WireError(why))
             self.close()
-            return
-        if heading and not answer.status:  # the head is still coming: httptools holds it
-            self.head_bytes += len(data)
-            if self.head_bytes > MAX_HEAD:
-                answer._failed(WireError(f"the answer's head is over {MAX_HEAD} bytes"))
-                self.close()
 
     def eof_received(self) -> bool:
         return False  # the transport closes; connection_lost says what it means
@@ -262,37 +244,17 @@ class _Connection(asyncio.Protocol):
 
     def on_header(self, name: bytes, value: bytes) -> None:
         assert self.answer is not None
-        self.header_lines += 1
-        self.header_bytes += len(name) + len(value) + 4
-        if self.header_lines > MAX_HEADER_LINES or self.header_bytes > MAX_HEAD:
-            what = (
-                f"{MAX_HEADER_LINES} lines"
-                if self.header_bytes <= MAX_HEAD
-                else f"{MAX_HEAD} bytes"
-            )
-            self.refusal = WireError(f"the answer's head is over {what}")
-            raise self.refusal
-        key = name.decode("latin-1").lower()
-        text = value.decode("latin-1")
-        headers = self.answer.headers
-        if key in headers:  # joined once the head is complete, not once per line
-            self.repeated.setdefault(key, [headers[key]]).append(text)
-        else:
-            headers[key] = text
+        self.head.header(self.answer.headers, name, value)
 
     def on_headers_complete(self) -> None:
         answer = self.answer
         assert answer is not None
         status = self.parser.get_status_code()
-        repeated = self.repeated
+        self.head.complete(answer.headers)
         if 100 <= status < 200:  # an interim answer (100 Continue, 103): the real one follows
             self.informational = True
             answer.headers = {}
-            repeated.clear()
             return
-        if repeated:
-            answer.headers.update((key, ", ".join(values)) for key, values in repeated.items())
-            repeated.clear()
         answer.status = status
         answer.keep_alive = self.parser.should_keep_alive()
         headers = answer.headers
@@ -347,9 +309,7 @@ class _Connection(asyncio.Protocol):
         answer = Answer(self, head)
         self.answer = answer
         self.reused = self.answered > 0
-        self.heard = False
-        self.head_bytes = self.header_bytes = self.header_lines = 0
-        self.refusal = None
+        self.heard, self.head = False, Head()  # a head of its own, counted from nothing
         answer.last = loop.time()
         answer.timeout = timeout
         if timeout is not None and self.timer is None:
