@@ -13,13 +13,11 @@ the server itself (``base_url``), with the endpoints of one beside the MCP endpo
   consent page naming the client and where it will be sent back (against a confused
   deputy: the proxy's single registration at the provider must not let any client
   ride on an earlier sign-in). The answer is remembered per browser and client in a
-  signed cookie. Until the user allowed the client in this browser, an error is shown
-  here rather than sent to its redirect URI, which anyone may have registered (else
-  the server would redirect anywhere on a stranger's link);
+  signed cookie; until then an error is shown, never sent to a redirect URI that anyone
+  may have registered (the server would redirect anywhere on a stranger's link);
 - the provider leg: the user goes to the provider with the server's own redirect URI
   (``{base_url}/auth/callback``), state and PKCE; the sign-in is bound to the browser
-  that consented by a cookie, so a provider link handed to someone else leads nowhere
-  (the cookie is checked before the sign-in is taken, so such a link spends nothing).
+  that consented by a cookie, so a provider link handed to someone else leads nowhere.
   At the callback the provider's code is exchanged, ``verify`` turns the provider's
   token into the identity's claims, and the client gets a code of the proxy's own;
 - ``/token`` and ``/revoke`` (``snodo.auth.proxy_grants``): the proxy's own tokens
@@ -46,8 +44,7 @@ except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
     ) from missing
 
 from snodo.auth.protected import Answer, EndpointRequest, ProtectedResource
-from snodo.auth.proxy_clients import Client, Clients, Records, is_document_url, server_metadata
-from snodo.auth.proxy_documents import DocumentFetcher
+from snodo.auth.proxy_clients import Client, Clients, Records, server_metadata
 from snodo.auth.proxy_grants import Grants, s256
 from snodo.auth.proxy_limits import SIGN_IN_TTL, ProxyLimits
 from snodo.auth.proxy_pages import (
@@ -96,9 +93,8 @@ class OAuthProxy(ProtectedResource):
     ``resource`` the MCP endpoint, ``{base_url}/mcp`` unless given. ``secret`` signs
     and seals (``SNODO_AUTH_SECRET`` unless given; workers must share it, as they
     share ``store``). ``limits`` bounds what strangers may leave in the store
-    (``ProxyLimits``). ``loopback_documents`` (development only) lets client-id metadata
-    documents come from this machine: ``http:`` on a loopback host, loopback addresses.
-    ``scopes_supported`` and the rest are the resource's.
+    (``ProxyLimits``); ``loopback_documents``, for development only, lets client-id
+    metadata documents come from this machine. ``scopes_supported`` and the rest are the resource's.
     """
 
     def __init__(
@@ -160,10 +156,7 @@ class OAuthProxy(ProtectedResource):
         self.records = Records(self.store, Vault(key))
         self.signer = Signer(derive(key, "cookies"))
         self.limits = limits or ProxyLimits()
-        documents = DocumentFetcher(
-            self.limits.max_document_bytes, self.limits.document_timeout, loopback_documents
-        )
-        self.clients = Clients(self.records, self.limits, documents)
+        self.clients = Clients(self.records, self.limits, loopback_documents)
         self.grants = Grants(
             self.records, self.clients, self.minter, refresh_lifetime=refresh_lifetime
         )
@@ -258,13 +251,7 @@ class OAuthProxy(ProtectedResource):
         except BadForm as exc:
             raise OAuthRefusal("invalid_request", str(exc)) from None
         client_id = query.get("client_id", "")
-        counted = is_document_url(client_id)
-        if counted:  # its document may be fetched: counted first, as a sign-in begun
-            await self.limits.admit_sign_in(self.store, request.address)
-        try:
-            client = await self.clients.find(client_id, request.address, counted=counted)
-        except OAuthRefusal as refusal:
-            raise OAuthRefusal("invalid_client", refusal.description) from None
+        client = await self.clients.find(client_id, request.address)
         if client is None:
             raise OAuthRefusal("invalid_client", "unknown client_id")
         redirect_uri = query.get("redirect_uri")
@@ -278,9 +265,8 @@ class OAuthProxy(ProtectedResource):
         trusted = isinstance(remembered, list) and client.client_id in remembered
 
         def back(error: str, description: str, status: int = 400) -> Answer:
-            # Only a client this browser's user allowed is sent its errors: redirecting for
-            # any other would send a stranger's link on to whatever they registered, with
-            # no step of the user's (RFC 9700 section 4.11.2). The error is shown instead.
+            # Only a client this browser's user allowed is sent its errors: for any other,
+            # a stranger's link would be sent on with no step of the user's (RFC 9700 4.11.2).
             if not trusted:
                 raise OAuthRefusal(error, description, status)
             return redirect(self._back(redirect_uri, state, error=error, description=description))
@@ -298,11 +284,10 @@ class OAuthProxy(ProtectedResource):
         asked = query.get("scope", "").split()
         supported = set(self.scopes_supported)
         scopes = [s for s in asked if s in supported] if asked else sorted(supported)
-        if not counted:
-            try:
-                await self.limits.admit_sign_in(self.store, request.address)
-            except OAuthRefusal as refusal:
-                return back(refusal.error, refusal.description, refusal.status)
+        try:
+            await self.limits.admit_sign_in(self.store, request.address)
+        except OAuthRefusal as refusal:
+            return back(refusal.error, refusal.description, refusal.status)
         txn = secrets.token_urlsafe(24)
         sign_in = {
             "client_id": client.client_id,

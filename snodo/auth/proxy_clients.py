@@ -161,15 +161,12 @@ def _client(record: Mapping[str, Any]) -> Client:
 class Clients:
     """Registration, lookup and authentication of the proxy's clients."""
 
-    def __init__(
-        self,
-        records: Records,
-        limits: ProxyLimits,
-        documents: DocumentFetcher,
-    ) -> None:
+    def __init__(self, records: Records, limits: ProxyLimits, loopback_documents: bool) -> None:
         self.records = records
         self.limits = limits
-        self.documents = documents
+        self.documents = DocumentFetcher(
+            limits.max_document_bytes, limits.document_timeout, loopback_documents
+        )
         self.registration_ttl = limits.registration_lifetime
 
     async def register(self, body: bytes) -> Answer:
@@ -246,12 +243,10 @@ class Clients:
         if record is not None and self.registration_ttl is not None:
             await self.records.put(key, record, max(ttl, self.registration_ttl))
 
-    async def find(
-        self, client_id: str, address: str | None = None, *, counted: bool = False
-    ) -> Client | None:
+    async def find(self, client_id: str, address: str | None = None) -> Client | None:
         """The registered client, or the client its metadata document describes. A
         document not cached is fetched once the fetch is counted as a sign-in begun from
-        ``address`` (unless the caller ``counted`` it already)."""
+        ``address``."""
         if not client_id or len(client_id) > 2000:
             return None
         record = await self.records.get("client:" + client_id)
@@ -263,8 +258,7 @@ class Clients:
         cached = await self.records.get(key)
         if cached is not None:
             return _client(cached)
-        if not counted:
-            await self.limits.admit_sign_in(self.records.store, address)
+        await self.limits.admit_sign_in(self.records.store, address)
         try:
             found = self._document(client_id, await self.documents.fetch(client_id))
         except DocumentUnusable as unusable:
@@ -320,6 +314,8 @@ class Clients:
         try:
             client = await self.find(client_id, address)
         except OAuthRefusal as refusal:
+            if refusal.error != "invalid_client":  # beyond the sign-in bounds: 429
+                raise
             raise OAuthRefusal("invalid_client", refusal.description, 401) from None
         if client is None:
             raise OAuthRefusal("invalid_client", "unknown client", 401)

@@ -264,5 +264,5 @@ def test_fetches_count_as_sign_ins_before_they_are_made(documents: Documents) ->
         assert answers[3].json()["error"] == "temporarily_unavailable"
         form = {"grant_type": "authorization_code", "code": "x"}
         form["client_id"] = f"{documents.url}/count/at-token.json"
-        assert error(token(site, **form), 401) == "invalid_client"
+        assert error(token(site, **form), 429) == "temporarily_unavailable"
         assert documents.fetches - before == 3
