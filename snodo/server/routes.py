@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from snodo.server.notify_bus import RedisBus
-from snodo.state.replay import RedisGuard
+from snodo.stores.replay import RedisGuard
 from snodo.tasks.redis import RedisTaskStore
 
 __all__ = [
@@ -114,7 +114,7 @@ def redis_dependencies(server: Any) -> dict[str, str]:
     guard = getattr(server.keyring, "guard", None)
     if isinstance(guard, RedisGuard):
         found["replay guard"] = guard.url
-    tasks = server.served.tasks
+    tasks = server.offering.tasks
     if tasks is not None and isinstance(tasks.store, RedisTaskStore):
         found["task store"] = tasks.store.url
     if isinstance(server.subscriptions.bus, RedisBus):
