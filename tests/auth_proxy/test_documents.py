@@ -178,11 +178,7 @@ def test_without_the_development_setting_nothing_on_loopback_or_private_is_fetch
     """The server's own loopback (open port or closed, by any spelling that resolves
     there) and private, link-local or unspecified addresses: refused before any
     connection, with the one text whatever the reason."""
-    open_port = documents.url.rsplit(":", 1)[1]
-    documents.documents["/client.json"] = {
-        "client_id": "set per URL below",
-        "redirect_uris": [REDIRECT],
-    }
+    open_port = documents.url.rsplit(":", 1)[1]  # its server answers any path, 404 or not
     closed = free_port()
     clients = [
         f"http://127.0.0.1:{open_port}/client.json",
