@@ -89,10 +89,11 @@ class Worker:
     process: subprocess.Popen[bytes]
 
 
-def start_worker(name: str, redis: Redis, target: str = TARGET) -> Worker:
+def start_worker(name: str, redis: Redis, target: str = TARGET, **extra: str) -> Worker:
     port = free_port()
     env = {
         **os.environ,
+        **extra,
         "SNODO_LEGACY_STORE": redis.url,
         "SNODO_NOTIFY": redis.url,
         "SNODO_WORKER": name,
