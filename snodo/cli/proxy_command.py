@@ -59,6 +59,20 @@ def register(commands: Any) -> None:
         default=300.0,
         help="how long a legacy backend's question waits for the front client's answer",
     )
+    parser.add_argument(
+        "--backend-sessions",
+        metavar="N",
+        type=int,
+        default=32,
+        help="a legacy backend's sessions (stdio: processes), one per front client, at once",
+    )
+    parser.add_argument(
+        "--backend-idle",
+        metavar="SECONDS",
+        type=float,
+        default=300.0,
+        help="how long a front client's legacy backend session stays open unused",
+    )
     parser.add_argument("--name", default="snodo-proxy", help="the proxy's server name")
     parser.add_argument(
         "--notify",
@@ -96,9 +110,13 @@ def backend_of(args: argparse.Namespace) -> dict[str, Any]:
     words = list(args.backend)
     if words[:1] == ["--"]:
         words = words[1:]
+    if args.backend_sessions < 1 or args.backend_idle <= 0:
+        raise SystemExit("snodo proxy: --backend-sessions and --backend-idle must be positive")
     described: dict[str, Any] = {
         "era": args.era,
         "answer_timeout": args.answer_timeout,
+        "backend_sessions": args.backend_sessions,
+        "backend_idle": args.backend_idle,
         "name": args.name,
         "notify": args.notify,
     }
@@ -142,9 +160,11 @@ def from_environment() -> Server:
     if notify:
         shared = {"relay": notify, "notifications": notification_bus(notify)}
     name = described.get("name", "snodo-proxy")
-    answer_timeout = float(described.get("answer_timeout", 300.0))
+    shared["answer_timeout"] = float(described.get("answer_timeout", 300.0))
+    shared["backend_sessions"] = int(described.get("backend_sessions", 32))
+    shared["backend_idle"] = float(described.get("backend_idle", 300.0))
     if "config" in described:
-        return serve_group(described["config"], name=name, answer_timeout=answer_timeout, **shared)
+        return serve_group(described["config"], name=name, **shared)
     options: dict[str, Any] = {"era": described.get("era", "auto")}
     url, command, token = described.get("url"), described.get("command"), described.get("auth")
 
@@ -154,4 +174,4 @@ def from_environment() -> Server:
             return Client.http(url, auth=auth, **options, **handlers)
         return Client.stdio(command, **options, **handlers)
 
-    return proxy(connect, name=name, answer_timeout=answer_timeout, **shared)
+    return proxy(connect, name=name, **shared)
