@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 from snodo.search.languages import Word, english_words
 from snodo.search.synonyms import expansions, families
-from snodo.search.text import STOPWORDS, fold, identifier_words, stem, words
+from snodo.search.text import QUESTIONS, STOPWORDS, fold, identifier_words, stem, words
 
 __all__ = ["Engine", "Hit", "Index", "Lexical", "document_fields"]
 
@@ -122,7 +122,7 @@ class Lexical:
     k1: float = 1.2
     b: float = 0.3
     min_coverage: float = 0.35
-    min_score: float = 4.0
+    min_score: float = 2.0
     unknown_weight: float = 1.0
     foreign_unknown: float = 0.35
     aside_unknown: float = 0.4
@@ -141,6 +141,8 @@ class _Slot:
     mass: float = 0.0
     family: str | None = None
     """The kind of action it names (``snodo.search.synonyms.FAMILIES``), if any."""
+    scale: float = 1.0
+    """How much it counts towards a tool's score (less when said aside)."""
 
 
 _HINTS: dict[str, tuple[str, ...]] = {
@@ -153,6 +155,7 @@ _HINTS: dict[str, tuple[str, ...]] = {
     "image": ("image", "file"),
     "document": ("document", "file"),
     "config": ("file", "config"),
+    "source": ("code", "file"),
     "path": ("path",),
     "channel": ("channel",),
     "handle": ("user",),
@@ -163,6 +166,10 @@ _HINTS: dict[str, tuple[str, ...]] = {
 }
 """What a value in the query says of the tool that takes it (``QueryWord.kind``)."""
 HINT_WEIGHT = 0.35
+KEY_HINT = 0.6
+"""An issue key (``WEB-123``) says more of its tool than other values do."""
+ASIDE_WEIGHT = 0.75
+"""How much a word said aside (``QueryWord.aside``) counts towards a tool's score."""
 CONFLICT = 0.7
 """How much of its score a tool keeps when its name's action is of another family
 than the query's (search for pages, and a tool that creates them)."""
@@ -244,8 +251,10 @@ class LexicalIndex:
                     if gains.get(doc, 0.0) < gain * weight:
                         gains[doc] = gain * weight
             for doc, gain in gains.items():
-                scores[doc] = scores.get(doc, 0.0) + gain
+                scores[doc] = scores.get(doc, 0.0) + gain * slot.scale
         family = next((slot.family for slot in slots if slot.family is not None), None)
+        if slots and slots[0].family == "question":
+            family = "read"  # a question reads, whatever verb it goes on with
         if family is not None:
             for doc, score in scores.items():
                 action = self.actions[doc]
@@ -297,15 +306,19 @@ class LexicalIndex:
     def _query(self, found: list[Word]) -> list[_Slot]:
         """The query's slots: each word with what it brings, its weight in coverage."""
         slots: list[_Slot] = []
+        question = bool(found) and found[0].text in QUESTIONS
+        if question:
+            slots.append(_Slot({}, family="question"))
         for word in found:
             if word.value:
                 hinted = _HINTS.get(word.kind, ())
                 if hinted:
-                    slots.append(_Slot({stem(h): HINT_WEIGHT for h in hinted}))
+                    weight = KEY_HINT if word.kind == "key" else HINT_WEIGHT
+                    slots.append(_Slot({stem(h): weight for h in hinted}))
         plain = [w for w in found if not w.value and not self._named(w)]
         plain = self._joined(plain)
         stems = [stem(w.text) for w in plain]
-        head = _head(plain)
+        head = None if question else _head(plain)
         brought: list[dict[str, float]] = [{} for _ in plain]
         phrased = [False] * len(plain)
         for start, end, adds in expansions(stems):
@@ -345,7 +358,8 @@ class LexicalIndex:
                 family = next((family_of[s] for s in every if s in family_of), None)
             if position == head:
                 mass *= engine.head_weight
-            slot = _Slot({s: w * word.weight for s, w in every.items()}, mass, family)
+            scale = ASIDE_WEIGHT if word.aside else 1.0
+            slot = _Slot({s: w * word.weight for s, w in every.items()}, mass, family, scale)
             slots.append(slot)
             previous = slot
         return slots

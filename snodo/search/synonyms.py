@@ -26,7 +26,7 @@ create, add, new, make, generate, insert
 get, fetch, retrieve, obtain, pull, grab, pull up, bring up, look up
 show, display, view, see, check, inspect
 list, enumerate, browse, all
-search, find, lookup, look, locate, seek, grep
+search, find, lookup, locate, seek, grep, look for
 update, edit, modify, change, alter, amend, patch, adjust, tweak
 send, deliver, dispatch
 reply, respond, answer
@@ -51,7 +51,7 @@ pull request, pr, merge request, mr
 instance, vm, virtual machine, machine, server, host, box, node
 database, db
 kubernetes, k8s, kube
-contact, person, people
+contact, person, people, lead
 customer, client
 company, account, organization, organisation, org, firm, business
 deal, opportunity, opp
@@ -89,7 +89,7 @@ reminder, remind
 free, available, availability, slot
 note, notes, memo
 wiki, confluence, knowledge base, kb
-compress, zip, bundle, pack
+compress, zip, bundle, pack, archive, tarball
 extract, unzip, decompress, unpack, uncompress
 info, metadata, details, properties, size
 read, open, contents, content, cat
@@ -130,11 +130,48 @@ walking, walk, on foot
 checklist, task list, todo list
 append, add to the end
 candidate, applicant, interviewee
+url, link, web address, website, site, webpage
+calendar, agenda
 """
 """Words that mean the same to a tool catalog, one set a line."""
 
 PARAPHRASES = """
 get rid of => delete
+look at => show read
+what's on => list
+what is on => list
+ping => message notify
+any => search list
+count => query sql
+owe => unpaid invoice
+owes => unpaid invoice
+owed => unpaid invoice
+money ~> payment amount balance
+cash ~> payment amount balance
+price ~> amount price
+cost ~> amount price
+fee ~> amount charge
+contract ~> file document
+report ~> file document report
+spreadsheet ~> file csv
+slides ~> file document
+deck ~> file document
+presentation ~> file document
+photo ~> file image
+picture ~> file image
+screenshot ~> file image
+video ~> file
+recording ~> file
+resume ~> file document
+letter ~> document
+engineer ~> employee person job
+engineers ~> employee person job
+designer ~> employee person job
+developer ~> employee person job
+colleague ~> employee person
+team ~> employee people channel
+gpu ~> instance machine
+cluster ~> instance kubernetes
 postpone => update event
 push back => update event
 delay => update
@@ -215,7 +252,8 @@ commute => directions
 latency => metrics
 error rate => metrics alert
 """
-"""A word or phrase of a query, and the words a tool would use for it."""
+"""A word or phrase of a query, and the words a tool would use for it (``=>``), or the
+words for what it is a kind of (``~>``)."""
 
 FAMILIES = """
 read: get, show, list, search, find, read, view, look, lookup, fetch, retrieve, describe, check, display, browse, see
@@ -233,6 +271,9 @@ SYNONYM_WEIGHT = 0.7
 """The weight of a word found through ``GROUPS``, the query's own word being 1."""
 PARAPHRASE_WEIGHT = 0.8
 """The weight of a word found through ``PARAPHRASES``."""
+KIND_WEIGHT = 0.5
+"""The weight of a word found through a ``~>`` line of ``PARAPHRASES``: what the query
+names is a kind of it (a screenshot is a file), which says less of the tool."""
 
 
 def _phrase(text: str) -> tuple[str, ...]:
@@ -250,16 +291,24 @@ def tables() -> tuple[dict[tuple[str, ...], Expansions], int]:
         entry = found.setdefault(key, {})
         for target in targets:
             for target_stem in target:
-                if target_stem not in key and entry.get(target_stem, 0.0) < weight:
+                if entry.get(target_stem, 0.0) < weight and (target_stem not in key):
                     entry[target_stem] = weight
 
     for line in GROUPS.strip().splitlines():
         members = [_phrase(part) for part in line.split(",")]
         for member in members:
             add(member, [other for other in members if other != member], SYNONYM_WEIGHT)
+            if len(member) > 1:  # a phrase of a group still means its own words
+                entry = found[member]
+                for own in member:
+                    entry[own] = 1.0
     for line in PARAPHRASES.strip().splitlines():
-        source, _, target = line.partition("=>")
-        add(_phrase(source), [_phrase(target)], PARAPHRASE_WEIGHT)
+        if "~>" in line:
+            source, _, target = line.partition("~>")
+            add(_phrase(source), [_phrase(target)], KIND_WEIGHT)
+        else:
+            source, _, target = line.partition("=>")
+            add(_phrase(source), [_phrase(target)], PARAPHRASE_WEIGHT)
     longest = max(len(key) for key in found)
     return found, longest
 

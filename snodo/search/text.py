@@ -31,7 +31,7 @@ __all__ = [
     "words",
 ]
 
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2,})")
 _WORD = re.compile(r"[^\W_]+")
 _QUOTED = re.compile(r"""(?:^|(?<=\s))(['"‘“«「])(.+?)(['"’”»」])(?=\s|[.,;:!?]|$)""")
 _LATIN_SPACES = re.compile(r"\s+")
@@ -52,7 +52,8 @@ STOPWORDS = frozenset(
     something anything everything someone somebody anyone thing things stuff way
     tell know go going gonna us one two three four five six seven eight nine ten
     got much many long come coming back say said saying take takes keep keeps ll re ve
-    s d t m also again yet still even able sure
+    s d t m also again yet still even able sure don doesn didn isn aren wasn weren won
+    wouldn shouldn couldn haven hasn hadn mustn
     """.split()
 )
 """English words that say nothing about which tool (folded, before stemming)."""
@@ -72,10 +73,15 @@ TIME_WORDS = frozenset(
 ASIDE = frozenset(
     """
     to from for about in on at with of by into onto over under via through since until
-    after before during that saying because but like than per off
+    after before during that saying because but like than per off and
     """.split()
 )
 """Words after which a query goes on with what the tool is given (``QueryWord.aside``)."""
+
+QUESTIONS = frozenset(
+    "what which who whom whose when where why how is are was were did does do any".split()
+)
+"""A query that begins with one of these asks to read, not to change anything."""
 
 
 def fold(text: str) -> str:
@@ -159,7 +165,7 @@ _EXTENSIONS = {
     "pdf": ("pdf",),
     "image": ("png", "jpg", "jpeg", "gif", "svg", "webp"),
     "document": ("doc", "docx", "odt", "md", "txt", "rtf"),
-    "code": ("py", "js", "ts", "go", "rs", "java", "rb", "c", "h", "cpp", "cs", "kt"),
+    "source": ("py", "js", "ts", "go", "rs", "java", "rb", "c", "h", "cpp", "cs", "kt", "sql"),
     "config": ("yaml", "yml", "json", "toml", "ini", "cfg", "env"),
 }
 """File extensions by what a file of that kind is: a hint of the tool that takes it."""

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from inspect import isawaitable
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from snodo.context import Context
 from snodo.errors import InternalError, InvalidParams, McpError, ResourceNotFound
@@ -42,16 +42,27 @@ __all__ = [
     "HANDLERS",
     "MethodHandler",
     "Outcome",
+    "SearchLayer",
     "Served",
     "capabilities",
     "forwarded",
     "offers",
+    "visible_definitions",
 ]
 
 log = logging.getLogger("snodo")
 
 Params = Mapping[str, Any]
 Outcome = dict[str, Any] | InputRequired | Subscription
+
+
+class SearchLayer(Protocol):
+    """What stands between a server's tool methods and its catalog when it searches
+    (``Server(tool_search=...)``, ``snodo.search``): it answers ``tools/list`` and the
+    ``tools/call`` of the tools it adds, and hands every other call to the handler it
+    would have had, with a ``Served`` whose ``tool_search`` is None."""
+
+    async def handle(self, served: Served, ctx: Context, params: Params) -> Outcome: ...
 
 
 @dataclass(slots=True)
@@ -79,6 +90,8 @@ class Served:
     mask_errors: bool = False
     """A tool's untyped exception reaches the client as a generic message, the detail
     only in the log (``Server(mask_errors=True)``)."""
+    tool_search: SearchLayer | None = None
+    """Tool search (``Server(tool_search=...)``): answers the tool methods first."""
 
     def __post_init__(self) -> None:
         if self.tasks is not None:  # task status to this process's listen streams
@@ -119,6 +132,9 @@ def offers(served: Served, method: str) -> bool:
 
 async def forwarded(served: Served, ctx: Context, params: Params) -> Outcome:
     """A feature method answered by the backend."""
+    search = served.tool_search
+    if search is not None and ctx.request_method in ("tools/list", "tools/call"):
+        return await search.handle(served, ctx, params)
     assert served.backend is not None  # routed here only when there is one
     given = {key: value for key, value in params.items() if key != "_meta"}
     return await served.backend.forward(ctx, given)
@@ -139,13 +155,11 @@ async def discover(served: Served, ctx: Context, params: Params) -> Outcome:
     return result
 
 
-def _listing(
-    served: Served,
-    ctx: Context,
-    params: Params,
-    key: str,
-    kind: Literal["tools", "resources", "templates", "prompts"],
-) -> Outcome:
+def visible_definitions(
+    served: Served, ctx: Context, kind: Literal["tools", "resources", "templates", "prompts"]
+) -> tuple[list[Any], bool]:
+    """The definitions of ``kind`` this caller may see, in registration order, and
+    whether the list is this caller's own (it differs by caller: never to be shared)."""
     filtered = served.hide_unauthorized and ctx.scopes is not None
     items = served.registry.definitions(kind, ctx.scopes if filtered else None)
     if kind == "tools" and served.registry.app_only:
@@ -155,6 +169,17 @@ def _listing(
         if not renders_apps(ctx.client_capabilities):
             hidden = served.registry.app_only
             items = [item for item in items if item["name"] not in hidden]
+    return items, filtered
+
+
+def _listing(
+    served: Served,
+    ctx: Context,
+    params: Params,
+    key: str,
+    kind: Literal["tools", "resources", "templates", "prompts"],
+) -> Outcome:
+    items, filtered = visible_definitions(served, ctx, kind)
     chosen, next_cursor = page(items, ctx.request_method, params.get("cursor"), served.page_size)
     result: dict[str, Any] = {key: list(chosen)}
     if next_cursor is not None:
@@ -173,10 +198,14 @@ def is_hidden(served: Served, ctx: Context, scopes: frozenset[str]) -> bool:
 
 
 async def tools_list(served: Served, ctx: Context, params: Params) -> Outcome:
+    if served.tool_search is not None:
+        return await served.tool_search.handle(served, ctx, params)
     return _listing(served, ctx, params, "tools", "tools")
 
 
 async def tools_call(served: Served, ctx: Context, params: Params) -> Outcome:
+    if served.tool_search is not None:
+        return await served.tool_search.handle(served, ctx, params)
     name = params["name"]
     tool = served.registry.tools.get(name)
     app_only = name in served.registry.app_only and not renders_apps(ctx.client_capabilities)
