@@ -122,7 +122,7 @@ class Lexical:
     k1: float = 1.2
     b: float = 0.3
     min_coverage: float = 0.35
-    min_score: float = 2.0
+    min_score: float = 0.65
     unknown_weight: float = 1.0
     foreign_unknown: float = 0.35
     aside_unknown: float = 0.4
@@ -286,9 +286,9 @@ class LexicalIndex:
 
     def _fits(self, best: tuple[int, float], slots: list[_Slot]) -> bool:
         engine = self.engine
-        return best[1] >= engine.min_score and self._coverage(best[0], slots) >= (
-            engine.min_coverage
-        )
+        return best[1] >= engine.min_score * self.rarest and self._coverage(
+            best[0], slots
+        ) >= (engine.min_coverage)
 
     def _coverage(self, doc: int, slots: list[_Slot]) -> float:
         total = sum(slot.mass for slot in slots)
@@ -366,8 +366,10 @@ class LexicalIndex:
 
     def _named(self, word: Word) -> bool:
         """A capitalized word mid-sentence that the catalog knows only in lower case
-        (or not at all): a name, a value, not a word about the tool."""
-        return word.proper and word.text not in self.capitalized
+        (or not at all): a name, a value, not a word about the tool. A product's or
+        service's name (``Word.brand``) is a word about the tool: one the catalog does
+        not know says the tool is not here."""
+        return word.proper and not word.brand and word.text not in self.capitalized
 
     def _joined(self, found: list[Word]) -> list[Word]:
         """Two words the catalog writes as one (``pay slip``, ``time zone``, ``to do``)

@@ -48,6 +48,8 @@ class Word:
     """What kind of value it is (``snodo.search.text.value_kind``)."""
     aside: bool = False
     """Said after a preposition (``snodo.search.text.QueryWord.aside``)."""
+    brand: bool = False
+    """A product's or service's name (``snodo.search.text.QueryWord.brand``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +137,7 @@ def english_words(query: str, language: str | None = None) -> list[Word]:
     language = language or detect(query)
     if language == "en":
         return [
-            Word(w.text, value=w.value, proper=w.proper, kind=w.kind, aside=w.aside)
+            Word(w.text, value=w.value, proper=w.proper, kind=w.kind, aside=w.aside, brand=w.brand)
             for w in query_words(query)
         ]
     if language == "ja":

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from snodo.search.text import fold, stem, words
+from snodo.search.text import STOPWORDS, TIME_WORDS, fold, stem, words
 
 __all__ = ["Expansions", "expansions", "families"]
 
@@ -259,7 +259,7 @@ FAMILIES = """
 read: get, show, list, search, find, read, view, look, lookup, fetch, retrieve, describe, check, display, browse, see
 create: create, add, new, make, generate, insert
 delete: delete, remove, erase, trash, discard, purge, destroy, wipe, drop
-update: update, edit, modify, change, alter, rename, move, patch
+update: update, edit, modify, change, alter, rename, move, patch, link, assign, transition, mark, merge, set
 """
 """Actions that exclude each other: a query that reads is not asking for a tool that
 creates, deletes or updates, whatever the object."""
@@ -271,9 +271,20 @@ SYNONYM_WEIGHT = 0.7
 """The weight of a word found through ``GROUPS``, the query's own word being 1."""
 PARAPHRASE_WEIGHT = 0.8
 """The weight of a word found through ``PARAPHRASES``."""
+PHRASE_PART = 0.8
+"""What each word of a phrase a word brings weighs, as a share of the phrase's weight."""
 KIND_WEIGHT = 0.5
 """The weight of a word found through a ``~>`` line of ``PARAPHRASES``: what the query
 names is a kind of it (a screenshot is a file), which says less of the tool."""
+
+
+def _weak(word_stem: str) -> bool:
+    return len(word_stem) < 3 or word_stem in _weak_stems()
+
+
+@lru_cache(maxsize=1)
+def _weak_stems() -> frozenset[str]:
+    return frozenset(stem(w) for w in (*STOPWORDS, *TIME_WORDS, "off", "out", "up", "down"))
 
 
 def _phrase(text: str) -> tuple[str, ...]:
@@ -290,9 +301,14 @@ def tables() -> tuple[dict[tuple[str, ...], Expansions], int]:
             return
         entry = found.setdefault(key, {})
         for target in targets:
+            # A phrase's words each bring less, and its short and function words nothing
+            # (``time off`` is not any time, ``e-mail`` no ``e``).
+            share = weight if len(target) == 1 else weight * PHRASE_PART
             for target_stem in target:
-                if entry.get(target_stem, 0.0) < weight and (target_stem not in key):
-                    entry[target_stem] = weight
+                if len(target) > 1 and _weak(target_stem):
+                    continue
+                if entry.get(target_stem, 0.0) < share and target_stem not in key:
+                    entry[target_stem] = share
 
     for line in GROUPS.strip().splitlines():
         members = [_phrase(part) for part in line.split(",")]
@@ -301,7 +317,7 @@ def tables() -> tuple[dict[tuple[str, ...], Expansions], int]:
             if len(member) > 1:  # a phrase of a group still means its own words
                 entry = found[member]
                 for own in member:
-                    entry[own] = 1.0
+                    entry[own] = max(entry.get(own, 0.0), PARAPHRASE_WEIGHT)
     for line in PARAPHRASES.strip().splitlines():
         if "~>" in line:
             source, _, target = line.partition("~>")

@@ -78,6 +78,8 @@ ASIDE = frozenset(
 )
 """Words after which a query goes on with what the tool is given (``QueryWord.aside``)."""
 
+_DETERMINERS = frozenset("a an my our your his her their this these".split())
+
 QUESTIONS = frozenset(
     "what which who whom whose when where why how is are was were did does do any".split()
 )
@@ -146,6 +148,9 @@ class QueryWord:
     aside: bool = False
     """After a preposition, ``that`` or a colon: words there are mostly what the tool
     is given (a recipient, a topic, a place) rather than what it is."""
+    brand: bool = False
+    """A capitalized word after an article or possessive (``a Zoom call``, ``my Amazon
+    order``): the name of a product or service, not of a person."""
 
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$", re.IGNORECASE)
@@ -223,6 +228,7 @@ def query_words(query: str) -> Iterator[QueryWord]:
     spans.append((text[last:], False))
     first = True
     aside = False
+    previous = ""
     for span, quoted in spans:
         for token in _LATIN_SPACES.split(span):
             if not token:
@@ -230,15 +236,22 @@ def query_words(query: str) -> Iterator[QueryWord]:
             kind = "quoted" if quoted else value_kind(token)
             value = kind is not None
             for part in _WORD.findall(_CAMEL.sub(" ", token).replace("_", " ")):
-                proper = not first and part[:1].isupper() and not part.isupper()
+                proper = not first and part[:1].isupper() and part[1:2].islower()
                 folded = fold(part)
                 if not value and folded in TIME_WORDS:
                     yield QueryWord(folded, value=True, kind="time", aside=aside)
                     first = False
                     continue
+                brand = proper and previous in _DETERMINERS
                 yield QueryWord(
-                    folded, value=value, proper=proper, kind=kind or "", aside=aside
+                    folded,
+                    value=value,
+                    proper=proper,
+                    kind=kind or "",
+                    aside=aside,
+                    brand=brand,
                 )
+                previous = folded
                 if folded in ASIDE:
                     aside = True
                 kind = None  # the token's kind goes with its first word alone
