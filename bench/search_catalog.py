@@ -23,10 +23,10 @@ _TYPES = {"string", "integer", "number", "boolean", "object"}
 def _schema(params: dict[str, str]) -> dict[str, Any]:
     properties: dict[str, Any] = {}
     required: list[str] = []
-    for name, spec in params.items():
-        if spec.startswith("*"):
+    for name, written in params.items():
+        spec = written.removeprefix("*")
+        if spec != written:
             required.append(name)
-            spec = spec[1:]
         kind, _, text = spec.partition(": ")
         prop: dict[str, Any]
         if kind in _TYPES:
@@ -409,8 +409,7 @@ ISSUES = [
     ),
     tool(
         "updateIssue",
-        "Edit the fields of an existing issue: summary, description, priority, labels, "
-        "due date.",
+        "Edit the fields of an existing issue: summary, description, priority, labels, due date.",
         issueKey="*string",
         fields="*object: Field names and their new values",
     ),
@@ -580,8 +579,7 @@ DATABASE = [
     ),
     tool(
         "describe_table",
-        "Show a table's columns with their types, nullability, defaults, indexes and "
-        "foreign keys.",
+        "Show a table's columns with their types, nullability, defaults, indexes and foreign keys.",
         table="*string",
     ),
     tool(
@@ -995,7 +993,8 @@ TRAVEL = [
     ),
     tool(
         "search_places",
-        "Find places nearby: restaurants, cafes, shops, pharmacies, with ratings and opening hours.",
+        "Find places nearby: restaurants, cafes, shops, pharmacies, with ratings and opening"
+        " hours.",
         query="*string: What to look for",
         near="string: Location",
         open_now="boolean",

@@ -23,7 +23,7 @@ from fastmcp.tools import Tool, ToolResult
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from search_catalog import TOOLS  # noqa: E402
+from search_catalog import TOOLS
 
 
 class Listed(Tool):

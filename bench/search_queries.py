@@ -371,7 +371,10 @@ _DEVELOPMENT: list[tuple[str, str | None]] = [
     ("which open PRs does acme/web have waiting for review", "github_list_pull_requests"),
     ("LGTM pull request 301 in acme/api", "github_review_pull_request"),
     ("rerun the build pipeline on main", "ci_trigger_workflow"),
-    ("look at the code of src/server.ts on the main branch of acme/api", "github_get_file_contents"),
+    (
+        "look at the code of src/server.ts on the main branch of acme/api",
+        "github_get_file_contents",
+    ),
     ("count the orders placed yesterday in the database", "run_sql_query"),
     ("what's the schema of the invoices table", "describe_table"),
     ("purge all sessions older than 30 days from the sessions table", "db_delete_rows"),

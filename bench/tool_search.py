@@ -72,7 +72,12 @@ def catalog_server(search: ToolSearch | None) -> Server:
 
 
 def request(method: str, params: dict[str, Any], number: int = 1) -> bytes:
-    message = {"jsonrpc": "2.0", "id": number, "method": method, "params": {**params, "_meta": META}}
+    message = {
+        "jsonrpc": "2.0",
+        "id": number,
+        "method": method,
+        "params": {**params, "_meta": META},
+    }
     return json.dumps(message).encode()
 
 
@@ -245,7 +250,9 @@ def report(runs: Sequence[Run]) -> str:
         for run in runs
     ]
     out.append(
-        table(["engine", "CPU ms per search (call path)", "ranking alone", "tools/list bytes"], rows)
+        table(
+            ["engine", "CPU ms per search (call path)", "ranking alone", "tools/list bytes"], rows
+        )
     )
     return "\n\n".join(out)
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import copy
 import hashlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Annotated, Any, Final
+from typing import TYPE_CHECKING, Annotated, Any, Final, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -34,12 +34,13 @@ from snodo.server.pagination import page
 from snodo.state.canonical import encode
 
 if TYPE_CHECKING:
-    from snodo.search.serving import ToolSearch
     from snodo.server import Server
+    from snodo.server.dispatch import Served
 
 __all__ = [
     "EXTENSION_ID",
     "MAX_NAMES",
+    "Searcher",
     "UnknownToolNames",
     "catalog_entry",
     "disclosure_extension",
@@ -57,6 +58,23 @@ MAX_NAMES: Final = 100
 """The most names one ``tools/describe`` takes."""
 _SUMMARY: Final = 200
 _ANNOTATIONS: Final = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+
+
+class Catalog(Protocol):
+    """A caller's catalog as a search keeps it (``snodo.search.serving``)."""
+
+    definitions: list[dict[str, Any]]
+    by_name: dict[str, dict[str, Any]]
+
+
+class Searcher(Protocol):
+    """What the extension asks of the search (``snodo.search.serving.ToolSearch``)."""
+
+    async def search(
+        self, served: Served, ctx: Context, query: str, limit: int | None = None
+    ) -> tuple[list[str], Catalog]: ...
+
+    async def catalog(self, served: Served, ctx: Context) -> Catalog: ...
 
 
 class UnknownToolNames(McpError):
@@ -115,7 +133,7 @@ def summary(description: Any) -> str:
     return text if len(text) <= _SUMMARY else text[: _SUMMARY - 1].rstrip() + "…"
 
 
-def disclosure_extension(search: ToolSearch, server: Server) -> Extension:
+def disclosure_extension(search: Searcher, server: Server) -> Extension:
     """The extension as ``server`` offers it, answered by ``search``."""
     extension = Extension(EXTENSION_ID, SETTINGS)
 
@@ -147,7 +165,7 @@ def disclosure_extension(search: ToolSearch, server: Server) -> Extension:
     return extension
 
 
-def _plain(server: Server) -> Any:
+def _plain(server: Server) -> Served:
     """The server's ``Served`` as a search reads it (without the search layer)."""
     plain = copy.copy(server.served)
     plain.tool_search = None

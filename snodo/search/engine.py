@@ -189,9 +189,7 @@ class LexicalIndex:
             if not isinstance(name, str):
                 continue
             self.names.append(name)
-            fields.append(
-                {key: _stems(value) for key, value in document_fields(tool).items()}
-            )
+            fields.append({key: _stems(value) for key, value in document_fields(tool).items()})
             for text in (tool.get("title"), tool.get("description")):
                 if isinstance(text, str):
                     capitalized.update(fold(w) for w in _CAPITAL.findall(text))
@@ -286,9 +284,9 @@ class LexicalIndex:
 
     def _fits(self, best: tuple[int, float], slots: list[_Slot]) -> bool:
         engine = self.engine
-        return best[1] >= engine.min_score * self.rarest and self._coverage(
-            best[0], slots
-        ) >= (engine.min_coverage)
+        return best[1] >= engine.min_score * self.rarest and self._coverage(best[0], slots) >= (
+            engine.min_coverage
+        )
 
     def _coverage(self, doc: int, slots: list[_Slot]) -> float:
         total = sum(slot.mass for slot in slots)

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import import_module
+from typing import Any
 
 from snodo.search.text import STOPWORDS, QueryWord, fold, query_words, stemmer, strip_accents
 
@@ -72,7 +73,7 @@ def _key(language: str, word: str) -> str:
 
 
 @lru_cache(maxsize=8)
-def _stemmer(name: str) -> object:
+def _stemmer(name: str) -> Any:
     return stemmer(name)
 
 
@@ -196,7 +197,7 @@ def _compound(known: _Lexicon, key: str) -> tuple[str, ...] | None:
 
 
 def _stem_again(part: str) -> str:
-    return strip_accents(str(_stemmer("german").stemWord(part)))  # type: ignore[attr-defined]
+    return strip_accents(str(_stemmer("german").stemWord(part)))
 
 
 def _japanese(query: str) -> list[Word]:
@@ -211,9 +212,7 @@ def _japanese(query: str) -> list[Word]:
             while end < len(text) and not _JAPANESE.match(text[end]):
                 end += 1
             for word in query_words(text[position:end]):
-                meaning = known.phrases.get((word.text.upper(),)) or known.phrases.get(
-                    (word.text,)
-                )
+                meaning = known.phrases.get((word.text.upper(),)) or known.phrases.get((word.text,))
                 if meaning is not None and not word.value:
                     out += [Word(english, TRANSLATED) for english in meaning]
                 else:
@@ -234,8 +233,10 @@ def _japanese(query: str) -> list[Word]:
                 break
         else:
             end = position + 1  # an unknown run: one word no tool knows
-            while end < len(text) and _JAPANESE.match(text[end]) and not _starts_known(
-                known, text, end
+            while (
+                end < len(text)
+                and _JAPANESE.match(text[end])
+                and not _starts_known(known, text, end)
             ):
                 end += 1
             out.append(Word(text[position:end], foreign=True))

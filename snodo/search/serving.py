@@ -31,6 +31,7 @@ from snodo import jsonrpc
 from snodo.context import Context, refilled
 from snodo.errors import InvalidParams, McpError
 from snodo.result import InputRequired
+from snodo.search.disclosure import disclosure_extension
 from snodo.search.engine import Engine, Index, Lexical
 from snodo.server.apps import renders_apps
 from snodo.server.dispatch import HANDLERS, Outcome, Served, forwarded, visible_definitions
@@ -115,8 +116,6 @@ class ToolSearch:
         server.served.tool_search = self
         server.subscriptions.watchers.append(self.changed)
         if self.disclosure:
-            from snodo.search.disclosure import disclosure_extension  # noqa: PLC0415
-
             server.add_extension(disclosure_extension(self, server))
 
     def changed(self, key: str) -> None:
@@ -161,8 +160,7 @@ class ToolSearch:
                 "name": self.call_tool,
                 "title": "Call a tool",
                 "description": (
-                    f"Call a tool that {self.search_tool} found, by its name, with its "
-                    "arguments."
+                    f"Call a tool that {self.search_tool} found, by its name, with its arguments."
                 ),
                 "inputSchema": {
                     "type": "object",

@@ -256,10 +256,12 @@ error rate => metrics alert
 words for what it is a kind of (``~>``)."""
 
 FAMILIES = """
-read: get, show, list, search, find, read, view, look, lookup, fetch, retrieve, describe, check, display, browse, see
+read: get, show, list, search, find, read, view, look, lookup, fetch, retrieve, describe
+read: check, display, browse, see
 create: create, add, new, make, generate, insert
 delete: delete, remove, erase, trash, discard, purge, destroy, wipe, drop
-update: update, edit, modify, change, alter, rename, move, patch, link, assign, transition, mark, merge, set
+update: update, edit, modify, change, alter, rename, move, patch, link, assign
+update: transition, mark, merge, set
 """
 """Actions that exclude each other: a query that reads is not asking for a tool that
 creates, deletes or updates, whatever the object."""

@@ -33,55 +33,63 @@ __all__ = [
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z]{2,})")
 _WORD = re.compile(r"[^\W_]+")
-_QUOTED = re.compile(r"""(?:^|(?<=\s))(['"‘“«「])(.+?)(['"’”»」])(?=\s|[.,;:!?]|$)""")
+_QUOTED = re.compile(r"""(?:^|(?<=\s))(['"‘“«「])(.+?)(['"’”»」])(?=\s|[.,;:!?]|$)""")  # noqa: RUF001
 _LATIN_SPACES = re.compile(r"\s+")
 
-STOPWORDS = frozenset(
+
+def _set(text: str) -> frozenset[str]:
+    """The words of ``text``, whitespace apart."""
+    return frozenset(text.split())
+
+
+STOPWORDS = _set(
     """
     a about above after again all also am an and any are as at be been before being
-    below between both but by can could did do does doing done down during each few
-    for from further had has have having he her here hers herself him himself his how
-    i if in into is it its itself just let me might mine more most must my myself no
-    nor not now of off on once only or other our ours ourselves out over own please
-    same shall she should so some such than that the their theirs them themselves then
-    there these they this those through to too under until up very was we were what
-    when where which while who whom why will with would you your yours yourself
-    yourselves via per us ok okay hey hi thanks thank could'd i'm i'd i'll i've it's
-    that's what's there's let's don't doesn't didn't can't won't isn't aren't wasn't
-    want wanna need needs like kindly quickly also really just maybe actually right
-    something anything everything someone somebody anyone thing things stuff way
-    tell know go going gonna us one two three four five six seven eight nine ten
-    got much many long come coming back say said saying take takes keep keeps ll re ve
-    s d t m also again yet still even able sure don doesn didn isn aren wasn weren won
-    wouldn shouldn couldn haven hasn hadn mustn
-    """.split()
+    below between both but by can could did do does doing done down during each few for
+    from further had has have having he her here hers herself him himself his how i if
+    in into is it its itself just let me might mine more most must my myself no nor not
+    now of off on once only or other our ours ourselves out over own please same shall
+    she should so some such than that the their theirs them themselves then there these
+    they this those through to too under until up very was we were what when where which
+    while who whom why will with would you your yours yourself yourselves via per us ok
+    okay hey hi thanks thank could'd i'm i'd i'll i've it's that's what's there's let's
+    don't doesn't didn't can't won't isn't aren't wasn't want wanna need needs like
+    kindly quickly also really just maybe actually right something anything everything
+    someone somebody anyone thing things stuff way tell know go going gonna us one two
+    three four five six seven eight nine ten got much many long come coming back say
+    said saying take takes keep keeps ll re ve s d t m also again yet still even able
+    sure don doesn didn isn aren wasn weren won wouldn shouldn couldn haven hasn hadn
+    mustn
+    """
 )
 """English words that say nothing about which tool (folded, before stemming)."""
 
 
-TIME_WORDS = frozenset(
+TIME_WORDS = _set(
     """
-    today tomorrow yesterday tonight morning afternoon evening night noon midnight
-    day days week weeks weekend month months year years hour hours minute minutes
-    next last ago since until later soon now daily weekly monthly yearly quarter
-    monday tuesday wednesday thursday friday saturday sunday
-    january february march april june july august september october november december
-    """.split()
+    today tomorrow yesterday tonight morning afternoon evening night noon midnight day
+    days week weeks weekend month months year years hour hours minute minutes next last
+    ago since until later soon now daily weekly monthly yearly quarter monday tuesday
+    wednesday thursday friday saturday sunday january february march april june july
+    august september october november december
+    """
 )
 """Words that say when: arguments of a tool, not words about which tool."""
 
-ASIDE = frozenset(
+ASIDE = _set(
     """
     to from for about in on at with of by into onto over under via through since until
     after before during that saying because but like than per off and
-    """.split()
+    """
 )
 """Words after which a query goes on with what the tool is given (``QueryWord.aside``)."""
 
-_DETERMINERS = frozenset("a an my our your his her their this these".split())
+_DETERMINERS = _set("a an my our your his her their this these")
 
-QUESTIONS = frozenset(
-    "what which who whom whose when where why how is are was were did does do any".split()
+QUESTIONS = _set(
+    """
+    what which who whom whose when where why how is are was were did does do any
+    """
 )
 """A query that begins with one of these asks to read, not to change anything."""
 
@@ -157,9 +165,7 @@ _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$", re.IGNORECASE)
 _URL = re.compile(r"^(?:https?|ftp)://|^www\.", re.IGNORECASE)
 _FILE = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,6}$")
 _KEY = re.compile(r"^[A-Z][A-Z0-9]+-\d+$")
-_MONEY = re.compile(
-    r"^[$€£¥]\d|^\d[\d,.]*(?:k|m|bn|usd|eur|gbp|[$€£¥])$", re.IGNORECASE
-)
+_MONEY = re.compile(r"^[$€£¥]\d|^\d[\d,.]*(?:k|m|bn|usd|eur|gbp|[$€£¥])$", re.IGNORECASE)
 _TIME = re.compile(
     r"^\d{1,2}(?::\d{2})?(?:am|pm)$|^\d{1,2}:\d{2}$|^\d{4}-\d{2}-\d{2}", re.IGNORECASE
 )
@@ -201,8 +207,10 @@ def value_kind(token: str) -> str | None:
         return "money"
     if _CAMEL_WORD.match(core):
         return "code"
-    if "/" in core or "\\" in core or (
-        "." in core.strip(".") and _FILE.search(core) and not core.replace(".", "").isdigit()
+    if (
+        "/" in core
+        or "\\" in core
+        or ("." in core.strip(".") and _FILE.search(core) and not core.replace(".", "").isdigit())
     ):
         found = _FILE.search(core)
         if found is None:

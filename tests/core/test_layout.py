@@ -40,10 +40,14 @@ _ROLES: dict[str, frozenset[str]] = {
     "server": frozenset({CORE, "state", "tasks", "auth"}),
     "legacy": frozenset({CORE, "state", "server"}),
     "transports": frozenset({CORE, "auth", "legacy", "server"}),
-    "client": frozenset({CORE, "server"}),  # server: the in-memory transport, server.csp
+    "search": frozenset({CORE, "state", "server"}),
+    "client": frozenset({CORE, "server", "search"}),  # server: the in-memory transport,
+    # server.csp; search: tools searched here for a server that searches none
     "otel": frozenset({CORE}),
     "gateway": frozenset({CORE, "state", "server", "client"}),
-    "cli": frozenset({CORE, "state", "server", "transports", "otel", "client", "oauth", "gateway"}),
+    "cli": frozenset(
+        {CORE, "state", "server", "transports", "otel", "client", "oauth", "gateway", "search"}
+    ),
 }
 MAY_IMPORT: dict[str, frozenset[str]] = {
     **{name: allowed | {REVISIONS} for name, allowed in _ROLES.items()},

@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict
 
 from snodo import Server
 from snodo.search import ToolSearch
-from tests.search.catalog import TOOLS, add_tools, catalog_server
 from snodo_wire import Tool, ToolAnnotations
+from tests.search.catalog import TOOLS, add_tools, catalog_server
 from tests.support.wire import answer, request
 
 
@@ -28,7 +28,10 @@ class CatalogEntry(BaseModel):
     schemaHash: str  # noqa: N815
     annotations: ToolAnnotations | None = None
 
-RENDERS = {"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}}
+
+RENDERS = {
+    "extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}
+}
 
 
 def result(server: Server, method: str, params: dict[str, Any], **options: Any) -> Any:
@@ -138,9 +141,7 @@ def test_call_tool_refuses_what_it_cannot_call_as_a_tool_error() -> None:
     bad = result(server, "tools/call", {"name": "search_tools", "arguments": {"query": ""}})
     assert bad["isError"] is True
     # A tool's own checks still apply when it is called through call_tool.
-    wrong = result(
-        server, "tools/call", {"name": "call_tool", "arguments": {"name": "geocode"}}
-    )
+    wrong = result(server, "tools/call", {"name": "call_tool", "arguments": {"name": "geocode"}})
     assert wrong["isError"] is True and "Invalid arguments for tool geocode" in str(wrong)
 
 
