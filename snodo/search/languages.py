@@ -20,7 +20,15 @@ from functools import lru_cache
 from importlib import import_module
 from typing import Any
 
-from snodo.search.text import STOPWORDS, QueryWord, fold, query_words, stemmer, strip_accents
+from snodo.search.text import (
+    STOPWORDS,
+    TIME_WORDS,
+    QueryWord,
+    fold,
+    query_words,
+    stemmer,
+    strip_accents,
+)
 
 __all__ = ["LANGUAGES", "Word", "detect", "english_words"]
 
@@ -132,6 +140,13 @@ def detect(query: str) -> str:
     return best if scores[best] > scores["en"] else "en"
 
 
+def _meant(english: str) -> Word:
+    """A word the lexicon gave: a time word is a value, as in an English query."""
+    if english in TIME_WORDS:
+        return Word(english, TRANSLATED, value=True, kind="time")
+    return Word(english, TRANSLATED)
+
+
 def english_words(query: str, language: str | None = None) -> list[Word]:
     """The query's words for an English-speaking index: its own when it is English,
     else what the lexicon of its language makes of them (``detect`` when not given)."""
@@ -164,7 +179,7 @@ def _translated(language: str, found: list[QueryWord]) -> list[Word]:
                 continue
             meaning = known.phrases.get(tuple(keys[index : index + size]))
             if meaning is not None:
-                out += [Word(english, TRANSLATED) for english in meaning]
+                out += [_meant(english) for english in meaning]
                 matched = size
                 break
         if matched:
@@ -176,7 +191,7 @@ def _translated(language: str, found: list[QueryWord]) -> list[Word]:
             continue
         parts = _compound(known, keys[index]) if language == "de" else None
         if parts:
-            out += [Word(english, TRANSLATED) for english in parts]
+            out += [_meant(english) for english in parts]
         else:
             out.append(Word(word.text, proper=word.proper, foreign=True))
         index += 1
@@ -214,7 +229,7 @@ def _japanese(query: str) -> list[Word]:
             for word in query_words(text[position:end]):
                 meaning = known.phrases.get((word.text.upper(),)) or known.phrases.get((word.text,))
                 if meaning is not None and not word.value:
-                    out += [Word(english, TRANSLATED) for english in meaning]
+                    out += [_meant(english) for english in meaning]
                 else:
                     out.append(
                         Word(word.text, value=word.value, proper=word.proper, kind=word.kind)
@@ -225,7 +240,7 @@ def _japanese(query: str) -> list[Word]:
             piece = text[position : position + size]
             meaning = known.phrases.get((piece,))
             if meaning is not None:
-                out += [Word(english, TRANSLATED) for english in meaning]
+                out += [_meant(english) for english in meaning]
                 position += size
                 break
             if piece in known.stopwords:
