@@ -171,7 +171,7 @@ def from_environment() -> Server:
         shared = {"relay": notify, "notifications": notification_bus(notify)}
     searched = described.get("tool_search")
     if isinstance(searched, dict):
-        from snodo.search import ToolSearch  # noqa: PLC0415 (the search extra, when asked)
+        from snodo.search import ToolSearch  # the search extra, when asked
 
         shared["tool_search"] = ToolSearch(
             max_results=int(searched.get("max_results", 5)),
