@@ -19,8 +19,12 @@ for the ranking alone, and the bytes of ``tools/list`` with search on and off.
 
     .venv/bin/python bench/tool_search.py [--rounds 5] [--no-fastmcp] [--no-model] [--quick]
 
-``--quick`` times fewer rounds (the accuracy figures are the same: they do not depend
-on timing); ``tests/bench/test_tool_search.py`` runs it.
+Where ``OPENBLAS_CORETYPE`` is set (some machines set it to get around older OpenBLAS
+builds), it slows the model's numpy a hundredfold: the guide's figures were measured
+with it unset for that one command (``env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE
+.venv/bin/python bench/tool_search.py``). ``--quick`` times fewer rounds (the accuracy
+figures are the same: they do not depend on timing); ``tests/bench/test_tool_search.py``
+runs it.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ import argparse
 import asyncio
 import importlib.util
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -37,6 +42,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+# One search embeds one query: numpy's BLAS threads only add their own CPU to it (on two
+# shared cores, tenfold). Set before numpy is first imported.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))

@@ -72,9 +72,13 @@ class Searcher(Protocol):
 
     async def search(
         self, served: Served, ctx: Context, query: str, limit: int | None = None
-    ) -> tuple[list[str], Catalog]: ...
+    ) -> tuple[list[str], Catalog]:
+        """The names of the caller's tools that fit ``query``, best first, and its catalog."""
+        ...
 
-    async def catalog(self, served: Served, ctx: Context) -> Catalog: ...
+    async def catalog(self, served: Served, ctx: Context) -> Catalog:
+        """The tools this caller may see."""
+        ...
 
 
 class UnknownToolNames(McpError):

@@ -58,7 +58,9 @@ class Index(Protocol):
 class Engine(Protocol):
     """Makes an ``Index`` of tool definitions (as ``tools/list`` shows them)."""
 
-    def index(self, tools: Sequence[Mapping[str, Any]]) -> Index: ...
+    def index(self, tools: Sequence[Mapping[str, Any]]) -> Index:
+        """An index of ``tools``, searched until the catalog changes."""
+        ...
 
 
 FIELDS = ("name", "title", "summary", "description", "parameters", "parameter_text")
@@ -129,6 +131,7 @@ class Lexical:
     head_weight: float = 3.0
 
     def index(self, tools: Sequence[Mapping[str, Any]]) -> LexicalIndex:
+        """The catalog's words and their weights, counted once."""
         return LexicalIndex(self, tools)
 
 

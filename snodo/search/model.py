@@ -55,6 +55,7 @@ class Hybrid:
     min_similarity: float = 0.3
 
     def index(self, tools: Sequence[Mapping[str, Any]]) -> HybridIndex:
+        """The lexical index and every tool's embedding, made once."""
         return HybridIndex(self, tools)
 
 

@@ -79,7 +79,9 @@ class ToolSearchOption(Protocol):
     """What ``Server(tool_search=...)`` takes (``snodo.search.ToolSearch``): it puts
     itself between the server's tool methods and its catalog."""
 
-    def attach(self, server: Server) -> None: ...
+    def attach(self, server: Server) -> None:
+        """Answer ``server``'s tool methods from now on; the server calls it once."""
+        ...
 
 
 class Server(Decorators):

@@ -62,7 +62,9 @@ class SearchLayer(Protocol):
     ``tools/call`` of the tools it adds, and hands every other call to the handler it
     would have had, with a ``Served`` whose ``tool_search`` is None."""
 
-    async def handle(self, served: Served, ctx: Context, params: Params) -> Outcome: ...
+    async def handle(self, served: Served, ctx: Context, params: Params) -> Outcome:
+        """The answer to a ``tools/list`` or ``tools/call`` of the server ``served``."""
+        ...
 
 
 @dataclass(slots=True)
