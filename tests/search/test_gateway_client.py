@@ -123,13 +123,20 @@ def test_the_client_uses_whichever_search_the_server_offers() -> None:
 def test_the_client_searches_in_a_legacy_session_over_http() -> None:
     target = "tests/search/catalog_server.py:server"
 
-    async def scenario(url: str) -> tuple[list[str], str]:
+    async def scenario(url: str) -> tuple[list[str], str, list[str]]:
         async with Client.http(url, era="legacy") as client:
             found = await client.search_tools("Lösche die Datei temp/cache.db")
             called = await client.call_tool(found[0].name, {"path": "temp/cache.db"})
-            return [tool.name for tool in found], text(called)
+            queried = await client.request("tools/list", {"query": "rename a file"})
+            assert client.era == "legacy"
+            return (
+                [tool.name for tool in found],
+                text(called),
+                [t["name"] for t in queried["tools"]],
+            )
 
     with serving(lambda port: snodo_run(target, "http", "--port", str(port))) as server:
-        names, called = run(lambda: scenario(f"{server.base}/mcp"))
-    assert names[0] == "delete_file"
+        names, called, queried = run(lambda: scenario(f"{server.base}/mcp"))
+    assert names[0] == "delete_file"  # through tools/catalog and tools/describe
     assert called == "delete_file ran with path"
+    assert queried[0] == "move_file"
