@@ -23,7 +23,7 @@ from snodo.client.checks import OutputSchemas, listed_tool
 from snodo.client.connection import Connection
 from snodo.client.errors import ProtocolViolation
 from snodo.client.results import validated
-from snodo.http_headers import valid_header_params
+from snodo.core.http_headers import valid_header_params
 from snodo.revisions.authoring import Tool
 
 __all__ = ["EXTENSION_ID", "SEARCH_TOOL", "ToolSearching"]

@@ -27,15 +27,15 @@ from typing import TYPE_CHECKING, Annotated, Any, Final, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from snodo.context import Context
-from snodo.errors import InvalidParams, McpError
+from snodo.core.context import Context
+from snodo.core.errors import InvalidParams, McpError
 from snodo.server.extensions import Extension
 from snodo.server.pagination import page
-from snodo.state.canonical import encode
+from snodo.core.state.canonical import encode
 
 if TYPE_CHECKING:
     from snodo.server import Server
-    from snodo.server.dispatch import Served
+    from snodo.server.methods import ServerOffering
 
 __all__ = [
     "EXTENSION_ID",
@@ -71,12 +71,12 @@ class Searcher(Protocol):
     """What the extension asks of the search (``snodo.search.serving.ToolSearch``)."""
 
     async def search(
-        self, served: Served, ctx: Context, query: str, limit: int | None = None
+        self, served: ServerOffering, ctx: Context, query: str, limit: int | None = None
     ) -> tuple[list[str], Catalog]:
         """The names of the caller's tools that fit ``query``, best first, and its catalog."""
         ...
 
-    async def catalog(self, served: Served, ctx: Context) -> Catalog:
+    async def catalog(self, served: ServerOffering, ctx: Context) -> Catalog:
         """The tools this caller may see."""
         ...
 
@@ -169,8 +169,8 @@ def disclosure_extension(search: Searcher, server: Server) -> Extension:
     return extension
 
 
-def _plain(server: Server) -> Served:
-    """The server's ``Served`` as a search reads it (without the search layer)."""
-    plain = copy.copy(server.served)
-    plain.tool_search = None
+def _plain(server: Server) -> ServerOffering:
+    """The server's ``ServerOffering`` as a search reads it (without the search layer)."""
+    plain = copy.copy(server.offering)
+    plain.search_with(None)
     return plain

@@ -27,14 +27,15 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
-from snodo import jsonrpc
-from snodo.context import Context, refilled
-from snodo.errors import InvalidParams, McpError
-from snodo.result import InputRequired
+from snodo.core import jsonrpc
+from snodo.core.context import Context, refilled
+from snodo.core.errors import InvalidParams, McpError
+from snodo.core.result import InputRequired
+from snodo.core.types import Outcome
 from snodo.search.disclosure import disclosure_extension
 from snodo.search.engine import Engine, Index, Lexical
 from snodo.server.apps import renders_apps
-from snodo.server.dispatch import HANDLERS, Outcome, Served, forwarded, visible_definitions
+from snodo.server.methods import ServerOffering, forwarded, visible_definitions
 from snodo.server.pagination import page
 
 if TYPE_CHECKING:
@@ -110,10 +111,10 @@ class ToolSearch:
         """Search ``server``'s tools (``Server(tool_search=...)`` calls this)."""
         if self._server is not None and self._server is not server:
             raise ValueError("a ToolSearch serves one server")
-        if server.served.tool_search not in (None, self):
+        if server.offering.tool_search not in (None, self):
             raise ValueError("this server already has a tool search")
         self._server = server
-        server.served.tool_search = self
+        server.offering.search_with(self)
         server.subscriptions.watchers.append(self.changed)
         if self.disclosure:
             server.add_extension(disclosure_extension(self, server))
@@ -178,10 +179,10 @@ class ToolSearch:
 
     # -- the request path (snodo.server.dispatch.SearchLayer) --------------------------
 
-    async def handle(self, served: Served, ctx: Context, params: Mapping[str, Any]) -> Outcome:
+    async def handle(self, served: ServerOffering, ctx: Context, params: Mapping[str, Any]) -> Outcome:
         """``tools/list`` and ``tools/call`` of a server that searches."""
         plain = copy.copy(served)
-        plain.tool_search = None
+        plain.search_with(None)
         if ctx.request_method == "tools/list":
             return await self._list(plain, ctx, params)
         name = params.get("name")
@@ -191,7 +192,7 @@ class ToolSearch:
             return await self._call_through(plain, ctx, params)
         return await _plain(plain, ctx, params)
 
-    async def _list(self, served: Served, ctx: Context, params: Mapping[str, Any]) -> Outcome:
+    async def _list(self, served: ServerOffering, ctx: Context, params: Mapping[str, Any]) -> Outcome:
         query = params.get("query")
         if query is not None:  # SEP-1821: the list filtered by a query
             if not isinstance(query, str) or len(query) > MAX_QUERY:
@@ -211,7 +212,7 @@ class ToolSearch:
         return result
 
     async def _search_call(
-        self, served: Served, ctx: Context, params: Mapping[str, Any]
+        self, served: ServerOffering, ctx: Context, params: Mapping[str, Any]
     ) -> Outcome:
         arguments = params.get("arguments") or {}
         query = arguments.get("query") if isinstance(arguments, Mapping) else None
@@ -226,7 +227,7 @@ class ToolSearch:
         return {"content": [{"type": "text", "text": text}], "structuredContent": {"tools": tools}}
 
     async def _call_through(
-        self, served: Served, ctx: Context, params: Mapping[str, Any]
+        self, served: ServerOffering, ctx: Context, params: Mapping[str, Any]
     ) -> Outcome:
         arguments = params.get("arguments") or {}
         inner = arguments.get("name") if isinstance(arguments, Mapping) else None
@@ -246,7 +247,7 @@ class ToolSearch:
     # -- the catalog and its index -----------------------------------------------------
 
     async def search(
-        self, served: Served, ctx: Context, query: str, limit: int | None = None
+        self, served: ServerOffering, ctx: Context, query: str, limit: int | None = None
     ) -> tuple[list[str], _Entry]:
         """The names of the tools of this caller's catalog that fit ``query``, best
         first (none when nothing fits), and the catalog they come from."""
@@ -256,7 +257,7 @@ class ToolSearch:
         hits = entry.index.search(query, limit or self.max_results)
         return [hit.name for hit in hits if hit.name in entry.by_name], entry
 
-    async def catalog(self, served: Served, ctx: Context) -> _Entry:
+    async def catalog(self, served: ServerOffering, ctx: Context) -> _Entry:
         """The tools this caller may see (its ``tools/list``, every page), kept."""
         if served.backend is None:
             definitions, private = visible_definitions(served, ctx, "tools")
@@ -301,16 +302,16 @@ class ToolSearch:
             self._kept.popitem(last=False)
 
 
-async def _plain(served: Served, ctx: Context, params: Mapping[str, Any]) -> Outcome:
-    """``tools/call`` as the server answers it without search."""
-    handler = forwarded if served.backend is not None else HANDLERS["tools/call"]
-    outcome = await handler(served, ctx, params)
+async def _plain(served: ServerOffering, ctx: Context, params: Mapping[str, Any]) -> Outcome:
+    """``tools/call`` as the server answers it without search (``served`` is a copy made
+    with ``search_with(None)``)."""
+    outcome = await served.methods["tools/call"](served, ctx, params)
     if isinstance(outcome, (dict, InputRequired)):
         return outcome
     raise McpError("tools/call answered a stream")  # pragma: no cover - never a listen
 
 
-async def _listed(served: Served, ctx: Context) -> list[Any]:
+async def _listed(served: ServerOffering, ctx: Context) -> list[Any]:
     """Every tool a backend lists for this caller, its pages read through."""
     listing = refilled(ctx, request_method="tools/list", request_params={})
     items: list[Any] = []
