@@ -14,7 +14,7 @@ As SEP-2636 asks: entries carry only the fields it defines; ``tools/describe``
 answers in the order asked, and a name this caller cannot see, whether it exists or
 not, fails the whole request with -32002 and ``data.unknownNames``. ``schemaHash`` is
 the lowercase hex SHA-256 of the definition's canonical JSON (keys sorted, no
-whitespace, UTF-8: ``snodo.state.canonical``, which writes a float such as ``1.0`` as
+whitespace, UTF-8: ``snodo.core.state.canonical``, which writes a float such as ``1.0`` as
 written where RFC 8785 would write ``1``).
 """
 
@@ -29,9 +29,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from snodo.core.context import Context
 from snodo.core.errors import InvalidParams, McpError
+from snodo.core.state.canonical import encode
 from snodo.server.extensions import Extension
 from snodo.server.pagination import page
-from snodo.core.state.canonical import encode
 
 if TYPE_CHECKING:
     from snodo.server import Server

@@ -177,9 +177,11 @@ class ToolSearch:
             },
         ]
 
-    # -- the request path (snodo.server.dispatch.SearchLayer) --------------------------
+    # -- the request path (snodo.server.methods.SearchLayer) ---------------------------
 
-    async def handle(self, served: ServerOffering, ctx: Context, params: Mapping[str, Any]) -> Outcome:
+    async def handle(
+        self, served: ServerOffering, ctx: Context, params: Mapping[str, Any]
+    ) -> Outcome:
         """``tools/list`` and ``tools/call`` of a server that searches."""
         plain = copy.copy(served)
         plain.search_with(None)
@@ -192,7 +194,9 @@ class ToolSearch:
             return await self._call_through(plain, ctx, params)
         return await _plain(plain, ctx, params)
 
-    async def _list(self, served: ServerOffering, ctx: Context, params: Mapping[str, Any]) -> Outcome:
+    async def _list(
+        self, served: ServerOffering, ctx: Context, params: Mapping[str, Any]
+    ) -> Outcome:
         query = params.get("query")
         if query is not None:  # SEP-1821: the list filtered by a query
             if not isinstance(query, str) or len(query) > MAX_QUERY:
