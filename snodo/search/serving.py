@@ -34,6 +34,7 @@ from snodo.core.result import InputRequired
 from snodo.core.types import Outcome
 from snodo.search.disclosure import disclosure_extension
 from snodo.search.engine import Engine, Index, Lexical
+from snodo.search.text import stemmer
 from snodo.server.apps import renders_apps
 from snodo.server.methods import ServerOffering, forwarded, visible_definitions
 from snodo.server.pagination import page
@@ -93,6 +94,7 @@ class ToolSearch:
             raise ValueError("max_results must be at least 1")
         if search_tool == call_tool:
             raise ValueError("the search and call tools need names of their own")
+        stemmer("english")  # the search extra: missing, say so now, not at the first search
         self.max_results = max_results
         self.always_visible = frozenset(always_visible)
         self.engine: Engine = engine if engine is not None else Lexical()
