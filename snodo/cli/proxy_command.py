@@ -176,6 +176,8 @@ def main(args: argparse.Namespace, run: Any) -> int:
         argv += [option, str(getattr(args, option[2:].replace("-", "_")))]
     if args.unshared_legacy_sessions:
         argv.append("--unshared-legacy-sessions")
+    if args.unshared_replay_guard:
+        argv.append("--unshared-replay-guard")
     code: int = run(argv)
     return code
 
