@@ -49,6 +49,9 @@ from snodo.server.lifespan import Lifespan, Lifespans, StartupFailed, describe
 from snodo.server.notify_bus import LocalBus, NotificationBus
 from snodo.server.registry import Registry
 from snodo.server.routes import Route, RouteHandler, route
+from snodo.server.settings import SettingsError
+from snodo.server.settings import declared as declared_settings
+from snodo.server.settings import read as read_settings
 from snodo.server.skills import Roots, SkillCatalog, dynamic_skill
 from snodo.server.subscriptions import MAX_OPEN_STREAMS, Subscription, Subscriptions
 from snodo.server.threads import DEFAULT_THREAD_LIMIT, Threads
@@ -105,6 +108,11 @@ class Server(Decorators):
     ``mask_errors`` a tool's untyped exception reaches the client as a generic message
     (its text may hold a SQL error, a path, a secret), the detail only in the log; off by
     default, so that ``snodo dev`` shows what went wrong; for production.
+    ``settings`` is a model of what its user configures, read from the environment by
+    ``read_settings`` (``snodo.server.settings``); ``card_name`` (``NAMESPACE/NAME``)
+    and ``repository`` (its source's URL) are what its Server Card, registry entry and
+    bundle say beside its ``Implementation`` (``snodo.publishing``): with a
+    ``card_name`` the HTTP app serves its card at ``<endpoint>/server-card``.
     """
 
     def __init__(
@@ -143,6 +151,9 @@ class Server(Decorators):
         backend: Backend | None = None,
         revisions: Revisions = REVISIONS,
         mask_errors: bool = False,
+        settings: type[BaseModel] | None = None,
+        card_name: str | None = None,
+        repository: str | None = None,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -211,6 +222,21 @@ class Server(Decorators):
         self.authorization = authorization
         self.routes: dict[str, Route] = {}
         """Plain HTTP routes the HTTP app answers beside the endpoint (``route``)."""
+        if settings is not None:
+            declared_settings(settings)  # a type no host can ask for fails here
+        self.settings = settings
+        """The model of what the user configures (``snodo.server.settings``)."""
+        self.card_name = card_name
+        """The name its Server Card and registry entry give it (``NAMESPACE/NAME``)."""
+        self.repository = repository
+        """Where its source is (a URL), for its card, registry entry and bundle."""
+
+    def read_settings(self) -> Any:
+        """The ``settings`` model read from the environment (``SettingsError`` says
+        which variables are missing or wrong)."""
+        if self.settings is None:
+            raise SettingsError("the server declares no settings (Server(settings=...))")
+        return read_settings(self.settings)
 
     def route(
         self, path: str, *, methods: Iterable[str] = ("GET",)

@@ -15,7 +15,8 @@ core sees the body, in the order docs/request-checks.md gives; then
 With OAuth (``Server(authorization=...)``, ``snodo.auth``) it also serves the resource
 metadata, and answers 403 when the core refuses an item for its scopes. What it answers
 beside the endpoint (a path under a mount prefix, the probes, a server's routes, CORS)
-is ``snodo.transports.http_aside``'s.
+is ``snodo.transports.http_aside``'s; its Server Card, when the server has a
+``card_name``, and the AI Catalog are ``snodo.transports.card_route``'s.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from snodo.legacy.http import SESSION_HEADER, LegacyHttp, no_session_error
 from snodo.legacy.wire import ASSUMED_VERSION, is_initialize
 from snodo.server import Server
 from snodo.server.eras import check_version, required_meta
+from snodo.transports.card_route import Published
 from snodo.transports.http_aside import Aside
 from snodo.transports.http_exchange import STATUS, Exchange, answered, send_json, send_plain
 from snodo.transports.http_head import HeadRules, Plain, read_headers
@@ -104,6 +106,8 @@ class HttpApp:
         cors_origins: Iterable[str] = (),
         health_path: str | None = None,
         ready_path: str | None = None,
+        card_url: str | None = None,
+        catalog: bool = False,
     ) -> None:
         self.server = server
         self.path = path
@@ -129,6 +133,10 @@ class HttpApp:
         self.head.cors_origins = self.aside.cors_origins
         self.cors = self.aside if self.aside.cors_origins else None
         """Only with CORS origins does the usual request pass through ``aside``."""
+        self.published = (
+            Published(server, path, card_url, catalog) if server.card_name is not None else None
+        )
+        """The Server Card (and with ``catalog`` the AI Catalog) beside the endpoint."""
 
     def lifespan(self, app: object = None) -> AbstractAsyncContextManager[None]:
         """What a host framework runs around serving when it mounts this app (FastAPI
@@ -184,6 +192,12 @@ class HttpApp:
             await send_plain(send, Plain(431, b"too many header lines"))
             return
         headers = read_headers(scope["headers"])
+        published = self.published
+        if published is not None and (
+            scope["path"].removeprefix(scope.get("root_path", "")) in published.paths
+        ):
+            await published.answer(scope, headers, self.head, send)
+            return
         if self.cors is not None:  # CORS headers for a listed browser origin
             send = self.cors.wrap(headers, send)
         if self.authorization is not None and scope["path"] in self.authorization.metadata_paths:
