@@ -404,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "dev":
         return dev.main(args)
     if args.command in publish_commands.COMMANDS:
-        return publish_commands.main(args)
+        return publish_commands.main(args, _plain_server)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr)
     if args.request_log:
         os.environ[REQUEST_LOG_ENV] = "1"

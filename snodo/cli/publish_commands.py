@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -66,15 +67,9 @@ def register(commands: Any) -> None:
     )
 
 
-def _server(target: str) -> Server:
-    from snodo.cli import _plain_server
-
-    return _plain_server(target)
-
-
-def main(args: argparse.Namespace) -> int:
-    """Run one of the commands; the exit status."""
-    server = _server(args.target)
+def main(args: argparse.Namespace, load: Callable[[str], Server]) -> int:
+    """Run one of the commands on the server ``load`` finds; the exit status."""
+    server = load(args.target)
     try:
         if args.command == "card":
             sys.stdout.buffer.write(card_bytes(server_card(server, args.name, args.url)))

@@ -1,5 +1,6 @@
-"""A server's MCP Registry entry (``server.json``, schema release 2025-12-11), made from
-its declarations and checked by the generated ``ServerDetail`` model.
+"""A server's MCP Registry entry (``server.json``, of the schema release pinned in
+``schema/server-json``), made from its declarations and checked by the generated
+``ServerDetail`` model.
 
 It says who the server is exactly as its Server Card does (``snodo.publishing.identity``),
 where it runs remotely (``url``: a streamable-http remote, with the ``Authorization``

@@ -39,11 +39,14 @@ _ROLES: dict[str, frozenset[str]] = {
     "oauth": frozenset(),
     "server": frozenset({CORE, "state", "tasks", "auth"}),
     "legacy": frozenset({CORE, "state", "server"}),
-    "transports": frozenset({CORE, "auth", "legacy", "server"}),
+    "publishing": frozenset({CORE, "server"}),
+    "transports": frozenset({CORE, "auth", "legacy", "server", "publishing"}),
     "client": frozenset({CORE, "server"}),  # server: the in-memory transport, server.csp
     "otel": frozenset({CORE}),
     "gateway": frozenset({CORE, "state", "server", "client"}),
-    "cli": frozenset({CORE, "state", "server", "transports", "otel", "client", "oauth", "gateway"}),
+    "cli": frozenset(
+        {CORE, "state", "server", "transports", "otel", "client", "oauth", "gateway", "publishing"}
+    ),
 }
 MAY_IMPORT: dict[str, frozenset[str]] = {
     **{name: allowed | {REVISIONS} for name, allowed in _ROLES.items()},
