@@ -187,9 +187,9 @@ def _bundled(args: argparse.Namespace, env: dict[str, str]) -> tuple[str, dict[s
         name = args.name or str(document["name"])
         data = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
         folder = Path(args.into) if args.into else data / "snodo" / "bundles" / name
+        server = launch(document, folder, values)  # a setting missing: nothing unpacked
         if not args.print:
             unpack(bundle, folder, replace=args.force)
-        server = launch(document, folder, values)
     except PublishingError as exc:
         raise ValueError(str(exc)) from None
     server["env"] = {**server.get("env", {}), **env}

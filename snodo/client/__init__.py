@@ -13,11 +13,10 @@ persist and ``resume`` elsewhere. With a legacy server the same methods return t
 same types (``snodo.client.results``). Whatever the server does, a call ends within
 its bounds and raises only ``snodo.client.errors``.
 
-The package is the whole client: its connection, era choice (``era``), rounds,
-handlers, limits, listings, results, errors, tasks, skills, the client's side of a
-legacy session (``legacy_session``) and its transports (``snodo.client.transports``).
-It may import the core, and ``snodo.server`` for the in-memory transport and its CSP
-grammar (``server.csp``) only; nothing below imports it.
+The package is the whole client: connection, era, rounds, handlers, limits, listings,
+results, errors, tasks, skills, ``cards`` (a server's card, read before connecting), its
+side of a legacy session, transports. It may import the core, and ``snodo.server`` for
+the in-memory transport and its CSP grammar (``server.csp``) only; none below imports it.
 """
 
 from __future__ import annotations
@@ -29,6 +28,7 @@ from typing import Any
 
 from snodo.client.cache import ResponseCache
 from snodo.client.call_scope import CALL_DEADLINE, OnLog, OnProgress, call_deadline, call_scope
+from snodo.client.cards import Cards
 from snodo.client.checks import OutputSchemas, safe_result
 from snodo.client.connection import Connection, Notify
 from snodo.client.era import MODERN_PROTOCOL_VERSIONS, Era, EraChoice, ModernOnly, UnsupportedServer
@@ -84,7 +84,7 @@ __all__ = [
 ]
 
 
-class Client(Listings, Skills, ClientTasks):
+class Client(Listings, Skills, ClientTasks, Cards):
     """An MCP client for servers of either era, with one API.
 
     Install handlers for what the user can do (``elicitation``, ``url_elicitation``,

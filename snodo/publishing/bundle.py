@@ -7,7 +7,8 @@ first on ``sys.path`` and runs ``snodo run TARGET --transport stdio``), the serv
 files under ``server/src`` and snodo with what it needs under ``server/lib``
 (``snodo.publishing.vendoring``). The manifest's ``mcp_config`` starts it with the
 host's ``python3`` (``python`` on Windows) from wherever the host unpacked it
-(``${__dirname}``): no path of the machine that built it. Its tools and prompts are the
+(``${__dirname}``) in isolated mode, without its site packages: no path of the machine
+that built it, nothing of the host's but the standard library. Its tools and prompts are the
 server's (a prompt's text is the prompt rendered with ``${arguments.NAME}`` for each
 argument, or its description when it cannot be rendered without a client); its
 ``user_config`` is the server's settings (``snodo.server.settings``), passed to it as
@@ -147,7 +148,9 @@ def manifest(server: Server, target: str, author: str | None = None) -> dict[str
     settings = declared(server.settings) if server.settings is not None else ()
     config: dict[str, Any] = {
         "command": "python3",
-        "args": [f"{BUNDLE_DIR}/{ENTRY}"],
+        # -I -S: none of the host Python's PYTHON* variables, user or site packages (an
+        # older pydantic or orjson there would shadow or break the bundle's own).
+        "args": ["-I", "-S", f"{BUNDLE_DIR}/{ENTRY}"],
         "platform_overrides": {"win32": {"command": "python"}},
     }
     if settings:

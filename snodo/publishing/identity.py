@@ -127,5 +127,16 @@ def checked(model: type[BaseModel], document: dict[str, Any], what: str) -> dict
         found = exc.errors()[0]
         where = ".".join(str(part) for part in found["loc"])
         raise PublishingError(f"{what} would not be valid: {where}: {found['msg']}") from None
-    dumped: dict[str, Any] = valid.model_dump(mode="json")
+    dumped: dict[str, Any] = _ordered(valid.model_dump(mode="json"), document)
     return dumped
+
+
+def _ordered(value: Any, like: Any) -> Any:
+    """``value`` with its members in the order ``like`` (what was written) has them: the
+    models dump them alphabetically, a reader expects the name first."""
+    if isinstance(value, dict) and isinstance(like, Mapping):
+        keys = [k for k in like if k in value] + [k for k in value if k not in like]
+        return {k: _ordered(value[k], like.get(k)) for k in keys}
+    if isinstance(value, list) and isinstance(like, list) and len(value) == len(like):
+        return [_ordered(item, same) for item, same in zip(value, like, strict=True)]
+    return value

@@ -1,0 +1,66 @@
+"""A server's Server Card, read before connecting (``Client.server_card(url)``).
+
+The card is at ``<url>/server-card`` for a server whose streamable-HTTP endpoint is
+``url`` (a URL ending in ``/server-card`` is read as it is). It is asked for with its
+media type in ``Accept``, as the card's discovery rules say, read up to ``MAX_BYTES``
+and checked by the generated ``ServerCard`` model. A card is advisory: what the live
+connection says wins where the two disagree. A server that publishes none answers 404:
+``None``. Anything else is ``TransportError`` (no answer, another status) or
+``ProtocolViolation`` (not a card).
+"""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import ValidationError
+
+from snodo.client.errors import ProtocolViolation, TransportError
+from snodo.revisions.server_card import CARD_SUFFIX, MEDIA_TYPE, ServerCard
+
+__all__ = ["MAX_BYTES", "Cards", "read_card"]
+
+MAX_BYTES = 256 * 1024
+"""The longest card read: a card is a few hundred bytes of metadata."""
+
+
+def card_url(url: str) -> str:
+    """Where the card of the endpoint at ``url`` is."""
+    base = url.split("#", 1)[0].split("?", 1)[0].rstrip("/")
+    return base if base.endswith(CARD_SUFFIX) else base + CARD_SUFFIX
+
+
+async def read_card(url: str, *, timeout: float = 10.0) -> ServerCard | None:
+    """The card of the server at ``url``, checked; None when it publishes none."""
+    from snodo.client.transports.http11 import Origin, WireError  # noqa: PLC0415 - snodo[http]
+
+    where = card_url(url)
+    origin = Origin(where, timeout=timeout)
+    try:
+        answer = await origin.open("GET", {"accept": f"{MEDIA_TYPE}, application/json"})
+        try:
+            body = bytearray()
+            async for chunk in answer.chunks():
+                body += chunk
+                if len(body) > MAX_BYTES:
+                    raise ProtocolViolation(f"{where}: the card is larger than {MAX_BYTES} bytes")
+        finally:
+            await answer.aclose()
+    except (WireError, OSError) as exc:
+        raise TransportError(f"{where}: {exc}") from exc
+    finally:
+        await origin.aclose()
+    if answer.status == 404:
+        return None
+    if answer.status != 200:
+        raise TransportError(f"{where} answered {answer.status}")
+    try:
+        return ServerCard.model_validate(json.loads(body))
+    except (ValueError, ValidationError) as exc:
+        raise ProtocolViolation(f"{where} is not a Server Card: {exc}") from None
+
+
+class Cards:
+    """``Client.server_card``: a card needs no connection, so it is a static method."""
+
+    server_card = staticmethod(read_card)
