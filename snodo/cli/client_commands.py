@@ -33,7 +33,7 @@ from pydantic import BaseModel
 
 from snodo.cli.printing import show_log, show_progress, show_result
 from snodo.cli.terminal import Terminal
-from snodo.client import Client, ClientError
+from snodo.client import Client, ClientError, ProtocolViolation, TransportError
 from snodo.client.skills import EXTENSION_ID as SKILLS_EXTENSION
 
 __all__ = [
@@ -226,7 +226,7 @@ def bearer(token: str) -> Any:
 
 async def _main(args: argparse.Namespace) -> int:
     if args.command == "list":
-        card = await _card(args.server)
+        card = await _card(args)
         async with _client(args, {}) as client:
             return await _list(client, args.output, card)
     answers = json.loads(Path(args.answers).read_text()) if args.answers else None
@@ -246,15 +246,20 @@ async def _main(args: argparse.Namespace) -> int:
     return status
 
 
-async def _card(server: str) -> dict[str, Any] | None:
-    """An HTTP server's Server Card, when it publishes one (a card that cannot be read
-    is said on stderr, and the listing goes on)."""
-    if not server.startswith(("http://", "https://")):
+async def _card(args: argparse.Namespace) -> dict[str, Any] | None:
+    """An HTTP server's Server Card, when it publishes one: a card is public, yet a
+    server that guards every path gets the bearer token given (not an OAuth sign-in's).
+    What is no card is said on stderr, and the listing goes on."""
+    if not args.server.startswith(("http://", "https://")):
         return None
+    token = None if args.oauth else auth_token(args)
+    headers = {} if token is None else {"authorization": f"Bearer {token}"}
     try:
-        card = await Client.server_card(server)
-    except ClientError as exc:
+        card = await Client.server_card(args.server, headers=headers)
+    except ProtocolViolation as exc:
         print(f"snodo: no Server Card read: {exc}", file=sys.stderr)
+        return None
+    except TransportError:  # no card there (401, 405, ...): nothing to show
         return None
     return None if card is None else card.model_dump(mode="json")
 

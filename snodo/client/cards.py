@@ -12,6 +12,7 @@ connection says wins where the two disagree. A server that publishes none answer
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
 from pydantic import ValidationError
 
@@ -30,14 +31,18 @@ def card_url(url: str) -> str:
     return base if base.endswith(CARD_SUFFIX) else base + CARD_SUFFIX
 
 
-async def read_card(url: str, *, timeout: float = 10.0) -> ServerCard | None:
-    """The card of the server at ``url``, checked; None when it publishes none."""
+async def read_card(
+    url: str, *, timeout: float = 10.0, headers: Mapping[str, str] | None = None
+) -> ServerCard | None:
+    """The card of the server at ``url``, checked; None when it publishes none.
+    ``headers`` are sent too (a card is public, but a server may guard every path)."""
     from snodo.client.transports.http11 import Origin, WireError  # noqa: PLC0415 - snodo[http]
 
     where = card_url(url)
     origin = Origin(where, timeout=timeout)
     try:
-        answer = await origin.open("GET", {"accept": f"{MEDIA_TYPE}, application/json"})
+        sent = {"accept": f"{MEDIA_TYPE}, application/json", **(headers or {})}
+        answer = await origin.open("GET", sent)
         try:
             body = bytearray()
             async for chunk in answer.chunks():

@@ -156,34 +156,19 @@ def manifest(server: Server, target: str, author: str | None = None) -> dict[str
     if settings:
         config["env"] = {s.variable: f"${{user_config.{s.field}}}" for s in settings}
     version = sys.version_info
-    document: dict[str, Any] = {
-        "manifest_version": MANIFEST_VERSION,
-        "name": str(info["name"]),
-        "version": str(info["version"]),
-        "description": describe(server),
-        "author": {"name": author or str(info["name"])},
-        "server": {"type": "python", "entry_point": ENTRY, "mcp_config": config},
-        "compatibility": {
-            "platforms": [PLATFORMS.get(sys.platform, sys.platform)],
-            "runtimes": {
-                "python": f">={version.major}.{version.minor} <{version.major}.{version.minor + 1}"
-            },
-        },
-        "_meta": {
-            "io.snodo/bundle": {
-                "machine": platform.machine(),
-                "python": f"{version.major}.{version.minor}",
-            }
-        },
-    }
+    document: dict[str, Any] = {"manifest_version": MANIFEST_VERSION, "name": str(info["name"])}
     if info.get("title"):
         document["display_name"] = str(info["title"])
+    document["version"] = str(info["version"])
+    document["description"] = describe(server)
     if server.served.instructions:
         document["long_description"] = server.served.instructions
+    document["author"] = {"name": author or str(info["name"])}
     if info.get("websiteUrl"):
         document["homepage"] = str(info["websiteUrl"])
     if server.repository:
         document["repository"] = {"type": "git", "url": repository_of(server.repository)["url"]}
+    document["server"] = {"type": "python", "entry_point": ENTRY, "mcp_config": config}
     tools = [
         {
             "name": tool.name,
@@ -200,6 +185,12 @@ def manifest(server: Server, target: str, author: str | None = None) -> dict[str
         document["tools_generated"] = document["prompts_generated"] = True
     if settings:
         document["user_config"] = _user_config(settings)
+    minor = f"{version.major}.{version.minor}"
+    document["compatibility"] = {
+        "platforms": [PLATFORMS.get(sys.platform, sys.platform)],
+        "runtimes": {"python": f">={minor} <{version.major}.{version.minor + 1}"},
+    }
+    document["_meta"] = {"io.snodo/bundle": {"machine": platform.machine(), "python": minor}}
     return checked(McpbManifest, document, "the bundle's manifest")
 
 

@@ -57,7 +57,7 @@ def package(spec: str, version: str, settings: tuple[Setting, ...]) -> dict[str,
     kind, colon, what = spec.partition(":")
     if not colon or not what:
         raise PublishingError(f"a package is KIND:NAME (pypi, npm, oci or mcpb), not {spec!r}")
-    entry: dict[str, Any] = {"registryType": kind, "transport": {"type": "stdio"}}
+    entry: dict[str, Any] = {"registryType": kind}
     if kind == "pypi":
         name, _, pinned = what.partition("==")
         entry.update(identifier=name, version=pinned or version)
@@ -76,6 +76,7 @@ def package(spec: str, version: str, settings: tuple[Setting, ...]) -> dict[str,
         raise PublishingError(f"no package kind {kind!r}: pypi, npm, oci or mcpb")
     if kind in RUNTIMES:
         entry["runtimeHint"] = RUNTIMES[kind]
+    entry["transport"] = {"type": "stdio"}
     if settings:
         entry["environmentVariables"] = environment(settings)
     return entry
