@@ -21,8 +21,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from snodo.publishing import PublishingError, card_bytes, server_card, server_json
-from snodo.publishing.bundle import build_bundle
 from snodo.server import Server
 
 __all__ = ["main", "register"]
@@ -69,6 +67,10 @@ def register(commands: Any) -> None:
 
 def main(args: argparse.Namespace, load: Callable[[str], Server]) -> int:
     """Run one of the commands on the server ``load`` finds; the exit status."""
+    # Imported here: the documents' models load only for the commands that make them.
+    from snodo.publishing import PublishingError, card_bytes, server_card, server_json
+    from snodo.publishing.bundle import build_bundle
+
     server = load(args.target)
     try:
         if args.command == "card":

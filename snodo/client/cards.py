@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
 from snodo.client.errors import ProtocolViolation, TransportError
-from snodo.revisions.server_card import CARD_SUFFIX, MEDIA_TYPE, ServerCard
+
+if TYPE_CHECKING:
+    from snodo.revisions.server_card import ServerCard
 
 __all__ = ["MAX_BYTES", "Cards", "read_card"]
 
@@ -27,6 +30,8 @@ MAX_BYTES = 256 * 1024
 
 def card_url(url: str) -> str:
     """Where the card of the endpoint at ``url`` is."""
+    from snodo.revisions.server_card import CARD_SUFFIX  # noqa: PLC0415 - see read_card
+
     base = url.split("#", 1)[0].split("?", 1)[0].rstrip("/")
     return base if base.endswith(CARD_SUFFIX) else base + CARD_SUFFIX
 
@@ -36,7 +41,10 @@ async def read_card(
 ) -> ServerCard | None:
     """The card of the server at ``url``, checked; None when it publishes none.
     ``headers`` are sent too (a card is public, but a server may guard every path)."""
-    from snodo.client.transports.http11 import Origin, WireError  # noqa: PLC0415 - snodo[http]
+    # Imported here: the card's models load only for a client that reads one, and the
+    # client's own HTTP/1.1 needs the snodo[http] extra.
+    from snodo.client.transports.http11 import Origin, WireError  # noqa: PLC0415
+    from snodo.revisions.server_card import MEDIA_TYPE, ServerCard  # noqa: PLC0415
 
     where = card_url(url)
     origin = Origin(where, timeout=timeout)

@@ -111,6 +111,7 @@ class Published:
         return _base(scope, headers) + (self.endpoint or "/")
 
     def card_body(self, url: str) -> bytes:
+        """The card with its remote at ``url``, as served (made once per URL)."""
         if url not in self.made:
             if len(self.made) >= KEPT:
                 self.made.clear()
@@ -120,6 +121,7 @@ class Published:
     async def answer(
         self, scope: Mapping[str, Any], headers: Mapping[str, str], head: HostCheck, send: Send
     ) -> None:
+        """Answer a request for the card or the catalog (under an allowed Host)."""
         if not head.host_allowed(headers.get("host", "")):
             await _send(send, 421, [], b"misdirected request: host not allowed")
             return

@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from contextlib import AbstractAsyncContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from snodo import jsonrpc
 from snodo.auth.protected import EndpointRequest, ProtectedResource, Refused
@@ -40,11 +40,13 @@ from snodo.legacy.http import SESSION_HEADER, LegacyHttp, no_session_error
 from snodo.legacy.wire import ASSUMED_VERSION, is_initialize
 from snodo.server import Server
 from snodo.server.eras import check_version, required_meta
-from snodo.transports.card_route import Published
 from snodo.transports.http_aside import Aside
 from snodo.transports.http_exchange import STATUS, Exchange, answered, send_json, send_plain
 from snodo.transports.http_head import HeadRules, Plain, read_headers
 from snodo.transports.lifespan import lifespan, on_stop_signal, running
+
+if TYPE_CHECKING:
+    from snodo.transports.card_route import Published
 
 __all__ = ["HttpApp", "Unauthorized"]
 
@@ -133,10 +135,12 @@ class HttpApp:
         self.head.cors_origins = self.aside.cors_origins
         self.cors = self.aside if self.aside.cors_origins else None
         """Only with CORS origins does the usual request pass through ``aside``."""
-        self.published = (
-            Published(server, path, card_url, catalog) if server.card_name is not None else None
-        )
+        self.published: Published | None = None
         """The Server Card (and with ``catalog`` the AI Catalog) beside the endpoint."""
+        if server.card_name is not None:  # imported only by a server that has a card
+            from snodo.transports.card_route import Published  # noqa: PLC0415
+
+            self.published = Published(server, path, card_url, catalog)
 
     def lifespan(self, app: object = None) -> AbstractAsyncContextManager[None]:
         """What a host framework runs around serving when it mounts this app (FastAPI
