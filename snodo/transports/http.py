@@ -24,7 +24,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from snodo import jsonrpc
 from snodo.auth.protected import EndpointRequest, ProtectedResource, Refused
@@ -44,9 +44,6 @@ from snodo.transports.http_aside import Aside
 from snodo.transports.http_exchange import STATUS, Exchange, answered, send_json, send_plain
 from snodo.transports.http_head import HeadRules, Plain, read_headers
 from snodo.transports.lifespan import lifespan, on_stop_signal, running
-
-if TYPE_CHECKING:
-    from snodo.transports.card_route import Published
 
 __all__ = ["HttpApp", "Unauthorized"]
 
@@ -85,6 +82,16 @@ NO_GUARD = (
 )
 """Said once at start-up over HTTP, where a request can be replayed by anyone who saw
 it; over stdio only the host that started the process speaks."""
+
+
+class PublishedDocuments(Protocol):
+    """What the app answers for its Server Card (``snodo.transports.card_route``)."""
+
+    paths: frozenset[str]
+
+    async def answer(
+        self, scope: Scope, headers: Mapping[str, str], head: HeadRules, send: Send
+    ) -> None: ...
 
 
 class HttpApp:
@@ -135,7 +142,7 @@ class HttpApp:
         self.head.cors_origins = self.aside.cors_origins
         self.cors = self.aside if self.aside.cors_origins else None
         """Only with CORS origins does the usual request pass through ``aside``."""
-        self.published: Published | None = None
+        self.published: PublishedDocuments | None = None
         """The Server Card (and with ``catalog`` the AI Catalog) beside the endpoint."""
         if server.card_name is not None:  # imported only by a server that has a card
             from snodo.transports.card_route import Published  # noqa: PLC0415
