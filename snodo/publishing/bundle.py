@@ -161,8 +161,8 @@ def manifest(server: Server, target: str, author: str | None = None) -> dict[str
         document["display_name"] = str(info["title"])
     document["version"] = str(info["version"])
     document["description"] = describe(server)
-    if server.served.instructions:
-        document["long_description"] = server.served.instructions
+    if server.instructions:
+        document["long_description"] = server.instructions
     document["author"] = {"name": author or str(info["name"])}
     if info.get("websiteUrl"):
         document["homepage"] = str(info["websiteUrl"])
@@ -181,7 +181,7 @@ def manifest(server: Server, target: str, author: str | None = None) -> dict[str
     prompts = _prompts(server)
     if prompts:
         document["prompts"] = prompts
-    if server.served.backend is not None:  # another server's items come at run time
+    if server.offering.backend is not None:  # another server's items come at run time
         document["tools_generated"] = document["prompts_generated"] = True
     if settings:
         document["user_config"] = _user_config(settings)

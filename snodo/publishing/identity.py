@@ -80,7 +80,7 @@ def describe(server: Server) -> str:
     info = server.info
     text = str(info.get("description") or "").strip()
     if not text:
-        text = (server.served.instructions or "").strip().split("\n", 1)[0].strip()
+        text = (server.instructions or "").strip().split("\n", 1)[0].strip()
     if not text:
         raise PublishingError(
             "the server has no description: give it one, Server(..., description=...) "
