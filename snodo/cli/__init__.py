@@ -187,17 +187,20 @@ def _app(target: str, path: str, hosts: str, origins: str, beside: str = "{}") -
     server = _server(target)
     if extra.get("card_name"):
         server.card_name = extra["card_name"]
-    app = HttpApp(
-        server,
-        path=path or None,
-        allowed_hosts=None if "*" in allowed else [*LOCAL_HOSTS, *allowed],
-        allowed_origins=[o for o in origins.split(",") if o] or None,
-        cors_origins=extra.get("cors_origins", ()),
-        health_path=extra.get("health_path"),
-        ready_path=extra.get("ready_path"),
-        card_url=extra.get("card_url"),
-        catalog=bool(extra.get("ai_catalog")),
-    )
+    try:
+        app = HttpApp(
+            server,
+            path=path or None,
+            allowed_hosts=None if "*" in allowed else [*LOCAL_HOSTS, *allowed],
+            allowed_origins=[o for o in origins.split(",") if o] or None,
+            cors_origins=extra.get("cors_origins", ()),
+            health_path=extra.get("health_path"),
+            ready_path=extra.get("ready_path"),
+            card_url=extra.get("card_url"),
+            catalog=bool(extra.get("ai_catalog")),
+        )
+    except ValueError as exc:  # a card the server cannot have, options that clash
+        raise SystemExit(f"snodo: {exc}") from None
     # A proxy's front clients each get a share of the backend calls it holds, told
     # apart by address where they have no principal (snodo.gateway.front).
     return knowing_peers(app) if server in GATEWAYS else app

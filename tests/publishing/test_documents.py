@@ -187,3 +187,15 @@ def test_a_setting_no_host_can_ask_for_is_refused_at_start() -> None:
 
     with pytest.raises(TypeError, match="setting when"):
         Server("x", "1", settings=Odd)
+
+
+def test_snodo_run_says_in_one_line_why_it_serves_no_card() -> None:
+    done = snodo(
+        "run", "tests/transports/beside_server.py:server", "--transport", "http",
+        "--port", "0", "--card-name", "com.example/beside",
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        "snodo: the server has no description: give it one, Server(..., description=...) "
+        "(at most 100 characters)"
+    ]
