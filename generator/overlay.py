@@ -152,6 +152,9 @@ class Overlay:
     """The result definition that asks the client for input (``[protocol]``): the name
     the generator looks for in response unions, so a rename is an overlay edit."""
     distribute: dict[str, list[str]] = field(default_factory=dict)
+    split_required: dict[str, list[str]] = field(default_factory=dict)
+    """``allOf: [A, {..., anyOf: [{required: [x]}, {required: [y]}]}]`` definitions made
+    one named branch per alternative (extensions and documents)."""
     """Extension only: ``allOf: [A, anyOf: [...]]`` definitions split into named branches."""
     extension: ExtensionFact | None = None
     """Set for an extension schema: methods are checked one by one, not against unions."""
@@ -259,6 +262,7 @@ def _overlay(raw: dict[str, Any]) -> Overlay:
         input_required_result=protocol.get("input_required_result"),
         cache_fields=tuple(protocol.get("cache_fields", ())),
         distribute={k: list(v) for k, v in raw.get("distribute", {}).items()},
+        split_required={k: list(v) for k, v in raw.get("split_required", {}).items()},
         extension=_extension(raw["extension"]) if "extension" in raw else None,
         document=document,
     )

@@ -46,6 +46,8 @@ def prepare(schema: JSON, overlay: Overlay) -> JSON:
         _reference_copies(out, overlay.inline_names)
         for name, branches in sorted(overlay.distribute.items()):
             _distribute(out["$defs"], name, branches)
+        for name, branches in sorted(overlay.split_required.items()):
+            _split_required(out["$defs"], name, branches)
     _lift_inline(out, overlay.inline_names)
     for where, tag in sorted(overlay.discriminators.items()):
         _add_discriminator(out, where, tag)
@@ -431,6 +433,53 @@ def _distribute(defs: dict[str, JSON], name: str, branches: list[str]) -> None:
             raise OverlayError(f"[distribute] name {branch} clashes with a definition")
         defs[branch] = {"allOf": [option if i == unions[0] else p for i, p in enumerate(parts)]}
     kept = {k: v for k, v in defs[name].items() if k not in ("allOf", "$schema")}
+    defs[name] = {**kept, "anyOf": [{"$ref": f"#/$defs/{b}"} for b in branches]}
+
+
+def _member(defs: dict[str, JSON], node: JSON, name: str) -> JSON | None:
+    """The schema ``node`` (through references and ``allOf``) gives the member ``name``."""
+    node = _deref({"$defs": defs}, node)
+    if name in node.get("properties", {}):
+        return node["properties"][name]
+    for part in node.get("allOf", []):
+        found = _member(defs, part, name)
+        if found is not None:
+            return found
+    return None
+
+
+def _split_required(defs: dict[str, JSON], name: str, branches: list[str]) -> None:
+    """``allOf: [A, {P, anyOf: [{required: [x]}, {required: [y]}]}]`` becomes ``anyOf:
+    [N1, N2]``, each ``Ni = allOf: [A, P + required xi]``: the same values (A and P and
+    one of the alternatives). A required member that P does not name but A does is
+    repeated in P as A gives it, so that the branch's class requires it: the code
+    generator otherwise splits the rule into numbered classes of its own, inheriting
+    the member twice, once optional."""
+    parts = defs.get(name, {}).get("allOf", [])
+    found = [i for i, p in enumerate(parts) if "anyOf" in p and "$ref" not in p]
+    options = parts[found[0]]["anyOf"] if len(found) == 1 else []
+    if not options or any(set(o) != {"required"} for o in options):
+        raise OverlayError(f"[split_required] {name} is no longer an allOf part of required lists")
+    if len(options) != len(branches):
+        raise OverlayError(f"[split_required] {name} has {len(options)} rules, not {len(branches)}")
+    index = found[0]
+    for branch, option in zip(branches, options, strict=True):
+        if branch in defs:
+            raise OverlayError(f"[split_required] name {branch} clashes with a definition")
+        part = {k: copy.deepcopy(v) for k, v in parts[index].items() if k != "anyOf"}
+        properties = part.setdefault("properties", {})
+        for member in option["required"]:
+            if member not in properties:
+                given = next(
+                    (m for other in parts if (m := _member(defs, other, member)) is not None),
+                    None,
+                )
+                if given is None:
+                    raise OverlayError(f"[split_required] {name} names no member {member}")
+                properties[member] = copy.deepcopy(given)
+        part["required"] = sorted({*part.get("required", []), *option["required"]})
+        defs[branch] = {"allOf": [part if i == index else p for i, p in enumerate(parts)]}
+    kept = {k: v for k, v in defs[name].items() if k != "allOf"}
     defs[name] = {**kept, "anyOf": [{"$ref": f"#/$defs/{b}"} for b in branches]}
 
 

@@ -14,5 +14,9 @@ argument: Final[TypeAdapter[models.Argument]] = TypeAdapter(models.Argument)
 """Validates and dumps ``Argument``."""
 local_transport: Final[TypeAdapter[models.LocalTransport]] = TypeAdapter(models.LocalTransport)
 """Validates and dumps ``LocalTransport``."""
+positional_argument: Final[TypeAdapter[models.PositionalArgument]] = TypeAdapter(
+    models.PositionalArgument
+)
+"""Validates and dumps ``PositionalArgument``."""
 remote_transport: Final[TypeAdapter[models.RemoteTransport]] = TypeAdapter(models.RemoteTransport)
 """Validates and dumps ``RemoteTransport``."""

@@ -154,7 +154,11 @@ class NamedArgument(InputWithVariables):
     type: Annotated[Literal["named"], Field(examples=["named"])]
 
 
-class PositionalArgument1(BaseModel):
+class PositionalArgumentWithHint(InputWithVariables):
+    """
+    ``PositionalArgumentWithHint`` as the schema defines it; it has no description.
+    """
+
     is_repeated: Annotated[
         StrictBool | MISSING,
         Field(
@@ -173,9 +177,9 @@ class PositionalArgument1(BaseModel):
     ]
 
 
-class PositionalArgument3(InputWithVariables):
+class PositionalArgumentWithValue(InputWithVariables):
     """
-    A positional input is a value inserted verbatim into the command line.
+    ``PositionalArgumentWithValue`` as the schema defines it; it has no description.
     """
 
     is_repeated: Annotated[
@@ -186,6 +190,12 @@ class PositionalArgument3(InputWithVariables):
         ),
     ] = MISSING
     type: Annotated[Literal["positional"], Field(examples=["positional"])]
+    value: Annotated[
+        StrictStr,
+        Field(
+            description="The value for the input. If this is not set, the user may be prompted to provide a value. If a value is set, it should not be configurable by end users.\n\nIdentifiers wrapped in `{curly_braces}` will be replaced with the corresponding properties from the input `variables` map. If an identifier in braces is not found in `variables`, or if `variables` is not provided, the `{curly_braces}` substring should remain unchanged.\n"
+        ),
+    ]
     value_hint: Annotated[
         StrictStr | MISSING,
         Field(
@@ -194,20 +204,6 @@ class PositionalArgument3(InputWithVariables):
             examples=["file_path"],
         ),
     ] = MISSING
-
-
-class PositionalArgument4(PositionalArgument1, PositionalArgument3):
-    """
-    A positional input is a value inserted verbatim into the command line.
-    """
-
-
-class PositionalArgumentValue(BaseModel):
-    """
-    ``PositionalArgumentValue`` as the schema defines it; it has no description.
-    """
-
-    value: StrictStr
 
 
 class Repository(BaseModel):
@@ -328,41 +324,13 @@ LocalTransport = TypeAliasType(
 )
 
 
-class PositionalArgument2(PositionalArgumentValue):
-    is_repeated: Annotated[
-        StrictBool | MISSING,
-        Field(
-            alias="isRepeated",
-            description="Whether the argument can be repeated multiple times in the command line.",
-        ),
-    ] = MISSING
-    type: Annotated[Literal["positional"], Field(examples=["positional"])]
-    value_hint: Annotated[
-        StrictStr | MISSING,
-        Field(
-            alias="valueHint",
-            description="An identifier for the positional argument. It is not part of the command line. It may be used by client configuration as a label identifying the argument. It is also used to identify the value in transport URL variable substitution.",
-            examples=["file_path"],
-        ),
-    ] = MISSING
-
-
-class PositionalArgument5(PositionalArgument2, PositionalArgument3):
-    """
-    A positional input is a value inserted verbatim into the command line.
-    """
-
-
 PositionalArgument = TypeAliasType(
     "PositionalArgument",
     Annotated[
-        PositionalArgument4 | PositionalArgument5,
+        PositionalArgumentWithHint | PositionalArgumentWithValue,
         Field(description="A positional input is a value inserted verbatim into the command line."),
     ],
 )
-"""
-A positional input is a value inserted verbatim into the command line.
-"""
 
 
 class RemoteSseTransport(SseTransport):

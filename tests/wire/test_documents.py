@@ -200,3 +200,17 @@ def test_the_document_constants_are_the_schemas() -> None:
     manifest = raw(BY_NAME["mcpb-manifest"])["properties"]["manifest_version"]
     assert manifest["const"] == MANIFEST_VERSION
     assert McpbManifest.model_fields["manifest_version"].annotation is not None
+
+
+def test_a_rule_split_into_classes_fails_loudly_once_upstream_changes_it() -> None:
+    from generator.overlay import OverlayError
+
+    registry = BY_NAME["server-json"]
+    changed = json.loads(json.dumps(raw(registry)))
+    rule = changed["definitions"]["PositionalArgument"]["allOf"][1]
+    rule["anyOf"].append({"required": ["isRepeated"]})
+    with pytest.raises(OverlayError, match=r"\[split_required\] PositionalArgument has 3 rules"):
+        prepare(changed, registry.overlay)
+    del rule["anyOf"]
+    with pytest.raises(OverlayError, match="no longer an allOf part of required lists"):
+        prepare(changed, registry.overlay)
