@@ -39,14 +39,24 @@ export SNODO_SCHEMA_DIR="${SNODO_SCHEMA_DIR:-}"
 export PATH="$VENV/bin:$PATH"
 
 # npm ci in interop/NAME when its node_modules is missing or older than its lock; the
-# folder is touched after, so its time says when the lock was last installed.
+# folder is touched after, so its time says when the lock was last installed. Parallel
+# test workers may run scripts that call this at once: the first takes a lock on the
+# folder (flock, where util-linux has it) and installs, the others wait for it and then
+# find nothing to do.
+_npm_stale() {
+  [ ! -d "$1/node_modules" ] || [ "$1/package-lock.json" -nt "$1/node_modules" ]
+}
 _npm_ci_when_stale() {
-  local dir="$ROOT/interop/$1"
-  if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; then
+  local dir="$ROOT/interop/$1" lock
+  _npm_stale "$dir" || return 0
+  exec {lock}<"$dir"
+  if command -v flock >/dev/null 2>&1; then flock "$lock"; fi
+  if _npm_stale "$dir"; then
     echo "== npm ci (interop/$1)"
     (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
     touch "$dir/node_modules"
   fi
+  exec {lock}<&-
 }
 
 # The pinned conformance runner (interop/conformance), installed when node_modules is
@@ -61,14 +71,21 @@ install_conformance_runner() {
 # bundled by esbuild into dist/host.js), rebuilt when missing or older than the lock.
 # --ignore-scripts: esbuild's binary comes in its platform package, no install script.
 # Used by the browser test (tests/interop/test_apps_browser.py), skipped without it.
+_apps_host_stale() {
+  [ ! -f "$1/dist/host.js" ] || [ "$1/package-lock.json" -nt "$1/dist/host.js" ] \
+    || [ "$1/host.mjs" -nt "$1/dist/host.js" ]
+}
 install_apps_host() {
-  local dir="$ROOT/interop/apps_host"
-  if [ ! -f "$dir/dist/host.js" ] || [ "$dir/package-lock.json" -nt "$dir/dist/host.js" ] \
-    || [ "$dir/host.mjs" -nt "$dir/dist/host.js" ]; then
+  local dir="$ROOT/interop/apps_host" lock
+  _apps_host_stale "$dir" || return 0
+  exec {lock}<"$dir"
+  if command -v flock >/dev/null 2>&1; then flock "$lock"; fi
+  if _apps_host_stale "$dir"; then
     echo "== npm ci + build (interop/apps_host)"
     (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error \
       && npm run --silent build)
   fi
+  exec {lock}<&-
 }
 
 # The official MCP reference servers (interop/reference_servers: server-everything,
