@@ -104,3 +104,24 @@ install_reference_servers() {
 install_official_client() {
   _npm_ci_when_stale official_client
 }
+
+# The sha256 of the files a compiled wheel is built from (setup.py, pyproject.toml, the
+# build backend, snodo/ and generated/: tracked, or new and not ignored), as they are now.
+# scripts/release writes it beside the compiled wheel it builds; scripts/compiled rebuilds
+# only when it differs. By content, not by file times: a file rewritten the same (a
+# checkout, a generator run) leaves it equal, and an edit changes it whatever its time.
+compiled_sources_digest() {
+  git -C "$ROOT" ls-files -z --cached --others --exclude-standard -- \
+    setup.py pyproject.toml build_backend snodo generated \
+    | python -c '
+import hashlib, sys
+from pathlib import Path
+root = Path(sys.argv[1])
+digest = hashlib.sha256()
+for name in sorted(filter(None, sys.stdin.read().split("\0"))):
+    path = root / name
+    if path.is_file():  # a file deleted but still tracked is left out
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+print(digest.hexdigest())
+' "$ROOT"
+}
