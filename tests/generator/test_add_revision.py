@@ -9,6 +9,9 @@ field on ``Tool`` (``deprecated``) and on ``CallToolResult`` (``summary``), a ne
 definition (``ToolAnnotations`` -> ``ToolHints``), a removed one (``BaseMetadata``) and a
 description-only edit (``Implementation``). Once added, ``snodo run`` serves it beside
 2026-07-28 and 2025-11-25 through the runtime's revision registry.
+
+Marked slow: it copies the checkout, generates a package and runs the wire tests and
+``snodo run`` in the copy (two minutes in all).
 """
 
 from __future__ import annotations
@@ -362,6 +365,8 @@ from typing import Any
 
 from snodo.context import Context
 from snodo.server import Server
+
+pytestmark = pytest.mark.slow
 
 server = Server("bump", "1.0")
 
