@@ -29,6 +29,8 @@ import pytest
 
 from tests.support.paths import ROOT, copy_checkout, schema_dir
 
+pytestmark = pytest.mark.slow
+
 REVISION = "2027-01-26"
 PACKAGE = "snodo_wire_2027_01_26"
 BASE = "2026-07-28"
@@ -365,8 +367,6 @@ from typing import Any
 
 from snodo.context import Context
 from snodo.server import Server
-
-pytestmark = pytest.mark.slow
 
 server = Server("bump", "1.0")
 

@@ -17,7 +17,10 @@ from typing import Any
 
 from tests.support.paths import ROOT
 
-STARTUP_SECONDS = 20.0
+STARTUP_SECONDS = 60.0
+"""How long a server may take to accept: on 2 cores shared by the parallel suite and
+whatever else runs, a start (an interpreter importing snodo) can take several times its
+2 s; one that never starts still fails, once this has passed."""
 PORT_ATTEMPTS = 3
 """A port is free when chosen; another process may take it before the server binds it."""
 
