@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import urllib.parse
 from collections.abc import Mapping
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 __all__ = [
-    "CURRENT_TOKEN",
     "AccessToken",
     "InvalidToken",
     "TokenVerifier",
@@ -121,10 +119,3 @@ def audience_matches(value: Any, resource: str) -> bool:
     """Whether ``aud`` names this resource (RFC 8707 section 2, RFC 9068 section 4)."""
     wanted = canonical_resource(resource)
     return any(canonical_resource(aud) == wanted for aud in audiences(value))
-
-
-CURRENT_TOKEN: ContextVar[AccessToken | None] = ContextVar("snodo_access_token", default=None)
-"""The token the HTTP app verified for the request its task answers, set before the
-core runs and read by it into the handler's context (``Context.access_token``). A
-variable of the task's context rather than an argument, so the legacy era's layers
-carry it to the core unchanged; each ASGI request runs in a task of its own."""

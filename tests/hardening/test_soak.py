@@ -21,7 +21,7 @@ import httpx
 import pytest
 
 from snodo.cli import KEEP_ALIVE_SECONDS
-from snodo.http_headers import request_headers
+from snodo.core.http_headers import request_headers
 from tests.support.processes import Serving
 from tests.support.wire import meta
 
