@@ -16,20 +16,26 @@ else
   fi
   stamp=.venv/.snodo-installed
   if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+    started=$SECONDS
     .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[dev,docs]"
     touch "$stamp"
+    echo "-- pip install -e .[dev,docs] into .venv: $((SECONDS - started)) s"
   fi
   legacy_sdk=interop/python_sdk_legacy/requirements.txt
   if [ ! -x .venv-mcp1/bin/python ] || [ "$legacy_sdk" -nt .venv-mcp1/.installed ]; then
+    started=$SECONDS
     "$PY" -m venv .venv-mcp1
     .venv-mcp1/bin/python -m pip install --quiet --disable-pip-version-check -r "$legacy_sdk"
     touch .venv-mcp1/.installed
+    echo "-- .venv-mcp1 (the official SDK 1.x): $((SECONDS - started)) s"
   fi
   fastmcp=interop/fastmcp/requirements.txt
   if [ ! -x .venv-fastmcp/bin/python ] || [ "$fastmcp" -nt .venv-fastmcp/.installed ]; then
+    started=$SECONDS
     "$PY" -m venv .venv-fastmcp
     .venv-fastmcp/bin/python -m pip install --quiet --disable-pip-version-check -r "$fastmcp"
     touch .venv-fastmcp/.installed
+    echo "-- .venv-fastmcp (FastMCP): $((SECONDS - started)) s"
   fi
 fi
 if [ -z "${SNODO_SCHEMA_DIR:-}" ] && [ -d "$ROOT/../shared/mcp-schema" ]; then
