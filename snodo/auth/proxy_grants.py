@@ -76,7 +76,7 @@ class Grants:
 
     async def token(self, request: EndpointRequest) -> Answer:
         form = _form(request)
-        client = await self.clients.authenticate(form, request.headers)
+        client = await self.clients.authenticate(form, request.headers, request.address)
         grant = form.get("grant_type")
         if grant == "authorization_code":
             return await self._code(form, client)
@@ -170,7 +170,7 @@ class Grants:
     async def revoke(self, request: EndpointRequest) -> Answer:
         """RFC 7009: the token's family ends; an unknown token is answered alike."""
         form = _form(request)
-        client = await self.clients.authenticate(form, request.headers)
+        client = await self.clients.authenticate(form, request.headers, request.address)
         token = form.get("token")
         if not token:
             raise OAuthRefusal("invalid_request", "no token")
