@@ -24,6 +24,13 @@ the server itself (``base_url``), with the endpoints of one beside the MCP endpo
 
 The provider's tokens never leave the server: sealed in the store with the grant. The
 store (``snodo.auth.proxy_store``) and the ``secret`` are what workers must share.
+
+Beside the code flow: DPoP (``snodo.auth.dpop``, on unless ``dpop=False``) binds the
+tokens of a client that proves a key to that key; ``identity_assertion`` takes an
+enterprise identity provider's ID-JAGs at ``/token`` (``snodo.auth.id_jag``);
+``first_party_clients`` are clients the operator listed, whose users are not asked to
+consent (``snodo.auth.first_party``); ``token_exchange`` lets a handler trade the
+provider's token held for its user (``snodo.auth.exchange``).
 """
 
 from __future__ import annotations
@@ -42,6 +49,10 @@ except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
         "snodo.auth.proxy needs the snodo[auth] extra: pip install 'snodo[auth]'"
     ) from missing
 
+from snodo.auth.dpop import DPoP
+from snodo.auth.exchange import ExchangeRefused, TokenExchange
+from snodo.auth.first_party import FirstPartyClient
+from snodo.auth.id_jag import JWT_BEARER, IdentityAssertions
 from snodo.auth.protected import Answer, EndpointRequest, ProtectedResource
 from snodo.auth.proxy_clients import Client, Clients, Records, server_metadata
 from snodo.auth.proxy_grants import Grants, s256
@@ -64,7 +75,7 @@ from snodo.auth.proxy_pages import (
 from snodo.auth.proxy_store import MemoryProxyStore, ProxyStore, Vault, derive, digest
 from snodo.auth.proxy_tokens import TokenMinter
 from snodo.auth.proxy_upstream import exchange
-from snodo.auth.tokens import canonical_resource
+from snodo.auth.tokens import AccessToken, canonical_resource
 
 __all__ = ["OAuthProxy", "Verify"]
 
@@ -92,7 +103,12 @@ class OAuthProxy(ProtectedResource):
     ``resource`` the MCP endpoint, ``{base_url}/mcp`` unless given. ``secret`` signs
     and seals (``SNODO_AUTH_SECRET`` unless given; workers must share it, as they
     share ``store``). ``limits`` bounds what strangers may leave in the store
-    (``ProxyLimits``). ``scopes_supported`` and the rest are the resource's.
+    (``ProxyLimits``). ``dpop`` (``snodo.auth.dpop.DPoP``; True: its defaults, with
+    this store and secret) binds tokens to the keys clients prove; ``identity_assertion``
+    takes ID-JAGs (``snodo.auth.id_jag.IdentityAssertions``); ``first_party_clients``
+    skip consent (``snodo.auth.first_party.FirstPartyClient``); ``token_exchange``
+    serves ``ctx.exchange_token`` with the provider's token. ``scopes_supported`` and
+    the rest are the resource's.
     """
 
     def __init__(
@@ -119,6 +135,10 @@ class OAuthProxy(ProtectedResource):
         resource_name: str | None = None,
         resource_documentation: str | None = None,
         limits: ProxyLimits | None = None,
+        dpop: DPoP | bool = True,
+        identity_assertion: IdentityAssertions | None = None,
+        first_party_clients: Iterable[FirstPartyClient] = (),
+        token_exchange: TokenExchange | None = None,
     ) -> None:
         base = base_url.rstrip("/")
         resource = resource or base + "/mcp"
@@ -130,6 +150,7 @@ class OAuthProxy(ProtectedResource):
             raise ValueError("the proxy's secret must be at least 16 bytes")
         self.store: ProxyStore = store if store is not None else MemoryProxyStore()
         self.minter = TokenMinter(key, base, resource, self.store, lifetime=access_lifetime)
+        proofs = None if dpop is False else DPoP() if dpop is True else dpop
         super().__init__(
             resource,
             [base],
@@ -139,6 +160,8 @@ class OAuthProxy(ProtectedResource):
             implied_scopes=implied_scopes,
             resource_name=resource_name,
             resource_documentation=resource_documentation,
+            dpop=None if proofs is None else proofs.for_proxy(self.store, derive(key, "dpop")),
+            token_exchange=token_exchange,
         )
         self.base_url = base
         self.authorize_url = authorize_url
@@ -153,9 +176,26 @@ class OAuthProxy(ProtectedResource):
         self.records = Records(self.store, Vault(key))
         self.signer = Signer(derive(key, "cookies"))
         self.limits = limits or ProxyLimits()
-        self.clients = Clients(self.records, self._http, self.limits.registration_lifetime)
+        self.first_party = {c.client_id: c.client() for c in first_party_clients}
+        grant_types = ["authorization_code", "refresh_token"]
+        if identity_assertion is not None:
+            grant_types.append(JWT_BEARER)
+        self.clients = Clients(
+            self.records,
+            self._http,
+            self.limits.registration_lifetime,
+            first_party=self.first_party,
+            grant_types=grant_types,
+        )
         self.grants = Grants(
-            self.records, self.clients, self.minter, refresh_lifetime=refresh_lifetime
+            self.records,
+            self.clients,
+            self.minter,
+            refresh_lifetime=refresh_lifetime,
+            token_endpoint=base + "/token",
+            dpop=self.dpop,
+            assertions=identity_assertion,
+            scopes_supported=self.scopes_supported,
         )
         parts = urllib.parse.urlsplit(base)
         self.secure = parts.scheme == "https"
@@ -204,7 +244,9 @@ class OAuthProxy(ProtectedResource):
         """A memory store, or a key made for this process."""
         if isinstance(self.store, MemoryProxyStore):
             return "keeps sign-ins in this process's memory (store=)"
-        return "signs with a key of this process (secret=)" if self.own_secret else None
+        if self.own_secret:
+            return "signs with a key of this process (secret=)"
+        return None if self.dpop is None else self.dpop.unshared()
 
     async def provider_endpoints(self) -> tuple[str, str]:
         """The provider's authorization and token endpoints."""
@@ -226,8 +268,24 @@ class OAuthProxy(ProtectedResource):
     # -- metadata and registration --------------------------------------------------------
 
     def server_metadata(self) -> dict[str, Any]:
-        """The authorization server metadata (RFC 8414 section 2)."""
-        return server_metadata(self.base_url, self.scopes_supported)
+        """The authorization server metadata (RFC 8414 section 2), with DPoP's
+        algorithms (RFC 9449 section 5.1) and the identity assertion grant when taken."""
+        document = server_metadata(self.base_url, self.scopes_supported)
+        if self.dpop is not None:
+            document.update(self.dpop.metadata())
+        if self.grants.assertions is not None:
+            document["grant_types_supported"] = [*document["grant_types_supported"], JWT_BEARER]
+        return document
+
+    async def subject_token(self, presented: str, token: AccessToken) -> str:
+        """What ``ctx.exchange_token`` trades: the provider's access token this sign-in
+        holds (the server's own tokens mean nothing to the provider)."""
+        family = token.claims.get("fam")
+        upstream = await self.records.get("upstream:" + family) if isinstance(family, str) else None
+        access = None if upstream is None else upstream.get("access_token")
+        if not isinstance(access, str) or not access:
+            raise ExchangeRefused("invalid_grant", "no provider token is held for this caller")
+        return access
 
     async def _metadata(self, request: EndpointRequest) -> Answer:
         if request.method != "GET":
@@ -293,6 +351,8 @@ class OAuthProxy(ProtectedResource):
             "nonce": secrets.token_urlsafe(24),
         }
         await self.records.put("sign-in:" + txn, sign_in, SIGN_IN_TTL)
+        if client.client_id in self.first_party:  # the operator consented for its users
+            return await self._to_provider(txn, sign_in, ())
         remembered = self.signer.load("consent", read_cookie(request.headers, CONSENT_COOKIE))
         if isinstance(remembered, list) and client.client_id in remembered:
             return await self._to_provider(txn, sign_in, ())

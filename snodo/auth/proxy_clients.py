@@ -147,10 +147,16 @@ class Clients:
         records: Records,
         http: Callable[[], httpx.AsyncClient],
         registration_ttl: float | None = None,
+        first_party: Mapping[str, Client] | None = None,
+        grant_types: Iterable[str] = ("authorization_code", "refresh_token"),
     ) -> None:
         self.records = records
         self.http = http
         self.registration_ttl = registration_ttl
+        self.first_party = dict(first_party or {})
+        """Clients the operator listed (``snodo.auth.first_party``), by id."""
+        self.grant_types = frozenset(grant_types)
+        """What a client may register for."""
 
     async def register(self, body: bytes) -> Answer:
         """RFC 7591: the client's metadata checked, an id (and a secret unless it is a
@@ -175,12 +181,9 @@ class Clients:
                 f"token_endpoint_auth_method must be one of {AUTH_METHODS}",
             )
         grants = request.get("grant_types", ["authorization_code"])
-        if not isinstance(grants, list) or not set(grants) <= {
-            "authorization_code",
-            "refresh_token",
-        }:
+        if not isinstance(grants, list) or not set(grants) <= self.grant_types:
             raise OAuthRefusal(
-                "invalid_client_metadata", "grant_types: authorization_code, refresh_token"
+                "invalid_client_metadata", "grant_types: " + ", ".join(sorted(self.grant_types))
             )
         if request.get("response_types", ["code"]) != ["code"]:
             raise OAuthRefusal("invalid_client_metadata", "response_types must be ['code']")
@@ -223,6 +226,9 @@ class Clients:
         """The registered client, or the client its metadata document describes."""
         if not client_id or len(client_id) > 2000:
             return None
+        first = self.first_party.get(client_id)
+        if first is not None:
+            return first
         record = await self.records.get("client:" + client_id)
         if record is not None:
             return _client(record)

@@ -21,6 +21,7 @@ from snodo.auth.tokens import CURRENT_TOKEN
 from snodo.context import (
     BOUND_DEFAULTS,
     FIELD_FACTORIES,
+    TOKEN_EXCHANGE,
     UNTRACKED,
     Context,
     Emit,
@@ -235,6 +236,7 @@ async def answer(
         )
         if granted is not None:  # OAuth: the token the transport verified, if it did
             ctx.__dict__["access_token"] = CURRENT_TOKEN.get()
+            ctx.__dict__["token_exchange"] = TOKEN_EXCHANGE.get()
         middlewares = server.middlewares
         if middlewares:
             outcome = await _through_middleware(middlewares, served, ctx, handler)
