@@ -200,6 +200,14 @@ class DPoP:
         self.leeway = leeway
         self.clock = clock
 
+    @classmethod
+    def in_proxy(cls, option: DPoP | bool, store: ProxyStore, secret: bytes) -> DPoP | None:
+        """The OAuth proxy's ``dpop=``: off, its defaults, or a configuration, with the
+        proxy's store and secret where it was given none."""
+        if option is False:
+            return None
+        return (cls() if option is True else option).for_proxy(store, secret)
+
     def for_proxy(self, store: ProxyStore, secret: bytes) -> DPoP:
         """This configuration with the proxy's store and secret where it gave none."""
         if not self.own_store and not self.own_secret:

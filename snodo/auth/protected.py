@@ -32,7 +32,7 @@ import logging
 import urllib.parse
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from snodo.auth.challenge import MalformedAuthorization, challenge, check_scope_token, credentials
 from snodo.auth.tokens import (
@@ -44,13 +44,13 @@ from snodo.auth.tokens import (
 )
 
 if TYPE_CHECKING:
-    from snodo.auth.dpop import DPoP
     from snodo.auth.exchange import TokenExchange
 
 __all__ = [
     "Answer",
     "Authorized",
     "EndpointRequest",
+    "ProofChecker",
     "ProofRefused",
     "ProtectedResource",
     "Refused",
@@ -128,6 +128,27 @@ class Refused(Exception):
         return Answer(self.status, headers + self.headers, self.body)
 
 
+class ProofChecker(Protocol):
+    """What checks DPoP proofs for a resource: ``snodo.auth.dpop.DPoP``."""
+
+    algorithms: tuple[str, ...]
+    required: bool
+
+    def unshared(self) -> str | None: ...
+
+    def metadata(self) -> dict[str, Any]: ...
+
+    async def resource_request(
+        self,
+        headers: Mapping[str, str],
+        method: str,
+        uri: str,
+        scheme: str,
+        token: str,
+        bound: str | None,
+    ) -> None: ...
+
+
 class ProofRefused(Exception):
     """A DPoP-bound request that does not prove (RFC 9449 section 7): ``error`` is the
     RFC's name for why (``invalid_dpop_proof``, ``use_dpop_nonce``, ``invalid_token``)."""
@@ -171,7 +192,7 @@ class ProtectedResource:
         implied_scopes: Mapping[str, Iterable[str]] | None = None,
         resource_name: str | None = None,
         resource_documentation: str | None = None,
-        dpop: DPoP | None = None,
+        dpop: ProofChecker | None = None,
         token_exchange: TokenExchange | None = None,
     ) -> None:
         parts = _http_url(resource, "resource")

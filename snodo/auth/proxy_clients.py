@@ -147,16 +147,14 @@ class Clients:
         records: Records,
         http: Callable[[], httpx.AsyncClient],
         registration_ttl: float | None = None,
-        first_party: Mapping[str, Client] | None = None,
-        grant_types: Iterable[str] = ("authorization_code", "refresh_token"),
     ) -> None:
         self.records = records
         self.http = http
         self.registration_ttl = registration_ttl
-        self.first_party = dict(first_party or {})
+        self.first_party: Mapping[str, Client] = {}
         """Clients the operator listed (``snodo.auth.first_party``), by id."""
-        self.grant_types = frozenset(grant_types)
-        """What a client may register for."""
+        self.grant_types: Iterable[str] = ("authorization_code", "refresh_token")
+        """What a client may register for (the token endpoint's)."""
 
     async def register(self, body: bytes) -> Answer:
         """RFC 7591: the client's metadata checked, an id (and a secret unless it is a
@@ -181,7 +179,7 @@ class Clients:
                 f"token_endpoint_auth_method must be one of {AUTH_METHODS}",
             )
         grants = request.get("grant_types", ["authorization_code"])
-        if not isinstance(grants, list) or not set(grants) <= self.grant_types:
+        if not isinstance(grants, list) or not set(grants) <= set(self.grant_types):
             raise OAuthRefusal(
                 "invalid_client_metadata", "grant_types: " + ", ".join(sorted(self.grant_types))
             )

@@ -24,6 +24,7 @@ import secrets
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from snodo.auth.exchange import ExchangeRefused
 from snodo.auth.protected import Answer, EndpointRequest
 
 try:
@@ -93,6 +94,28 @@ class Grants:
         self.dpop = dpop
         self.assertions = assertions
         self.scopes_supported = tuple(scopes_supported)
+        self.types: tuple[str, ...] = ("authorization_code", "refresh_token")
+        """The grant types taken."""
+        if assertions is not None:
+            self.types += (JWT_BEARER,)
+
+    def metadata(self) -> dict[str, Any]:
+        """What the authorization server metadata says of this endpoint beyond the
+        code flow: the grant types, and DPoP's algorithms (RFC 9449 section 5.1)."""
+        document: dict[str, Any] = {"grant_types_supported": list(self.types)}
+        if self.dpop is not None:
+            document.update(self.dpop.metadata())
+        return document
+
+    async def upstream_token(self, claims: Mapping[str, Any]) -> str:
+        """The provider's access token held for the family of a token with ``claims``
+        (what ``ctx.exchange_token`` trades: the proxy's own means nothing there)."""
+        family = claims.get("fam")
+        upstream = await self.records.get("upstream:" + family) if isinstance(family, str) else None
+        access = None if upstream is None else upstream.get("access_token")
+        if not isinstance(access, str) or not access:
+            raise ExchangeRefused("invalid_grant", "no provider token is held for this caller")
+        return access
 
     async def token(self, request: EndpointRequest) -> Answer:
         form = _form(request)
