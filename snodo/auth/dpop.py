@@ -43,6 +43,7 @@ try:
     from joserfc import jwt as jose_jwt
     from joserfc.errors import JoseError
     from joserfc.jwk import JWKRegistry
+    from joserfc.jws import JWSRegistry
 except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
     raise ModuleNotFoundError(
         "snodo.auth.dpop needs the snodo[auth] extra: pip install 'snodo[auth]'"
@@ -72,6 +73,13 @@ PROOF_TYPE = "dpop+jwt"
 MAX_PROOF_CHARS = 8 * 1024
 """A proof longer than this is refused before it is parsed (an RSA-4096 one is ~1.5 KiB)."""
 MAX_JTI_CHARS = 256
+
+
+class _Proofs(JWSRegistry):
+    """joserfc's rules for a proof: its header carries the public key (an RSA-4096
+    one is about 1 KiB), so it may be longer than joserfc's default 512 bytes."""
+
+    max_header_length = 2048
 
 
 class DPoPRefusal(OAuthRefusal):
@@ -255,7 +263,7 @@ class DPoP:
         if "," in value or len(value) > MAX_PROOF_CHARS:
             raise ProofRefused("invalid_dpop_proof", "one DPoP proof of a sane size")
         try:
-            header = jws.extract_compact(value.strip().encode("ascii")).headers()
+            header = jws.extract_compact(value.strip().encode("ascii"), None, _Proofs()).headers()
         except (JoseError, ValueError, UnicodeError):
             raise ProofRefused("invalid_dpop_proof", "the proof is not a JWS") from None
         if header.get("typ") != PROOF_TYPE:
@@ -273,8 +281,9 @@ class DPoP:
         if key.is_private:
             raise ProofRefused("invalid_dpop_proof", "the proof's header holds a private key")
         try:
+            registry = _Proofs(algorithms=[str(algorithm)])
             claims: dict[str, Any] = dict(
-                jose_jwt.decode(value.strip(), key, algorithms=[str(algorithm)]).claims
+                jose_jwt.decode(value.strip(), key, registry=registry).claims
             )
         except (JoseError, ValueError, TypeError):
             raise ProofRefused("invalid_dpop_proof", "the proof's signature is wrong") from None

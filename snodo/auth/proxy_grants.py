@@ -70,6 +70,12 @@ def _form(request: EndpointRequest) -> dict[str, str]:
         raise OAuthRefusal("invalid_request", str(exc) or "malformed body") from None
 
 
+def _proves(bound: Any, jkt: str | None) -> bool:
+    """Whether a request proving ``jkt`` (or nothing) may use a refresh token bound to
+    ``bound`` (or to no key)."""
+    return bound is None or (jkt is not None and hmac.compare_digest(jkt, str(bound)))
+
+
 class Grants:
     """Redeems codes and refresh tokens for the proxy's own tokens; revokes them."""
 
@@ -181,6 +187,11 @@ class Grants:
         if not presented:
             raise OAuthRefusal("invalid_request", "no refresh_token")
         key = digest(presented)
+        # RFC 9449 section 5: a bound refresh token needs a proof of its key; one
+        # presented without is refused before it is spent (its thief lacks the key).
+        peeked = await self.records.get("refresh:" + key)
+        if peeked is not None and not _proves(peeked.get("jkt"), jkt):
+            raise OAuthRefusal("invalid_grant", "the refresh token needs a DPoP proof of its key")
         record = await self.records.take("refresh:" + key)
         if record is None:
             spent = await self.records.get("spent:" + key)
@@ -198,8 +209,7 @@ class Grants:
         if await self.store.get(family_key(family)) is None:
             raise OAuthRefusal("invalid_grant", "the grant was revoked")
         bound = record.get("jkt")
-        if bound is not None and (jkt is None or not hmac.compare_digest(jkt, bound)):
-            # RFC 9449 section 5: a bound refresh token needs a proof of its key.
+        if not _proves(bound, jkt):
             raise OAuthRefusal("invalid_grant", "the refresh token needs a DPoP proof of its key")
         self._check_resource(form)
         await self.clients.keep(client, self.refresh_lifetime)
