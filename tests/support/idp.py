@@ -217,7 +217,7 @@ class Provider:
         claims = {"iss": self.issuer, "aud": client_id, "iat": now, "exp": now + 300}
         return self.sign({**claims, **self.user, **extra})
 
-    def id_jag(self, client_id: str, audience: str, resource: str, **extra: Any) -> str:
+    def id_jag(self, client_id: str, audience: str, resource: str | None, **extra: Any) -> str:
         """An ID-JAG for the test user (ext-auth section 4.3): ``extra`` over its claims,
         ``typ=`` its header's."""
         now = int(time.time())
