@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from snodo.auth import OIDCProxy, ProxyLimits
+from snodo.auth.exchange import TokenExchange
 from snodo.auth.proxy_store import MemoryProxyStore, ProxyStore, RedisProxyStore, SQLiteProxyStore
 from snodo.context import Context
 from snodo.server import Server
@@ -40,6 +41,7 @@ server = Server(
         store=_store(),
         scopes_supported=["notes:read", "notes:write"],
         limits=ProxyLimits(max_registrations_per_address=PER_ADDRESS),
+        token_exchange=TokenExchange(issuer=IDP, client_id=CLIENT_ID, client_secret=CLIENT_SECRET),
     ),
 )
 
@@ -52,3 +54,11 @@ def me(ctx: Context) -> str:
         return "nobody"
     claims, scopes = token.claims, " ".join(sorted(token.scopes))
     return f"{token.subject} {claims.get('email')} {claims.get('name')} {scopes}"
+
+
+@server.tool
+async def downstream(ctx: Context, audience: str) -> str:
+    """A token for another service on the user's behalf: the provider's token the proxy
+    holds for this sign-in, exchanged there (``ctx.exchange_token``)."""
+    token = await ctx.exchange_token(audience=audience, scopes=["reports:read"])
+    return token.access_token
