@@ -50,7 +50,9 @@ __all__ = [
 ]
 
 TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange"
+"""RFC 8693 section 2.1: the grant type of a token exchange."""
 ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
+"""RFC 8693 section 3: an access token, as subject or as what is asked for."""
 MAX_ANSWER_BYTES = 64 * 1024
 
 AuthMethod = Literal["client_secret_basic", "client_secret_post", "none"]

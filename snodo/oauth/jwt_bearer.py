@@ -120,6 +120,7 @@ class WorkloadIdentity:
     async def assertion(
         self, http: httpx.AsyncClient, *, issuer: str, resource: str, scope: str | None
     ) -> str:
+        """The workload's token as it is now (the platform renews it)."""
         if self.file is not None:
             try:
                 text = self.file.read_text(encoding="ascii")
@@ -167,6 +168,8 @@ class CrossAppAccess:
     async def assertion(
         self, http: httpx.AsyncClient, *, issuer: str, resource: str, scope: str | None
     ) -> str:
+        """A new ID-JAG for ``issuer`` (its ``aud``) and ``resource``, exchanged at the
+        provider for the user's ID token; ``OAuthError`` when the provider refuses."""
         form = {
             "grant_type": TOKEN_EXCHANGE,
             "requested_token_type": ID_JAG,

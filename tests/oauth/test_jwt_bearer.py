@@ -7,6 +7,8 @@ of tests/oauth/fakes.py. The enterprise test is whole: the loopback provider of
 tests/support/idp.py is the company's identity provider, snodo's OAuth proxy
 (tests/auth_proxy/id_jag_server.py) takes its grants, and ``Client.http`` calls a tool
 there with ``OAuth(grant="jwt_bearer", assertion=CrossAppAccess(...))``, DPoP-bound too.
+The documentation's two programs (docs/examples/oauth_enterprise.py, oauth_workload.py)
+run against such servers as they are.
 """
 
 from __future__ import annotations
@@ -14,12 +16,18 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import os
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from joserfc import jwt
+from joserfc.jwk import ECKey, KeySet
 
 from snodo.client import Client
 from snodo.oauth import (
@@ -32,6 +40,7 @@ from snodo.oauth import (
 from snodo.oauth.jwt_bearer import ID_JAG, ID_TOKEN, JWT_BEARER
 from tests.oauth.fakes import AS1, MCP, AuthServer, World
 from tests.support.idp import TOKEN_EXCHANGE, USER, Provider, serve_provider
+from tests.support.paths import ROOT
 from tests.support.processes import Serving, serving, snodo_run
 
 ENTERPRISE_CLIENT = "enterprise-client"
@@ -210,3 +219,72 @@ def test_the_identity_provider_refusing_is_an_oauth_error(
 
     with pytest.raises(OAuthError, match="refused the token exchange: 400 invalid_grant"):
         run(scenario())
+
+
+# -- the documentation's programs ---------------------------------------------------------
+
+
+def program(name: str, url: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, f"docs/examples/{name}", url],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_enterprise_program_lists_the_tools(
+    enterprise: tuple[Provider, Serving], tmp_path: Path
+) -> None:
+    idp, proxy = enterprise
+    id_token = tmp_path / "id_token.jwt"
+    id_token.write_text(idp.id_token(DESK_APP))
+    done = program(
+        "oauth_enterprise.py",
+        proxy.base + "/mcp",
+        {
+            "IDP_TOKEN_ENDPOINT": idp.token_endpoint,
+            "IDP_CLIENT_ID": DESK_APP,
+            "IDP_CLIENT_SECRET": DESK_SECRET,
+            "MCP_CLIENT_ID": ENTERPRISE_CLIENT,
+            "ID_TOKEN_FILE": str(id_token),
+        },
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["whoami"]
+
+
+def test_the_workload_program_lists_the_tools(tmp_path: Path) -> None:
+    """A platform's token (signed by a key the provider trusts for that platform) is
+    traded at the provider for a token the protected server of tests/auth/servers.py
+    takes."""
+    platform = ECKey.generate_key("P-256", {"kid": "cluster-1"})
+    with serve_provider() as idp:
+        idp.trust_workloads("https://kubernetes.default.svc", KeySet([platform]))
+        idp.add_client("nightly-report", None, grant_types=(JWT_BEARER,))
+        now = int(time.time())
+        claims = {
+            "iss": "https://kubernetes.default.svc",
+            "sub": "system:serviceaccount:reports:nightly",
+            "aud": idp.issuer,
+            "iat": now,
+            "exp": now + 600,
+        }
+        token = tmp_path / "mcp-token"
+        token.write_text(jwt.encode({"alg": "ES256", "kid": "cluster-1"}, claims, platform))
+
+        def command(port: int) -> list[str]:
+            env = [f"TEST_RESOURCE=http://127.0.0.1:{port}/mcp", f"TEST_ISSUER={idp.url}"]
+            target = "tests/auth/servers.py:server"
+            return ["env", *env, *snodo_run(target, "http", "--port", str(port))]
+
+        with serving(command) as mcp:
+            settings = {"WORKLOAD_TOKEN_FILE": str(token), "MCP_CLIENT_ID": "nightly-report"}
+            done = program("oauth_workload.py", mcp.base + "/mcp", settings)
+        assert done.returncode == 0, done.stderr
+        assert "whoami" in done.stdout.split()
+        granted = [form for form, _ in idp.token_requests if form["grant_type"] == JWT_BEARER]
+        assert [form["assertion"] for form in granted] == [token.read_text()]

@@ -9,7 +9,10 @@ credentials grants, an ``id_token`` and a JWT access token, and ``/userinfo``. A
 enterprise identity provider it also does token exchange (RFC 8693) for a client
 registered with that grant: an ID token it issued to that client for an ID-JAG (naming
 the client's ``jag_client_id``), and an access token of its own for one to another
-audience (on behalf of its subject), recording each in ``exchanges``. Clients
+audience (on behalf of its subject), recording each in ``exchanges``. It takes a
+workload's identity token with the ``jwt-bearer`` grant (RFC 7523) when the platform
+that signed it is trusted (``trust_workloads``), for a client registered with that
+grant, which needs no secret. Clients
 are registered by the test (``add_client``), never over the wire: the provider has no
 registration endpoint, which is the point. Knobs: ``deny_login`` (the person's
 sign-in fails), ``requests`` (count per path), ``rotate()`` (a new signing key),
@@ -68,6 +71,7 @@ TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
 ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"
 ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
 ID_JAG_TYPE = "urn:ietf:params:oauth:token-type:id-jag"
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
 
 def s256(verifier: str) -> str:
@@ -131,6 +135,8 @@ class Provider:
         """(header, claims) of every client assertion accepted."""
         self.exchanges: list[dict[str, str]] = []
         """The form of every token exchange granted."""
+        self.workload_issuers: dict[str, KeySet] = {}
+        """Platforms whose workload tokens the jwt-bearer grant takes, by issuer."""
         self._pending: dict[str, dict[str, str]] = {}
         self._codes: dict[str, _Code] = {}
         self._refresh: dict[str, tuple[str, str, str | None]] = {}
@@ -193,6 +199,7 @@ class Provider:
                 "refresh_token",
                 "client_credentials",
                 TOKEN_EXCHANGE,
+                JWT_BEARER,
             ],
             "code_challenge_methods_supported": ["S256"],
             "token_endpoint_auth_methods_supported": [
@@ -444,7 +451,42 @@ class Provider:
         self.assertions.append((dict(token.header), dict(claims)))
         return client
 
+    def trust_workloads(self, issuer: str, keys: KeySet) -> None:
+        """Take workload tokens ``issuer`` signs with ``keys`` (a platform's)."""
+        self.workload_issuers[issuer] = keys
+
+    def _workload(self, form: dict[str, str]) -> dict[str, Any]:
+        """RFC 7523 section 3: a workload token of a trusted platform, for this
+        provider, not expired; the token issued names its subject."""
+        client = self.clients.get(form.get("client_id", ""))
+        if client is None or JWT_BEARER not in client.grant_types:
+            raise OAuthRefusal("invalid_client", "unknown client", 401)
+        assertion = form.get("assertion", "")
+        try:
+            issuer = json.loads(_b64(assertion.split(".")[1])).get("iss")
+            claims = jwt.decode(assertion, self.workload_issuers[issuer]).claims
+        except (ValueError, IndexError, KeyError, JoseError, AttributeError):
+            raise OAuthRefusal("invalid_grant", "not a workload token I trust") from None
+        audience = claims.get("aud")
+        audiences = audience if isinstance(audience, list) else [audience]
+        if self.issuer not in audiences and self.token_endpoint not in audiences:
+            raise OAuthRefusal("invalid_grant", "the workload token is for another audience")
+        if claims.get("exp", 0) <= time.time():
+            raise OAuthRefusal("invalid_grant", "the workload token has expired")
+        scope, resource = form.get("scope", ""), form.get("resource")
+        access = self.mint_access_token(
+            resource or client.client_id, sub=claims["sub"], scope=scope, client_id=client.client_id
+        )
+        return {
+            "access_token": access,
+            "token_type": "Bearer",
+            "expires_in": self.token_lifetime,
+            "scope": scope,
+        }
+
     def _token(self, headers: dict[str, str], form: dict[str, str]) -> dict[str, Any]:
+        if form.get("grant_type") == JWT_BEARER and "client_secret" not in form:
+            return self._workload(form)  # a public client: the assertion is its proof
         client = self._authenticate(headers, form)
         grant = form.get("grant_type", "")
         if grant not in client.grant_types:
