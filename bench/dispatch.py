@@ -8,7 +8,7 @@ The call is ``tools/call add {"a": 2, "b": 3}`` with the 2026-07-28 ``_meta`` en
 every server answers ``complete`` with one text block ``"5"``. Timed, side by side in one
 process and one event loop (uvloop when installed), in interleaved rounds:
 
-* **snodo**: ``await server.handle(request_bytes)`` then ``snodo.jsonrpc.encode`` of the
+* **snodo**: ``await server.handle(request_bytes)`` then ``snodo.core.jsonrpc.encode`` of the
   response: envelope, method table, ``_meta`` and version checks, params against the
   generated model, tool arguments against the tool's schema, the call, ``resultType``
   and ``serverInfo``;
@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import version
 from typing import Any
 
-from snodo import jsonrpc
+from snodo.core import jsonrpc
 from snodo.server import Server
 
 REQUEST = json.dumps(

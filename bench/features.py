@@ -128,7 +128,7 @@ def snodo_app(case: Case) -> Any:
     from pydantic import BaseModel  # noqa: PLC0415 - only server processes need these
 
     from snodo import Ask, Context, Depends, Server, elicitation  # noqa: PLC0415
-    from snodo.result import InputRequired  # noqa: PLC0415
+    from snodo.core.result import InputRequired  # noqa: PLC0415
     from snodo.server import LegacyLimits  # noqa: PLC0415
     from snodo.transports.http import HttpApp  # noqa: PLC0415
 

@@ -16,8 +16,8 @@ headers (``MCP-Protocol-Version``, ``Mcp-Method``, ``Mcp-Name``):
 
 The apps, each serving both tools:
 
-* **snodo**: ``HttpApp`` over a ``Server``; the theme tool uses ``snodo.elicitation`` (the
-  answer checked against the requested schema) and a ``snodo.state.keyring.Keyring`` built once
+* **snodo**: ``HttpApp`` over a ``Server``; the theme tool uses ``snodo.asking.elicitation`` (the
+  answer checked against the requested schema) and a ``snodo.core.state.keyring.Keyring`` built once
   (HMAC-SHA256 state bound to method, principal and arguments);
 * **official**: ``mcp`` 2.3.0 ``MCPServer`` served by ``streamable_http_app(json_response=
   True, stateless_http=True)``; the theme tool returns ``InputRequiredResult`` and reads
@@ -85,17 +85,17 @@ def final_text(user: str, theme: str, step: int) -> str:
 def snodo_build() -> str:
     """Which snodo the figures are of: the compiled build (setup.py, as
     ``scripts/compiled`` runs it) or the pure-Python sources."""
-    import snodo.jsonrpc  # noqa: PLC0415 - imported where snodo is measured
+    import snodo.core.jsonrpc  # noqa: PLC0415 - imported where snodo is measured
 
-    return "pure Python" if snodo.jsonrpc.__file__.endswith(".py") else "compiled (setup.py)"
+    return "pure Python" if snodo.core.jsonrpc.__file__.endswith(".py") else "compiled (setup.py)"
 
 
 def theme_asker() -> Callable[[Any, str, Any], Any]:
     """The snodo theme tool's body (``features.py`` serves it from an ``async def``):
     ask in round one, answer from the state and the form in round two. Made once per
     app, so the snodo modules are imported once, not on every call."""
-    from snodo import elicitation  # noqa: PLC0415 - only the snodo process needs it
-    from snodo.result import input_required  # noqa: PLC0415
+    from snodo.asking import elicitation  # noqa: PLC0415 - only the snodo process needs it
+    from snodo.core.result import input_required  # noqa: PLC0415
 
     def ask_theme(ctx: Any, user: str, question: Any) -> Any:
         answer = elicitation.response(ctx, "theme", question)
@@ -111,11 +111,11 @@ def theme_asker() -> Callable[[Any, str, Any], Any]:
 
 
 def snodo_app(observed: bool = False) -> AsgiApp:
-    from snodo import elicitation  # noqa: PLC0415 - only the snodo process needs it
-    from snodo.context import Context  # noqa: PLC0415
-    from snodo.result import InputRequired  # noqa: PLC0415
+    from snodo.asking import elicitation  # noqa: PLC0415 - only the snodo process needs it
+    from snodo.core.context import Context  # noqa: PLC0415
+    from snodo.core.result import InputRequired  # noqa: PLC0415
+    from snodo.core.state.keyring import Keyring  # noqa: PLC0415
     from snodo.server import Server  # noqa: PLC0415
-    from snodo.state.keyring import Keyring  # noqa: PLC0415
     from snodo.transports.http import HttpApp  # noqa: PLC0415
 
     # The server's own keys: it verifies the echoed state before the handler runs, and

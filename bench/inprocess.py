@@ -141,7 +141,7 @@ def asgi_flow(app: AsgiApp, flow: str) -> Flow:
 
 def core_flow(flow: str) -> Flow:
     """snodo's Server.handle on decoded messages, and the reply encoded: no HTTP."""
-    from snodo import jsonrpc  # noqa: PLC0415
+    from snodo.core import jsonrpc  # noqa: PLC0415
 
     http_app: Any = APPS["snodo"]()
     server = http_app.server

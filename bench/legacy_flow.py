@@ -20,7 +20,7 @@ Servers, each its own process, one uvicorn worker, ``--http httptools --loop uvl
 
 * **snodo**: ``HttpApp`` serving a ``Server`` with the legacy era on (its default). The
   ``theme`` tool is the MRTR handler of ``http_flow.py``, written once for the modern
-  era (``snodo.elicitation`` + sealed ``snodo.state``); the bridge serves it to the
+  era (``snodo.asking.elicitation`` + sealed ``snodo.core.state``); the bridge serves it to the
   legacy session: round 1 answers input-required, the bridge asks the client over the
   stream, retries with the answer and the state, and the core checks both.
 * **official**: ``mcp`` 2.3.0 ``MCPServer.streamable_http_app()`` in its stateful (session)
@@ -94,9 +94,9 @@ def final_text(user: str, theme: str) -> str:
 
 
 def snodo_app(store: str | None = None) -> Any:
-    from snodo import elicitation  # noqa: PLC0415 - only this process needs it
-    from snodo.context import Context  # noqa: PLC0415
-    from snodo.result import InputRequired, input_required  # noqa: PLC0415
+    from snodo.asking import elicitation  # noqa: PLC0415 - only this process needs it
+    from snodo.core.context import Context  # noqa: PLC0415
+    from snodo.core.result import InputRequired, input_required  # noqa: PLC0415
     from snodo.server import LegacyLimits, Server  # noqa: PLC0415
     from snodo.transports.http import HttpApp  # noqa: PLC0415
 

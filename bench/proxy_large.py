@@ -10,7 +10,7 @@ The backend is a snodo server (one uvicorn worker, httptools, uvloop) with one t
 are about 8 KB of JSON, 20,000 about 900 KB. In front of it, two ``snodo.gateway.proxy``
 servers on ``Client.http``, each its own process: **passing**, as ``snodo proxy`` runs,
 whose large result members go on as the bytes they came as
-(``snodo.client.transports.passed``); and **decoding**, the same proxy with one
+(``snodo.client.transports.passthrough``); and **decoding**, the same proxy with one
 middleware that returns what it is given, which turns passing off, so each result is
 decoded and encoded again. Sequential calls over one connection, the cases taking
 turns; the figure is each process's CPU per call (from /proc) over ``--calls`` calls of

@@ -1,10 +1,10 @@
-"""Cost of sealing and opening request state: snodo.state against a floor and the official SDK.
+"""Cost of sealing and opening request state: snodo.core.state against a floor and the official SDK.
 
 Run: .venv/bin/python bench/state.py [--quick]
 
 Prints microseconds per seal+open (median of several repeats of a perf_counter loop) for:
 
-* snodo.state.seal + snodo.state.open;
+* snodo.core.state.seal + snodo.core.state.open;
 * a floor: what any signed-JSON token must do at least. Seal: canonical JSON of the same
   payload (same encoder settings), HMAC-SHA256, base64url. Open: split, HMAC-SHA256,
   constant-time compare, base64url decode, json.loads. No binding, no checks;
@@ -29,8 +29,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from snodo import state
-from snodo.context import Context
+from snodo.core import state
+from snodo.core.context import Context
 
 try:  # the official SDK comes with the bench extra
     from mcp.server.context import ServerRequestContext
@@ -174,7 +174,7 @@ def main() -> None:
     row("floor (canonical JSON + HMAC + base64url)", floor)
     row("  of which HMAC + base64url only", measure(crypto_floor_case(), iterations, repeats))
     ours = measure(snodo_case(), iterations, repeats)
-    row("snodo.state seal+open", ours)
+    row("snodo.core.state seal+open", ours)
     sdk = sdk_case()
     if sdk is None:
         print("official SDK (mcp): not installed; no side-by-side figure")

@@ -17,7 +17,7 @@ import zlib
 from pydantic import BaseModel
 
 from snodo import Server
-from snodo.result import ToolError
+from snodo.core.result import ToolError
 
 server = Server(
     "week-chart",

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 
 import uvicorn
 
-from snodo.context import Context
+from snodo.core.context import Context
 from snodo.server import Server
 from snodo.transports.http import HttpApp, Unauthorized
 

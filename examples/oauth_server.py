@@ -4,7 +4,7 @@ import os
 
 from snodo.auth import ProtectedResource
 from snodo.auth.jwt import JwtVerifier
-from snodo.context import Context
+from snodo.core.context import Context
 from snodo.server import Server
 
 # The MCP endpoint's canonical URI (RFC 8707): tokens must name it as their audience.

@@ -16,7 +16,7 @@ all asked in one round.
 
 The state secret comes from SNODO_STATE_SECRET (hex, at least 32 bytes); without it a
 random one is made per process, which suits one process only: behind a load balancer
-every worker must share it (or a keyring: Server(state_keys=[...]), see snodo.state).
+every worker must share it (or a keyring: Server(state_keys=[...]), see snodo.core.state).
 """
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ from collections.abc import Iterator
 from typing import Annotated, Any
 
 from snodo import Ask, elicitation, roots, sampling
+from snodo.asking.roots import Root
 from snodo.client import Client, Flow, RequestError
 from snodo.client.transports import MemoryTransport
-from snodo.context import Context
-from snodo.result import InputRequired, input_required
-from snodo.roots import Root
+from snodo.core.context import Context
+from snodo.core.result import InputRequired, input_required
 from snodo.server import LegacyLimits, Server
 from snodo.server.notify_bus import notification_bus
 

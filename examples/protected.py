@@ -36,8 +36,8 @@ from pydantic import BaseModel
 
 from snodo.auth import ProtectedResource
 from snodo.auth.jwt import JwtVerifier
-from snodo.context import Context
-from snodo.http_headers import request_headers
+from snodo.core.context import Context
+from snodo.core.http_headers import request_headers
 from snodo.server import Server
 from snodo.transports.http import HttpApp
 

@@ -156,7 +156,7 @@ def _probe_server() -> Any:
 
 
 def _legacy(server: Any, version: str) -> tuple[Any, Any]:
-    from snodo.legacy.kernel import LegacyKernel  # noqa: PLC0415 (coverage alone)
+    from snodo.legacy.methods import LegacyKernel  # noqa: PLC0415 (coverage alone)
     from snodo.legacy.session import LegacySession  # noqa: PLC0415
     from snodo.server.legacy_limits import LegacyLimits  # noqa: PLC0415
 

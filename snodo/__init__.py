@@ -1,15 +1,13 @@
 """snodo: a schema-first toolkit for MCP servers of the current revision
 (``snodo_wire.protocol.REVISION``), built around Multi Round-Trip Requests.
 
-The names most programs need are here. The modules directly in this package are the
-protocol core every role shares, with no I/O: JSON-RPC framing (``jsonrpc``), errors,
-capabilities and admission, the request ``Context``, results, header mapping, the
-observer interface, and what a handler asks with (``elicitation``, ``sampling``,
-``roots``, read through ``answers``). They import no snodo package. Each role has a
-package above them: ``snodo.state`` (sealed state), ``snodo.tasks`` (the Tasks
-extension), ``snodo.server`` (the Server and its handlers), ``snodo.legacy`` (the
-initialize-based era), ``snodo.transports`` (stdio and HTTP), ``snodo.client``,
-``snodo.auth`` and ``snodo.oauth``, ``snodo.otel`` and ``snodo.cli``;
+The names most programs need are here, with the modules a handler asks the client
+with (``elicitation``, ``sampling``, ``roots``, from ``snodo.asking``). The protocol core
+is ``snodo.core``, with no I/O; each role has a package above it: ``snodo.asking``,
+``snodo.stores`` (memory, SQLite, Redis), ``snodo.tasks`` (the Tasks extension),
+``snodo.server`` (the Server and its handlers), ``snodo.legacy`` (the initialize-based
+era), ``snodo.transports`` (stdio and HTTP), ``snodo.client``, ``snodo.auth`` and
+``snodo.oauth``, ``snodo.otel``, ``snodo.gateway`` and ``snodo.cli``;
 docs/architecture.md draws them. The wire models are the separate package
 ``snodo_wire``.
 """
@@ -17,15 +15,16 @@ docs/architecture.md draws them. The wire models are the separate package
 import contextlib
 import warnings
 
+from snodo.asking import elicitation, roots, sampling
 from snodo.client import Client, Flow, RequestError, TaskHandle
-from snodo.context import Context
-from snodo.errors import McpError
-from snodo.result import MISSING, input_required, tool_error, url_required
+from snodo.core.context import Context
+from snodo.core.errors import McpError
+from snodo.core.result import MISSING, input_required, tool_error, url_required
+from snodo.core.state.keyring import Keyring
 from snodo.server import CacheHint, Reply, Server
 from snodo.server.asks import Ask
 from snodo.server.dependencies import Depends
 from snodo.server.media import Audio, File, Image
-from snodo.state.keyring import Keyring
 
 __all__ = [
     "MISSING",
@@ -44,7 +43,10 @@ __all__ = [
     "RequestError",
     "Server",
     "TaskHandle",
+    "elicitation",
     "input_required",
+    "roots",
+    "sampling",
     "tool_error",
     "url_required",
 ]

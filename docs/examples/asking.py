@@ -16,7 +16,7 @@ from snodo import (
     input_required,
     sampling,
 )
-from snodo import roots as roots_
+from snodo.asking import roots as roots_
 from snodo.client.transports import MemoryTransport
 
 server = Server("reviewer", "1.0.0", state_secret=secrets.token_bytes(32))

@@ -7,9 +7,9 @@ from typing import Any
 
 from snodo import Client, Server, elicitation
 from snodo.client.transports import MemoryTransport
-from snodo.context import Context
+from snodo.core.context import Context
+from snodo.core.result import MISSING, InputRequired, input_required
 from snodo.gateway import proxy
-from snodo.result import MISSING, InputRequired, input_required
 
 backend = Server("notes", "1.0.0")
 TITLE = elicitation.form(

@@ -5,7 +5,7 @@ import asyncio
 from snodo import MISSING, Client, Context, Server
 from snodo.client import RequestError
 from snodo.client.transports import MemoryTransport
-from snodo.errors import ResourceNotFound
+from snodo.core.errors import ResourceNotFound
 
 server = Server("notes", "1.0.0")
 NOTES = {"groceries": "milk, eggs", "plans": "# Plans\n\nWorld domination."}

@@ -8,7 +8,7 @@ import os
 import httpx
 
 from snodo.auth import GitHubProxy
-from snodo.context import Context
+from snodo.core.context import Context
 from snodo.server import Server
 from snodo.transports.http import HttpApp
 

@@ -24,7 +24,7 @@ from snodo import (
     input_required,
 )
 from snodo.client.transports import MemoryTransport
-from snodo.state.replay import SQLiteGuard
+from snodo.stores import SQLiteGuard
 
 OLD, NEW = secrets.token_bytes(32), secrets.token_bytes(32)
 COLOUR = elicitation.form(

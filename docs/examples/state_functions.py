@@ -1,4 +1,4 @@
-"""Sealing by hand with snodo.state, outside a server: python state_functions.py
+"""Sealing by hand with snodo.core.state, outside a server: python state_functions.py
 
 The functions take the request a token is bound to (any object with its method, params
 and clock; a handler's Context is one) and the options; pass `open` the options `seal`
@@ -10,9 +10,10 @@ import secrets
 import tempfile
 from pathlib import Path
 
-from snodo import Context, Keyring, state
-from snodo.errors import InvalidState
-from snodo.state.replay import SQLiteGuard
+from snodo import Context, Keyring
+from snodo.core import state
+from snodo.core.errors import InvalidState
+from snodo.stores import SQLiteGuard
 
 KEYS = [("2026-11", secrets.token_bytes(32)), ("2026-10", secrets.token_bytes(32))]
 folder = tempfile.TemporaryDirectory()

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import urllib.parse
 from collections.abc import Mapping
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 __all__ = [
-    "CURRENT_TOKEN",
     "AccessToken",
     "InvalidToken",
     "TokenVerifier",
@@ -132,10 +130,3 @@ def bound_key(claims: Mapping[str, Any]) -> str | None:
         return None
     jkt = confirmation.get("jkt")
     return jkt if isinstance(jkt, str) and jkt else None
-
-
-CURRENT_TOKEN: ContextVar[AccessToken | None] = ContextVar("snodo_access_token", default=None)
-"""The token the HTTP app verified for the request its task answers, set before the
-core runs and read by it into the handler's context (``Context.access_token``). A
-variable of the task's context rather than an argument, so the legacy era's layers
-carry it to the core unchanged; each ASGI request runs in a task of its own."""

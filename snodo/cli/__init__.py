@@ -33,10 +33,10 @@ from snodo.cli.http_limits import add_limit_options, export_limits
 from snodo.cli.serve_options import add_serve_options
 from snodo.cli.state_inspect import inspect_command, inspect_token
 from snodo.cli.worker_checks import unshared_legacy, unshared_sign_ins
+from snodo.core.state.keyring import SECRET_ENV, environment_secret
 from snodo.server import Server
 from snodo.server.invoke import DefinitionError
 from snodo.server.tools import ToolDefinitionError
-from snodo.state.keyring import SECRET_ENV, environment_secret
 
 __all__ = ["inspect_token", "load", "main"]
 

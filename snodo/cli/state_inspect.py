@@ -14,9 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from snodo import state
-from snodo.errors import InvalidState
-from snodo.state.replay import MemoryGuard
+from snodo.core import state
+from snodo.core.errors import InvalidState
+from snodo.core.state.replay import MemoryGuard
 
 __all__ = ["inspect_command", "inspect_token"]
 

@@ -2,7 +2,7 @@
 
 A form becomes one prompt per field, with its title, type, choices (numbered; a number or
 the value itself answers), default (an empty line takes it; an optional field without
-one is left out) and the form's own checks (``snodo.form_schema``), asking again until a
+one is left out) and the form's own checks (``snodo.asking.form_schema``), asking again until a
 value fits; before the fields, the person may decline or cancel the whole form. A URL
 request prints the page and asks for consent. A sampling request prints the messages and
 takes the reply typed (or, with ``sampling_command``, what that program prints when the
@@ -31,7 +31,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from snodo.form_schema import CheckedSchema, Field, RejectedValueError, check_schema, check_value
+from snodo.asking.form_schema import (
+    CheckedSchema,
+    Field,
+    RejectedValueError,
+    check_schema,
+    check_value,
+)
 
 __all__ = ["Terminal"]
 

@@ -54,7 +54,7 @@ from snodo.client.skills import Skills
 from snodo.client.tasks import ClientTasks, TaskCancelled, TaskFailed, TaskHandle
 from snodo.client.transports import ClientTransport, HttpTransport, StdioTransport
 from snodo.client.url_required import URL_REQUIRED, Completions, UrlElicitationRequired
-from snodo.errors import ErrorCode
+from snodo.core.errors import ErrorCode
 from snodo.revisions.authoring import CallToolResult, CompleteResult, DiscoverResult
 from snodo.revisions.tasks.protocol import EXTENSION_ID as TASKS_EXTENSION
 

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from typing import Any
 
-from snodo.context import LOG_LEVELS
+from snodo.core.context import LOG_LEVELS
 from snodo.revisions.authoring.protocol import META_LOG_LEVEL
 
 __all__ = ["CALL_DEADLINE", "OnLog", "OnProgress", "call_deadline", "call_scope"]

@@ -46,8 +46,8 @@ from snodo.client.transports import (
     PassingTransport,
     SessionTransport,
 )
-from snodo.errors import ErrorCode
-from snodo.http_headers import outgoing_trace_context, request_headers
+from snodo.core.errors import ErrorCode
+from snodo.core.http_headers import outgoing_trace_context, request_headers
 from snodo.revisions import REVISIONS
 from snodo.revisions.authoring.protocol import (
     META_CLIENT_CAPABILITIES,

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from snodo.errors import ErrorCode
+from snodo.core.errors import ErrorCode
 
 __all__ = [
     "ClientError",

@@ -16,9 +16,9 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ValidationError
 
+from snodo.asking.form_schema import RejectedValueError, check_content, check_schema
 from snodo.client.errors import LimitExceeded
 from snodo.client.results import INPUT_RESULTS, Handler, ProtocolViolation
-from snodo.form_schema import RejectedValueError, check_content, check_schema
 
 SAFE_URL_SCHEMES = frozenset({"http", "https"})
 """What a URL-mode elicitation may send the user to; ``javascript:``, ``file:``,

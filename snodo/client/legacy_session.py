@@ -56,7 +56,7 @@ from snodo.client.transports.base import (
     SessionTransport,
     TransportError,
 )
-from snodo.errors import ErrorCode
+from snodo.core.errors import ErrorCode
 from snodo.revisions import REVISIONS
 from snodo.revisions.authoring.protocol import META_SERVER_INFO, META_SUBSCRIPTION_ID
 

@@ -27,8 +27,8 @@ from snodo.client.errors import LimitExceeded, ProtocolViolation, RequestError
 from snodo.client.legacy_tasks import requires_task
 from snodo.client.limits import ClientLimits
 from snodo.client.results import validated
-from snodo.errors import ErrorCode
-from snodo.http_headers import valid_header_params
+from snodo.core.errors import ErrorCode
+from snodo.core.http_headers import valid_header_params
 from snodo.revisions.authoring import Prompt, Resource, ResourceTemplate, Tool
 
 __all__ = ["Listed", "Listings", "every_page"]

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from snodo.client.errors import ProtocolViolation, RequestError, TooManyRounds
-from snodo.errors import ErrorCode
+from snodo.core.errors import ErrorCode
 from snodo.revisions import Revision
 from snodo.revisions.authoring import (
     CallToolResult,

@@ -35,7 +35,7 @@ from snodo.client.errors import ProtocolViolation, RequestError, VerificationFai
 from snodo.client.limits import ClientLimits
 from snodo.client.listings import Listed, every_page
 from snodo.client.results import validated
-from snodo.errors import ErrorCode
+from snodo.core.errors import ErrorCode
 from snodo.revisions.skills import Skill
 from snodo.revisions.skills.protocol import EXTENSION_ID
 

@@ -27,8 +27,9 @@ import re
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
-from snodo.context import Context
-from snodo.errors import InvalidParams, McpError, ResourceNotFound
+from snodo.core.context import Context
+from snodo.core.errors import InvalidParams, McpError, ResourceNotFound
+from snodo.core.result import InputRequired
 from snodo.gateway.forwarding import BackendError, Proxy
 from snodo.gateway.skills import (
     DIRECTORY_READ,
@@ -40,9 +41,8 @@ from snodo.gateway.skills import (
     prefixed_result,
     unprefixed,
 )
-from snodo.result import InputRequired
 from snodo.server.backend import FEATURES
-from snodo.server.dispatch import HANDLERS, Served
+from snodo.server.methods import HANDLERS, ServerOffering
 from snodo.server.pagination import page
 
 __all__ = ["SEPARATOR", "Composite", "check_prefix", "served_name"]
@@ -82,11 +82,11 @@ class Composite:
     """The ``Backend`` of a server with mounted members: routes each request to the
     server's own items or to the member its name or URI belongs to."""
 
-    def __init__(self, own: Served) -> None:
-        # Copies, not ``replace``: that would run ``Served.__post_init__`` again and hook
+    def __init__(self, own: ServerOffering) -> None:
+        # Copies, not ``replace``: that would run ``ServerOffering.__post_init__`` again and hook
         # the task engine's listeners a second time.
         self.own = copy.copy(own)
-        self.own.backend = None
+        self.own.serve_backend(None)
         """The server's own items, answered by the core's handlers."""
         self.own_whole = copy.copy(self.own)
         self.own_whole.page_size = None

@@ -38,16 +38,16 @@ from functools import partial
 from types import MappingProxyType
 from typing import Any, Final
 
-from snodo.admission import admit
 from snodo.client import Client, ClientError, RequestError
 from snodo.client.transports.stdio import StdioTransport
-from snodo.context import LOG_RANK, Context
-from snodo.errors import InternalError, McpError
+from snodo.core.admission import admit
+from snodo.core.context import LOG_RANK, Context
+from snodo.core.errors import InternalError, McpError
+from snodo.core.result import InputRequired, input_required
 from snodo.gateway.front import GATEWAYS, front_client
 from snodo.gateway.open_calls import CURRENT, REFUSE, FlowElsewhere, OpenCalls
 from snodo.gateway.relay import Relay
 from snodo.gateway.skills import declare, declared, prefixed
-from snodo.result import InputRequired, input_required
 from snodo.revisions.authoring.protocol import (
     META_CLIENT_CAPABILITIES,
     META_LOG_LEVEL,
@@ -187,7 +187,7 @@ class Proxy:
 
     def _passes(self, ctx: Context) -> bool:
         """Whether the backend's large result members may reach the front as their bytes
-        (``snodo.client.transports.passed``): when nothing on the way reads them, that
+        (``snodo.client.transports.passthrough``): when nothing on the way reads them, that
         is when the front's request is of the backend's revision, this proxy is not
         mounted in a composite (which rewrites what it passes on) and has no
         middleware. A legacy front's bridge reads them back (``jsonrpc.read_kept``)."""
@@ -469,14 +469,14 @@ def proxy(
             connect, answer_timeout=answer_timeout, relay=relay, calls_per_client=calls_per_client
         )
         await backend.start(server)
-        server.served.backend = backend
+        server.offering.serve_backend(backend)
         offered = declared(backend.advertised)
         if offered is not None:  # its skills, passed on (snodo.gateway.skills)
             declare(server, offered, backend.forward)
         try:
             yield backend
         finally:
-            server.served.backend = None
+            server.offering.serve_backend(None)
             await backend.stop()
 
     lifespans = server_options.pop("lifespan", None)

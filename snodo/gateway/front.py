@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from contextvars import ContextVar
 from typing import Any
 
-from snodo.context import Context
+from snodo.core.context import Context
 from snodo.server import Server
 
 __all__ = ["GATEWAYS", "PEER", "front_client", "knowing_peers"]

@@ -37,13 +37,13 @@ _KINDS: tuple[tuple[Kind, str], ...] = (
 def composite_of(server: Server) -> Composite:
     """The server's ``Composite`` backend, made (with the lifespan that starts its
     members) the first time."""
-    backend = server.served.backend
+    backend = server.offering.backend
     if isinstance(backend, Composite):
         return backend
     if backend is not None or server in PROXIES:
         raise ValueError("this server already serves another server's features (a proxy)")
-    composite = Composite(server.served)
-    server.served.backend = composite
+    composite = Composite(server.offering)
+    server.offering.serve_backend(composite)
 
     @asynccontextmanager
     async def members(started: Server) -> AsyncIterator[None]:

@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
 from typing import Any
 
-from snodo.errors import InvalidParams, McpError
+from snodo.core.errors import InvalidParams, McpError
 
 __all__ = ["CURRENT", "FlowElsewhere", "OpenCall", "OpenCalls"]
 

@@ -20,7 +20,7 @@ import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from snodo.errors import McpError
+from snodo.core.errors import McpError
 from snodo.server.notify_bus import RedisLink
 
 __all__ = ["CHANNEL_PREFIX", "Relay"]

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from snodo.context import Context
+from snodo.core.context import Context
 from snodo.revisions.skills.protocol import EXTENSION_ID
 from snodo.server import Server
 from snodo.server.extensions import ExtensionMethod

@@ -30,12 +30,12 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
-from snodo import jsonrpc
-from snodo.context import Emit
-from snodo.errors import ErrorCode, InternalError, MissingClientCapability, ResourceNotFound
+from snodo.core import jsonrpc
+from snodo.core.context import Emit
+from snodo.core.errors import ErrorCode, InternalError, MissingClientCapability, ResourceNotFound
+from snodo.core.result import URL_REQUIRED_META
 from snodo.legacy.session import ClientAnswerError, LegacySession
 from snodo.legacy.wire import LEGACY, check_params, check_request, check_result, legacy_result
-from snodo.result import URL_REQUIRED_META
 from snodo.revisions.authoring.protocol import (
     LATEST_PROTOCOL_VERSION,
     META_CLIENT_CAPABILITIES,

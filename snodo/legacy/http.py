@@ -35,8 +35,9 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from snodo import jsonrpc
-from snodo.errors import InvalidRequest
+from snodo.core import jsonrpc
+from snodo.core.envelope import is_modern
+from snodo.core.errors import InvalidRequest
 from snodo.legacy.events import EventLog, MemoryEventLog, RedisEventLog, parse_event_id
 from snodo.legacy.http_answer import Answer
 from snodo.legacy.http_replies import (
@@ -57,7 +58,7 @@ from snodo.legacy.http_replies import (
     wait_disconnect,
 )
 from snodo.legacy.http_resume import resume
-from snodo.legacy.kernel import LegacyKernel
+from snodo.legacy.methods import LegacyKernel
 from snodo.legacy.owners import Owners, owner_of
 from snodo.legacy.session import LegacySession
 from snodo.legacy.shared import Entry, SharedSessions
@@ -65,7 +66,6 @@ from snodo.legacy.stateless import Stateless
 from snodo.legacy.store import StoreUnavailable, session_store
 from snodo.legacy.wire import batch_refusal, is_initialize
 from snodo.server import Server
-from snodo.server.eras import is_modern
 from snodo.server.legacy_limits import LegacyLimits
 
 __all__ = ["SESSION_HEADER", "LegacyHttp", "no_session_error"]

@@ -12,11 +12,11 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from snodo import jsonrpc
-from snodo.errors import InvalidRequest
+from snodo.core import jsonrpc
+from snodo.core.errors import InvalidRequest
 from snodo.legacy.events import EventLog
 from snodo.legacy.http_replies import Send, empty, json_reply, sse_event, sse_prime, sse_start
-from snodo.legacy.kernel import LegacyKernel
+from snodo.legacy.methods import LegacyKernel
 from snodo.legacy.session import LegacySession
 from snodo.legacy.shared import Entry
 from snodo.legacy.store import StoreUnavailable

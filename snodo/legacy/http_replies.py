@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from snodo import jsonrpc
-from snodo.errors import InvalidRequest, McpError
+from snodo.core import jsonrpc
+from snodo.core.errors import InvalidRequest, McpError
 
 __all__ = [
     "END",

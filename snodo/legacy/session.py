@@ -19,9 +19,9 @@ import secrets
 from collections.abc import Mapping
 from typing import Any
 
-from snodo.context import Emit
+from snodo.core.context import Emit
+from snodo.core.observe import QUIET, Observer
 from snodo.legacy.store import SessionRecord
-from snodo.observe import QUIET, Observer
 from snodo.server.legacy_limits import LegacyLimits
 from snodo.server.subscriptions import Subscription, Subscriptions
 

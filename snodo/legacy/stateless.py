@@ -20,11 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from snodo import jsonrpc
-from snodo.errors import InvalidRequest
+from snodo.core import jsonrpc
+from snodo.core.errors import InvalidRequest
 from snodo.legacy.http_answer import Answer
 from snodo.legacy.http_replies import Send, empty, json_reply, plain
-from snodo.legacy.kernel import LegacyKernel
+from snodo.legacy.methods import LegacyKernel
 from snodo.legacy.session import LegacySession
 from snodo.legacy.shared import Entry
 from snodo.legacy.wire import ASSUMED_VERSION, is_initialize

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from snodo.context import Emit
-from snodo.legacy.kernel import LegacyKernel
+from snodo.core.context import Emit
+from snodo.legacy.methods import LegacyKernel
 from snodo.legacy.session import LegacySession
 from snodo.legacy.wire import is_initialize
 from snodo.server import Reply, Server

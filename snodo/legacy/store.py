@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final, Protocol
 
-from snodo.state.replay import _redis
+from snodo.stores.redis import redis_module
 
 __all__ = [
     "RedisSessionStore",
@@ -106,7 +106,8 @@ class RedisSessionStore:
     ) -> None:
         if not url.startswith(("redis://", "rediss://")):
             raise ValueError("RedisSessionStore URL must start with redis:// or rediss://")
-        _redis()  # ImportError naming the extra now, not on the first initialize
+        # ImportError naming the extra now, not on the first initialize
+        redis_module("RedisSessionStore")
         self._url = url
         self.prefix = prefix
         self.timeout = timeout
@@ -123,7 +124,7 @@ class RedisSessionStore:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
-            redis = _redis()
+            redis = redis_module("RedisSessionStore")
             client = redis.asyncio.Redis.from_url(
                 self._url,
                 socket_connect_timeout=self.timeout,
@@ -145,7 +146,7 @@ class RedisSessionStore:
                 commands(pipe)
                 result: list[Any] = await pipe.execute()
                 return result
-        except (TimeoutError, OSError, _redis().exceptions.RedisError) as exc:
+        except (TimeoutError, OSError, redis_module("").exceptions.RedisError) as exc:
             raise StoreUnavailable(f"the legacy session store did not answer: {exc!r}") from None
 
     async def create(self, record: SessionRecord, ttl: float, max_sessions: int) -> bool:

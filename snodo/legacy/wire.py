@@ -22,10 +22,10 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from snodo.errors import InternalError, InvalidParams
+from snodo.core.envelope import is_modern
+from snodo.core.errors import InternalError, InvalidParams
 from snodo.revisions import REVISIONS, Revision
 from snodo.revisions.authoring.protocol import META_SERVER_INFO as SERVER_INFO
-from snodo.server.eras import is_modern
 
 __all__ = [
     "ASSUMED_VERSION",

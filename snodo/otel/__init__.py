@@ -2,7 +2,7 @@
 
 Theory of operation
 -------------------
-``OtelObserver`` is a ``snodo.observe.Observer``: give it to ``Server(observer=...)``
+``OtelObserver`` is a ``snodo.core.observe.Observer``: give it to ``Server(observer=...)``
 (``snodo run`` does, from the standard ``OTEL_*`` variables: ``snodo.cli.observer``). It
 uses only the OpenTelemetry API; what happens to spans and measurements is the
 application's choice of SDK and exporters, and with none installed the API's no-op
@@ -45,7 +45,7 @@ providers drop them.
   answers or state.
 
 The package (with ``tasks``: task spans and metrics) implements the core's
-``snodo.observe.Observer``; it may import the core only, and nothing but the command
+``snodo.core.observe.Observer``; it may import the core only, and nothing but the command
 line (``snodo.cli.observer``) imports it.
 """
 
@@ -69,15 +69,15 @@ except ModuleNotFoundError as exc:
         "snodo.otel needs the snodo[otel] extra: pip install 'snodo[otel]'"
     ) from exc
 
-from snodo.observe import Attributes, Observation
+from snodo.core.observe import Attributes, Observation
 from snodo.otel.tasks import DURATION_BUCKETS, TaskRuns, linked_span, span_mark
 from snodo.revisions import REVISIONS
 from snodo.revisions.authoring.protocol import META_PROTOCOL_VERSION
 from snodo.revisions.authoring.tables import METHODS
 
 if TYPE_CHECKING:
-    from snodo.jsonrpc import Request
-    from snodo.observe import TaskView
+    from snodo.core.jsonrpc import Request
+    from snodo.core.observe import TaskView
 
 __all__ = ["OtelObserver"]
 

@@ -38,7 +38,7 @@ except ModuleNotFoundError as exc:
     ) from exc
 
 if TYPE_CHECKING:
-    from snodo.observe import TaskView
+    from snodo.core.observe import TaskView
 
 __all__ = ["DURATION_BUCKETS", "TaskRuns", "linked_span", "span_mark"]
 

@@ -18,7 +18,7 @@ and ``notify_bus`` (listen streams and the bus that feeds them across workers),
 ``pagination``, ``schemas`` (tool schemas compiled once), ``skills`` and
 ``skill_files`` (the Skills extension: skill folders served), ``eras`` (telling the eras
 apart) and ``legacy_limits`` (what a legacy client may make the server keep). It may
-import the core, ``snodo.state``, ``snodo.tasks`` and ``snodo.auth``; never an era,
+import the core, ``snodo.core.state``, ``snodo.tasks`` and ``snodo.auth``; never an era,
 transport, client or OpenTelemetry.
 """
 
@@ -33,29 +33,30 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel
 
 from snodo.auth.protected import ProtectedResource
-from snodo.context import Emit
-from snodo.observe import QUIET, Observer
+from snodo.core.caching import NO_CACHE, CacheHint, hints
+from snodo.core.context import Emit
+from snodo.core.envelope import check_version
+from snodo.core.observe import QUIET, Observer
+from snodo.core.request_path import CallNext, Middleware, Reply, answer
+from snodo.core.state.keyring import Keyring, server_keyring
+from snodo.core.state.replay import ReplayGuard
+from snodo.core.state.token import DEFAULT_TTL
+from snodo.core.types import OpenStream
 from snodo.revisions import REVISIONS, Revisions
-from snodo.server.answering import CallNext, Middleware, Reply, answer
 from snodo.server.backend import Backend
-from snodo.server.caching import NO_CACHE, CacheHint, hints
 from snodo.server.decorators import Decorators
-from snodo.server.dispatch import Served, capabilities
-from snodo.server.eras import check_version
 from snodo.server.extensions import Extension, ExtensionMethod, tasks_extension
 from snodo.server.invoke import can_ask
 from snodo.server.legacy_limits import LegacyLimits
 from snodo.server.lifespan import Lifespan, Lifespans, StartupFailed, describe
+from snodo.server.methods import ServerOffering, capabilities
 from snodo.server.notify_bus import LocalBus, NotificationBus
 from snodo.server.registry import Registry
 from snodo.server.routes import Route, RouteHandler, route
 from snodo.server.skills import Roots, SkillCatalog, dynamic_skill
-from snodo.server.subscriptions import MAX_OPEN_STREAMS, Subscription, Subscriptions
+from snodo.server.subscriptions import MAX_OPEN_STREAMS, Subscriptions
 from snodo.server.threads import DEFAULT_THREAD_LIMIT, Threads
 from snodo.server.versions import offered_revisions
-from snodo.state.keyring import Keyring, server_keyring
-from snodo.state.replay import ReplayGuard
-from snodo.state.token import DEFAULT_TTL
 from snodo.tasks.engine import Tasks
 
 __all__ = ["CacheHint", "CallNext", "LegacyLimits", "Middleware", "Reply", "Server"]
@@ -77,7 +78,7 @@ class Server(Decorators):
     transport (``snodo.transports.stdio``, ``snodo.transports.http.HttpApp``,
     ``snodo run``) or call ``handle`` directly.
 
-    Sealed request state needs a ``keyring`` (``snodo.state.keyring.Keyring``), or the
+    Sealed request state needs a ``keyring`` (``snodo.core.state.keyring.Keyring``), or the
     ``state_secret``/``state_keys`` conveniences with ``state_ttl``, ``state_encrypted``
     and ``state_guard`` (True: an in-process ``MemoryGuard``), which build one; they
     are checked here, so a bad key fails at start-up. Without them the secret comes from
@@ -91,7 +92,7 @@ class Server(Decorators):
     ``notifications`` carries list changes, resource updates and task status to the
     listen streams of other workers (``snodo.server.notify_bus``; by default they stay in
     this process). The transports use only ``handle`` (HTTP calls what it runs,
-    ``snodo.server.answering.answer``, directly),
+    ``snodo.core.request_path.answer``, directly),
     ``check_version``, ``mirrored_headers``, ``close_subscription``, ``startup``,
     ``shutdown`` and (HTTP) ``authorization``: OAuth settings
     (``snodo.auth.ProtectedResource``), with which items registered with ``scopes=`` are
@@ -191,7 +192,7 @@ class Server(Decorators):
         for extension in extensions:
             self.add_extension(extension)
         self._skills: SkillCatalog | None = None
-        self.served = Served(
+        self.offering = ServerOffering(
             self.registry,
             self.subscriptions,
             tuple(modern),
@@ -330,11 +331,11 @@ class Server(Decorators):
 
     def capabilities(self) -> dict[str, Any]:
         """The ServerCapabilities of what is registered, as server/discover answers."""
-        return capabilities(self.served)
+        return capabilities(self.offering)
 
     def check_version(self, version: str) -> None:
         """-32022 unless this server speaks ``version``."""
-        check_version(version, self.served.supported_versions)
+        check_version(version, self.offering.supported_versions)
 
     def mirrored_headers(self, tool_name: str) -> tuple[tuple[tuple[str, ...], str], ...]:
         """The ``Mcp-Param-*`` headers a call of this tool must carry (none if unknown)."""
@@ -342,14 +343,14 @@ class Server(Decorators):
 
     @property
     def observer(self) -> Observer:
-        """Hears each request, gauge and task (``snodo.observe``); ``QUIET`` costs nothing."""
+        """Hears each request, gauge and task (``snodo.core.observe``); ``QUIET`` costs nothing."""
         return self._observer
 
     @observer.setter
     def observer(self, observer: Observer) -> None:
         self._observer = observer
-        if self.served.tasks is not None:
-            self.served.tasks.observer = observer
+        if self.offering.tasks is not None:
+            self.offering.tasks.observer = observer
 
     async def startup(self) -> None:
         """Transports call this before serving: the lifespans are entered, then the
@@ -395,7 +396,7 @@ class Server(Decorators):
         finally:
             await self.lifespans.leave()
 
-    def close_subscription(self, subscription: Subscription) -> None:
+    def close_subscription(self, subscription: OpenStream) -> None:
         """Forget a listen stream; the transport calls this when the stream ends."""
         if self.observer is not QUIET and subscription in self.subscriptions:
             self.observer.listen_streams(-1)  # once, however often the transport closes it
@@ -403,19 +404,19 @@ class Server(Decorators):
 
     @property
     def supported_versions(self) -> tuple[str, ...]:
-        return self.served.supported_versions
+        return self.offering.supported_versions
 
     @property
     def instructions(self) -> str | None:
-        return self.served.instructions
+        return self.offering.instructions
 
     @property
     def page_size(self) -> int | None:
-        return self.served.page_size
+        return self.offering.page_size
 
     @page_size.setter
     def page_size(self, size: int | None) -> None:
-        self.served.page_size = size
+        self.offering.page_size = size
 
     async def handle(
         self,

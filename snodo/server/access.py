@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from snodo.auth.tokens import AccessToken
-from snodo.context import Context
+from snodo.core.context import Context
 from snodo.server.dependencies import Depends
 
 __all__ = ["Token", "access_token"]

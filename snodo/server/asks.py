@@ -10,7 +10,7 @@ admission checks the client's capabilities for all of them together, as for any
 Answers of earlier rounds are carried in the sealed request state, so a client that
 answers some questions now and the rest later is asked only for the rest. Each answer
 counts only for the question it answered: the server pins a digest of every question it
-asks (``snodo.answers``), so a question that changed since (one built from the call's
+asks (``snodo.core.input_responses``), so a question that changed since (one built from the call's
 arguments, say) is asked again, and an answer to a question never asked is ignored.
 
 What the parameter receives, by the question's kind (the annotation decides):
@@ -42,11 +42,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from snodo import elicitation, roots, sampling
-from snodo.context import Context, refilled
-from snodo.result import MISSING, NO_STATE, InputRequired, taken
+from snodo.asking import elicitation, roots, sampling
+from snodo.core.context import Context, refilled
+from snodo.core.result import MISSING, NO_STATE, InputRequired, taken
+from snodo.core.state.sealing import UNKNOWN, Sealer
 from snodo.revisions.authoring.models import CreateMessageResult, ListRootsResult
-from snodo.state.sealing import UNKNOWN, Sealer
 
 __all__ = [
     "Answered",
@@ -83,10 +83,11 @@ _RESPONSES: tuple[type, ...] = (
 class Ask:
     """``Annotated[T, Ask(request)]``: the parameter is the answer to ``request``.
 
-    ``request`` is an input request built with ``snodo.elicitation``, ``snodo.sampling``
-    or ``snodo.roots``, or a function of the call's arguments that builds one. ``pick``
-    names the form field the parameter takes (else it takes the whole content);
-    ``key`` is the input request's key (else the parameter's name).
+    ``request`` is an input request built with ``snodo.asking.elicitation``,
+    ``snodo.asking.sampling`` or ``snodo.asking.roots``, or a function of the call's
+    arguments that builds one. ``pick`` names the form field the parameter takes (else it
+    takes the whole content); ``key`` is the input request's key (else the parameter's
+    name).
     """
 
     request: Request | RequestFor

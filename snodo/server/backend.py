@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final, Protocol
 
-from snodo.context import Context
-from snodo.result import InputRequired
+from snodo.core.context import Context
+from snodo.core.result import InputRequired
 from snodo.revisions.apps.protocol import EXTENSION_ID as APPS
 
 __all__ = ["FEATURES", "FORWARDED", "FORWARDED_EXTENSIONS", "Backend"]

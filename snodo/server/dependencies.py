@@ -25,9 +25,9 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Any
 
-from snodo.context import Context, names_context
-from snodo.errors import McpError
-from snodo.result import ToolError
+from snodo.core.context import Context, names_context
+from snodo.core.errors import McpError
+from snodo.core.result import ToolError
 
 __all__ = [
     "Call",

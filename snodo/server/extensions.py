@@ -29,8 +29,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from snodo.context import Context
-from snodo.errors import InvalidParams
+from snodo.core.context import Context
+from snodo.core.errors import InvalidParams
 from snodo.revisions import REVISIONS
 from snodo.revisions.tasks.protocol import EXTENSION_ID as TASKS_EXTENSION_ID
 from snodo.tasks.engine import Tasks

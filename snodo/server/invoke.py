@@ -18,8 +18,8 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from typing import Any
 
-from snodo.context import Context, names_context
-from snodo.result import InputRequired
+from snodo.core.context import Context, names_context
+from snodo.core.result import InputRequired
 from snodo.server.asks import (
     Answered,
     Question,

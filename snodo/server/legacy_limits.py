@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from snodo.context import LOG_LEVELS
+from snodo.core.context import LOG_LEVELS
 
 __all__ = ["LegacyLimits"]
 

@@ -40,7 +40,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol, cast, get_args
 
-from snodo.state.replay import _redis
+from snodo.stores.redis import redis_module
 
 __all__ = [
     "Deliver",
@@ -149,7 +149,7 @@ class RedisLink:
         name: str,
         logger: logging.Logger,
     ) -> None:
-        _redis()  # ImportError naming the extra now, not when serving starts
+        redis_module("RedisBus")  # ImportError naming the extra now, not when serving starts
         self._url = url
         self.channels = channels
         self.timeout = timeout
@@ -188,7 +188,7 @@ class RedisLink:
         for the subscription; nothing if already started."""
         if self._pending is not None:
             return
-        redis = _redis()
+        redis = redis_module("RedisBus")
         self._client = redis.asyncio.Redis.from_url(
             self._url,
             socket_connect_timeout=self.timeout,

@@ -13,7 +13,7 @@ import binascii
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-from snodo.errors import InvalidParams
+from snodo.core.errors import InvalidParams
 
 __all__ = ["page"]
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from snodo.errors import InvalidParams
+from snodo.core.errors import InvalidParams
 from snodo.revisions.authoring import PromptMessage
 from snodo.server.invoke import Handler, Invoker, described, invoker, listed_fields
 from snodo.server.threads import Threads

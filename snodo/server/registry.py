@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
-from snodo.server.caching import CacheHint
+from snodo.core.caching import CacheHint
 from snodo.server.invoke import Handler, Invoker, invoker
 from snodo.server.prompts import Prompt
 from snodo.server.resources import Resource, ResourceTemplate

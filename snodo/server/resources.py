@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from snodo.server.caching import CacheHint
+from snodo.core.caching import CacheHint
 from snodo.server.invoke import Handler, Invoker, described, invoker, listed_fields
 from snodo.server.media import Media
 from snodo.server.threads import Threads

@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from snodo.server.notify_bus import RedisBus
-from snodo.state.replay import RedisGuard
+from snodo.stores.replay import RedisGuard
 from snodo.tasks.redis import RedisTaskStore
 
 __all__ = ["Request", "Response", "Route", "RouteHandler", "ready", "redis_urls"]
@@ -102,7 +102,7 @@ def redis_urls(server: Any) -> list[str]:
     guard = getattr(server.keyring, "guard", None)
     if isinstance(guard, RedisGuard):
         found.append(guard.url)
-    tasks = server.served.tasks
+    tasks = server.offering.tasks
     if tasks is not None and isinstance(tasks.store, RedisTaskStore):
         found.append(tasks.store.url)
     if isinstance(server.subscriptions.bus, RedisBus):

@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
 
-from snodo.errors import InvalidParams
+from snodo.core.caching import CacheHint
+from snodo.core.errors import InvalidParams
 from snodo.revisions.skills.models import GetSkillRequestParams, ReadResourceDirectoryRequestParams
 from snodo.revisions.skills.protocol import (
     DIRECTORY_MIME_TYPE,
@@ -36,7 +37,6 @@ from snodo.revisions.skills.protocol import (
     SKILL_FILE,
     SKILL_MIME_TYPE,
 )
-from snodo.server.caching import CacheHint
 from snodo.server.extensions import Extension, ExtensionMethod
 from snodo.server.pagination import page
 from snodo.server.skill_files import (
@@ -49,7 +49,7 @@ from snodo.server.skill_files import (
 )
 
 if TYPE_CHECKING:
-    from snodo.context import Context
+    from snodo.core.context import Context
     from snodo.server.registry import Registry
 
 __all__ = ["EXTENSION_ID", "DynamicSkill", "SkillCatalog", "SkillError"]

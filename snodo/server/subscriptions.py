@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from snodo.errors import InternalError, InvalidParams
+from snodo.core.errors import InternalError, InvalidParams
+from snodo.core.types import OpenStream
 from snodo.revisions.authoring.protocol import META_SUBSCRIPTION_ID
 from snodo.server.notify_bus import LocalBus, Notice, NotificationBus
 from snodo.tasks.record import TaskRecord
@@ -60,7 +61,7 @@ def check_resource_subscriptions(uris: Any) -> list[str]:
 
 
 @dataclass(eq=False, slots=True)
-class Subscription:
+class Subscription(OpenStream):
     id: str | int
     honoured: dict[str, Any]
     send: Callable[[dict[str, Any]], None]
@@ -133,10 +134,13 @@ class Subscriptions:
             subscription.end()
         return len(ending)
 
-    def close(self, subscription: Subscription) -> None:
+    def close(self, subscription: OpenStream) -> None:
         for group in (self._open, self._joined):
             if subscription in group:
                 group.remove(subscription)
+
+    def __contains__(self, stream: object) -> bool:
+        return stream in self._open or stream in self._joined
 
     def __iter__(self) -> Iterator[Subscription]:
         return iter([*self._open, *self._joined])

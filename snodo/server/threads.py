@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from snodo.context import Context, Emit, refilled
+from snodo.core.context import Context, Emit, refilled
 
 __all__ = ["DEFAULT_THREAD_LIMIT", "Threads"]
 

@@ -30,9 +30,9 @@ from pydantic import (
 )
 from pydantic_core import to_jsonable_python
 
-from snodo.errors import InternalError
-from snodo.http_headers import header_params
-from snodo.result import InputRequired, ToolError
+from snodo.core.errors import InternalError
+from snodo.core.http_headers import header_params
+from snodo.core.result import InputRequired, ToolError
 from snodo.revisions import Revision
 from snodo.revisions.authoring import adapters
 from snodo.server.invoke import Handler, Invoker, described, invoker, listed_fields

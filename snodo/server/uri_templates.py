@@ -37,7 +37,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from snodo.errors import InvalidParams
+from snodo.core.errors import InvalidParams
 
 __all__ = ["UriTemplate", "compile_template", "unsafe_path"]
 

@@ -5,7 +5,7 @@ or ``task="required"`` returns ``background(work)`` to run ``work`` as a task. S
 ``MemoryTaskStore``, ``SQLiteTaskStore`` (``snodo.tasks.sqlite``), ``RedisTaskStore``
 (``snodo.tasks.redis``), or ``task_store(url)``.
 
-The package may import the core and ``snodo.state`` (for its stores' Redis and
+The package may import the core and ``snodo.core.state`` (for its stores' Redis and
 SQLite helpers); ``snodo.server`` drives it, handing the engine a tool's name and how
 to finish its result, never the tool itself.
 """

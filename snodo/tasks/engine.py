@@ -27,7 +27,7 @@ it ``failed`` (-32603, "worker lost"): a task whose process died does not stay
 ``working`` forever.
 
 Every status change goes through ``_announce``, which calls ``on_status``, tells the
-server's observer (with the status it left: ``snodo.observe``) and this process's
+server's observer (with the status it left: ``snodo.core.observe``) and this process's
 listen streams (``notifications/tasks``). The owner runs the work inside the
 observer's ``task_run``; a tasks/update or tasks/cancel request leaves the observer's
 mark in the record, so the owner's run links to it whichever worker answered.
@@ -47,12 +47,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from snodo.admission import admit
-from snodo.answers import pin
-from snodo.context import Context
-from snodo.errors import InternalError, InvalidParams, McpError, MissingClientCapability
-from snodo.observe import QUIET, Observer
-from snodo.result import NO_STATE, InputRequired, ToolError
+from snodo.core.admission import admit
+from snodo.core.context import Context
+from snodo.core.errors import InternalError, InvalidParams, McpError, MissingClientCapability
+from snodo.core.input_responses import pin
+from snodo.core.observe import QUIET, Observer
+from snodo.core.result import NO_STATE, InputRequired, ToolError
 from snodo.revisions.authoring import adapters
 from snodo.revisions.tasks.protocol import EXTENSION_ID
 from snodo.tasks.record import Status, TaskRecord, advance
@@ -228,7 +228,8 @@ class Tasks:
 
     async def _rounds(self, task_id: str, base: Context, finish: Finish, work: Work) -> None:
         answers: dict[str, Any] = {}
-        questions: dict[str, str] = {}  # what the work asked so far (snodo.answers.pin)
+        # what the work asked so far (snodo.core.input_responses.pin)
+        questions: dict[str, str] = {}
         state: str | None = None
         while True:
             ctx = replace(

@@ -105,7 +105,7 @@ class TaskRecord:
     cancel_requested: bool = False
     trace_links: tuple[str, ...] = ()
     """Where the tasks/update and tasks/cancel requests that moved the task were traced
-    (observer marks, ``snodo.observe``): the owner links its run to them."""
+    (observer marks, ``snodo.core.observe``): the owner links its run to them."""
 
     @property
     def terminal(self) -> bool:

@@ -20,7 +20,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any, Final
 
-from snodo.state.replay import _redis
+from snodo.stores.redis import redis_module
 from snodo.tasks.record import MAX_RECORDS, Change, StoreFull, TaskRecord
 
 __all__ = ["RedisTaskStore"]
@@ -71,7 +71,7 @@ class RedisTaskStore:
         if max_records <= 0:
             raise ValueError("max_records must be positive")
         self.max_records = max_records
-        _redis()  # ImportError naming the extra now, not on the first request
+        redis_module("RedisTaskStore")  # ImportError naming the extra now, not on the first request
         self._url = url
         self.prefix = prefix
         self.timeout = timeout
@@ -88,7 +88,7 @@ class RedisTaskStore:
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
-            redis = _redis()
+            redis = redis_module("RedisTaskStore")
             client = redis.asyncio.Redis.from_url(
                 self._url, socket_connect_timeout=self.timeout, protocol=2
             )
@@ -133,7 +133,7 @@ class RedisTaskStore:
         return None if record.expired(self.clock()) else record
 
     async def update(self, task_id: str, change: Change) -> TaskRecord | None:
-        redis = _redis()
+        redis = redis_module("RedisTaskStore")
         key = self.prefix + task_id
         async with asyncio.timeout(self.timeout):
             async with self._client().pipeline(transaction=True) as pipe:

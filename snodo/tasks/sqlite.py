@@ -1,6 +1,6 @@
 """Task records in an SQLite file, shared by the processes of one host.
 
-WAL mode and a busy timeout, as ``snodo.state.replay.SQLiteGuard``; each update is one
+WAL mode and a busy timeout, as ``snodo.stores.SQLiteGuard``; each update is one
 ``BEGIN IMMEDIATE`` transaction (read, change, write), so updates from several
 processes serialise on the file's write lock. Calls run in a worker thread: waiting
 for another process's lock must not block the event loop. Indexes on the expiry time
@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Final
 
-from snodo.state.shared_sqlite import open_shared
+from snodo.stores.sqlite import open_shared
 from snodo.tasks.record import MAX_RECORDS, Change, StoreFull, TaskRecord
 
 __all__ = ["SQLiteTaskStore"]

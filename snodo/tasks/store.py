@@ -19,7 +19,7 @@ raises ``StoreFull``, which the engine answers with an error asking to try later
 create reads every record: memory keeps an expiry heap and the finished tasks in
 order, Redis sorted sets of both; SQLite indexes both, and counts its rows (in C).
 
-Backends, like the replay guards' (``snodo.state.replay``):
+Backends, like the replay guards' (``snodo.core.state.replay``):
 
 * ``MemoryTaskStore``: one process.
 * ``SQLiteTaskStore(path)`` (``snodo.tasks.sqlite``): the processes of one host.

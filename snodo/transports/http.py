@@ -15,7 +15,7 @@ core sees the body, in the order docs/request-checks.md gives; then
 With OAuth (``Server(authorization=...)``, ``snodo.auth``) it also serves the resource
 metadata, and answers 403 when the core refuses an item for its scopes. What it answers
 beside the endpoint (a path under a mount prefix, the probes, a server's routes, CORS)
-is ``snodo.transports.http_aside``'s.
+is ``snodo.transports.http_routes``'s.
 """
 
 from __future__ import annotations
@@ -25,24 +25,23 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMappi
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-from snodo import jsonrpc
 from snodo.auth.protected import EndpointRequest, ProtectedResource, Refused
-from snodo.auth.tokens import CURRENT_TOKEN
-from snodo.context import TOKEN_EXCHANGE
-from snodo.errors import (
+from snodo.core import jsonrpc
+from snodo.core.context import ACCESS_TOKEN, TOKEN_EXCHANGE
+from snodo.core.envelope import check_version, required_meta
+from snodo.core.errors import (
     HeaderMismatch,
     McpError,
     ParseError,
     UnsupportedProtocolVersion,
 )
-from snodo.http_headers import check_headers
+from snodo.core.http_headers import check_headers
 from snodo.legacy.http import SESSION_HEADER, LegacyHttp, no_session_error
 from snodo.legacy.wire import ASSUMED_VERSION, is_initialize
 from snodo.server import Server
-from snodo.server.eras import check_version, required_meta
-from snodo.transports.http_aside import Aside
 from snodo.transports.http_exchange import STATUS, Exchange, answered, send_json, send_plain
 from snodo.transports.http_head import HeadRules, Plain, read_headers
+from snodo.transports.http_routes import Aside
 from snodo.transports.lifespan import lifespan, on_stop_signal, running
 
 __all__ = ["HttpApp", "Unauthorized"]
@@ -125,7 +124,7 @@ class HttpApp:
         self.authorization = server.authorization if authorization is None else authorization
         if self.authorization is not None and authenticate is not None:
             raise ValueError("pass authenticate= or an OAuth authorization, not both")
-        # Beside the endpoint (snodo.transports.http_aside): mounting, probes, routes, CORS.
+        # Beside the endpoint (snodo.transports.http_routes): mounting, probes, routes, CORS.
         self.aside = Aside(server, self.head, cors_origins, health_path, ready_path, max_body_bytes)
         self.head.cors_origins = self.aside.cors_origins
         self.cors = self.aside if self.aside.cors_origins else None
@@ -213,7 +212,7 @@ class HttpApp:
                 await send_plain(send, answered(refused.answer))
                 return
             principal, scopes = authorized.principal, authorized.scopes
-            CURRENT_TOKEN.set(authorized.token)  # for the handler's context
+            ACCESS_TOKEN.set(authorized.token)  # for the handler's context
             if authorized.exchange is not None:
                 TOKEN_EXCHANGE.set(authorized.exchange)
         body: bytes | Plain = b""
@@ -312,14 +311,14 @@ class HttpApp:
             raise HeaderMismatch(
                 "Header mismatch: MCP-Protocol-Version does not match the body's protocolVersion"
             )
-        check_version(version, self.server.served.supported_versions)
+        check_version(version, self.server.offering.supported_versions)
         assert isinstance(params, dict)
         mirrored: tuple[tuple[tuple[str, ...], str], ...] = ()
         method = message["method"]
         if method == "tools/call":  # the called tool's Mcp-Param-* headers, if any
             name = params.get("name")
             tool = self.server.registry.tools.get(name) if type(name) is str else None
-            if tool is not None and scopes is not None and self.server.served.hide_unauthorized:
+            if tool is not None and scopes is not None and self.server.offering.hide_unauthorized:
                 # A tool hidden from this caller has no headers to check, as a missing one.
                 tool = tool if tool.scopes <= scopes else None
             mirrored = () if tool is None else tool.headers

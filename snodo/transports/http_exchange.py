@@ -11,12 +11,12 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from typing import Any
 
-from snodo import jsonrpc
 from snodo.auth.protected import Answer, ProtectedResource
-from snodo.errors import ErrorCode
+from snodo.core import jsonrpc
+from snodo.core.errors import ErrorCode
+from snodo.core.request_path import answer
+from snodo.core.types import OpenStream
 from snodo.server import Server
-from snodo.server.answering import answer
-from snodo.server.subscriptions import Subscription
 from snodo.transports.http_head import Plain
 from snodo.transports.late_requests import LateRequests
 
@@ -194,7 +194,7 @@ class Exchange:
     async def _event(self, message: dict[str, Any]) -> None:
         await self._chunk(b"event: message\ndata: " + jsonrpc.encode(message) + b"\n\n")
 
-    async def _listen(self, subscription: Subscription) -> None:
+    async def _listen(self, subscription: OpenStream) -> None:
         """Hold a subscriptions/listen stream open until the client closes it, or the
         server ends it (its completion result, then the end of the stream)."""
         try:

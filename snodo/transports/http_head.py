@@ -9,7 +9,7 @@ failed check is a plain HTTP answer; nothing here sees JSON.
 
 Every request passes here, so the usual head (a plain allowed host name with a port,
 the exact content type) is decided without a regular expression; anything else takes
-the full parse of ``snodo.http_headers.host_name``, and either way the verdict is the
+the full parse of ``snodo.core.http_headers.host_name``, and either way the verdict is the
 same.
 """
 
@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from snodo.http_headers import host_name
+from snodo.core.http_headers import host_name
 from snodo.legacy.http import SESSION_HEADER
 
 __all__ = ["HeadRules", "Plain", "read_headers"]

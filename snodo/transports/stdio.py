@@ -19,11 +19,11 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, BinaryIO
 
-from snodo import jsonrpc
-from snodo.errors import ParseError
+from snodo.core import jsonrpc
+from snodo.core.errors import ParseError
+from snodo.core.types import OpenStream
 from snodo.legacy.stdio import StdioEra
 from snodo.server import Server
-from snodo.server.subscriptions import Subscription
 from snodo.transports.lifespan import second_signal, stop_at_once
 
 __all__ = ["serve_stdio"]
@@ -49,7 +49,7 @@ class _Session:
         self.output = output
         self.running: set[asyncio.Task[None]] = set()
         self.by_id: dict[str | int, set[asyncio.Task[None]]] = {}
-        self.listening: dict[Any, Subscription] = {}
+        self.listening: dict[Any, OpenStream] = {}
         self.era = StdioEra(server, self.write)
 
     def write(self, message: dict[str, Any]) -> None:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from snodo import elicitation
+from snodo.asking import elicitation
 from snodo.auth import ProtectedResource
 from snodo.auth.jwt import JwtVerifier
-from snodo.context import Context
-from snodo.result import input_required
+from snodo.core.context import Context
+from snodo.core.result import input_required
 from snodo.server import Server
 from snodo.server.access import Token
 

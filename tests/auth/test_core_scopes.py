@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from snodo.auth import AccessToken, InvalidToken, ProtectedResource
-from snodo.context import Context
+from snodo.core.context import Context
 from snodo.server import Server
 from tests.support.paths import ROOT
 from tests.support.wire import request

@@ -18,8 +18,8 @@ import pytest
 from snodo.auth import ProtectedResource
 from snodo.auth.exchange import ACCESS_TOKEN_TYPE, ExchangeRefused, TokenExchange
 from snodo.auth.jwt import JwtVerifier
-from snodo.context import Context
-from snodo.http_headers import request_headers
+from snodo.core.context import Context
+from snodo.core.http_headers import request_headers
 from snodo.server import Server
 from snodo.transports.http import HttpApp
 from tests.support.idp import (

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from joserfc.jwk import ECKey
 
-from snodo.http_headers import request_headers
+from snodo.core.http_headers import request_headers
 from tests.auth.issuer import Issuer, serving
 from tests.support.processes import free_port, snodo_run
 from tests.support.processes import serving as running

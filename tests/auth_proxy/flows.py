@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 
-from snodo.http_headers import request_headers
+from snodo.core.http_headers import request_headers
 from tests.auth_proxy.site import Site
 from tests.support.idp import TestUser, s256
 from tests.support.wire import VERSION, request

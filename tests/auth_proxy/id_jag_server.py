@@ -15,7 +15,7 @@ from snodo.auth import OAuthProxy
 from snodo.auth.first_party import FirstPartyClient
 from snodo.auth.id_jag import IdentityAssertions
 from snodo.auth.proxy_store import MemoryProxyStore, ProxyStore, SQLiteProxyStore
-from snodo.context import Context
+from snodo.core.context import Context
 from snodo.server import Server
 from tests.support.idp import CLIENT_ID, CLIENT_SECRET
 

@@ -8,7 +8,7 @@ import os
 from snodo.auth import OIDCProxy, ProxyLimits
 from snodo.auth.exchange import TokenExchange
 from snodo.auth.proxy_store import MemoryProxyStore, ProxyStore, RedisProxyStore, SQLiteProxyStore
-from snodo.context import Context
+from snodo.core.context import Context
 from snodo.server import Server
 from tests.support.idp import CLIENT_ID, CLIENT_SECRET
 

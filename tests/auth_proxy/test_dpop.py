@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from snodo.client import Client
-from snodo.http_headers import request_headers
+from snodo.core.http_headers import request_headers
 from snodo.oauth import DPoPKey, MemoryTokenStorage, OAuth, Tokens
 from tests.auth_proxy.site import Site
 from tests.auth_proxy.test_workers import two_workers

@@ -14,7 +14,7 @@ import pytest
 from snodo.auth import OIDCProxy
 from snodo.auth.proxy_store import MemoryProxyStore
 from snodo.client import Client
-from snodo.context import Context
+from snodo.core.context import Context
 from snodo.oauth import OAuth, OAuthError
 from snodo.server import Server
 from snodo.transports.http import HttpApp

@@ -17,8 +17,8 @@ from tests.support.processes import accepting, free_port, snodo_run, stop
 SERVERS = '''from typing import Annotated
 
 from snodo import Ask, Server, elicitation
-from snodo.context import Context
-from snodo.result import InputRequired, input_required
+from snodo.core.context import Context
+from snodo.core.result import InputRequired, input_required
 
 SECRET = b"\\x19" * 32
 NAME = elicitation.form(

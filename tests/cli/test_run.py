@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
-from snodo.http_headers import request_headers
+from snodo.core.http_headers import request_headers
 from tests.support.processes import serving, snodo_run
 from tests.support.wire import meta
 
@@ -120,9 +120,9 @@ def test_workers_without_a_secret_share_one_made_for_the_run(
     import uvicorn
 
     from snodo import cli
-    from snodo.context import Context
+    from snodo.core.context import Context
+    from snodo.core.state.keyring import SECRET_ENV
     from snodo.server import Server
-    from snodo.state.keyring import SECRET_ENV
 
     seen: list[str | None] = []
     monkeypatch.setattr(

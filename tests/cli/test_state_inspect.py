@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from snodo import state
 from snodo.cli import inspect_token
+from snodo.core import state
 
 KEY = ("k1", b"k" * 32)
 OTHER = ("k2", b"o" * 32)

@@ -6,13 +6,13 @@ import re
 import subprocess
 import sys
 
-import snodo.jsonrpc
+import snodo.core.jsonrpc
 from snodo.cli import build
 from tests.support.paths import ROOT
 
 
 def test_the_build_is_what_the_imported_modules_are() -> None:
-    compiled = not snodo.jsonrpc.__file__.endswith(".py")
+    compiled = not snodo.core.jsonrpc.__file__.endswith(".py")
     said = build()
     if compiled:
         assert re.fullmatch(r"compiled \(\d+ extension modules\)", said), said

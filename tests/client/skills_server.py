@@ -15,8 +15,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from snodo import Context, Server
-from snodo.errors import InvalidParams
-from snodo.server.caching import CacheHint
+from snodo.core.caching import CacheHint
+from snodo.core.errors import InvalidParams
 from snodo.server.extensions import Extension, ExtensionMethod
 
 SKILLS = "io.modelcontextprotocol/skills"

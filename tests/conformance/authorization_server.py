@@ -18,7 +18,7 @@ import os
 
 from snodo.auth import OIDCProxy
 from snodo.auth.first_party import FirstPartyClient
-from snodo.context import Context
+from snodo.core.context import Context
 from snodo.server import Server
 from tests.support.idp import CLIENT_ID as PROVIDER_CLIENT_ID
 from tests.support.idp import CLIENT_SECRET as PROVIDER_CLIENT_SECRET

@@ -36,11 +36,12 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from snodo import capabilities, elicitation, roots, sampling
-from snodo.context import Context
-from snodo.elicitation import Accepted
-from snodo.errors import InternalError
-from snodo.result import MISSING, InputRequired, ToolError, input_required, tool_error
+from snodo import elicitation, roots, sampling
+from snodo.asking.elicitation import Accepted
+from snodo.core import capabilities
+from snodo.core.context import Context
+from snodo.core.errors import InternalError
+from snodo.core.result import MISSING, InputRequired, ToolError, input_required, tool_error
 from snodo.server import CacheHint, LegacyLimits, Server
 from snodo.server.notify_bus import notification_bus
 from snodo.tasks import Tasks, background, task_store

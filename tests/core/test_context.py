@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from snodo.context import Context, refilled
-from snodo.server.answering import request_context
+from snodo.core.context import Context, refilled
+from snodo.core.request_path import request_context
 
 
 def _values() -> dict[str, Any]:

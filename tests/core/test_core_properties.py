@@ -111,8 +111,8 @@ answers = st.one_of(
 def test_fast_answer_check_decides_as_the_generated_union(responses: dict[str, Any]) -> None:
     from pydantic import ValidationError
 
-    from snodo.answers import check_responses
-    from snodo.errors import InvalidParams
+    from snodo.core.errors import InvalidParams
+    from snodo.core.input_responses import check_responses
     from snodo_wire import adapters
 
     try:

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from snodo.context import Context
-from snodo.errors import InvalidParams
+from snodo.core.context import Context
+from snodo.core.errors import InvalidParams
 from snodo.server import CacheHint, Server
 from tests.support.wire import SERVER_INFO, VERSION, answer, call, meta, request
 

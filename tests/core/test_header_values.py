@@ -8,8 +8,8 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from snodo.errors import HeaderMismatch
-from snodo.http_headers import check_headers, decode_value, encode_value
+from snodo.core.errors import HeaderMismatch
+from snodo.core.http_headers import check_headers, decode_value, encode_value
 
 SENTINEL = re.compile(r"^=\?base64\?(.*)\?=$", re.DOTALL)
 

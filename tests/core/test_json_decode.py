@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from snodo import jsonrpc
-from snodo.errors import ParseError
+from snodo.core import jsonrpc
+from snodo.core.errors import ParseError
 
 # Without orjson both sides are the standard decoder, and these would compare it with itself.
 pytestmark = pytest.mark.skipif(find_spec("orjson") is None, reason="orjson is in the dev extra")

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from snodo import jsonrpc
-from snodo.built import BuiltRequest, FrozenArray
+from snodo.core import jsonrpc
+from snodo.core.input_requests import BuiltRequest, FrozenArray
 
 pytestmark = pytest.mark.skipif(find_spec("orjson") is None, reason="orjson is in the dev extra")
 

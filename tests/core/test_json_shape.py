@@ -11,8 +11,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from snodo import jsonrpc
-from snodo.errors import ParseError
+from snodo.core import jsonrpc
+from snodo.core.errors import ParseError
 
 # Strings full of what the text scan must not mistake for structure.
 tricky = st.text(alphabet='[]{},:"\\ab\u00e9', max_size=8)

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from snodo import plain_params
-from snodo.plain_params import _META_NAMES, _PARAMS_NAMES, plain_call_params
+from snodo.core import plain_params
+from snodo.core.plain_params import _META_NAMES, _PARAMS_NAMES, plain_call_params
 from snodo_wire import models
 from snodo_wire.protocol import (
     META_CLIENT_CAPABILITIES,

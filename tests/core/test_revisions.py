@@ -47,7 +47,7 @@ def test_the_import_check_sees_wire_imports(tmp_path: Path) -> None:
     """The walk would pass vacuously if it missed them."""
     inside = [hit for path in sorted(REGISTRY.rglob("*.py")) for hit in _wire_imports(path)]
     assert any(hit.endswith(": snodo_wire") for hit in inside)
-    sample = PACKAGE / "server" / "answering.py"
+    sample = PACKAGE / "core" / "request_path.py"
     planted = tmp_path / "snodo" / "planted.py"
     planted.parent.mkdir()
     planted.write_text(

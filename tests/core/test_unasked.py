@@ -14,8 +14,8 @@ import pytest
 
 from snodo import Client, Server, elicitation
 from snodo.client.transports import MemoryTransport
-from snodo.context import Context
-from snodo.result import MISSING, InputRequired, input_required
+from snodo.core.context import Context
+from snodo.core.result import MISSING, InputRequired, input_required
 
 CONFIRM = elicitation.form(
     "Delete the note?",

@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from snodo.http_headers import request_headers
+from snodo.core.http_headers import request_headers
 from tests.support.paths import ROOT
 from tests.support.processes import accepting, free_port, stop
 from tests.support.wire import answer, request

@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 from snodo import Server, elicitation
-from snodo.context import Context
+from snodo.core.context import Context
+from snodo.core.result import MISSING, InputRequired, input_required
 from snodo.gateway import mount
-from snodo.result import MISSING, InputRequired, input_required
 
 __all__ = ["CITY", "make", "server"]
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from snodo import Server
-from snodo.context import Context
+from snodo.core.context import Context
 
 __all__ = ["server"]
 

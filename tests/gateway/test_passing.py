@@ -1,11 +1,11 @@
 """A proxy passes a backend's large result members on as their bytes
-(``snodo.client.transports.passed``), and only where nothing between reads them.
+(``snodo.client.transports.passthrough``), and only where nothing between reads them.
 
-- ``passed.decode`` keeps a complete result's large members as the exact bytes they
+- ``passthrough.decode`` keeps a complete result's large members as the exact bytes they
   came as, decodes what is small, ``_meta``, errors and questions, and gives every body
-  it cannot vouch for to ``snodo.jsonrpc.decode``, whose verdict stands (property tests
+  it cannot vouch for to ``snodo.core.jsonrpc.decode``, whose verdict stands (property tests
   over generated results and spacing).
-- ``snodo.jsonrpc.encode`` writes kept bytes as they are, ``null`` inside them included,
+- ``snodo.core.jsonrpc.encode`` writes kept bytes as they are, ``null`` inside them included,
   and never lets a NaN elsewhere out as ``null``.
 - ``snodo proxy`` in front of a server that writes its answers by hand
   (``written_backend``): the front's answer holds the backend's members byte for byte,
@@ -29,10 +29,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from snodo import Server, jsonrpc
+from snodo import Server
 from snodo.client import Client
-from snodo.client.transports import MemoryTransport, StdioTransport, passed
-from snodo.errors import ParseError
+from snodo.client.transports import MemoryTransport, StdioTransport, passthrough
+from snodo.core import jsonrpc
+from snodo.core.errors import ParseError
 from snodo.gateway import mount, proxy
 from tests.gateway import written_backend
 from tests.support.processes import Serving, serving
@@ -56,15 +57,15 @@ def _response(result: bytes, request_id: bytes = b"7") -> bytes:
     return b'{"jsonrpc":"2.0","id":%s,"result":%s}' % (request_id, result)
 
 
-# -- passed.decode ------------------------------------------------------------------------
+# -- passthrough.decode ------------------------------------------------------------------------
 
 
 def test_a_complete_results_large_members_are_kept_as_the_bytes_they_came_as() -> None:
     body = _response(written_backend._ANSWERS["report"])
-    message = passed.decode(body)
+    message = passthrough.decode(body)
     assert message["jsonrpc"] == "2.0" and message["id"] == 7
     result = message["result"]
-    assert passed.kept(result["content"]) and passed.kept(result["structuredContent"])
+    assert passthrough.kept(result["content"]) and passthrough.kept(result["structuredContent"])
     assert orjson.dumps(result["content"]) == written_backend.ROWS
     assert orjson.dumps(result["structuredContent"]) == written_backend.STRUCTURED
     # What is small, and _meta, is decoded as usual.
@@ -80,8 +81,8 @@ def test_small_bodies_errors_questions_and_notifications_are_decoded_whole() -> 
         b"y" * 5000
     )
     for body in (small, error, question, note):
-        assert passed.decode(body) == jsonrpc.decode(body)
-        assert not _kept_anywhere(passed.decode(body))
+        assert passthrough.decode(body) == jsonrpc.decode(body)
+        assert not _kept_anywhere(passthrough.decode(body))
 
 
 @pytest.mark.parametrize("name", ["broken", "not-utf8", "nan"])
@@ -90,7 +91,7 @@ def test_what_jsonrpc_decode_refuses_is_refused_the_same(name: str) -> None:
     with pytest.raises(ParseError):
         jsonrpc.decode(body)
     with pytest.raises(ParseError):
-        passed.decode(body)
+        passthrough.decode(body)
 
 
 @pytest.mark.parametrize(
@@ -109,9 +110,9 @@ def test_bodies_msgspec_does_not_read_as_a_response_get_jsonrpc_decodes_verdict(
         expected: Any = jsonrpc.decode(body)
     except ParseError:
         with pytest.raises(ParseError):
-            passed.decode(body)
+            passthrough.decode(body)
         return
-    assert json.loads(orjson.dumps(passed.decode(body))) == expected
+    assert json.loads(orjson.dumps(passthrough.decode(body))) == expected
 
 
 def test_over_stdio_only_the_request_that_asked_gets_kept_members() -> None:
@@ -122,7 +123,7 @@ def test_over_stdio_only_the_request_that_asked_gets_kept_members() -> None:
     other = transport._decode(line)  # id 2 did not ask: its kept members are read back
     assert not _kept_anywhere(other) and other == jsonrpc.decode(line)
     transport.passing.add(2)
-    assert passed.kept(transport._decode(line)["result"]["content"])
+    assert passthrough.kept(transport._decode(line)["result"]["content"])
 
 
 def test_a_line_end_between_tokens_is_never_kept() -> None:
@@ -130,9 +131,9 @@ def test_a_line_end_between_tokens_is_never_kept() -> None:
     injected = b'{"jsonrpc":"2.0","id":2,"result":{"content":[]}}'
     content = b"[\n" + injected + b"\r\n," + written_backend.ROWS[1:]
     body = _response(b'{"resultType":"complete","content":%s}' % content)
-    assert passed.decode(body) == jsonrpc.decode(body)
-    assert not _kept_anywhere(passed.decode(body))
-    written = jsonrpc.encode(passed.decode(body))
+    assert passthrough.decode(body) == jsonrpc.decode(body)
+    assert not _kept_anywhere(passthrough.decode(body))
+    written = jsonrpc.encode(passthrough.decode(body))
     assert b"\n" not in written and b"\r" not in written
 
 
@@ -146,7 +147,7 @@ def test_a_line_end_between_tokens_is_never_kept() -> None:
 )
 def test_an_envelope_not_exactly_a_response_is_decoded_whole(envelope: bytes) -> None:
     body = envelope % written_backend._ANSWERS["report"]
-    assert passed.decode(body) == jsonrpc.decode(body)
+    assert passthrough.decode(body) == jsonrpc.decode(body)
 
 
 def test_encode_reads_kept_bytes_back_where_orjson_cannot_write_the_answer() -> None:
@@ -189,20 +190,20 @@ def test_kept_bytes_and_decoded_members_encode_to_the_same_values(
     members = {**members, "resultType": "complete", "padding": "p" * padding}
     text = json.dumps(members, separators=(", ", ": ") if spaced else (",", ":")).encode()
     body = _response(text)
-    message = passed.decode(body)
+    message = passthrough.decode(body)
     assert message == jsonrpc.decode(body) or _kept_anywhere(message)
     # What the proxy writes holds the same values, and each kept member its own bytes.
     written = jsonrpc.encode(message)
     assert json.loads(written) == json.loads(body)
     for value in message["result"].values():
-        if passed.kept(value):
-            assert len(orjson.dumps(value)) > passed.SMALL_MEMBER
+        if passthrough.kept(value):
+            assert len(orjson.dumps(value)) > passthrough.SMALL_MEMBER
             assert orjson.dumps(value) in text
 
 
 def _kept_anywhere(message: Any) -> bool:
     result = message.get("result") if isinstance(message, dict) else None
-    return isinstance(result, dict) and any(passed.kept(v) for v in result.values())
+    return isinstance(result, dict) and any(passthrough.kept(v) for v in result.values())
 
 
 # -- jsonrpc.encode ----------------------------------------------------------------------
@@ -398,8 +399,8 @@ def test_in_process_kept_bytes_reach_the_answer_and_middleware_turns_them_off(
             await server.shutdown()
 
     plain = asyncio.run(answer(with_middleware=False))
-    assert passed.kept(plain["content"]) and passed.kept(plain["structuredContent"])
+    assert passthrough.kept(plain["content"]) and passthrough.kept(plain["structuredContent"])
     watched = asyncio.run(answer(with_middleware=True))
-    assert not passed.kept(watched["content"])
+    assert not passthrough.kept(watched["content"])
     assert seen == [json.loads(written_backend.ROWS)]
     assert watched["content"] == json.loads(orjson.dumps(plain["content"]))

@@ -360,7 +360,7 @@ SERVER = '''
 
 from typing import Any
 
-from snodo.context import Context
+from snodo.core.context import Context
 from snodo.server import Server
 
 server = Server("bump", "1.0")

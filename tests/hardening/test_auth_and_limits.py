@@ -7,9 +7,9 @@ from typing import Any
 
 import httpx
 
-from snodo import jsonrpc
-from snodo.http_headers import request_headers
-from snodo.state import MAX_TOKEN_LENGTH
+from snodo.core import jsonrpc
+from snodo.core.http_headers import request_headers
+from snodo.core.state import MAX_TOKEN_LENGTH
 from tests.support.wire import meta
 
 META = meta({"elicitation": {}})

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from snodo.http_headers import request_headers
+from snodo.core.http_headers import request_headers
 from tests.support.processes import serving, snodo_run
 
 FEW_STREAMS = "tests/hardening/server.py:few_streams"

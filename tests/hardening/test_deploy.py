@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from snodo.http_headers import request_headers
+from snodo.core.http_headers import request_headers
 from tests.support.paths import ROOT
 from tests.support.processes import accepting, free_port, serving, snodo_run, stop
 

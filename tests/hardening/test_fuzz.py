@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from snodo.http_headers import request_headers
+from snodo.core.http_headers import request_headers
 from snodo_wire import adapters
 from tests.hardening import server as target
 from tests.support.paths import ROOT

@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from snodo.cli import KEEP_ALIVE_SECONDS
-from snodo.http_headers import request_headers
+from snodo.core.http_headers import request_headers
 from tests.support.processes import Serving
 from tests.support.wire import meta
 

@@ -32,7 +32,7 @@ import httpx
 import pytest
 
 from snodo.client import Client
-from snodo.http_headers import request_headers
+from snodo.core.http_headers import request_headers
 from snodo.oauth import OAuth
 from tests.support.idp import USER, Provider, TestUser, serve_provider
 from tests.support.paths import ROOT

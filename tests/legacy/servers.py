@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from snodo import elicitation, sampling
-from snodo.context import Context
-from snodo.result import MISSING, InputRequired, input_required
+from snodo.core.context import Context
+from snodo.core.result import MISSING, InputRequired, input_required
 from snodo.server import Server
 
 __all__ = ["modern_only", "server"]

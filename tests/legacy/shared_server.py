@@ -14,7 +14,7 @@ import os
 from typing import Annotated
 
 from snodo import Ask, Server, elicitation
-from snodo.context import Context
+from snodo.core.context import Context
 from snodo.server import LegacyLimits
 from snodo.server.notify_bus import notification_bus
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from snodo.legacy.kernel import LegacyKernel
+from snodo.legacy.methods import LegacyKernel
 from snodo.legacy.session import LegacySession
 from snodo.server.legacy_limits import LegacyLimits
 from tests.legacy.oracle import RESULTS, check_response, check_sent, problems
@@ -407,7 +407,7 @@ async def test_only_the_exact_id_completes_a_request() -> None:
 
 
 def test_every_legacy_method_is_answered_by_the_kernel_or_the_core() -> None:
-    from snodo.legacy.kernel import OWN
+    from snodo.legacy.methods import OWN
     from snodo.legacy.wire import FORWARDED
     from snodo_wire_2025_11_25.tables import METHODS
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from snodo import elicitation, roots, sampling
-from snodo.context import Context
-from snodo.result import MISSING, input_required
+from snodo.core.context import Context
+from snodo.core.result import MISSING, input_required
 from snodo.server import Server
 from tests.support.wire import SERVER_INFO, answer, request
 

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from snodo import elicitation, roots, sampling
-from snodo.context import Context
-from snodo.errors import InvalidParams
-from snodo.result import MISSING
+from snodo.core.context import Context
+from snodo.core.errors import InvalidParams
+from snodo.core.result import MISSING
 from tests.support.mrtr import ctx
 
 Reader = Callable[[Context, str, Mapping[str, Any]], object]
@@ -78,7 +78,7 @@ def test_the_request_is_a_required_argument_of_every_reader() -> None:
 def test_an_answer_the_server_checked_is_read_as_that_model_and_only_for_that_answer() -> None:
     from dataclasses import replace
 
-    from snodo.answers import check_responses, read
+    from snodo.core.input_responses import check_responses, read
     from snodo_wire import ElicitResult
 
     # Not plain (a tuple where JSON gives a list: a caller handing decoded values), but
@@ -100,7 +100,7 @@ def test_an_answer_the_server_checked_is_read_as_that_model_and_only_for_that_an
 def test_an_answer_whose_nested_models_have_aliases_is_read_by_alias_only() -> None:
     from dataclasses import replace
 
-    from snodo.answers import check_responses, read
+    from snodo.core.input_responses import check_responses, read
     from snodo_wire import ListRootsResult
 
     # "meta" is Root's field name, not its wire name "_meta": the retry's check, which
@@ -141,7 +141,7 @@ def test_a_plain_elicitation_answer_is_one_the_model_accepts_and_reads_the_same(
     action and content, so ``elicitation.response`` may read the answer without it."""
     from pydantic import ValidationError
 
-    from snodo.answers import plain_elicit_result
+    from snodo.core.input_responses import plain_elicit_result
     from snodo_wire import ElicitResult
 
     if not plain_elicit_result(answer):
@@ -159,7 +159,7 @@ def test_a_plain_elicitation_answer_is_one_the_model_accepts_and_reads_the_same(
 
 
 def test_the_usual_answers_are_plain_and_odd_ones_go_to_the_model() -> None:
-    from snodo.answers import plain_elicit_result
+    from snodo.core.input_responses import plain_elicit_result
 
     for usual in (
         {"action": "accept", "content": {"theme": "dark", "n": 3, "x": 0.5, "ok": True}},

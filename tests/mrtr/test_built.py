@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from snodo import elicitation, roots, sampling
-from snodo.built import BuiltRequest
-from snodo.result import input_required
+from snodo.core.input_requests import BuiltRequest
+from snodo.core.result import input_required
 from snodo.server import Server
 from tests.support.wire import answer, request
 

@@ -1,4 +1,4 @@
-"""snodo.elicitation: form/URL builders, the restricted schema, and answer checks."""
+"""snodo.asking.elicitation: form/URL builders, the restricted schema, and answer checks."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from snodo import elicitation
-from snodo.elicitation import Accepted, Cancelled, Declined, FormValue
-from snodo.errors import InvalidParams
-from snodo.result import MISSING, input_required
+from snodo.asking import elicitation
+from snodo.asking.elicitation import Accepted, Cancelled, Declined, FormValue
+from snodo.core.errors import InvalidParams
+from snodo.core.result import MISSING, input_required
 from tests.support.mrtr import ctx, wire_valid
 
 # Every property shape of the restricted subset, with every keyword it allows.

@@ -14,8 +14,8 @@ import pytest
 from pydantic import BaseModel, Field, field_validator
 
 from snodo import Ask, Server, elicitation
-from snodo.answers import question_digest
-from snodo.context import Context
+from snodo.core.context import Context
+from snodo.core.input_responses import question_digest
 from tests.support.wire import answer, request
 
 
@@ -119,7 +119,7 @@ def test_an_accepted_answer_is_an_instance_of_the_model() -> None:
 
 
 def test_an_answer_the_schema_or_the_model_refuses_is_invalid_params() -> None:
-    from snodo.errors import InvalidParams
+    from snodo.core.errors import InvalidParams
 
     for content in (
         {"city": "O", "arrival": "2026-12-24"},  # minLength, by the schema

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from snodo import MISSING, elicitation
-from snodo.answers import question_digest
-from snodo.context import Context
-from snodo.result import input_required
+from snodo.core.context import Context
+from snodo.core.input_responses import question_digest
+from snodo.core.result import input_required
+from snodo.core.state.token import inspect
 from snodo.server import Server
-from snodo.state.token import inspect
 from tests.support.wire import answer, request
 
 SECRET = bytes(range(32))

@@ -1,4 +1,4 @@
-"""snodo.roots: the roots/list request, response reading and path containment."""
+"""snodo.asking.roots: the roots/list request, response reading and path containment."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from snodo import roots
-from snodo.errors import InvalidParams
-from snodo.result import MISSING, input_required
+from snodo.asking import roots
+from snodo.core.errors import InvalidParams
+from snodo.core.result import MISSING, input_required
 from snodo_wire import adapters
 from snodo_wire.models import ListRootsResult, Root
 from tests.support.mrtr import ctx

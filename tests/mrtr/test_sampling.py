@@ -1,4 +1,4 @@
-"""snodo.sampling: the createMessage builder, its option checks, and response reading."""
+"""snodo.asking.sampling: the createMessage builder, its option checks, and response reading."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from snodo import sampling
-from snodo.errors import InvalidParams
-from snodo.result import MISSING
+from snodo.asking import sampling
+from snodo.core.errors import InvalidParams
+from snodo.core.result import MISSING
 from snodo_wire.models import CreateMessageResult, TextContent, ToolUseContent
 from tests.support.mrtr import ctx, wire_valid
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 
-from snodo.http_headers import request_headers
+from snodo.core.http_headers import request_headers
 from tests.support.paths import ROOT
 from tests.support.processes import accepting, free_port, snodo_run, stop
 from tests.support.wire import request

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from snodo import elicitation
-from snodo.context import Context
-from snodo.legacy.kernel import LegacyKernel
+from snodo.asking import elicitation
+from snodo.core.context import Context
+from snodo.core.result import MISSING, InputRequired, input_required
+from snodo.legacy.methods import LegacyKernel
 from snodo.legacy.session import LegacySession
-from snodo.result import MISSING, InputRequired, input_required
 from snodo.server import Server
 from snodo.server.legacy_limits import LegacyLimits
 from tests.observe.otel_support import SECRET, observed

@@ -74,9 +74,9 @@ def test_an_unobserved_server_and_client_never_import_opentelemetry() -> None:
     program = textwrap.dedent(
         """
         import asyncio, sys
-        from snodo import elicitation
+        from snodo.asking import elicitation
         from snodo.client import Client
-        from snodo.result import input_required
+        from snodo.core.result import input_required
         from snodo.server import Server
         from snodo.client.transports import MemoryTransport
 

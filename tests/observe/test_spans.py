@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from opentelemetry.trace import SpanKind, StatusCode
 
-from snodo import elicitation
-from snodo.context import Context
-from snodo.result import input_required
+from snodo.asking import elicitation
+from snodo.core.context import Context
+from snodo.core.result import input_required
+from snodo.core.state.token import inspect
 from snodo.server import Server
-from snodo.state.token import inspect
 from tests.observe.otel_support import SECRET, Observed, answer, observed
 from tests.support.wire import request
 

@@ -11,11 +11,11 @@ import pytest
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind, StatusCode
 
-from snodo import elicitation
-from snodo.context import Context
-from snodo.errors import InternalError
-from snodo.observe import QUIET
-from snodo.result import MISSING, input_required
+from snodo.asking import elicitation
+from snodo.core.context import Context
+from snodo.core.errors import InternalError
+from snodo.core.observe import QUIET
+from snodo.core.result import MISSING, input_required
 from snodo.server import Server
 from snodo.tasks import MemoryTaskStore, Tasks, TaskStore, background
 from tests.observe.otel_support import Observed, observed
@@ -78,7 +78,7 @@ async def settled(server: Server, task_id: str, status: str) -> None:
 
 async def owner_done(server: Server) -> None:
     """Wait until the owner's run (and its span) has ended."""
-    tasks = server.served.tasks
+    tasks = server.offering.tasks
     assert tasks is not None
     for _ in range(300):
         if not tasks._running:
@@ -309,4 +309,4 @@ def test_an_observer_set_after_construction_reaches_the_engine() -> None:
     seen = observed()
     server = task_server(QUIET, MemoryTaskStore())
     server.observer = seen.observer
-    assert server.served.tasks is not None and server.served.tasks.observer is seen.observer
+    assert server.offering.tasks is not None and server.offering.tasks.observer is seen.observer

@@ -177,9 +177,9 @@ def test_the_compiled_wheel_holds_what_setup_py_compiles_and_runs_it(
     assert extensions == {*listed, "snodo__mypyc"}
     script = """
 import asyncio, json
-import snodo.jsonrpc
+import snodo.core.jsonrpc
 from snodo.server import Server
-assert not snodo.jsonrpc.__file__.endswith(".py"), snodo.jsonrpc.__file__
+assert not snodo.core.jsonrpc.__file__.endswith(".py"), snodo.core.jsonrpc.__file__
 server = Server("w", "1")
 @server.tool
 def add(a: int, b: int) -> int:

@@ -12,7 +12,8 @@ import asyncio
 import sys
 import time
 
-from snodo.state.replay import RedisGuard, ReplayGuard, SQLiteGuard
+from snodo.core.state.replay import ReplayGuard
+from snodo.stores import RedisGuard, SQLiteGuard
 
 
 async def race(store: str, target: str) -> None:

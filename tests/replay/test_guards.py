@@ -1,4 +1,4 @@
-"""snodo.state.replay: once until expiry, then forgotten; bounded; persistent; fail closed."""
+"""snodo.core.state.replay: once until expiry, then forgotten; bounded; persistent; fail closed."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from snodo.state.replay import MemoryGuard, RedisError, RedisGuard, ReplayGuard, SQLiteGuard
+from snodo.core.state.replay import MemoryGuard, ReplayGuard
+from snodo.stores import RedisError, RedisGuard, SQLiteGuard
 from tests.support.processes import free_port
 
 NOW = 1_800_000_000.0

@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 
-from snodo import state
-from snodo.context import Context
-from snodo.result import input_required
+from snodo.core import state
+from snodo.core.context import Context
+from snodo.core.result import input_required
+from snodo.core.state.replay import MemoryGuard, ReplayGuard
 from snodo.server import Server
-from snodo.state.replay import MemoryGuard, RedisGuard, ReplayGuard, SQLiteGuard
+from snodo.stores import RedisGuard, SQLiteGuard
 from tests.support.wire import answer, request
 
 SECRET = bytes(range(32))

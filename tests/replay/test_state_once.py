@@ -1,4 +1,4 @@
-"""One-time tokens in snodo.state: sealed with an id, opened once through a guard."""
+"""One-time tokens in snodo.core.state: sealed with an id, opened once through a guard."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from snodo import state
-from snodo.errors import InvalidState
-from snodo.state.replay import MemoryGuard
+from snodo.core import state
+from snodo.core.errors import InvalidState
+from snodo.core.state.replay import MemoryGuard
 from tests.support.state_vectors import DATA, KEY_A, KEY_B, NOW, Ctx, later
 
 OPTIONS: dict[str, Any] = {"secret": KEY_A, "principal": "alice"}

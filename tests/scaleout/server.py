@@ -9,9 +9,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from snodo import elicitation
-from snodo.context import Context
-from snodo.result import input_required
+from snodo.asking import elicitation
+from snodo.core.context import Context
+from snodo.core.result import input_required
 from snodo.server import Server
 
 

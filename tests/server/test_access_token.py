@@ -9,7 +9,7 @@ import json
 
 from snodo import Context, Server
 from snodo.auth import AccessToken, ProtectedResource
-from snodo.auth.tokens import CURRENT_TOKEN
+from snodo.core.context import ACCESS_TOKEN
 from snodo.server.access import Token
 from tests.support.wire import answer, request
 
@@ -41,7 +41,7 @@ def test_no_token_without_oauth() -> None:
 
 def test_a_token_is_read_only_where_oauth_granted_scopes() -> None:
     token = AccessToken("alice", frozenset({"read"}), claims={"email": "a@example.com"})
-    mark = CURRENT_TOKEN.set(token)
+    mark = ACCESS_TOKEN.set(token)
     try:
         # Without OAuth the variable is never read, whatever it holds.
         assert text(build()) == '["None", "None"]'
@@ -49,6 +49,6 @@ def test_a_token_is_read_only_where_oauth_granted_scopes() -> None:
         seen = json.loads(text(build(resource), scopes=["read"]))
         assert seen == [repr(token), repr(token)]
     finally:
-        CURRENT_TOKEN.reset(mark)
+        ACCESS_TOKEN.reset(mark)
     resource = ProtectedResource("http://127.0.0.1:1/mcp", ["http://127.0.0.1:2"], Never())
     assert text(build(resource), scopes=["read"]) == '["None", "None"]'

@@ -21,8 +21,8 @@ from snodo import (
     roots,
     sampling,
 )
+from snodo.asking.roots import Root
 from snodo.client.transports import MemoryTransport
-from snodo.roots import Root
 from snodo_wire.models import CreateMessageResult
 from tests.support.wire import answer, request
 

@@ -14,8 +14,8 @@ import pytest
 
 from snodo import Client, Server
 from snodo.client.transports import MemoryTransport
-from snodo.context import Context
-from snodo.result import tool_error
+from snodo.core.context import Context
+from snodo.core.result import tool_error
 from snodo.tasks import MemoryTaskStore, Tasks, background
 
 DETAIL = "no such table: notes (SELECT * FROM notes WHERE owner = 'ada')"

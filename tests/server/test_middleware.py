@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from snodo.context import Context
-from snodo.result import input_required
+from snodo.core.context import Context
+from snodo.core.result import input_required
 from snodo.server import CallNext, Server
 from tests.support.wire import answer, request
 

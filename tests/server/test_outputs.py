@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from typing_extensions import TypedDict
 
 from snodo import Server, input_required
-from snodo.result import InputRequired
+from snodo.core.result import InputRequired
 from snodo_wire.models import ImageContent
 from tests.support.wire import answer, request
 
@@ -265,7 +265,7 @@ def test_a_return_type_with_no_json_schema_is_refused_with_the_way_out() -> None
 def test_a_legacy_session_gets_the_same_schema_and_an_object_it_accepts() -> None:
     import asyncio
 
-    from snodo.legacy.kernel import LegacyKernel
+    from snodo.legacy.methods import LegacyKernel
     from snodo.legacy.session import LegacySession
     from snodo.server.legacy_limits import LegacyLimits
     from tests.legacy.oracle import check_response

@@ -25,11 +25,11 @@ import pytest
 from snodo import MISSING, elicitation, sampling
 from snodo.client.errors import ProtocolViolation
 from snodo.client.results import fits_revision
-from snodo.context import Context
-from snodo.errors import InvalidParams
-from snodo.legacy.kernel import LegacyKernel
+from snodo.core.context import Context
+from snodo.core.errors import InvalidParams
+from snodo.core.result import InputRequired, input_required
+from snodo.legacy.methods import LegacyKernel
 from snodo.legacy.session import LegacySession
-from snodo.result import InputRequired, input_required
 from snodo.revisions import Revisions, build
 from snodo.revisions.catalog import CATALOG, EXTENSIONS
 from snodo.server import Server

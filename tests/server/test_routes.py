@@ -12,7 +12,7 @@ from snodo import Server
 from snodo.server import LegacyLimits
 from snodo.server.notify_bus import RedisBus
 from snodo.server.routes import Request, Response, ready, redacted, redis_urls
-from snodo.state.replay import RedisGuard
+from snodo.stores import RedisGuard
 from snodo.tasks import Tasks
 from snodo.tasks.redis import RedisTaskStore
 

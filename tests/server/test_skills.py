@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from snodo.core.caching import CacheHint
 from snodo.server import Server
-from snodo.server.caching import CacheHint
 from snodo.server.skill_files import MAX_FILES, MAX_TOTAL_BYTES, SkillError, directories
 from snodo_wire_skills import GetSkillResult, ListSkillsResult, ReadResourceDirectoryResult
 

@@ -12,7 +12,7 @@ from typing import Any, Literal
 import pytest
 
 from snodo import Server
-from snodo.legacy.kernel import LegacyKernel
+from snodo.legacy.methods import LegacyKernel
 from snodo.legacy.session import LegacySession
 from snodo.server.legacy_limits import LegacyLimits
 from snodo.server.uri_templates import compile_template, unsafe_path

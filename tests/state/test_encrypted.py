@@ -21,10 +21,10 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from snodo import state
-from snodo.errors import InvalidState
-from snodo.state import keys as state_keys
-from snodo.state.replay import MemoryGuard
+from snodo.core import state
+from snodo.core.errors import InvalidState
+from snodo.core.state import keys as state_keys
+from snodo.core.state.replay import MemoryGuard
 from tests.support.state_vectors import (
     DATA,
     KEY_A,

@@ -1,4 +1,4 @@
-"""snodo.state.keyring.Keyring: options checked once, then seal/open/open_once on the object."""
+"""snodo.core.state.keyring.Keyring: options checked once, then seal/open/open_once on it."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from snodo import state
-from snodo.errors import InvalidState
+from snodo.core import state
+from snodo.core.errors import InvalidState
+from snodo.core.state.keyring import SECRET_ENV, Keyring
+from snodo.core.state.replay import MemoryGuard
 from snodo.server import Server
-from snodo.state.keyring import SECRET_ENV, Keyring
-from snodo.state.replay import MemoryGuard
 
 NOW = 1_900_000_000.25
 KEY_A = b"A" * 32

@@ -1,4 +1,4 @@
-"""snodo.state: literal vectors shared with the docs, binding, expiry, keys and rotation."""
+"""snodo.core.state: literal vectors shared with the docs, binding, expiry, keys and rotation."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from snodo import state
-from snodo.context import Context
-from snodo.errors import InvalidState
-from snodo.state import token as state_token
+from snodo.core import state
+from snodo.core.context import Context
+from snodo.core.errors import InvalidState
+from snodo.core.state import token as state_token
 from tests.support.state_vectors import (
     DATA,
     KEY_A,

@@ -1,4 +1,4 @@
-"""Properties of snodo.state: any change to a token is refused; any JSON value round-trips."""
+"""Properties of snodo.core.state: any change to a token is refused; any JSON value round-trips."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from snodo import state
-from snodo.errors import InvalidState
-from snodo.state import canonical
+from snodo.core import state
+from snodo.core.errors import InvalidState
+from snodo.core.state import canonical
 from tests.support.state_vectors import DATA, KEY_A, KEY_B, PARAMS, Ctx
 from tests.support.strategies import strict_json_values
 from tests.support.typed_json import tagged

@@ -23,11 +23,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from snodo import jsonrpc
-from snodo.built import BuiltRequest
-from snodo.state import canonical
-from snodo.state import token as state_token
-from snodo.state.keys import Key
+from snodo.core import jsonrpc
+from snodo.core.input_requests import BuiltRequest
+from snodo.core.state import canonical
+from snodo.core.state import token as state_token
+from snodo.core.state.keys import Key
 from tests.support.state_vectors import PARAMS, Ctx
 from tests.support.strategies import json_trees, strict_json_values
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from snodo.context import Context
+from snodo.core.context import Context
 from snodo_wire import adapters
 
 

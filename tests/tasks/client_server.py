@@ -13,11 +13,11 @@ import os
 import secrets
 from typing import Any
 
-from snodo import elicitation
-from snodo.context import Context
-from snodo.elicitation import Accepted
-from snodo.errors import InternalError
-from snodo.result import MISSING, InputRequired, input_required
+from snodo.asking import elicitation
+from snodo.asking.elicitation import Accepted
+from snodo.core.context import Context
+from snodo.core.errors import InternalError
+from snodo.core.result import MISSING, InputRequired, input_required
 from snodo.server import Server
 from snodo.tasks import Tasks, background, task_store
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from snodo import elicitation
+from snodo.asking import elicitation
 from snodo.server import Server
 from snodo.tasks import MemoryTaskStore, TaskRecord, Tasks
 from snodo.tasks.record import Change, advance

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from snodo import elicitation
-from snodo.context import Context
-from snodo.errors import InternalError
-from snodo.result import MISSING, input_required, tool_error
+from snodo.asking import elicitation
+from snodo.core.context import Context
+from snodo.core.errors import InternalError
+from snodo.core.result import MISSING, input_required, tool_error
 from snodo.server import Server
 from snodo.tasks import MemoryTaskStore, TaskRecord, Tasks, background
 from snodo_wire_tasks import adapters
@@ -241,7 +241,7 @@ async def test_a_lapsed_lease_fails_the_task(clock: Clock) -> None:
     task_id = (await call(server, "tools/call", {"name": "held"}))["result"]["taskId"]
     record = seen[0]
     # The owner is gone: another worker's engine over the same store, past the lease.
-    store = server.served.tasks.store  # type: ignore[union-attr]
+    store = server.offering.tasks.store  # type: ignore[union-attr]
     other = Tasks(store, clock=clock)
     stranger = Server("t", "1", tasks=other, clock=clock)
     clock.now = record.lease_until + 1

@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from snodo.http_headers import request_headers
+from snodo.core.http_headers import request_headers
 from tests.support.processes import Serving, serving, snodo_run
 from tests.support.wire import request
 

@@ -25,7 +25,7 @@ import httpx
 import pytest
 
 from snodo.client import Client
-from snodo.http_headers import request_headers
+from snodo.core.http_headers import request_headers
 from tests.support.paths import ROOT
 from tests.support.processes import serving, snodo_run
 from tests.support.wire import VERSION, request

@@ -9,7 +9,7 @@ from typing import Any
 
 from snodo.server import Server
 from snodo.server.routes import Request, Response
-from snodo.state.replay import RedisGuard
+from snodo.stores import RedisGuard
 from snodo.tasks import Tasks
 from snodo.tasks.redis import RedisTaskStore
 

@@ -4,7 +4,7 @@
     python -m snodo run tests/transports/servers.py:server --transport stdio
 
 Everything here is built with snodo's public API. Request state is sealed and verified
-by the server (``state_secret``, snodo.state); the secret is a fixed test constant, so a
+by the server (``state_secret``, snodo.core.state); the secret is a fixed test constant, so a
 flow paused against one process can be resumed against another
 (stdio) just as it can behind a load balancer. The slow tool records in module state
 whether a run finished or was cancelled, and ``run_status`` reports it, so tests can
@@ -21,8 +21,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from snodo import elicitation, roots, sampling
-from snodo.context import Context
-from snodo.result import MISSING, InputRequired, input_required
+from snodo.core.context import Context
+from snodo.core.result import MISSING, InputRequired, input_required
 from snodo.server import Server
 
 __all__ = ["server"]
@@ -178,7 +178,7 @@ QUESTIONS: dict[str, dict[str, Any]] = {
 def profile_flow(ctx: Context) -> InputRequired | str:
     """Ask for a name and a colour at once; keep what was answered in sealed state and
     ask again only for what is missing. Decline or cancel ends the flow."""
-    # The server verified any echoed state (snodo.state) before this handler ran.
+    # The server verified any echoed state (snodo.core.state) before this handler ran.
     known: dict[str, Any] = dict(ctx.state_data or {"rounds": 0})
     known["rounds"] += 1
     for key, request in QUESTIONS.items():

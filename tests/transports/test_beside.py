@@ -14,7 +14,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from snodo.http_headers import request_headers
+from snodo.core.http_headers import request_headers
 from tests.replay.conftest import START_TIMEOUT, answers_ping
 from tests.support.processes import free_port, serving, snodo_run, stop
 from tests.support.wire import VERSION, request

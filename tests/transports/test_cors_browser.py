@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from snodo.http_headers import request_headers
+from snodo.core.http_headers import request_headers
 from tests.support.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.support.loopback import http_server
 from tests.support.processes import Serving, serving, snodo_run

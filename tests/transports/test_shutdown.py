@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from snodo.http_headers import request_headers
+from snodo.core.http_headers import request_headers
 from tests.support.paths import ROOT
 from tests.support.processes import serving, snodo_run
 from tests.support.wire import request

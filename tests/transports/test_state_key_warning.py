@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from snodo.core.state.keyring import SECRET_ENV
 from snodo.server import Server
-from snodo.state.keyring import SECRET_ENV
 from snodo.transports.http import PER_PROCESS_STATE, HttpApp
 
 

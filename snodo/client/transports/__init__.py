@@ -15,7 +15,6 @@ import json
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
-from snodo import jsonrpc
 from snodo.client.transports.base import (
     ClientTransport,
     HttpRefused,
@@ -26,6 +25,7 @@ from snodo.client.transports.base import (
 )
 from snodo.client.transports.http import HttpTransport
 from snodo.client.transports.stdio import StdioTransport
+from snodo.core import jsonrpc
 from snodo.server import Server
 
 __all__ = [

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from snodo import jsonrpc
 from snodo.client.errors import HttpRefused, TransportError
-from snodo.errors import ParseError
+from snodo.core import jsonrpc
+from snodo.core.errors import ParseError
 from snodo.revisions.authoring.protocol import META_SUBSCRIPTION_ID as SUBSCRIPTION_ID
 
 __all__ = [
@@ -96,7 +96,7 @@ class SessionTransport(ClientTransport, Protocol):
 @runtime_checkable
 class PassingTransport(Protocol):
     """A transport that can leave a result's large members encoded, for a proxy to
-    pass on as they came (``snodo.client.transports.passed``)."""
+    pass on as they came (``snodo.client.transports.passthrough``)."""
 
     async def request_passing(
         self, message: dict[str, Any], headers: Mapping[str, str], on_notification: OnNotification

@@ -10,10 +10,9 @@ from contextlib import asynccontextmanager
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from snodo import jsonrpc
 from snodo.client.errors import LimitExceeded
 from snodo.client.limits import ClientLimits
-from snodo.client.transports import passed
+from snodo.client.transports import passthrough
 from snodo.client.transports.base import (
     HttpRefused,
     OnNotification,
@@ -25,7 +24,8 @@ from snodo.client.transports.base import (
 )
 from snodo.client.transports.keepalive import unanswered
 from snodo.client.transports.sse_reader import SseReader
-from snodo.errors import ParseError
+from snodo.core import jsonrpc
+from snodo.core.errors import ParseError
 
 __all__ = ["HttpTransport"]
 
@@ -204,9 +204,9 @@ class HttpTransport:
         self, message: dict[str, Any], headers: Mapping[str, str], on_notification: OnNotification
     ) -> dict[str, Any]:
         """``request``, its complete result's large members kept as their bytes
-        (``snodo.client.transports.passed``), for a proxy that passes them on."""
+        (``snodo.client.transports.passthrough``), for a proxy that passes them on."""
         try:
-            return await self._request(message, headers, on_notification, passed.decode)
+            return await self._request(message, headers, on_notification, passthrough.decode)
         except self.wire_errors as exc:
             raise TransportError(f"{type(exc).__name__}: {exc}") from None
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from snodo import jsonrpc
 from snodo.client.errors import LimitExceeded
-from snodo.errors import ParseError
+from snodo.core import jsonrpc
+from snodo.core.errors import ParseError
 
 __all__ = ["SseReader"]
 
@@ -43,7 +43,7 @@ class SseReader:
         self.after_cr = False
         """The last chunk ended with a CR: an LF starting the next belongs to it."""
         self.decode: Callable[[bytes], Any] = jsonrpc.decode
-        """Reads each message, and a JSON answer's body (``snodo.client.transports.passed``
+        """Reads each message, and a JSON answer's body (``snodo.client.transports.passthrough``
         for a proxy)."""
 
     def next_stream(self) -> None:

@@ -8,10 +8,9 @@ import os
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from typing import Any
 
-from snodo import jsonrpc
 from snodo.client.errors import LimitExceeded
 from snodo.client.limits import ClientLimits
-from snodo.client.transports import passed
+from snodo.client.transports import passthrough
 from snodo.client.transports.base import (
     SUBSCRIPTION_ID,
     OnNotification,
@@ -20,7 +19,8 @@ from snodo.client.transports.base import (
     ignore,
     unanswerable,
 )
-from snodo.errors import ParseError
+from snodo.core import jsonrpc
+from snodo.core.errors import ParseError
 
 __all__ = ["StdioTransport"]
 
@@ -113,7 +113,7 @@ class StdioTransport:
         any other."""
         if not self.passing:
             return jsonrpc.decode(line)
-        message = passed.decode(line)
+        message = passthrough.decode(line)
         with contextlib.suppress(TypeError):  # an unhashable id answers nothing
             if type(message) is dict and message.get("id") in self.passing:
                 return message

@@ -1,0 +1,416 @@
+"""One function per client method; ``HANDLERS`` maps method names to them.
+
+This is the method table the server hands the core (``snodo.core.request_path``). Each
+handler takes what the server serves (a ``ServerOffering``: the registry, the
+subscriptions and the few facts ``server/discover`` reports), the request's Context and
+its params (already validated against the generated params model, read as plain
+JSON), and returns the result without ``resultType`` (the core adds it, the caching
+hints and ``_meta``), an ``InputRequired`` for the three methods that may ask for input,
+or an open ``Subscription`` for subscriptions/listen.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from inspect import isawaitable
+from typing import Any, Literal
+
+from snodo.core.context import Context
+from snodo.core.errors import InternalError, InvalidParams, McpError, ResourceNotFound
+from snodo.core.result import InputRequired, ToolError
+from snodo.core.types import ExtensionMethod, MethodHandler, Outcome, Params
+from snodo.revisions import Revision
+from snodo.server.apps import renders_apps
+from snodo.server.backend import FEATURES, FORWARDED, FORWARDED_EXTENSIONS, Backend
+from snodo.server.dependencies import DependencyFailed
+from snodo.server.invoke import PLAIN, TimedOut
+from snodo.server.pagination import page
+from snodo.server.prompts import prompt_messages
+from snodo.server.registry import Registry
+from snodo.server.resources import read_contents
+from snodo.server.subscriptions import (
+    MAX_RESOURCE_SUBSCRIPTIONS,
+    Subscriptions,
+    check_resource_subscriptions,
+)
+from snodo.server.tools import Tool, finished, plain_bind, tool_result
+from snodo.tasks.engine import Background, Tasks, declares_tasks, required_extension
+
+__all__ = [
+    "HANDLERS",
+    "ServerOffering",
+    "capabilities",
+    "forwarded",
+    "offers",
+]
+
+log = logging.getLogger("snodo")
+
+
+@dataclass(slots=True)
+class ServerOffering:
+    """All that dispatch reads: what is registered, the open subscriptions, and what
+    ``server/discover`` and the list methods report besides."""
+
+    registry: Registry
+    subscriptions: Subscriptions
+    supported_versions: tuple[str, ...]
+    """The modern protocol versions served, newest first."""
+    revisions: dict[str, Revision]
+    """The revision of each of them (``snodo.revisions``): what checks its requests."""
+    tables: dict[str, tuple[dict[str, Any], Revision]]
+    """Each version's revision's method table, as a plain dict, and the revision: the
+    request path's one lookup, by version, then by method."""
+    instructions: str | None = None
+    page_size: int | None = None
+    tasks: Tasks | None = None
+    """The task engine, when the server offers the tasks extension."""
+    hide_unauthorized: bool = False
+    """Lists show a caller only the items whose scopes its token grants."""
+    backend: Backend | None = None
+    """The server whose features this one serves (``snodo.server.backend``)."""
+    mask_errors: bool = False
+    """A tool's untyped exception reaches the client as a generic message, the detail
+    only in the log (``Server(mask_errors=True)``)."""
+
+    methods: Mapping[str, MethodHandler] = field(init=False)
+    """The table the core looks methods up in: ``HANDLERS``, or, with a backend, the
+    feature methods answered by it."""
+
+    def __post_init__(self) -> None:
+        if self.tasks is not None:  # task status to this process's listen streams
+            self.tasks.listeners.append(self.subscriptions.task_changed)
+        self.methods = HANDLERS
+        if self.backend is not None:
+            self.serve_backend(self.backend)
+
+    def serve_backend(self, backend: Backend | None) -> None:
+        """Answer the feature methods with ``backend`` from now on (None: with the
+        server's own items again)."""
+        self.backend = backend
+        if backend is None:
+            self.methods = HANDLERS
+        else:
+            self.methods = {**HANDLERS, **dict.fromkeys(FORWARDED, forwarded)}
+
+    @property
+    def extension_methods(self) -> Mapping[str, ExtensionMethod]:
+        return self.registry.extension_methods
+
+    def offers(self, method: str) -> bool:
+        """Whether a method's feature is on offer, here or at the backend."""
+        if self.backend is None:
+            return self.registry.offers(method)
+        return offers(self, method)
+
+
+def capabilities(served: ServerOffering) -> dict[str, Any]:
+    """What the server offers: what is registered, and its backend's features."""
+    offered = served.registry.capabilities()
+    if served.backend is not None:
+        theirs = served.backend.capabilities()
+        for feature in FEATURES:
+            offered.pop(feature, None)
+            if isinstance(theirs.get(feature), Mapping):
+                offered[feature] = dict(theirs[feature])
+        extensions = theirs.get("extensions")
+        passed = {
+            key: dict(value)
+            for key, value in (extensions.items() if isinstance(extensions, Mapping) else ())
+            if key in FORWARDED_EXTENSIONS and isinstance(value, Mapping)
+        }
+        if passed:
+            offered["extensions"] = {**passed, **(offered.get("extensions") or {})}
+    return offered
+
+
+def offers(served: ServerOffering, method: str) -> bool:
+    """Whether a method's feature is on offer, here or at the backend."""
+    if served.backend is not None and method in FORWARDED:
+        feature = method.split("/", 1)[0]
+        feature = "completions" if feature == "completion" else feature
+        return isinstance(served.backend.capabilities().get(feature), Mapping)
+    return served.registry.offers(method)
+
+
+async def forwarded(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
+    """A feature method answered by the backend."""
+    assert served.backend is not None  # routed here only when there is one
+    given = {key: value for key, value in params.items() if key != "_meta"}
+    return await served.backend.forward(ctx, given)
+
+
+async def discover(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
+    # What the request's revision defines of them: a flag another adds stays out.
+    capabilities_ = capabilities(served)
+    revision = served.revisions.get(ctx.protocol_version)
+    if revision is not None:
+        capabilities_ = revision.capabilities(capabilities_)
+    result: dict[str, Any] = {
+        "supportedVersions": list(served.supported_versions),
+        "capabilities": capabilities_,
+    }
+    if served.instructions:
+        result["instructions"] = served.instructions
+    return result
+
+
+def _listing(
+    served: ServerOffering,
+    ctx: Context,
+    params: Params,
+    key: str,
+    kind: Literal["tools", "resources", "templates", "prompts"],
+) -> Outcome:
+    filtered = served.hide_unauthorized and ctx.scopes is not None
+    items = served.registry.definitions(kind, ctx.scopes if filtered else None)
+    if kind == "tools" and served.registry.app_only:
+        # MCP Apps: a tool only a view may call is for clients that render views, so
+        # the list differs by client and is never a public one.
+        filtered = True
+        if not renders_apps(ctx.client_capabilities):
+            hidden = served.registry.app_only
+            items = [item for item in items if item["name"] not in hidden]
+    chosen, next_cursor = page(items, ctx.request_method, params.get("cursor"), served.page_size)
+    result: dict[str, Any] = {key: list(chosen)}
+    if next_cursor is not None:
+        result["nextCursor"] = next_cursor
+    if filtered:  # this caller's list: never to be shared with another
+        result["cacheScope"] = "private"
+    return result
+
+
+def is_hidden(served: ServerOffering, ctx: Context, scopes: frozenset[str]) -> bool:
+    """Whether an item needing ``scopes`` is hidden from this caller
+    (``hide_unauthorized``): then it answers exactly as an item that does not exist,
+    so that what a caller cannot see it cannot find by asking for it either."""
+    granted = ctx.scopes
+    return served.hide_unauthorized and granted is not None and not scopes <= granted
+
+
+async def tools_list(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
+    return _listing(served, ctx, params, "tools", "tools")
+
+
+async def tools_call(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
+    name = params["name"]
+    tool = served.registry.tools.get(name)
+    app_only = name in served.registry.app_only and not renders_apps(ctx.client_capabilities)
+    if tool is None or app_only or is_hidden(served, ctx, tool.scopes):
+        raise InvalidParams(f"Unknown tool: {name}")
+    if ctx.scopes is not None:  # OAuth: checked before the arguments are looked at
+        ctx.require_scopes(tool.scopes)
+    if tool.task == "required" and not (served.tasks is not None and declares_tasks(ctx)):
+        raise required_extension()  # ext-tasks/tasks.md: no task, no answer
+    arguments = params.get("arguments") or {}
+    # Arguments of their parameters' exact plain types are valid against the schema made
+    # from those parameters: bound so, they need no schema check (tools.plain_bind).
+    bound = None if tool.plain is None else plain_bind(tool.plain, arguments)
+    if bound is None:
+        reason = tool.arguments.first_error(arguments)
+        if reason is not None:
+            return tool_result(tool, ToolError(f"Invalid arguments for tool {name}: {reason}"))
+    invoker = tool.invoker
+    try:  # as _called does, without a closure per call
+        if bound is None:
+            bound = tool.bind(arguments)  # a new dict
+        if invoker.direct:  # the function itself, called from here: nothing around it
+            if invoker.context_param is not None:
+                bound[invoker.context_param] = ctx
+            value = invoker.function(**bound)
+        else:
+            value = invoker.start(ctx, bound)
+        if type(value) not in PLAIN and (invoker.is_async or isawaitable(value)):
+            value = await value
+    except McpError:
+        raise
+    except ToolError as raised:  # raised by the tool or a dependency: its answer
+        value = raised
+    except DependencyFailed as failed:
+        log.warning("tool %s: %s", name, failed, exc_info=failed.__cause__)
+        raise InternalError() from None
+    except Exception as exc:
+        value = _failure(tool, exc, served.mask_errors)
+    if isinstance(value, Background):
+        if tool.task is None:
+            log.error("tool %s returned background work but was not registered with task=", name)
+            raise InternalError()
+        if served.tasks is not None and declares_tasks(ctx):
+            return await served.tasks.begin(
+                ctx, tool.name, partial(finished, tool, revision=ctx.revision), value
+            )
+        work = value.work
+        value = await _called(tool, lambda: work(ctx), served.mask_errors)  # inline
+    if isinstance(value, InputRequired):
+        return value
+    if type(value) is str and tool.output is None:  # tool_result's commonest answer
+        return {"content": [{"type": "text", "text": value}]}
+    return finished(tool, value, ctx.revision)
+
+
+async def _called(tool: Tool, call: Callable[[], Awaitable[Any]], mask: bool) -> Any:
+    """The tool's value; an untyped failure is a tool error the model sees."""
+    try:
+        return await call()
+    except McpError:
+        raise
+    except Exception as exc:
+        return _failure(tool, exc, mask)
+
+
+def masked(name: str) -> str:
+    """What the client reads of a tool's untyped exception under ``mask_errors``."""
+    return f"Tool {name} failed; the server's log has the details"
+
+
+def _failure(tool: Tool, exc: Exception, mask: bool) -> ToolError:
+    if isinstance(exc, ToolError):  # raised on purpose: the answer itself
+        return exc
+    if isinstance(exc, TimedOut):  # the model reads that it took too long, and may retry
+        log.warning("tool %s did not finish within %g s", tool.name, exc.seconds)
+        return ToolError(f"Tool {tool.name} did not finish within {exc.seconds:g} s")
+    # The client sees only the message; the operator needs the traceback.
+    log.warning("tool %s failed", tool.name, exc_info=exc)
+    return ToolError(masked(tool.name) if mask else str(exc) or type(exc).__name__)
+
+
+async def _guarded(ctx: Context, what: str, call: Awaitable[Any]) -> Any:
+    """Untyped failures in resources and prompts are internal errors; detail to the log."""
+    try:
+        return await call
+    except McpError:
+        raise
+    except DependencyFailed as failed:
+        log.warning("%s: %s", what, failed, exc_info=failed.__cause__)
+        raise InternalError() from None
+    except TimedOut as exc:
+        log.warning("%s did not finish within %g s", what, exc.seconds)
+        raise McpError(f"The {what} did not finish within {exc.seconds:g} s") from None
+    except Exception as exc:
+        log.exception("%s failed", what)
+        raise InternalError() from exc
+
+
+async def resources_list(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
+    return _listing(served, ctx, params, "resources", "resources")
+
+
+async def resources_templates_list(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
+    return _listing(served, ctx, params, "resourceTemplates", "templates")
+
+
+async def resources_read(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
+    uri: str = params["uri"]
+    # Hidden resources and templates are passed over, as if never registered.
+    hide = served.hide_unauthorized and ctx.scopes is not None
+    found = served.registry.find_resource(uri, ctx.scopes if hide else None)
+    if found is None:
+        raise ResourceNotFound(uri)
+    run, arguments, mime, scopes, cache = found
+    ctx.require_scopes(scopes)
+    value = await _guarded(ctx, f"resource {uri}", run(ctx, arguments))
+    if isinstance(value, InputRequired):
+        return value
+    if value is None:
+        raise ResourceNotFound(uri)
+    try:
+        result: dict[str, Any] = {"contents": read_contents(uri, mime, value)}
+        if cache is not None:  # the resource's own hint, before the server's
+            result["ttlMs"], result["cacheScope"] = cache.ttl_ms, cache.scope
+        return result
+    except (TypeError, ValueError) as exc:
+        log.error("resource %s returned %r: %s", uri, type(value).__name__, exc)
+        raise InternalError() from exc
+
+
+async def prompts_list(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
+    return _listing(served, ctx, params, "prompts", "prompts")
+
+
+async def prompts_get(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
+    prompt = served.registry.prompts.get(params["name"])
+    if prompt is None or is_hidden(served, ctx, prompt.scopes):
+        raise InvalidParams(f"Unknown prompt: {params['name']}")
+    ctx.require_scopes(prompt.scopes)
+    arguments = prompt.check_arguments(params.get("arguments") or {})
+    value = await _guarded(ctx, f"prompt {prompt.name}", prompt.invoker(ctx, arguments))
+    if isinstance(value, InputRequired):
+        return value
+    try:
+        return prompt_messages(value)
+    except TypeError as exc:
+        log.error("prompt %s returned an invalid message: %s", prompt.name, exc)
+        raise InternalError() from exc
+
+
+async def completion_complete(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
+    ref = params["ref"]
+    key = ref.get("name") if ref.get("type") == "ref/prompt" else ref.get("uri")
+    scopes = served.registry.completed_scopes(ref.get("type"), key)
+    concealed = is_hidden(served, ctx, scopes)
+    if ref.get("type") == "ref/prompt" and (key not in served.registry.prompts or concealed):
+        raise InvalidParams(f"Unknown prompt: {key}")
+    # A hidden template completes nothing, as a template that does not exist.
+    provider = None if concealed else served.registry.completions.get((ref.get("type"), key))
+    if not concealed:
+        ctx.require_scopes(scopes)
+    values: list[str] = []
+    if provider is not None:
+        argument = params["argument"]
+        context: Mapping[str, Any] = (params.get("context") or {}).get("arguments") or {}
+        found = await _guarded(
+            ctx,
+            "completion",
+            provider(
+                ctx, {"argument": argument["name"], "value": argument["value"], "context": context}
+            ),
+        )
+        values = [str(v) for v in found or []]
+    return {
+        "completion": {"values": values[:100], "total": len(values), "hasMore": len(values) > 100}
+    }
+
+
+async def subscriptions_listen(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
+    """Open a listen stream; the transport keeps it open and closes it with the server."""
+    wanted = params["notifications"]
+    offered = capabilities(served)
+    honoured: dict[str, Any] = {}
+    for key, capability in (
+        ("toolsListChanged", "tools"),
+        ("promptsListChanged", "prompts"),
+        ("resourcesListChanged", "resources"),
+    ):
+        if wanted.get(key) is True and offered.get(capability, {}).get("listChanged"):
+            honoured[key] = True
+    task_ids = wanted.get("taskIds")
+    if task_ids:
+        if served.tasks is None or not declares_tasks(ctx):
+            raise required_extension()  # ext-tasks/tasks.md, "Task Status Notifications"
+        if not isinstance(task_ids, list) or len(task_ids) > MAX_RESOURCE_SUBSCRIPTIONS:
+            raise InvalidParams(f"notifications.taskIds: at most {MAX_RESOURCE_SUBSCRIPTIONS} ids")
+        if not all(isinstance(task_id, str) and len(task_id) <= 256 for task_id in task_ids):
+            raise InvalidParams("notifications.taskIds: each must be a task id string")
+        honoured["taskIds"] = list(task_ids)
+    uris = check_resource_subscriptions(wanted.get("resourceSubscriptions"))
+    if uris and offered.get("resources", {}).get("subscribe"):
+        honoured["resourceSubscriptions"] = uris
+    assert ctx.request_id is not None  # a listen is a request: the core never calls this otherwise
+    return served.subscriptions.open(ctx.request_id, honoured, ctx.emit)
+
+
+HANDLERS: Mapping[str, MethodHandler] = {
+    "server/discover": discover,
+    "tools/list": tools_list,
+    "tools/call": tools_call,
+    "resources/list": resources_list,
+    "resources/templates/list": resources_templates_list,
+    "resources/read": resources_read,
+    "prompts/list": prompts_list,
+    "prompts/get": prompts_get,
+    "completion/complete": completion_complete,
+    "subscriptions/listen": subscriptions_listen,
+}
