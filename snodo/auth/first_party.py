@@ -24,6 +24,9 @@ from snodo.auth.proxy_store import digest
 
 __all__ = ["FirstPartyClient"]
 
+MAX_REDIRECT_URI = 2000
+"""A listed redirect URI's length at most, as registrations have it by default."""
+
 
 @dataclass(frozen=True, slots=True)
 class FirstPartyClient:
@@ -44,7 +47,7 @@ class FirstPartyClient:
             raise ValueError("a first-party client needs a client_id")
         object.__setattr__(self, "redirect_uris", tuple(self.redirect_uris))
         for uri in self.redirect_uris:
-            if not _redirect_uri_ok(uri):
+            if not _redirect_uri_ok(uri, MAX_REDIRECT_URI):
                 raise ValueError(f"not a redirect URI a client may use: {uri!r}")
         if self.secret is not None and len(self.secret) < 16:
             raise ValueError("a first-party client's secret is at least 16 characters")

@@ -7,13 +7,14 @@ the server itself (``base_url``), with the endpoints of one beside the MCP endpo
 (``endpoint_paths``, answered by the HTTP app before its own checks):
 
 - RFC 8414 metadata, RFC 7591 registration and client-id metadata documents
-  (``snodo.auth.proxy_clients``);
+  (``snodo.auth.proxy_clients``, fetched as ``snodo.auth.proxy_documents`` allows);
 - ``/authorize``: a code flow with PKCE S256 only, the RFC 8707 ``resource`` this
   server's, the redirect URI exactly one registered. The user is asked first, on a
   consent page naming the client and where it will be sent back (against a confused
   deputy: the proxy's single registration at the provider must not let any client
   ride on an earlier sign-in). The answer is remembered per browser and client in a
-  signed cookie;
+  signed cookie; until then an error is shown, never sent to a redirect URI that anyone
+  may have registered (the server would redirect anywhere on a stranger's link);
 - the provider leg: the user goes to the provider with the server's own redirect URI
   (``{base_url}/auth/callback``), state and PKCE; the sign-in is bound to the browser
   that consented by a cookie, so a provider link handed to someone else leads nowhere.
@@ -94,9 +95,10 @@ class OAuthProxy(ProtectedResource):
     ``resource`` the MCP endpoint, ``{base_url}/mcp`` unless given. ``secret`` signs
     and seals (``SNODO_AUTH_SECRET`` unless given; workers must share it, as they
     share ``store``). ``limits`` bounds what strangers may leave in the store
-    (``ProxyLimits``). ``dpop`` (a ``DPoP``, True: the store's and secret's) binds
-    tokens to keys clients prove; ``identity_assertion`` takes ID-JAGs; listed
-    ``first_party_clients`` skip consent; ``token_exchange`` serves
+    (``ProxyLimits``); ``loopback_documents``, for development only, lets client-id
+    metadata documents come from this machine. ``dpop`` (a ``DPoP``, True: the store's
+    and secret's) binds tokens to keys clients prove; ``identity_assertion`` takes
+    ID-JAGs; listed ``first_party_clients`` skip consent; ``token_exchange`` serves
     ``ctx.exchange_token`` with the provider's token. The rest are the resource's.
     """
 
@@ -124,6 +126,7 @@ class OAuthProxy(ProtectedResource):
         resource_name: str | None = None,
         resource_documentation: str | None = None,
         limits: ProxyLimits | None = None,
+        loopback_documents: bool = False,
         dpop: DPoP | bool = True,
         identity_assertion: IdentityAssertions | None = None,
         first_party_clients: Iterable[FirstPartyClient] = (),
@@ -164,7 +167,7 @@ class OAuthProxy(ProtectedResource):
         self.records = Records(self.store, Vault(key))
         self.signer = Signer(derive(key, "cookies"))
         self.limits = limits or ProxyLimits()
-        self.clients = Clients(self.records, self._http, self.limits.registration_lifetime)
+        self.clients = Clients(self.records, self.limits, loopback_documents)
         self.grants = Grants(
             self.records,
             self.clients,
@@ -211,8 +214,8 @@ class OAuthProxy(ProtectedResource):
     # -- plumbing -----------------------------------------------------------------------
 
     def _http(self) -> httpx.AsyncClient:
-        """A new HTTP client, to the provider or a metadata document, closed after the
-        sign-in: a sign-in is rare, and nothing is left open when the server stops."""
+        """A new HTTP client to the provider, closed after the sign-in: a sign-in is
+        rare, and nothing is left open when the server stops."""
         return httpx.AsyncClient(timeout=10.0, follow_redirects=False)
 
     async def endpoint(self, request: EndpointRequest) -> Answer:
@@ -284,10 +287,7 @@ class OAuthProxy(ProtectedResource):
         except BadForm as exc:
             raise OAuthRefusal("invalid_request", str(exc)) from None
         client_id = query.get("client_id", "")
-        try:
-            client = await self.clients.find(client_id)
-        except OAuthRefusal as refusal:
-            raise OAuthRefusal("invalid_client", refusal.description) from None
+        client = await self.clients.find(client_id, request.address)
         if client is None:
             raise OAuthRefusal("invalid_client", "unknown client_id")
         redirect_uri = query.get("redirect_uri")
@@ -297,8 +297,14 @@ class OAuthProxy(ProtectedResource):
             # Never redirect to an address the client did not register.
             raise OAuthRefusal("invalid_request", "redirect_uri is not registered for this client")
         state = query.get("state")
+        # Trusted: the operator's first-party client, or one this browser's user allowed.
+        trusted = self.consent.given(request.headers, client.client_id)
 
-        def back(error: str, description: str) -> Answer:
+        def back(error: str, description: str, status: int = 400) -> Answer:
+            # Only a client this browser's user allowed is sent its errors: for any other,
+            # a stranger's link would be sent on with no step of the user's (RFC 9700 4.11.2).
+            if not trusted:
+                raise OAuthRefusal(error, description, status)
             return redirect(self._back(redirect_uri, state, error=error, description=description))
 
         if query.get("response_type") != "code":
@@ -317,7 +323,7 @@ class OAuthProxy(ProtectedResource):
         try:
             await self.limits.admit_sign_in(self.store, request.address)
         except OAuthRefusal as refusal:
-            return back(refusal.error, refusal.description)
+            return back(refusal.error, refusal.description, refusal.status)
         txn = secrets.token_urlsafe(24)
         sign_in = {
             "client_id": client.client_id,
@@ -329,7 +335,7 @@ class OAuthProxy(ProtectedResource):
             "nonce": secrets.token_urlsafe(24),
         }
         await self.records.put("sign-in:" + txn, sign_in, SIGN_IN_TTL)
-        if self.consent.given(request.headers, client.client_id):
+        if trusted:
             return await self._to_provider(txn, sign_in, ())
         return self.consent.page(request.headers, client, txn, redirect_uri, scopes)
 
@@ -402,12 +408,13 @@ class OAuthProxy(ProtectedResource):
         except BadForm as exc:
             raise OAuthRefusal("invalid_request", str(exc)) from None
         txn = query.get("state", "")
-        sign_in = await self.records.take("sign-in:" + txn) if txn else None
+        # The browser first: a callback opened in another one must not spend the sign-in.
+        mark = read_cookie(request.headers, self._flow_cookie(txn)) or ""
+        if not txn or not self.signer.matches("flow", txn, mark):
+            raise OAuthRefusal("access_denied", "this sign-in was not begun in this browser")
+        sign_in = await self.records.take("sign-in:" + txn)
         if sign_in is None:
             raise OAuthRefusal("invalid_request", "unknown or expired sign-in")
-        mark = read_cookie(request.headers, self._flow_cookie(txn)) or ""
-        if not self.signer.matches("flow", txn, mark):
-            raise OAuthRefusal("access_denied", "this sign-in was begun in another browser")
         redirect_uri, state = sign_in["redirect_uri"], sign_in["state"]
         done = cookie(
             self._flow_cookie(txn), "", path=self.base_path or "/", secure=self.secure, max_age=0

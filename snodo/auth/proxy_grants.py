@@ -125,7 +125,7 @@ class Grants:
 
     async def token(self, request: EndpointRequest) -> Answer:
         form = _form(request)
-        client = await self.clients.authenticate(form, request.headers)
+        client = await self.clients.authenticate(form, request.headers, request.address)
         grant = form.get("grant_type")
         # The proof first: a refused one spends no code (RFC 9449 section 5).
         jkt = None
@@ -261,7 +261,7 @@ class Grants:
     async def revoke(self, request: EndpointRequest) -> Answer:
         """RFC 7009: the token's family ends; an unknown token is answered alike."""
         form = _form(request)
-        client = await self.clients.authenticate(form, request.headers)
+        client = await self.clients.authenticate(form, request.headers, request.address)
         token = form.get("token")
         if not token:
             raise OAuthRefusal("invalid_request", "no token")

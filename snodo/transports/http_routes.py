@@ -189,9 +189,9 @@ class Aside:
     async def _probe(self, readiness: bool) -> Response:
         if not readiness:
             return Response(200, b'{"status":"ok"}', "application/json")
-        reasons = await ready(self.server)
-        if reasons:
-            body = json.dumps({"status": "not ready", "reasons": reasons}).encode()
+        failed = await ready(self.server)
+        if failed:
+            body = json.dumps({"status": "not ready", "failed": failed}).encode()
             return Response(503, body, "application/json")
         return Response(200, b'{"status":"ready"}', "application/json")
 

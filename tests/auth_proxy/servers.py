@@ -1,8 +1,10 @@
 """The server the proxy tests run with ``snodo run``: an ``OIDCProxy`` in front of the
-loopback provider (tests/auth_proxy/idp.py), its store named by the environment."""
+loopback provider (tests/auth_proxy/idp.py), its store, its limits and whether it
+fetches metadata documents from loopback named by the environment."""
 
 from __future__ import annotations
 
+import json
 import os
 
 from snodo.auth import OIDCProxy, ProxyLimits
@@ -17,6 +19,10 @@ BASE = os.environ.get("TEST_BASE", "http://127.0.0.1:2")
 STORE = os.environ.get("TEST_STORE", "")
 PER_ADDRESS = int(os.environ.get("TEST_REGISTRATIONS_PER_ADDRESS") or 1000)
 """The tests register many clients from one loopback address."""
+LIMITS = json.loads(os.environ.get("TEST_LIMITS") or "{}")
+"""More ``ProxyLimits`` fields, as JSON."""
+LOOPBACK_DOCUMENTS = os.environ.get("TEST_LOOPBACK_DOCUMENTS") == "1"
+"""The tests' metadata documents are served on loopback: the development setting."""
 SECRET = b"the proxy's shared secret, 32+ b"
 
 
@@ -40,7 +46,8 @@ server = Server(
         secret=SECRET,
         store=_store(),
         scopes_supported=["notes:read", "notes:write"],
-        limits=ProxyLimits(max_registrations_per_address=PER_ADDRESS),
+        limits=ProxyLimits(**{"max_registrations_per_address": PER_ADDRESS, **LIMITS}),
+        loopback_documents=LOOPBACK_DOCUMENTS,
         token_exchange=TokenExchange(issuer=IDP, client_id=CLIENT_ID, client_secret=CLIENT_SECRET),
     ),
 )
