@@ -42,12 +42,25 @@ _ROLES: dict[str, frozenset[str]] = {
     "server": frozenset({CORE, "asking", "stores", "tasks", "auth"}),
     "legacy": frozenset({CORE, "stores", "server"}),
     "transports": frozenset({CORE, "auth", "legacy", "server"}),
-    # server: the in-memory transport, server.csp
-    "client": frozenset({CORE, "asking", "server"}),
+    "search": frozenset({CORE, "server"}),
+    # server: the in-memory transport, server.csp; search: tools searched here for a
+    # server that searches none
+    "client": frozenset({CORE, "asking", "server", "search"}),
     "otel": frozenset({CORE}),
     "gateway": frozenset({CORE, "stores", "server", "client"}),
     "cli": frozenset(
-        {CORE, "asking", "stores", "server", "transports", "otel", "client", "oauth", "gateway"}
+        {
+            CORE,
+            "asking",
+            "stores",
+            "server",
+            "transports",
+            "otel",
+            "client",
+            "oauth",
+            "gateway",
+            "search",
+        }
     ),
 }
 MAY_IMPORT: dict[str, frozenset[str]] = {
