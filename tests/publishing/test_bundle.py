@@ -26,6 +26,10 @@ from tests.support.paths import ROOT
 from tests.support.processes import snodo
 
 MCPB = ROOT / "interop" / "mcpb" / "node_modules" / ".bin" / "mcpb"
+# Slow: it builds a bundle (snodo and its dependencies, about 9 MB) and runs it through
+# the pinned mcpb tools and the official client.
+pytestmark = pytest.mark.slow
+
 PROGRAM = "docs/examples/publishing.py"
 
 needs_mcpb = pytest.mark.skipif(

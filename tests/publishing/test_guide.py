@@ -10,8 +10,13 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.support.paths import ROOT
 from tests.support.processes import snodo
+
+# Slow: it runs the three commands, one of them building a bundle.
+pytestmark = pytest.mark.slow
 
 PAGE = ROOT / "docs" / "publishing.md"
 PROGRAM = "docs/examples/publishing.py"
