@@ -11,7 +11,7 @@ from snodo import Ask, Server, elicitation
 # Each request state is one-time too: a replayed final retry is refused instead of
 # running the tool again (a guard in this process by default; SQLiteGuard or RedisGuard
 # shared by several).
-server = Server("weather", "1.0.0")
+server = Server("weather", "1.0.0", description="Forecasts for the user's city.")
 
 
 class Place(BaseModel):

@@ -1,5 +1,4 @@
-"""A dual-era MCP client: the current revision with MRTR and tasks, legacy sessions as a
-fallback.
+"""A dual-era MCP client: the current revision with MRTR and tasks, legacy as fallback.
 
 How each request reaches the server, in whichever era it speaks, is the
 ``Connection``'s business (``snodo.client.connection``): ``_meta``, headers, the era
@@ -13,10 +12,10 @@ persist and ``resume`` elsewhere. With a legacy server the same methods return t
 same types (``snodo.client.results``). Whatever the server does, a call ends within
 its bounds and raises only ``snodo.client.errors``.
 
-The package is the whole client: its connection, era choice (``era``), rounds, handlers,
-limits, listings, ``search`` (``search_tools``), results, errors, tasks, skills, a legacy
-session's client side and transports. It may import the core, ``snodo.server`` (the
-in-memory transport, ``server.csp``) and ``snodo.search``; nothing below imports it.
+The package is the whole client: connection, era, rounds, handlers, limits, listings,
+``search`` (``search_tools``), results, errors, tasks, skills, ``cards`` (a server's card,
+read before connecting), a legacy session's client side, transports. It may import the
+core, ``snodo.server`` (in-memory transport, ``server.csp``) and ``snodo.search`` only.
 """
 
 from __future__ import annotations
@@ -28,6 +27,7 @@ from typing import Any
 
 from snodo.client.cache import ResponseCache
 from snodo.client.call_scope import CALL_DEADLINE, OnLog, OnProgress, call_deadline, call_scope
+from snodo.client.cards import Cards
 from snodo.client.checks import OutputSchemas, safe_result
 from snodo.client.connection import Connection, Notify
 from snodo.client.era import MODERN_PROTOCOL_VERSIONS, Era, EraChoice, ModernOnly, UnsupportedServer
@@ -84,7 +84,7 @@ __all__ = [
 ]
 
 
-class Client(Listings, Skills, ClientTasks, ToolSearching):
+class Client(Listings, Skills, ClientTasks, ToolSearching, Cards):
     """An MCP client for servers of either era, with one API.
 
     Install handlers for what the user can do (``elicitation``, ``url_elicitation``,
