@@ -8,7 +8,8 @@ The verifiers need the ``snodo[auth]`` extra; import them from their modules:
 ``GoogleProxy``, ...) and ``ProxyLimits`` need it too, and are imported from here on
 first use.
 
-It imports no other snodo package; ``snodo.server`` and ``snodo.transports`` use it.
+It may import ``snodo.stores`` only (where the OAuth proxy keeps its records, as every
+store does); ``snodo.server`` and ``snodo.transports`` use it.
 """
 
 from __future__ import annotations
