@@ -48,7 +48,7 @@ from snodo.client.handlers import InputHandlers
 from snodo.client.legacy_session import LegacySession
 from snodo.client.limits import ClientLimits
 from snodo.client.listings import Listed, Listings
-from snodo.client.results import RESULT_MODELS, Flow, Handler, complete_result, result_of
+from snodo.client.results import RESULT_MODELS, Flow, InputHandler, complete_result, result_of
 from snodo.client.rounds import FlowBounds, run_flow
 from snodo.client.skills import Skills
 from snodo.client.tasks import ClientTasks, TaskCancelled, TaskFailed, TaskHandle
@@ -111,12 +111,12 @@ class Client(Listings, Skills, ClientTasks):
         protocol_version: str = MODERN_PROTOCOL_VERSIONS[0],
         era: EraChoice = "auto",
         probe_timeout: float = 5.0,
-        elicitation: Handler | None = None,
-        url_elicitation: Handler | None = None,
-        sampling: Handler | None = None,
+        elicitation: InputHandler | None = None,
+        url_elicitation: InputHandler | None = None,
+        sampling: InputHandler | None = None,
         sampling_tools: bool = False,
         sampling_context: bool = False,
-        roots: Handler | None = None,
+        roots: InputHandler | None = None,
         tasks: bool = True,
         extensions: Mapping[str, Mapping[str, Any]] | None = None,
         max_rounds: int = 10,

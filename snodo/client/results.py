@@ -32,7 +32,7 @@ __all__ = [
     "RESULT_MODELS",
     "SPEC_DEFAULTS",
     "Flow",
-    "Handler",
+    "InputHandler",
     "ProtocolViolation",
     "RequestError",
     "TooManyRounds",
@@ -45,7 +45,7 @@ __all__ = [
 
 Model = TypeVar("Model", bound=BaseModel)
 
-Handler = Callable[[dict[str, Any]], Awaitable[Any] | Any]
+InputHandler = Callable[[dict[str, Any]], Awaitable[Any] | Any]
 """Gets the input request's params; returns the result (a dict or the generated model)."""
 
 

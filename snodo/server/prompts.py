@@ -11,7 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from snodo.core.errors import InvalidParams
 from snodo.revisions.authoring import PromptMessage
-from snodo.server.invoke import Handler, Invoker, described, invoker, listed_fields
+from snodo.server.invoke import Invoker, UserFunction, described, invoker, listed_fields
 from snodo.server.threads import Threads
 
 __all__ = ["Prompt", "make_prompt", "prompt_messages"]
@@ -39,7 +39,7 @@ class Prompt:
 
 
 def make_prompt(
-    function: Handler,
+    function: UserFunction,
     *,
     name: str | None = None,
     title: str | None = None,

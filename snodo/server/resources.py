@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from snodo.core.caching import CacheHint
-from snodo.server.invoke import Handler, Invoker, described, invoker, listed_fields
+from snodo.server.invoke import Invoker, UserFunction, described, invoker, listed_fields
 from snodo.server.media import Media
 from snodo.server.threads import Threads
 from snodo.server.uri_templates import UriTemplate, compile_template
@@ -62,7 +62,7 @@ def _definition(
     key: str,
     value: str,
     name: str,
-    function: Handler,
+    function: UserFunction,
     title: str | None,
     description: str | None,
     mime_type: str | None,
@@ -78,7 +78,7 @@ def _definition(
 
 
 def make_resource(
-    function: Handler,
+    function: UserFunction,
     uri: str,
     *,
     name: str | None = None,
@@ -115,7 +115,7 @@ def make_resource(
 
 
 def make_template(
-    function: Handler,
+    function: UserFunction,
     uri_template: str,
     *,
     name: str | None = None,

@@ -65,8 +65,8 @@ def test_a_keyring_and_the_module_functions_make_and_open_the_same_tokens() -> N
     ring = Keyring(keys=[("new", KEY_B), ("old", KEY_A)], ttl=60)
     token = ring.seal(DATA, Ctx(), principal="alice")
     assert token.startswith("v1.new.")
-    assert state.open(token, Ctx(), keys=[("new", KEY_B)], principal="alice", ttl=60) == DATA
-    older = state.seal(DATA, Ctx(), secret=KEY_A, principal="alice", ttl=60)
+    assert Keyring(keys=[("new", KEY_B)], ttl=60).open(token, Ctx(), principal="alice") == DATA
+    older = Keyring(secret=KEY_A, ttl=60).seal(DATA, Ctx(), principal="alice")
     assert ring.open(older, Ctx(), principal="alice") == DATA
     for wrong in (
         lambda: ring.open(token, Ctx(), principal="bob"),

@@ -7,7 +7,7 @@ blocks (about 1 MB) costs 3.4 ms to decode with orjson (9.6 with
 here. ``decode`` reads the envelope and the result's members; a member larger than
 ``SMALL_MEMBER`` bytes is checked (well-formed JSON, valid UTF-8, no NaN, no line end)
 and kept as an ``orjson.Fragment`` of its bytes, which ``snodo.core.jsonrpc.encode`` writes
-out as they are (``snodo.core.jsonrpc.read_kept`` decodes them for a reader that needs the
+out as they are (``snodo.core.jsonrpc.decode_passthrough`` decodes them for a reader that needs the
 values). Everything the proxy reads stays decoded: ``_meta``, the small members
 (``isError``, ``resultType``, a cursor), and the whole of a result that is not complete
 (its questions and state).
