@@ -11,8 +11,7 @@ import secrets
 import tempfile
 from pathlib import Path
 
-from snodo import Context, Keyring
-from snodo.core.errors import InvalidState
+from snodo import Context, InvalidState, Keyring
 from snodo.stores import SQLiteGuard
 
 KEYS = [("2026-11", secrets.token_bytes(32)), ("2026-10", secrets.token_bytes(32))]

@@ -2,11 +2,9 @@
 or the server as its clients' authorization server in front of an identity provider.
 
 ``ProtectedResource`` and the token types import nothing beyond the standard library.
-The verifiers need the ``snodo[auth]`` extra; import them from their modules:
-``snodo.auth.jwt.JwtVerifier`` and ``snodo.auth.introspection.IntrospectionVerifier``.
-``OAuthProxy``, ``OIDCProxy``, the providers' presets (``GitHubProxy``,
-``GoogleProxy``, ...) and ``ProxyLimits`` need it too, and are imported from here on
-first use.
+The verifiers (``JwtVerifier``, ``IntrospectionVerifier``), ``OAuthProxy``,
+``OIDCProxy``, the providers' presets (``GitHubProxy``, ``GoogleProxy``, ...) and
+``ProxyLimits`` need the ``snodo[auth]`` extra, and are imported from here on first use.
 
 It may import ``snodo.stores`` only (where the OAuth proxy keeps its records, as every
 store does); ``snodo.server`` and ``snodo.transports`` use it.
@@ -21,6 +19,8 @@ from snodo.auth.protected import Authorized, ProtectedResource, Refused
 from snodo.auth.tokens import AccessToken, InvalidToken, TokenVerifier, VerifierUnavailable
 
 if TYPE_CHECKING:
+    from snodo.auth.introspection import IntrospectionVerifier
+    from snodo.auth.jwt import JwtVerifier
     from snodo.auth.oidc import OIDCProxy
     from snodo.auth.presets import (
         Auth0Proxy,
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
     from snodo.auth.proxy_limits import ProxyLimits
 
 _LAZY = {
+    "IntrospectionVerifier": "snodo.auth.introspection",
+    "JwtVerifier": "snodo.auth.jwt",
     "OAuthProxy": "snodo.auth.proxy",
     "OIDCProxy": "snodo.auth.oidc",
     "ProxyLimits": "snodo.auth.proxy_limits",
@@ -60,7 +62,9 @@ __all__ = [
     "EntraProxy",
     "GitHubProxy",
     "GoogleProxy",
+    "IntrospectionVerifier",
     "InvalidToken",
+    "JwtVerifier",
     "KeycloakProxy",
     "OAuthProxy",
     "OIDCProxy",

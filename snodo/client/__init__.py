@@ -55,6 +55,7 @@ from snodo.client.tasks import ClientTasks, TaskCancelled, TaskFailed, TaskHandl
 from snodo.client.transports import ClientTransport, HttpTransport, StdioTransport
 from snodo.client.url_required import URL_REQUIRED, Completions, UrlElicitationRequired
 from snodo.core.errors import ErrorCode
+from snodo.core.http_headers import request_headers
 from snodo.revisions.authoring import CallToolResult, CompleteResult, DiscoverResult
 from snodo.revisions.tasks.protocol import EXTENSION_ID as TASKS_EXTENSION
 
@@ -64,6 +65,7 @@ __all__ = [
     "ClientLimits",
     "DeadlineExceeded",
     "Flow",
+    "InputHandler",
     "LimitExceeded",
     "Listed",
     "ModernOnly",
@@ -81,6 +83,7 @@ __all__ = [
     "UrlElicitationRequired",
     "VerificationFailed",
     "complete_result",
+    "request_headers",
 ]
 
 

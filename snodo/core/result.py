@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import MISSING  # false once snodo is imported: see snodo/__init__.py
+from pydantic import MISSING  # the wire models' own sentinel for a field left out
 
 from snodo.core.input_requests import Watch
 
