@@ -13,11 +13,10 @@ persist and ``resume`` elsewhere. With a legacy server the same methods return t
 same types (``snodo.client.results``). Whatever the server does, a call ends within
 its bounds and raises only ``snodo.client.errors``.
 
-The package is the whole client: its connection, era choice (``era``), rounds,
-handlers, limits, listings, results, errors, tasks, skills, the client's side of a
-legacy session (``legacy_session``) and its transports (``snodo.client.transports``).
-It may import the core, and ``snodo.server`` for the in-memory transport and its CSP
-grammar (``server.csp``) only; nothing below imports it.
+The package is the whole client: its connection, era choice (``era``), rounds, handlers,
+limits, listings, ``search`` (``search_tools``), results, errors, tasks, skills, a legacy
+session's client side and transports. It may import the core, ``snodo.server`` (the
+in-memory transport, ``server.csp``) and ``snodo.search``; nothing below imports it.
 """
 
 from __future__ import annotations
@@ -50,6 +49,7 @@ from snodo.client.limits import ClientLimits
 from snodo.client.listings import Listed, Listings
 from snodo.client.results import RESULT_MODELS, Flow, InputHandler, complete_result, result_of
 from snodo.client.rounds import FlowBounds, run_flow
+from snodo.client.search import ToolSearching
 from snodo.client.skills import Skills
 from snodo.client.tasks import ClientTasks, TaskCancelled, TaskFailed, TaskHandle
 from snodo.client.transports import ClientTransport, HttpTransport, StdioTransport
@@ -87,7 +87,7 @@ __all__ = [
 ]
 
 
-class Client(Listings, Skills, ClientTasks):
+class Client(Listings, Skills, ClientTasks, ToolSearching):
     """An MCP client for servers of either era, with one API.
 
     Install handlers for what the user can do (``elicitation``, ``url_elicitation``,

@@ -33,7 +33,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -79,6 +79,7 @@ __all__ = [
     "Response",
     "Server",
     "Token",
+    "ToolSearchOption",
     "notification_bus",
 ]
 
@@ -87,6 +88,15 @@ log = logging.getLogger("snodo")
 F = TypeVar("F", bound=Callable[..., Any])
 
 DEFAULT_LEGACY_LIMITS = LegacyLimits()
+
+
+class ToolSearchOption(Protocol):
+    """What ``Server(tool_search=...)`` takes (``snodo.search.ToolSearch``): it puts
+    itself between the server's tool methods and its catalog."""
+
+    def attach(self, server: Server) -> None:
+        """Answer ``server``'s tool methods from now on; the server calls it once."""
+        ...
 
 
 class Server(Decorators):
@@ -126,7 +136,9 @@ class Server(Decorators):
     makes them) the feature methods are answered by another server. With
     ``mask_errors`` a tool's untyped exception reaches the client as a generic message
     (its text may hold a SQL error, a path, a secret), the detail only in the log; off by
-    default, so that ``snodo dev`` shows what went wrong; for production.
+    default, so that ``snodo dev`` shows what went wrong; for production. With
+    ``tool_search`` (``snodo.search.ToolSearch``) ``tools/list`` shows a tool that
+    searches the others instead of them all.
     """
 
     def __init__(
@@ -165,6 +177,7 @@ class Server(Decorators):
         backend: Backend | None = None,
         revisions: Revisions = REVISIONS,
         mask_errors: bool = False,
+        tool_search: ToolSearchOption | None = None,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -228,6 +241,8 @@ class Server(Decorators):
         )
         if tasks is not None and mask_errors:
             tasks.mask_errors = True
+        if tool_search is not None:
+            tool_search.attach(self)
         self.observer = observer
         # OAuth (snodo.auth): HTTP verifies tokens with it; the core checks item scopes.
         self.authorization = authorization

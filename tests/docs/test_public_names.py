@@ -27,6 +27,7 @@ PUBLIC = frozenset(
         "snodo.gateway",
         "snodo.oauth",
         "snodo.otel",
+        "snodo.search",
         "snodo.server",
         "snodo.stores",
         "snodo.tasks",

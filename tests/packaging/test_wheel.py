@@ -54,6 +54,7 @@ NEEDS_EXTRA: dict[str, str] = {
             "presets",
             "proxy",
             "proxy_clients",
+            "proxy_documents",
             "proxy_grants",
             "proxy_limits",
             "proxy_store",
