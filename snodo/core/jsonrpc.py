@@ -236,7 +236,7 @@ def read_utf8(data: bytes, max_containers: int, max_values: int | None = None) -
     Compiled, the read value is walked (``_shape``): a request is a few dozen values in
     a few hundred bytes, and a native walk of them costs less than scans of the bytes.
     Interpreted, the bytes are scanned instead (``_read_scanned``), as a walk in Python
-    costs more. Both give the same answers (tests/core/test_json_shape.py).
+    costs more. Both give the same answers (tests/core/test_jsonrpc.py).
     """
     if _orjson is None:
         return UNREAD
