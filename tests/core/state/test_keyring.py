@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
@@ -14,30 +12,7 @@ from snodo.core.errors import InvalidState
 from snodo.core.state.keyring import SECRET_ENV, Keyring
 from snodo.core.state.replay import MemoryGuard
 from snodo.server import Server
-
-NOW = 1_900_000_000.25
-KEY_A = b"A" * 32
-KEY_B = b"B" * 32
-DATA: Any = {"step": 1, "chosen": ["x", 2, 2.0, True, None]}
-
-
-@dataclass(frozen=True)
-class Ctx:
-    """A request as sealing sees it: method, params and a fixed clock."""
-
-    request_method: str = "tools/call"
-    request_params: Mapping[str, Any] = field(
-        default_factory=lambda: {"name": "book", "arguments": {"nights": 2}}
-    )
-    now: float = NOW
-
-    @property
-    def clock(self) -> Callable[[], float]:
-        return lambda: self.now
-
-
-def later(ctx: Ctx, seconds: float) -> Ctx:
-    return replace(ctx, now=ctx.now + seconds)
+from tests.support.state_vectors import DATA, KEY_A, KEY_B, NOW, Ctx, later
 
 
 @pytest.mark.parametrize(
