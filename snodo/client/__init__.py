@@ -1,5 +1,4 @@
-"""A dual-era MCP client: the current revision with MRTR and tasks, legacy sessions as a
-fallback.
+"""A dual-era MCP client: the current revision with MRTR and tasks, legacy as fallback.
 
 How each request reaches the server, in whichever era it speaks, is the
 ``Connection``'s business (``snodo.client.connection``): ``_meta``, headers, the era
@@ -13,10 +12,10 @@ persist and ``resume`` elsewhere. With a legacy server the same methods return t
 same types (``snodo.client.results``). Whatever the server does, a call ends within
 its bounds and raises only ``snodo.client.errors``.
 
-The package is the whole client: its connection, era choice (``era``), rounds, handlers,
-limits, listings, ``search`` (``search_tools``), results, errors, tasks, skills, a legacy
-session's client side and transports. It may import the core, ``snodo.server`` (the
-in-memory transport, ``server.csp``) and ``snodo.search``; nothing below imports it.
+The package is the whole client: connection, era, rounds, handlers, limits, listings,
+``search`` (``search_tools``), results, errors, tasks, skills, ``cards`` (a server's card,
+read before connecting), a legacy session's client side, transports. It may import the
+core, ``snodo.server`` (in-memory transport, ``server.csp``) and ``snodo.search`` only.
 """
 
 from __future__ import annotations
@@ -28,6 +27,7 @@ from typing import Any
 
 from snodo.client.cache import ResponseCache
 from snodo.client.call_scope import CALL_DEADLINE, OnLog, OnProgress, call_deadline, call_scope
+from snodo.client.cards import read_card
 from snodo.client.checks import OutputSchemas, safe_result
 from snodo.client.connection import Connection, Notify
 from snodo.client.era import MODERN_PROTOCOL_VERSIONS, Era, EraChoice, ModernOnly, UnsupportedServer
@@ -236,6 +236,9 @@ class Client(Skills, ClientTasks):
         if self.tasks:
             declared["extensions"] = {**declared.get("extensions", {}), TASKS_EXTENSION: {}}
         return declared
+
+    server_card = staticmethod(read_card)
+    """A server's Server Card, read before connecting (``snodo.client.cards``)."""
 
     # -- listings ------------------------------------------------------------------------
 

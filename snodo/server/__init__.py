@@ -59,6 +59,9 @@ from snodo.server.methods import ServerOffering, capabilities
 from snodo.server.notify_bus import LocalBus, NotificationBus, RedisBus, notification_bus
 from snodo.server.registry import Registry
 from snodo.server.routes import Request, Response, Route, RouteHandler, route
+from snodo.server.settings import SettingsError
+from snodo.server.settings import declared as declared_settings
+from snodo.server.settings import read as read_settings
 from snodo.server.skills import Roots, SkillCatalog, dynamic_skill
 from snodo.server.subscriptions import MAX_OPEN_STREAMS, Subscriptions
 from snodo.server.threads import DEFAULT_THREAD_LIMIT, Threads
@@ -139,6 +142,11 @@ class Server(Decorators):
     default, so that ``snodo dev`` shows what went wrong; for production. With
     ``tool_search`` (``snodo.search.ToolSearch``) ``tools/list`` shows a tool that
     searches the others instead of them all.
+    ``settings`` is a model of what its user configures, read from the environment by
+    ``read_settings`` (``snodo.server.settings``); ``card_name`` (``NAMESPACE/NAME``)
+    and ``repository`` (its source's URL) are what its Server Card, registry entry and
+    bundle say beside its ``Implementation`` (``snodo.publishing``): with a
+    ``card_name`` the HTTP app serves its card at ``<endpoint>/server-card``.
     """
 
     def __init__(
@@ -178,6 +186,9 @@ class Server(Decorators):
         revisions: Revisions = REVISIONS,
         mask_errors: bool = False,
         tool_search: ToolSearchOption | None = None,
+        settings: type[BaseModel] | None = None,
+        card_name: str | None = None,
+        repository: str | None = None,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -248,6 +259,21 @@ class Server(Decorators):
         self.authorization = authorization
         self.routes: dict[str, Route] = {}
         """Plain HTTP routes the HTTP app answers beside the endpoint (``route``)."""
+        if settings is not None:
+            declared_settings(settings)  # a type no host can ask for fails here
+        self.settings = settings
+        """The model of what the user configures (``snodo.server.settings``)."""
+        self.card_name = card_name
+        """The name its Server Card and registry entry give it (``NAMESPACE/NAME``)."""
+        self.repository = repository
+        """Where its source is (a URL), for its card, registry entry and bundle."""
+
+    def read_settings(self) -> Any:
+        """The ``settings`` model read from the environment (``SettingsError`` says
+        which variables are missing or wrong)."""
+        if self.settings is None:
+            raise SettingsError("the server declares no settings (Server(settings=...))")
+        return read_settings(self.settings)
 
     def route(
         self, path: str, *, methods: Iterable[str] = ("GET",)

@@ -41,7 +41,8 @@ _ROLES: dict[str, frozenset[str]] = {
     "oauth": frozenset(),
     "server": frozenset({CORE, "asking", "stores", "tasks", "auth"}),
     "legacy": frozenset({CORE, "stores", "server"}),
-    "transports": frozenset({CORE, "auth", "legacy", "server"}),
+    "publishing": frozenset({CORE, "server"}),
+    "transports": frozenset({CORE, "auth", "legacy", "server", "publishing"}),
     "search": frozenset({CORE, "server"}),
     # server: the in-memory transport, server.csp; search: tools searched here for a
     # server that searches none
@@ -60,6 +61,7 @@ _ROLES: dict[str, frozenset[str]] = {
             "oauth",
             "gateway",
             "search",
+            "publishing",
         }
     ),
 }
