@@ -34,7 +34,7 @@ except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
     ) from missing
 
 from snodo.auth.claims import ClaimsRefused, check_claims, type_matches
-from snodo.auth.discovery import fetch_metadata, get_json
+from snodo.auth.discovery import get_json, published_endpoint
 from snodo.auth.tokens import (
     AccessToken,
     InvalidToken,
@@ -166,11 +166,7 @@ class JwtVerifier:
 
     async def _jwks_uri(self) -> str:
         if self.jwks_uri is None:
-            metadata = await fetch_metadata(self._client(), self.issuer)
-            uri = metadata.get("jwks_uri")
-            if not isinstance(uri, str):
-                raise VerifierUnavailable(f"{self.issuer} publishes no jwks_uri")
-            self.jwks_uri = uri
+            self.jwks_uri = await published_endpoint(self._client(), self.issuer, "jwks_uri")
         return self.jwks_uri
 
     async def verify(self, token: str) -> AccessToken:
