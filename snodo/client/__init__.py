@@ -392,7 +392,7 @@ class Client(Listings, Skills, ClientTasks):
                 raise  # the listing taught nothing new: the mismatch is the caller's
             result = await self.run("tools/call", params, manual, notify)
         if isinstance(result, CallToolResult):
-            self.outputs.check(name, result)
+            self.outputs.check(name, result.model_dump(mode="json", by_alias=True))
         return result
 
     async def read_resource(

@@ -40,7 +40,7 @@ from snodo.core.result import InputRequired
 from snodo.core.state.keyring import Keyring
 from snodo.core.state.sealing import NOTHING_OPENED, Sealer, opened, opened_now, pinned
 from snodo.core.types import CallNext, Middleware, Offering, OpenStream, Outcome
-from snodo.revisions.authoring.protocol import META_CLIENT_INFO, META_LOG_LEVEL, META_SERVER_INFO
+from snodo.revisions import Revision
 
 __all__ = ["Answerer", "CallNext", "Middleware", "Reply", "answer", "request_context"]
 
@@ -198,7 +198,10 @@ async def answer(
             spec = own  # an extension's method: its own params model
         checked_answers = check_params(spec.params, params, spec.input_required, revision)
         responses = params.get("inputResponses")
-        level = meta.get(META_LOG_LEVEL)  # most requests ask for no log messages
+        # The revision's own keys (None where it has none: nothing is read then).
+        level_key = revision.log_level_key
+        level = None if level_key is None else meta.get(level_key)  # most ask for none
+        info_key = revision.client_info_key
         request_params = MappingProxyType(params)
         keyring = server.keyring
         clock = server.clock
@@ -220,7 +223,7 @@ async def answer(
                 "protocol_version": version,
                 "revision": revision,
                 "client_capabilities": MappingProxyType(declared),
-                "client_info": meta.get(META_CLIENT_INFO),
+                "client_info": None if info_key is None else meta.get(info_key),
                 "log_level": None if level is None else check_log_level(level),
                 "principal": principal,
                 "scopes": granted,
@@ -246,7 +249,7 @@ async def answer(
         else:  # nothing in between: no chain to build, and no coroutine for one
             outcome = await handler(offering, ctx, ctx.request_params)
         if not isinstance(outcome, OpenStream):
-            outcome = _finish(server, keyring, ctx, outcome, spec.cacheable, version)
+            outcome = _finish(server, keyring, ctx, outcome, spec.cacheable, revision)
     except McpError as exc:
         needed = exc.scopes if isinstance(exc, InsufficientScope) else None
         reply = Reply(jsonrpc.error_response(request_id, exc), collected, None, needed)
@@ -331,10 +334,9 @@ def _finish(
     ctx: Context,
     outcome: Any,
     cacheable: bool,
-    version: str,
+    revision: Revision,
 ) -> dict[str, Any]:
-    if isinstance(outcome, InputRequired):
-        revision = server.offering.revisions[version]  # its rules, its model
+    if isinstance(outcome, InputRequired):  # the request revision's rules, its model
         result = admit(ctx.request_method, outcome, ctx.client_capabilities, revision)
         state = pinned(keyring, ctx, outcome).request_state  # the questions
         if state is not None:
@@ -349,9 +351,12 @@ def _finish(
         log.error("%s produced %r, not a result", ctx.request_method, type(outcome).__name__)
         raise InternalError()
     meta = result.get("_meta")
+    key = revision.server_info_key
+    if key is None:  # the revision stamps no server info
+        return result
     # The server's Implementation with the fields of the request's revision, the proxy's
     # dict copied in C.
-    stamped = {META_SERVER_INFO: server.infos[version].copy()}
+    stamped = {key: server.infos[ctx.protocol_version].copy()}
     if isinstance(meta, dict):
         stamped.update(meta)
     result["_meta"] = stamped

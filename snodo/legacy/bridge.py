@@ -36,30 +36,43 @@ from snodo.core.errors import ErrorCode, InternalError, MissingClientCapability,
 from snodo.core.result import URL_REQUIRED_META
 from snodo.legacy.session import ClientAnswerError, LegacySession
 from snodo.legacy.wire import LEGACY, check_params, check_request, check_result, legacy_result
-from snodo.revisions.authoring.protocol import (
-    LATEST_PROTOCOL_VERSION,
-    META_CLIENT_CAPABILITIES,
-    META_CLIENT_INFO,
-    META_LOG_LEVEL,
-    META_PROTOCOL_VERSION,
-)
+from snodo.revisions import AUTHORING, Revision
+from snodo.revisions.authoring.protocol import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
 from snodo.server import Server
 
-__all__ = ["forward"]
+__all__ = ["bridged", "forward"]
 
 RETRY_FIELDS = ("inputResponses", "requestState")
-NO_SESSION = (
-    "this server keeps no legacy sessions (stateless mode), so it cannot ask the client "
-    f"anything mid-call; this needs a client of revision {LATEST_PROTOCOL_VERSION}, or a "
-    "server that keeps sessions"
-)
-"""What a handler's question is answered with when the session is made for one POST."""
+
+
+def _no_session(version: str) -> str:
+    """What a handler's question is answered with when the session is made for one POST."""
+    return (
+        "This server keeps no legacy sessions (stateless mode), so it cannot ask the client "
+        f"anything mid-call; this needs a client of revision {version}, or a server that "
+        "keeps sessions"
+    )
+
+
 STATE_ONLY_BACKOFF = (0.0, 0.05, 0.1, 0.2, 0.4, 0.8)
 """Seconds before retrying a state-only round (no input requests), by round."""
 
 
-def _modern_params(session: LegacySession, params: Mapping[str, Any]) -> dict[str, Any]:
-    """The legacy params with the session's facts in a modern ``_meta``.
+def bridged(server: Server) -> Revision:
+    """The modern revision a legacy request is answered through: the authoring one
+    where the server offers it, else the newest it offers. Its ``_meta`` keys carry the
+    session's facts; its answers are reshaped for the legacy wire (``legacy_result``)."""
+    revisions = server.offering.revisions
+    if AUTHORING in revisions:
+        return revisions[AUTHORING]
+    return revisions[server.supported_versions[0]]
+
+
+def _modern_params(
+    session: LegacySession, params: Mapping[str, Any], revision: Revision
+) -> dict[str, Any]:
+    """The legacy params with the session's facts in a modern ``_meta`` of ``revision``
+    (a fact it has no key for is not carried).
 
     Retry fields a legacy client sent are dropped: in this era only the bridge answers
     input requests.
@@ -67,13 +80,13 @@ def _modern_params(session: LegacySession, params: Mapping[str, Any]) -> dict[st
     out = {key: value for key, value in params.items() if key not in RETRY_FIELDS}
     meta = params.get("_meta")
     facts: dict[str, Any] = {
-        META_PROTOCOL_VERSION: LATEST_PROTOCOL_VERSION,
+        META_PROTOCOL_VERSION: revision.version,
         META_CLIENT_CAPABILITIES: dict(session.client_capabilities),
     }
-    if session.client_info is not None:
-        facts[META_CLIENT_INFO] = dict(session.client_info)
-    if session.log_level is not None:
-        facts[META_LOG_LEVEL] = session.log_level
+    if session.client_info is not None and revision.client_info_key is not None:
+        facts[revision.client_info_key] = dict(session.client_info)
+    if session.log_level is not None and revision.log_level_key is not None:
+        facts[revision.log_level_key] = session.log_level
     out["_meta"] = {**meta, **facts} if isinstance(meta, dict) else facts
     return out
 
@@ -176,7 +189,8 @@ async def forward(
 ) -> dict[str, Any]:
     """Answer one forwarded legacy request: a legacy-shaped JSON-RPC response."""
     check_params(request.method, request.params)
-    params = _modern_params(session, request.params)
+    revision = bridged(server)
+    params = _modern_params(session, request.params, revision)
     retry: dict[str, Any] = {}
     consented: list[str] = []
     for round_number in range(session.limits.max_rounds + 1):
@@ -201,7 +215,7 @@ async def forward(
                 return _refusal(
                     request.method,
                     request.id,
-                    NO_SESSION[0].upper() + NO_SESSION[1:]
+                    _no_session(revision.version)
                     if session.stateless
                     else "The client did not declare, at initialize, a capability this needs",
                     (error.get("data") or {}).get("requiredCapabilities"),

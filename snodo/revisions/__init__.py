@@ -124,6 +124,27 @@ class Revision:
         ``notifications``, ...): an extension's methods have namespaces of their own."""
         self.capability_shape: Shape = _shape(self.models.ServerCapabilities)
         self.info_shape: Shape = _shape(self.models.Implementation)
+        asks = getattr(self.protocol, "INPUT_REQUIRED_RESULT", None)
+        self.input_required_result: type[BaseModel] | None = (
+            None if asks is None else getattr(self.models, asks)
+        )
+        """The result that asks the client for input, by the name the overlay gives it
+        (None: the revision has none, as an initialize-based one)."""
+        self.meta_keys: Mapping[str, str] = {
+            name[len("META_") :].lower(): value
+            for name, value in vars(self.protocol).items()
+            if name.startswith("META_") and isinstance(value, str)
+        }
+        """The reserved ``_meta`` keys the overlay names (``log_level``, ``server_info``,
+        ...), by name; a key the revision removed is not there."""
+        self.log_level_key: str | None = self.meta_keys.get("log_level")
+        """Where a request asks for log messages; None: the revision has no logging."""
+        self.client_info_key: str | None = self.meta_keys.get("client_info")
+        self.server_info_key: str | None = self.meta_keys.get("server_info")
+        self.server_notifications: frozenset[str] = frozenset(
+            getattr(self.tables, "SERVER_NOTIFICATIONS", ())
+        )
+        """The notifications a server may send its clients: no other reaches them."""
 
     def __repr__(self) -> str:
         return f"Revision({self.version!r}, {self.package!r}, {self.era!r})"

@@ -4,7 +4,8 @@ A throwaway modern revision "2099-01-01" is made the way a spec bump makes one: 
 the generated ``snodo_wire`` under another name with its versions changed, plus a few
 typical changes (a new required param of tools/call, a new request tools/validate, a new
 capability flag, a flag removed, new required fields of the elicitation and sampling
-answers and of an image block), and a catalog listing it. Nothing else is edited: the
+answers and of an image block, the input-required result renamed, logging removed), and a
+catalog listing it. Nothing else is edited: the
 registry built from that catalog is all the server is given.
 """
 
@@ -18,11 +19,11 @@ import shutil
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 
-from snodo import MISSING, elicitation, sampling
+from snodo import MISSING, Ask, elicitation, roots, sampling
 from snodo.client.errors import ProtocolViolation
 from snodo.client.results import fits_revision
 from snodo.core.context import Context
@@ -63,6 +64,13 @@ NO_ELICITATION_RULES = """
 CAPABILITY_RULES = tuple(r for r in CAPABILITY_RULES if r.method != "elicitation/create")
 """
 """A relaxation: asking a question no longer needs a declared elicitation capability."""
+
+NO_LOGGING = """
+SERVER_NOTIFICATIONS = MappingProxyType(
+    {k: v for k, v in SERVER_NOTIFICATIONS.items() if k != "notifications/message"}
+)
+"""
+"""Logging removed: no log messages for this revision's clients."""
 
 
 def _edit(path: Path, old: str, new: str) -> None:
@@ -124,7 +132,11 @@ def _make_fake(root: Path) -> None:
     assert "logging" not in changed
     models.write_text(text.replace(body, changed))
     tables = target / "tables.py"
-    tables.write_text(tables.read_text() + NEW_METHOD + NO_ELICITATION_RULES)
+    tables.write_text(tables.read_text() + NEW_METHOD + NO_ELICITATION_RULES + NO_LOGGING)
+    # The input-required result renamed, and the log-level key gone with logging.
+    for path in target.glob("*.py"):
+        path.write_text(path.read_text().replace("InputRequiredResult", "InputNeededResult"))
+    _edit(protocol, 'META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"\n', "")
 
 
 @pytest.fixture(scope="module")
@@ -455,3 +467,82 @@ def test_a_tool_returns_content_blocks_of_the_request_revision(revisions: Revisi
     assert content(MODERN, alt=False) == [image]
     assert content(FAKE, alt=False) == [{"type": "text", "text": json.dumps(image)}]
     assert content(FAKE, alt=True) == [{**image, "altText": "hi"}]
+
+
+def test_the_registry_reads_names_from_each_revision_package(revisions: Revisions) -> None:
+    """The input-required result and the ``_meta`` keys are the package's own facts
+    (its overlay's), read through the registry: no runtime module names them."""
+    fake, modern = revisions.of(FAKE), revisions.of(MODERN)
+    assert fake.input_required_result is not None
+    assert fake.input_required_result.__name__ == "InputNeededResult"
+    assert modern.protocol.INPUT_REQUIRED_RESULT == "InputRequiredResult"
+    assert modern.log_level_key == "io.modelcontextprotocol/logLevel"
+    assert fake.log_level_key is None
+    assert "notifications/message" in modern.server_notifications
+    assert "notifications/message" not in fake.server_notifications
+    assert revisions.of(LEGACY).input_required_result is None
+
+
+def test_a_revision_without_logging_gets_no_log_message(revisions: Revisions) -> None:
+    """The same request asking for log messages: answered with one under 2026-07-28,
+    without under 2099-01-01, which has neither the key nor the notification."""
+    server = Server("logs", "1.0", revisions=revisions)
+
+    @server.tool
+    def noisy(ctx: Context) -> str:
+        ctx.log("info", "working")
+        return "done"
+
+    def notes(version: str) -> list[dict[str, Any]]:
+        message = _request("tools/call", version, {"name": "noisy", "purpose": "p"})
+        message["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = "debug"
+        reply = asyncio.run(server.handle(message))
+        assert reply.response is not None
+        assert reply.response["result"]["content"] == [{"type": "text", "text": "done"}]
+        return reply.notifications
+
+    assert [note["method"] for note in notes(MODERN)] == ["notifications/message"]
+    assert notes(FAKE) == []
+
+
+def test_an_ask_for_roots_reads_the_roots_of_any_revision(revisions: Revisions) -> None:
+    """A declarative ask reads the answer by the question's kind: the roots answered
+    under 2099-01-01 (its own ListRootsResult) reach the handler as a list, and a
+    handler that takes the whole answer gets the model it annotated."""
+    server = Server("roots", "1.0", revisions=revisions, state_secret=SECRET)
+    seen: list[object] = []
+
+    @server.tool
+    def where(
+        found: Annotated[list[roots.Root] | None, Ask(roots.list_roots())],
+        whole: Annotated[roots.ListRootsResult, Ask(roots.list_roots())],
+    ) -> str:
+        seen.extend([found, whole])
+        return "ok"
+
+    answer = {"roots": [{"uri": "file:///home/ana", "name": "home"}]}
+    for version in (FAKE, MODERN):
+        seen.clear()
+        call = {"name": "where", "arguments": {}, "purpose": "p"}
+        message = _request("tools/call", version, call)
+        message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = {"roots": {}}
+        first = _answer(server, message)["result"]
+        assert first["resultType"] == "input_required"
+        assert sorted(first["inputRequests"]) == ["found", "whole"]
+        message["params"]["inputResponses"] = {"found": answer, "whole": answer}
+        message["params"]["requestState"] = first["requestState"]
+        assert _answer(server, message)["result"]["content"] == [{"type": "text", "text": "ok"}]
+        found, whole = seen
+        assert isinstance(found, list) and [root.uri for root in found] == ["file:///home/ana"]
+        assert isinstance(whole, roots.ListRootsResult)
+
+
+def test_the_client_leaves_a_task_result_to_the_tasks_extension(revisions: Revisions) -> None:
+    """A result of another kind than complete or input_required is an extension's to
+    check, under any revision."""
+    task = {"resultType": "task", "task": {"taskId": "t1", "status": "working"}}
+    for version in (FAKE, MODERN):
+        assert fits_revision(revisions.of(version), "tools/call", task) is task
+    renamed = {"resultType": "input_required", "inputRequests": {"x": "not a request"}}
+    with pytest.raises(ProtocolViolation, match=FAKE):
+        fits_revision(revisions.of(FAKE), "tools/call", renamed)
