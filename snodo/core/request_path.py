@@ -39,7 +39,7 @@ from snodo.core.observe import QUIET, Observer
 from snodo.core.result import InputRequired
 from snodo.core.state.keyring import Keyring
 from snodo.core.state.sealing import NOTHING_OPENED, Sealer, opened, opened_now, pinned
-from snodo.core.types import CallNext, Middleware, Offering, OpenStream, Outcome
+from snodo.core.types import AnswerCheck, CallNext, Middleware, Offering, OpenStream, Outcome
 from snodo.revisions import Revision
 
 __all__ = ["Answerer", "CallNext", "Middleware", "Reply", "answer", "request_context"]
@@ -124,6 +124,11 @@ class Answerer(Protocol):
     @property
     def observer(self) -> Observer: ...
 
+    @property
+    def answer_checks(self) -> AnswerCheck | None:
+        """None unless the server checks its answers against their revision."""
+        ...
+
     def check_version(self, version: str) -> None:
         """Raise the protocol's error for a version the server does not serve."""
         ...
@@ -166,6 +171,8 @@ async def answer(
     if observer is not QUIET:
         observation = observer.request(incoming, "modern", transport, headers or {})
     collected: list[dict[str, Any]] = []
+    checks = server.answer_checks  # None unless asked for: all it costs when off
+    revision: Revision | None = None
     # The whole request in this one coroutine: each coroutine between the transport and
     # the handler costs an interpreted frame more per request.
     try:
@@ -238,7 +245,9 @@ async def answer(
                 "transport": transport,
                 "headers": headers or {},
                 "clock": clock,
-                "emit": emit or collected.append,
+                "emit": (emit or collected.append)
+                if checks is None
+                else checks.watch(revision, emit or collected.append, method),
             }
         )
         if granted is not None:  # OAuth: the token the transport verified, if it did
@@ -265,6 +274,8 @@ async def answer(
             reply = Reply(None, collected, outcome)
         else:
             reply = Reply({"jsonrpc": "2.0", "id": request_id, "result": outcome}, collected)
+    if checks is not None:
+        checks.reply(revision, method, reply.response)
     if observation is not None:
         if reply.subscription is not None:
             observer.listen_streams(1)

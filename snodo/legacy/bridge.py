@@ -233,6 +233,10 @@ async def forward(
                 # The flow went on past the page the user agreed to open: that interaction
                 # is over (the legacy client/elicitation.mdx, URL mode completion).
                 emit(_elicitation_complete(elicitation_id))
+            if request.method not in LEGACY.methods:
+                # An extension's method: its result is what the extension defines, in
+                # either era (its schema is built on the modern Result).
+                return jsonrpc.result_response(request.id, result)
             return jsonrpc.result_response(
                 request.id, check_result(request.method, legacy_result(result))
             )

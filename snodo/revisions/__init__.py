@@ -171,6 +171,13 @@ class Revisions:
         """Each extension's package, by its pin revision (``ext-tasks``)."""
         self.namespaces: frozenset[str] = frozenset().union(*(r.namespaces for r in self.all))
         """The namespaces any of the revisions defines a method or notification in."""
+        self.extension_notifications: frozenset[str] = frozenset(
+            method
+            for package in extensions.values()
+            for method in getattr(package.tables, "SERVER_NOTIFICATIONS", ())
+        )
+        """The notifications the extensions define (``notifications/tasks``): sent in any
+        revision whose client negotiated the extension."""
 
     def served(self, era: str) -> tuple[Revision, ...]:
         """The revisions of ``era`` a server offers unless narrowed, newest first."""
@@ -200,8 +207,15 @@ def build(
     first, and extension rows ``(pin, package)``: each package imported once."""
     return Revisions(
         (Revision(*row) for row in catalog),
-        {pin: importlib.import_module(package) for pin, package in extensions},
+        {pin: _extension(package) for pin, package in extensions},
     )
+
+
+def _extension(package: str) -> ModuleType:
+    """An extension's package, its ``models`` and ``tables`` imported with it."""
+    for module in ("models", "tables"):
+        importlib.import_module(f"{package}.{module}")
+    return importlib.import_module(package)
 
 
 REVISIONS: Final = build()

@@ -43,6 +43,7 @@ from snodo.core.state.replay import ReplayGuard
 from snodo.core.state.token import DEFAULT_TTL
 from snodo.core.types import OpenStream
 from snodo.revisions import REVISIONS, Revisions
+from snodo.server.answer_checks import AnswerChecks, checking
 from snodo.server.backend import Backend
 from snodo.server.decorators import Decorators
 from snodo.server.extensions import Extension, ExtensionMethod, tasks_extension
@@ -105,7 +106,11 @@ class Server(Decorators):
     makes them) the feature methods are answered by another server. With
     ``mask_errors`` a tool's untyped exception reaches the client as a generic message
     (its text may hold a SQL error, a path, a secret), the detail only in the log; off by
-    default, so that ``snodo dev`` shows what went wrong; for production.
+    default, so that ``snodo dev`` shows what went wrong; for production. With
+    ``check_answers`` every answer is validated against the models of its request's
+    revision, and one that does not fit is logged with where it fails
+    (``snodo.server.answer_checks``; on under ``snodo dev``, else as
+    ``SNODO_CHECK_ANSWERS`` says).
     """
 
     def __init__(
@@ -144,6 +149,7 @@ class Server(Decorators):
         backend: Backend | None = None,
         revisions: Revisions = REVISIONS,
         mask_errors: bool = False,
+        check_answers: bool | None = None,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -207,6 +213,9 @@ class Server(Decorators):
         )
         if tasks is not None and mask_errors:
             tasks.mask_errors = True
+        self.answer_checks = AnswerChecks(revisions) if checking(check_answers) else None
+        """Checks every answer against its request's revision (``check_answers``; None:
+        not checked, ``SNODO_CHECK_ANSWERS`` deciding when not given)."""
         self.observer = observer
         # OAuth (snodo.auth): HTTP verifies tokens with it; the core checks item scopes.
         self.authorization = authorization

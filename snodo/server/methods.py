@@ -22,7 +22,7 @@ from snodo.core.context import Context
 from snodo.core.errors import InternalError, InvalidParams, McpError, ResourceNotFound
 from snodo.core.result import InputRequired, ToolError
 from snodo.core.types import ExtensionMethod, MethodHandler, Outcome, Params
-from snodo.revisions import Revision
+from snodo.revisions import REVISIONS, Revision
 from snodo.server.apps import renders_apps
 from snodo.server.backend import FEATURES, FORWARDED, FORWARDED_EXTENSIONS, Backend
 from snodo.server.dependencies import DependencyFailed
@@ -399,7 +399,13 @@ async def subscriptions_listen(served: ServerOffering, ctx: Context, params: Par
     if uris and offered.get("resources", {}).get("subscribe"):
         honoured["resourceSubscriptions"] = uris
     assert ctx.request_id is not None  # a listen is a request: the core never calls this otherwise
-    return served.subscriptions.open(ctx.request_id, honoured, ctx.emit)
+    revision = ctx.revision
+    defined = (
+        None
+        if revision is None
+        else revision.server_notifications | REVISIONS.extension_notifications
+    )
+    return served.subscriptions.open(ctx.request_id, honoured, ctx.emit, defined)
 
 
 HANDLERS: Mapping[str, MethodHandler] = {

@@ -92,11 +92,12 @@ def _make_fake(root: Path) -> None:
         "class CallToolRequestParams(BaseModel):\n",
         "class CallToolRequestParams(BaseModel):\n    purpose: StrictStr\n",
     )
-    # A new required result field.
+    # A new required result field (of a method no server here answers: the server's
+    # answers stay within the revision).
     _edit(
         models,
-        "class CallToolResult(BaseModel):\n",
-        "class CallToolResult(BaseModel):\n"
+        "class CompleteResult(BaseModel):\n",
+        "class CompleteResult(BaseModel):\n"
         "    checked_at: Annotated[StrictStr, Field(alias='checkedAt')]\n",
     )
     # Answers to input requests change: an elicitation answer names its question, and a
@@ -316,13 +317,15 @@ def test_an_unserved_method_names_the_method_and_the_revision(revisions: Revisio
 
 
 def test_the_client_checks_a_result_with_the_negotiated_revision(revisions: Revisions) -> None:
-    """A complete tools/call result without ``checkedAt`` fits 2026-07-28 and not 2099."""
-    result = {"resultType": "complete", "content": [{"type": "text", "text": "hi"}]}
-    assert fits_revision(revisions.of(MODERN), "tools/call", result) is result
+    """A complete completion/complete result without ``checkedAt`` fits 2026-07-28 and
+    not 2099."""
+    completion = {"values": ["a"], "total": 1, "hasMore": False}
+    result = {"resultType": "complete", "completion": completion}
+    assert fits_revision(revisions.of(MODERN), "completion/complete", result) is result
     with pytest.raises(ProtocolViolation, match=FAKE):
-        fits_revision(revisions.of(FAKE), "tools/call", result)
+        fits_revision(revisions.of(FAKE), "completion/complete", result)
     stamped = {**result, "checkedAt": "now"}
-    assert fits_revision(revisions.of(FAKE), "tools/call", stamped) is stamped
+    assert fits_revision(revisions.of(FAKE), "completion/complete", stamped) is stamped
     asking = {"resultType": "input_required", "inputRequests": {}}
     assert fits_revision(revisions.of(FAKE), "tools/call", asking) is asking
 
