@@ -36,9 +36,10 @@ from snodo.core.errors import ErrorCode, InternalError, MissingClientCapability,
 from snodo.core.result import URL_REQUIRED_META
 from snodo.legacy.session import ClientAnswerError, LegacySession
 from snodo.legacy.wire import LEGACY, check_params, check_request, check_result, legacy_result
-from snodo.revisions import AUTHORING, Revision
+from snodo.revisions import AUTHORING, REVISIONS, Revision
 from snodo.revisions.authoring.protocol import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
 from snodo.server import Server
+from snodo.server.revised import LISTS, shaped_items
 
 __all__ = ["bridged", "forward"]
 
@@ -89,6 +90,15 @@ def _modern_params(
         facts[revision.log_level_key] = session.log_level
     out["_meta"] = {**meta, **facts} if isinstance(meta, dict) else facts
     return out
+
+
+def _shaped(result: dict[str, Any], method: str, session: LegacySession) -> dict[str, Any]:
+    """A list's items with the fields the session's revision defines for them."""
+    for kind, (listing, key) in LISTS.items():
+        if listing == method and isinstance(result.get(key), list) and session.version:
+            revision = REVISIONS.of(session.version)
+            return {**result, key: shaped_items(result[key], kind, revision)}
+    return result
 
 
 def _not_found(error: Mapping[str, Any]) -> bool:
@@ -237,9 +247,10 @@ async def forward(
                 # An extension's method: its result is what the extension defines, in
                 # either era (its schema is built on the modern Result).
                 return jsonrpc.result_response(request.id, result)
-            return jsonrpc.result_response(
-                request.id, check_result(request.method, legacy_result(result))
-            )
+            answered = legacy_result(result)
+            if server.registry.revised:  # fields given to items: only those it defines
+                answered = _shaped(answered, request.method, session)
+            return jsonrpc.result_response(request.id, check_result(request.method, answered))
         url_required = _url_required(request.id, result)
         if url_required is not None:
             return url_required

@@ -53,6 +53,7 @@ from snodo.server.lifespan import Lifespan, Lifespans, StartupFailed, describe
 from snodo.server.methods import ServerOffering, capabilities
 from snodo.server.notify_bus import LocalBus, NotificationBus
 from snodo.server.registry import Registry
+from snodo.server.revised import check_flags
 from snodo.server.routes import Route, RouteHandler, route
 from snodo.server.skills import Roots, SkillCatalog, dynamic_skill
 from snodo.server.subscriptions import MAX_OPEN_STREAMS, Subscriptions
@@ -110,7 +111,10 @@ class Server(Decorators):
     ``check_answers`` every answer is validated against the models of its request's
     revision, and one that does not fit is logged with where it fails
     (``snodo.server.answer_checks``; on under ``snodo dev``, else as
-    ``SNODO_CHECK_ANSWERS`` says).
+    ``SNODO_CHECK_ANSWERS`` says). ``capabilities`` are flags a revision adds
+    (``{"tools": {"validate": True}}``), merged into what the server advertises and sent
+    to the revisions that define them; one no served revision defines is refused here
+    (``snodo.server.revised``, as ``fields=`` on the decorators).
     """
 
     def __init__(
@@ -150,6 +154,7 @@ class Server(Decorators):
         revisions: Revisions = REVISIONS,
         mask_errors: bool = False,
         check_answers: bool | None = None,
+        capabilities: Mapping[str, Any] | None = None,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -168,6 +173,10 @@ class Server(Decorators):
         """The legacy protocol versions offered, newest first (none: modern-only)."""
         self.versions = (*modern, *legacy_versions)
         """Every protocol version offered, modern ones first, each era newest first."""
+        self.revisions_served = tuple(
+            dict.fromkeys(revisions.of(version) for version in self.versions)
+        )
+        """The revisions of the versions offered, each once."""
         self.info = info
         self.cache = hints(list_cache, read_cache, discover_cache)
         """The caching hint of each cacheable method (a resource's own overrides it)."""
@@ -213,6 +222,7 @@ class Server(Decorators):
         )
         if tasks is not None and mask_errors:
             tasks.mask_errors = True
+        self.offering.given_capabilities = check_flags(capabilities or {}, self.revisions_served)
         self.answer_checks = AnswerChecks(revisions) if checking(check_answers) else None
         """Checks every answer against its request's revision (``check_answers``; None:
         not checked, ``SNODO_CHECK_ANSWERS`` deciding when not given)."""

@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import Any, TypeVar, overload
 
 from snodo.core.caching import CacheHint
+from snodo.revisions import Revision
 from snodo.server.apps import APP_MIME_TYPE, EXTENSION_ID, App, page, ui_meta
 from snodo.server.invoke import Handler
 from snodo.server.prompts import Prompt, make_prompt
 from snodo.server.registry import CompletionRef, Registry
 from snodo.server.resources import Resource, ResourceTemplate, make_resource, make_template
+from snodo.server.revised import Kind, check_fields
 from snodo.server.tools import TaskSupport, Tool, make_tool
 
 __all__ = ["Decorators"]
@@ -30,6 +32,18 @@ class ResourceDecorators:
     behind them, and their ``remove_*``."""
 
     registry: Registry
+    revisions_served: tuple[Revision, ...]
+    """The revisions the server serves: what ``fields=`` may give."""
+
+    def _fielded(
+        self, kind: Kind, name: str, fields: Mapping[str, Any] | None, item: Any
+    ) -> dict[str, Any]:
+        """``fields=`` of an item, checked (``snodo.server.revised``); the registry
+        shapes its lists by revision from then on."""
+        given = check_fields(kind, name, fields, item.definition, self.revisions_served)
+        if given:
+            self.registry.revised = True
+        return given
 
     def resource(
         self,
@@ -44,6 +58,7 @@ class ResourceDecorators:
         annotations: Mapping[str, Any] | None = None,
         size: int | None = None,
         meta: Mapping[str, Any] | None = None,
+        fields: Mapping[str, Any] | None = None,
         cache: CacheHint | None = None,
         scopes: Iterable[str] = (),
         inline: bool = False,
@@ -63,6 +78,8 @@ class ResourceDecorators:
         :param annotations: ``Annotations`` (``audience``, ``priority``, ``lastModified``).
         :param size: its size in bytes, before any encoding.
         :param meta: the resource's ``_meta``.
+        :param fields: fields of its ``Resource`` definition a revision adds, by their
+            wire names; sent to the revisions that define them (``snodo.server.revised``).
         :param cache: the ``ttlMs`` and ``cacheScope`` its reads carry (else the
             server's ``read_cache``).
         :param extra: further ``Resource`` fields as they go on the wire.
@@ -86,6 +103,7 @@ class ResourceDecorators:
                 annotations=annotations,
                 size=size,
                 meta=meta,
+                fields=fields,
                 cache=cache,
                 scopes=scopes,
                 inline=inline,
@@ -109,6 +127,7 @@ class ResourceDecorators:
         annotations: Mapping[str, Any] | None = None,
         size: int | None = None,
         meta: Mapping[str, Any] | None = None,
+        fields: Mapping[str, Any] | None = None,
         cache: CacheHint | None = None,
         scopes: Iterable[str] = (),
         inline: bool = False,
@@ -133,6 +152,7 @@ class ResourceDecorators:
             timeout=timeout,
             threads=self.registry.threads,
         )
+        resource.definition.update(self._fielded("resources", resource.uri, fields, resource))
         return self.registry.add_resource(resource)
 
     def app(
@@ -207,6 +227,7 @@ class ResourceDecorators:
         icons: list[Mapping[str, Any]] | None = None,
         annotations: Mapping[str, Any] | None = None,
         meta: Mapping[str, Any] | None = None,
+        fields: Mapping[str, Any] | None = None,
         cache: CacheHint | None = None,
         scopes: Iterable[str] = (),
         inline: bool = False,
@@ -225,6 +246,7 @@ class ResourceDecorators:
         :param icons: ``Icon`` objects for hosts to show.
         :param annotations: ``Annotations`` (``audience``, ``priority``, ``lastModified``).
         :param meta: the template's ``_meta``.
+        :param fields: fields of its ``ResourceTemplate`` a revision adds (as for a resource).
         :param cache: the ``ttlMs`` and ``cacheScope`` reads through it carry.
         :param extra: further ``ResourceTemplate`` fields as they go on the wire.
         :param scopes: OAuth scopes a caller's token must grant to read through it.
@@ -249,6 +271,7 @@ class ResourceDecorators:
                 icons=icons,
                 annotations=annotations,
                 meta=meta,
+                fields=fields,
                 cache=cache,
                 scopes=scopes,
                 inline=inline,
@@ -272,6 +295,7 @@ class ResourceDecorators:
         icons: list[Mapping[str, Any]] | None = None,
         annotations: Mapping[str, Any] | None = None,
         meta: Mapping[str, Any] | None = None,
+        fields: Mapping[str, Any] | None = None,
         cache: CacheHint | None = None,
         scopes: Iterable[str] = (),
         inline: bool = False,
@@ -297,6 +321,8 @@ class ResourceDecorators:
             threads=self.registry.threads,
             allow_paths=allow_paths,
         )
+        given = self._fielded("templates", template.uri_template, fields, template)
+        template.definition.update(given)
         return self.registry.add_template(template)
 
     def remove_template(self, uri_template: str) -> None:
@@ -329,6 +355,7 @@ class Decorators(ResourceDecorators):
         annotations: Mapping[str, Any] | None = None,
         icons: list[Mapping[str, Any]] | None = None,
         meta: Mapping[str, Any] | None = None,
+        fields: Mapping[str, Any] | None = None,
         scopes: Iterable[str] = (),
         inline: bool = False,
         timeout: float | None = None,
@@ -348,6 +375,7 @@ class Decorators(ResourceDecorators):
         annotations: Mapping[str, Any] | None = None,
         icons: list[Mapping[str, Any]] | None = None,
         meta: Mapping[str, Any] | None = None,
+        fields: Mapping[str, Any] | None = None,
         scopes: Iterable[str] = (),
         inline: bool = False,
         timeout: float | None = None,
@@ -367,6 +395,8 @@ class Decorators(ResourceDecorators):
         :param annotations: ``ToolAnnotations`` hints (``readOnlyHint``, ...).
         :param icons: ``Icon`` objects for hosts to show.
         :param meta: the tool's ``_meta``.
+        :param fields: fields of its ``Tool`` definition a revision adds, by their wire
+            names (``{"deprecated": True}``); sent to the revisions that define them.
         :param scopes: OAuth scopes a caller's token must grant to call it.
         :param inline: run a sync function on the event loop, not in a thread: only
             for one that never blocks.
@@ -387,6 +417,7 @@ class Decorators(ResourceDecorators):
                 annotations=annotations,
                 icons=icons,
                 meta=meta,
+                fields=fields,
                 scopes=scopes,
                 inline=inline,
                 timeout=timeout,
@@ -409,6 +440,7 @@ class Decorators(ResourceDecorators):
         annotations: Mapping[str, Any] | None = None,
         icons: list[Mapping[str, Any]] | None = None,
         meta: Mapping[str, Any] | None = None,
+        fields: Mapping[str, Any] | None = None,
         scopes: Iterable[str] = (),
         inline: bool = False,
         timeout: float | None = None,
@@ -433,6 +465,7 @@ class Decorators(ResourceDecorators):
             threads=self.registry.threads,
             task=task,
         )
+        tool.definition.update(self._fielded("tools", tool.name, fields, tool))
         return self.registry.add_tool(tool)
 
     def remove_tool(self, name: str) -> None:
@@ -453,6 +486,7 @@ class Decorators(ResourceDecorators):
         arguments: list[Mapping[str, Any]] | None = None,
         icons: list[Mapping[str, Any]] | None = None,
         meta: Mapping[str, Any] | None = None,
+        fields: Mapping[str, Any] | None = None,
         scopes: Iterable[str] = (),
         inline: bool = False,
         timeout: float | None = None,
@@ -468,6 +502,7 @@ class Decorators(ResourceDecorators):
         arguments: list[Mapping[str, Any]] | None = None,
         icons: list[Mapping[str, Any]] | None = None,
         meta: Mapping[str, Any] | None = None,
+        fields: Mapping[str, Any] | None = None,
         scopes: Iterable[str] = (),
         inline: bool = False,
         timeout: float | None = None,
@@ -485,6 +520,7 @@ class Decorators(ResourceDecorators):
             required when it has no default.
         :param icons: ``Icon`` objects for hosts to show.
         :param meta: the prompt's ``_meta``.
+        :param fields: fields of its ``Prompt`` definition a revision adds (as for a tool).
         :param scopes: OAuth scopes a caller's token must grant to get it.
         :param inline: run a sync function on the event loop, not in a thread: only
             for one that never blocks.
@@ -501,6 +537,7 @@ class Decorators(ResourceDecorators):
                 arguments=arguments,
                 icons=icons,
                 meta=meta,
+                fields=fields,
                 scopes=scopes,
                 inline=inline,
                 timeout=timeout,
@@ -519,6 +556,7 @@ class Decorators(ResourceDecorators):
         arguments: list[Mapping[str, Any]] | None = None,
         icons: list[Mapping[str, Any]] | None = None,
         meta: Mapping[str, Any] | None = None,
+        fields: Mapping[str, Any] | None = None,
         scopes: Iterable[str] = (),
         inline: bool = False,
         timeout: float | None = None,
@@ -537,6 +575,7 @@ class Decorators(ResourceDecorators):
             timeout=timeout,
             threads=self.registry.threads,
         )
+        prompt.definition.update(self._fielded("prompts", prompt.name, fields, prompt))
         return self.registry.add_prompt(prompt)
 
     def remove_prompt(self, name: str) -> None:

@@ -31,6 +31,7 @@ from snodo.server.pagination import page
 from snodo.server.prompts import prompt_messages
 from snodo.server.registry import Registry
 from snodo.server.resources import read_contents
+from snodo.server.revised import merged, shaped_items
 from snodo.server.subscriptions import (
     MAX_RESOURCE_SUBSCRIPTIONS,
     Subscriptions,
@@ -75,6 +76,9 @@ class ServerOffering:
     mask_errors: bool = False
     """A tool's untyped exception reaches the client as a generic message, the detail
     only in the log (``Server(mask_errors=True)``)."""
+    given_capabilities: Mapping[str, Any] = field(default_factory=dict)
+    """Flags the author gave (``Server(capabilities=...)``), merged into what is
+    advertised; each revision's answers keep those it defines."""
 
     methods: Mapping[str, MethodHandler] = field(init=False)
     """The table the core looks methods up in: ``HANDLERS``, or, with a backend, the
@@ -124,6 +128,8 @@ def capabilities(served: ServerOffering) -> dict[str, Any]:
         }
         if passed:
             offered["extensions"] = {**passed, **(offered.get("extensions") or {})}
+    if served.given_capabilities:
+        offered = merged(offered, served.given_capabilities)
     return offered
 
 
@@ -174,6 +180,9 @@ def _listing(
         if not renders_apps(ctx.client_capabilities):
             hidden = served.registry.app_only
             items = [item for item in items if item["name"] not in hidden]
+    revision = ctx.revision
+    if revision is not None and (served.registry.revised or not revision.authoring):
+        items = shaped_items(items, kind, revision)  # the fields its revision defines
     chosen, next_cursor = page(items, ctx.request_method, params.get("cursor"), served.page_size)
     result: dict[str, Any] = {key: list(chosen)}
     if next_cursor is not None:

@@ -24,8 +24,11 @@ from typing import Annotated, Any
 import pytest
 
 from snodo import MISSING, Ask, elicitation, roots, sampling
+from snodo.client import Client
+from snodo.client.era import UnsupportedServer, read_probe
 from snodo.client.errors import ProtocolViolation
 from snodo.client.results import fits_revision
+from snodo.client.transports import MemoryTransport
 from snodo.core.context import Context
 from snodo.core.errors import InvalidParams
 from snodo.core.result import InputRequired, input_required
@@ -119,6 +122,12 @@ def _make_fake(root: Path) -> None:
         "class ImageContent(BaseModel):\n",
         "class ImageContent(BaseModel):\n"
         "    alt_text: Annotated[StrictStr, Field(alias='altText')]\n",
+    )
+    # A new optional field of a tool's definition.
+    _edit(
+        models,
+        "class Tool(BaseModel):\n",
+        "class Tool(BaseModel):\n    deprecated: StrictBool | MISSING = MISSING\n",
     )
     # A new flag of the tools capability, and logging no longer a capability.
     _edit(
@@ -549,3 +558,129 @@ def test_the_client_leaves_a_task_result_to_the_tasks_extension(revisions: Revis
     renamed = {"resultType": "input_required", "inputRequests": {"x": "not a request"}}
     with pytest.raises(ProtocolViolation, match=FAKE):
         fits_revision(revisions.of(FAKE), "tools/call", renamed)
+
+
+def test_a_flag_a_revision_adds_is_given_to_the_server(revisions: Revisions) -> None:
+    """``Server(capabilities=...)`` merges a flag into what the server advertises; each
+    revision's answer keeps it only where the revision defines it."""
+    server = Server(
+        "flags", "1.0", revisions=revisions, capabilities={"tools": {"validation": True}}
+    )
+
+    @server.tool
+    def echo(text: str) -> str:
+        return text
+
+    fake = _answer(server, _request("server/discover", FAKE))["result"]["capabilities"]
+    modern = _answer(server, _request("server/discover", MODERN))["result"]["capabilities"]
+    assert fake["tools"] == {"listChanged": True, "validation": True}
+    assert modern["tools"] == {"listChanged": True}
+    assert _legacy_initialize(server)["result"]["capabilities"]["tools"] == {"listChanged": True}
+    assert server.capabilities()["tools"] == {"listChanged": True, "validation": True}
+    with pytest.raises(ValueError, match=r"tools\.madeUp is a flag no served revision defines"):
+        Server("x", "1", revisions=revisions, capabilities={"tools": {"madeUp": True}})
+    with pytest.raises(ValueError, match=r"tools\.validation .*\(2026-07-28, 2025-11-25\)"):
+        Server(
+            "x",
+            "1",
+            revisions=revisions,
+            versions=[MODERN, LEGACY],
+            capabilities={"tools": {"validation": True}},
+        )
+    Server("x", "1", revisions=revisions, capabilities={"experimental": {"any": {"x": 1}}})
+
+
+def test_a_field_a_revision_adds_goes_to_that_revision_only(revisions: Revisions) -> None:
+    """``fields=`` on a decorator: the tool's ``deprecated`` is listed under 2099-01-01,
+    whose Tool defines it, and neither under 2026-07-28 nor in a legacy session."""
+    server = Server("fields", "1.0", revisions=revisions)
+
+    @server.tool(fields={"deprecated": True})
+    def old(text: str) -> str:
+        return text
+
+    @server.prompt(fields={"title": "A greeting"})
+    def greet() -> str:
+        return "hi"
+
+    def listed(method: str, version: str) -> list[dict[str, Any]]:
+        result = _answer(server, _request(method, version, {}))["result"]
+        return result["tools" if method == "tools/list" else "prompts"]  # type: ignore[no-any-return]
+
+    (fake,) = listed("tools/list", FAKE)
+    (modern,) = listed("tools/list", MODERN)
+    assert fake["deprecated"] is True
+    assert "deprecated" not in modern and modern["name"] == "old"
+    assert listed("prompts/list", MODERN)[0]["title"] == "A greeting"
+
+    async def legacy_tools() -> list[dict[str, Any]]:
+        kernel, session = LegacyKernel(server), LegacySession(LegacyLimits())
+        opened = {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": LEGACY,
+                "capabilities": {},
+                "clientInfo": {"name": "c", "version": "1"},
+            },
+        }
+        await kernel.handle(session, opened, emit=lambda m: None)
+        listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+        reply = await kernel.handle(session, listing, emit=lambda m: None)
+        assert reply.response is not None
+        return reply.response["result"]["tools"]  # type: ignore[no-any-return]
+
+    (legacy,) = asyncio.run(legacy_tools())
+    assert legacy["name"] == "old" and "deprecated" not in legacy
+    with pytest.raises(ValueError, match="'madeUp', which no served revision defines"):
+        server.add_tool(lambda: "x", name="made_up", fields={"madeUp": 1})
+    with pytest.raises(ValueError, match="'name', which it has already"):
+        server.add_tool(lambda: "x", name="named", fields={"name": "other"})
+    fake_only = Server("narrow", "1.0", revisions=revisions, versions=[MODERN])
+    with pytest.raises(ValueError, match="'deprecated', which no served revision"):
+        fake_only.add_tool(lambda: "x", name="old", fields={"deprecated": True})
+
+
+def test_the_client_settles_on_the_newest_revision_both_sides_speak(
+    revisions: Revisions,
+) -> None:
+    """A client of the registry that knows 2099-01-01 speaks it to a server that does,
+    and keeps working with a server of 2026-07-28 alone (its -32022 names what it
+    speaks); told to speak 2026-07-28 only, it does, whatever the server serves."""
+
+    def answering(versions: list[str]) -> Server:
+        server = Server("sides", "1.0", revisions=revisions, versions=versions)
+
+        @server.tool
+        def echo(text: str) -> str:
+            return text
+
+        return server
+
+    async def call(server: Server, **options: Any) -> tuple[str, str]:
+        """The version spoken, and the tool's text (2099-01-01 requires a purpose)."""
+        async with Client(MemoryTransport(server), revisions=revisions, **options) as client:
+            params = {"name": "echo", "arguments": {"text": "hi"}, "purpose": "p"}
+            result = await client.request("tools/call", params)
+            return client.protocol_version, result["content"][0]["text"]
+
+    newer = answering([FAKE, MODERN])
+    older = answering([MODERN])
+    assert asyncio.run(call(older)) == (MODERN, "hi")
+    assert asyncio.run(call(older, versions=[MODERN])) == (MODERN, "hi")
+    assert asyncio.run(call(newer)) == (FAKE, "hi")
+    assert asyncio.run(call(newer, versions=[MODERN])) == (MODERN, "hi")
+    with pytest.raises(ValueError, match="1999-01-01"):
+        Client(MemoryTransport(newer), revisions=revisions, versions=["1999-01-01"])
+    with pytest.raises(ValueError, match=LEGACY):
+        Client(MemoryTransport(newer), revisions=revisions, versions=[LEGACY])
+
+
+def test_a_probe_settles_on_the_newest_version_both_sides_speak() -> None:
+    """The stdio probe's reading, with the versions the client speaks."""
+    discover = {"result": {"supportedVersions": [MODERN, "2027-02-02"]}}
+    assert read_probe(discover, MODERN, "auto", (FAKE, MODERN)) == ("modern", MODERN)
+    assert read_probe(discover, FAKE, "auto", ("2027-02-02", MODERN)) == ("modern", "2027-02-02")
+    with pytest.raises(UnsupportedServer, match=f"this client: {FAKE}"):
+        read_probe({"result": {"supportedVersions": ["2001-01-01"]}}, FAKE, "modern", (FAKE,))
