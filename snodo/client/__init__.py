@@ -1,5 +1,4 @@
-"""A dual-era MCP client: the current revision with MRTR and tasks, legacy sessions as a
-fallback.
+"""A dual-era MCP client: the current revision with MRTR and tasks, legacy as fallback.
 
 How each request reaches the server, in whichever era it speaks, is the
 ``Connection``'s business (``snodo.client.connection``): ``_meta``, headers, the era
@@ -13,11 +12,10 @@ persist and ``resume`` elsewhere. With a legacy server the same methods return t
 same types (``snodo.client.results``). Whatever the server does, a call ends within
 its bounds and raises only ``snodo.client.errors``.
 
-The package is the whole client: its connection, era choice (``era``), rounds,
-handlers, limits, listings, results, errors, tasks, skills, the client's side of a
-legacy session (``legacy_session``) and its transports (``snodo.client.transports``).
-It may import the core, and ``snodo.server`` for the in-memory transport and its CSP
-grammar (``server.csp``) only; nothing below imports it.
+The package is the whole client: connection, era, rounds, handlers, limits, listings,
+``search`` (``search_tools``), results, errors, tasks, skills, ``cards`` (a server's card,
+read before connecting), a legacy session's client side, transports. It may import the
+core, ``snodo.server`` (in-memory transport, ``server.csp``) and ``snodo.search`` only.
 """
 
 from __future__ import annotations
@@ -29,6 +27,7 @@ from typing import Any
 
 from snodo.client.cache import ResponseCache
 from snodo.client.call_scope import CALL_DEADLINE, OnLog, OnProgress, call_deadline, call_scope
+from snodo.client.cards import Cards
 from snodo.client.checks import OutputSchemas, safe_result
 from snodo.client.connection import Connection, Notify
 from snodo.client.era import Era, EraChoice, ModernOnly, UnsupportedServer, spoken_versions
@@ -50,6 +49,7 @@ from snodo.client.limits import ClientLimits
 from snodo.client.listings import Listed, Listings
 from snodo.client.results import RESULT_MODELS, Flow, Handler, complete_result, result_of
 from snodo.client.rounds import FlowBounds, run_flow
+from snodo.client.search import ToolSearching
 from snodo.client.skills import Skills
 from snodo.client.tasks import ClientTasks, TaskCancelled, TaskFailed, TaskHandle
 from snodo.client.transports import ClientTransport, HttpTransport, StdioTransport
@@ -85,7 +85,7 @@ __all__ = [
 ]
 
 
-class Client(Listings, Skills, ClientTasks):
+class Client(Listings, Skills, ClientTasks, ToolSearching, Cards):
     """An MCP client for servers of either era, with one API.
 
     Install handlers for what the user can do (``elicitation``, ``url_elicitation``,

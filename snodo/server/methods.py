@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from inspect import isawaitable
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from snodo.core.context import Context
 from snodo.core.errors import InternalError, InvalidParams, McpError, ResourceNotFound
@@ -42,13 +42,27 @@ from snodo.tasks.engine import Background, Tasks, declares_tasks, required_exten
 
 __all__ = [
     "HANDLERS",
+    "SearchLayer",
     "ServerOffering",
     "capabilities",
     "forwarded",
     "offers",
+    "visible_definitions",
 ]
 
 log = logging.getLogger("snodo")
+
+
+class SearchLayer(Protocol):
+    """What stands between a server's tool methods and its catalog when it searches
+    (``Server(tool_search=...)``, ``snodo.search``): the method table routes
+    ``tools/list`` and ``tools/call`` to it; it answers those of the tools it adds and
+    hands every other call to the handler the table would have had without it (that of
+    a copy of the offering made with ``search_with(None)``)."""
+
+    async def handle(self, served: ServerOffering, ctx: Context, params: Params) -> Outcome:
+        """The answer to a ``tools/list`` or ``tools/call`` of the server ``served``."""
+        ...
 
 
 @dataclass(slots=True)
@@ -79,6 +93,8 @@ class ServerOffering:
     given_capabilities: Mapping[str, Any] = field(default_factory=dict)
     """Flags the author gave (``Server(capabilities=...)``), merged into what is
     advertised; each revision's answers keep those it defines."""
+    tool_search: SearchLayer | None = None
+    """Tool search (``Server(tool_search=...)``): answers the tool methods first."""
 
     methods: Mapping[str, MethodHandler] = field(init=False)
     """The table the core looks methods up in: ``HANDLERS``, or, with a backend, the
@@ -87,18 +103,28 @@ class ServerOffering:
     def __post_init__(self) -> None:
         if self.tasks is not None:  # task status to this process's listen streams
             self.tasks.listeners.append(self.subscriptions.task_changed)
-        self.methods = HANDLERS
-        if self.backend is not None:
-            self.serve_backend(self.backend)
+        self._table()
 
     def serve_backend(self, backend: Backend | None) -> None:
         """Answer the feature methods with ``backend`` from now on (None: with the
         server's own items again)."""
         self.backend = backend
-        if backend is None:
-            self.methods = HANDLERS
-        else:
-            self.methods = {**HANDLERS, **dict.fromkeys(FORWARDED, forwarded)}
+        self._table()
+
+    def search_with(self, layer: SearchLayer | None) -> None:
+        """Answer ``tools/list`` and ``tools/call`` through ``layer`` from now on (None:
+        without a search)."""
+        self.tool_search = layer
+        self._table()
+
+    def _table(self) -> None:
+        methods: Mapping[str, MethodHandler] = HANDLERS
+        if self.backend is not None:
+            methods = {**HANDLERS, **dict.fromkeys(FORWARDED, forwarded)}
+        if self.tool_search is not None:
+            handle = self.tool_search.handle
+            methods = {**methods, "tools/list": handle, "tools/call": handle}
+        self.methods = methods
 
     @property
     def extension_methods(self) -> Mapping[str, ExtensionMethod]:
@@ -164,13 +190,13 @@ async def discover(served: ServerOffering, ctx: Context, params: Params) -> Outc
     return result
 
 
-def _listing(
+def visible_definitions(
     served: ServerOffering,
     ctx: Context,
-    params: Params,
-    key: str,
     kind: Literal["tools", "resources", "templates", "prompts"],
-) -> Outcome:
+) -> tuple[list[Any], bool]:
+    """The definitions of ``kind`` this caller may see, in registration order, and
+    whether the list is this caller's own (it differs by caller: never to be shared)."""
     filtered = served.hide_unauthorized and ctx.scopes is not None
     items = served.registry.definitions(kind, ctx.scopes if filtered else None)
     if kind == "tools" and served.registry.app_only:
@@ -180,6 +206,17 @@ def _listing(
         if not renders_apps(ctx.client_capabilities):
             hidden = served.registry.app_only
             items = [item for item in items if item["name"] not in hidden]
+    return items, filtered
+
+
+def _listing(
+    served: ServerOffering,
+    ctx: Context,
+    params: Params,
+    key: str,
+    kind: Literal["tools", "resources", "templates", "prompts"],
+) -> Outcome:
+    items, filtered = visible_definitions(served, ctx, kind)
     revision = ctx.revision
     if revision is not None and (served.registry.revised or not revision.authoring):
         items = shaped_items(items, kind, revision)  # the fields its revision defines

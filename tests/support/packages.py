@@ -18,8 +18,15 @@ def discovered() -> tuple[Revision, ...]:
 
 
 def core() -> tuple[Revision, ...]:
-    """The pinned protocol revisions (no extension)."""
-    return tuple(r for r in revisions() if r.overlay.extension is None)
+    """The pinned protocol revisions (no extension, no document schema)."""
+    return tuple(
+        r for r in revisions() if r.overlay.extension is None and r.overlay.document is None
+    )
+
+
+def documents() -> tuple[Revision, ...]:
+    """The pinned document schemas (a Server Card, a registry entry, a bundle manifest)."""
+    return tuple(r for r in revisions() if r.overlay.document is not None)
 
 
 def modern() -> tuple[Revision, ...]:
@@ -38,6 +45,17 @@ def raw(revision: Revision) -> dict[str, Any]:
         data = path.read_bytes() if path.is_file() else locate_schema(revision.pin)[1]
         _RAW[name] = json.loads(data)
     return _RAW[name]
+
+
+def defined(revision: Revision) -> list[str]:
+    """The definitions of the pinned schema (a draft-07 document's ``definitions``), and
+    the document a document schema's root is, when it is an inline object."""
+    schema = raw(revision)
+    names = list(schema.get("$defs") or schema.get("definitions") or {})
+    document = revision.overlay.document
+    if document is not None and document.root not in names:
+        names.append(document.root)
+    return names
 
 
 def example_files(revision: Revision) -> list[Path]:
