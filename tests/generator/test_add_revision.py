@@ -3,7 +3,7 @@
 no other step, and what the copy can do after it.
 
 The fictitious revision 2027-01-26 has six typical changes: optional fields on ``Tool``
-(``deprecated``) and ``CallToolResult`` (``summary``); a new request ``tools/validate``;
+(``deprecated``) and ``CallToolResult`` (``recap``); a new request ``tools/validate``;
 a new capability flag ``tools.validate`` (a pydantic name); the input-required result
 renamed (``InputRequiredResult`` is ``InputNeededResult``); logging removed (its
 notification, level, capability and ``_meta`` key); and a new required field of
@@ -23,6 +23,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -32,6 +33,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.packages import discovered
 from tests.support.paths import ROOT, copy_checkout, schema_dir
 from tests.support.processes import accepting, free_port, stop
 
@@ -60,7 +62,7 @@ def fictitious(raw: dict[str, Any]) -> dict[str, Any]:
         "description": "Whether the tool is kept for old clients only.",
         "type": "boolean",
     }
-    defs["CallToolResult"]["properties"]["summary"] = {
+    defs["CallToolResult"]["properties"]["recap"] = {
         "description": "One line a client may show instead of the content.",
         "type": "string",
     }
@@ -210,8 +212,17 @@ def test_the_pin_overlay_package_catalog_and_lists_are_written(added: Added) -> 
 def test_check_and_the_tests_that_find_revisions_pass_in_the_copy(added: Added) -> None:
     done = generator(added.repo, added.cache, "check")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr
-    pinned = len(list((ROOT / "schema").glob("*/pin.toml")))  # the checkout's, and the new one
-    assert f"all {pinned + 1} packages match schema + overlay + templates" in done.stdout
+    # every pin of the checkout and the new one: checked, or a document schema not at hand
+    said = re.search(
+        r"(\d+) packages match schema \+ overlay \+ templates"
+        r"(?:; not checked \(schema not at hand\): (.+))?$",
+        done.stdout,
+        re.MULTILINE,
+    )
+    assert said is not None, done.stdout
+    unchecked = said[2].split(", ") if said[2] else []
+    assert int(said[1]) + len(unchecked) == len(discovered()) + 1
+    assert set(unchecked) <= {r.package for r in discovered() if r.overlay.document}
     tests = subprocess.run(
         [
             sys.executable,
@@ -275,7 +286,7 @@ def test_coverage_names_each_field_the_runtime_does_not_fill(added: Added) -> No
         "flag never set: experimental",
         "flag never set: tools.validate",
         "never filled: GetPromptResult.description",
-        "never filled: CallToolResult.summary",
+        "never filled: CallToolResult.recap",
         "error: required field never filled: ListToolsResult.total",
         "no authoring keyword: Tool.deprecated",
         f"{REVISION}: 7 finding(s), 1 error(s)",

@@ -26,13 +26,15 @@ from generator.overlay import Overlay, OverlayError
 from generator.prepass import prepare
 from generator.revisions import SCHEMA_ROOT, load_revision
 from generator.source import SchemaSourceError, locate_schema
-from tests.support.packages import defined, discovered
+from tests.support.packages import at_hand, defined, discovered
 from tests.support.paths import ROOT, schema_dir
 
 MODERN = load_revision(SCHEMA_ROOT / "2026-07-28")
 LEGACY = load_revision(SCHEMA_ROOT / "2025-11-25")
 ALL = discovered()
 PACKAGES = [revision.package for revision in ALL]
+GENERATED_HERE = [r.package for r in ALL if r.overlay.document is None or at_hand(r)]
+"""What `generate` writes here: every package but a document whose schema is not at hand."""
 
 
 def load_overlay() -> Overlay:
@@ -73,11 +75,14 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("package", PACKAGES)
 def test_committed_package_matches_a_fresh_generation(fresh: Path, package: str) -> None:
     """Drift: generated/ is exactly what schema + overlay + templates produce."""
+    if package not in GENERATED_HERE:
+        pytest.skip(f"{package}: its pinned document schema is not at hand here")
     assert diff_trees(fresh / package, ROOT / "generated" / package) == ""
 
 
 def test_one_command_generates_every_pinned_revision(fresh: Path) -> None:
-    assert sorted(p.name for p in fresh.iterdir()) == sorted(PACKAGES)
+    assert sorted(p.name for p in fresh.iterdir()) == sorted(GENERATED_HERE)
+    assert {r.package for r in ALL if r.overlay.document is None} <= set(GENERATED_HERE)
 
 
 def test_output_is_identical_across_hash_seeds(fresh: Path, tmp_path: Path) -> None:
@@ -86,7 +91,9 @@ def test_output_is_identical_across_hash_seeds(fresh: Path, tmp_path: Path) -> N
     # 6 modules each for the revisions, 5 for each extension (which define no errors), 4
     # for each document schema (no method tables either)
     assert len(files) == sum(
-        4 if r.overlay.document else 5 if r.overlay.extension else 6 for r in ALL
+        4 if r.overlay.document else 5 if r.overlay.extension else 6
+        for r in ALL
+        if r.package in GENERATED_HERE
     )
     assert files == sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*.py"))
     for name in files:
@@ -109,7 +116,7 @@ def test_check_command_reports_drift(fresh: Path, tmp_path: Path) -> None:
     assert "-EDITED_BY_HAND = True" in done.stdout
     assert f"{tmp_path / LEGACY.package} has drifted" in done.stdout
     assert done.stdout.endswith(
-        f"1 of {len(ALL)} packages drifted: run `python -m generator generate`\n"
+        f"1 of {len(GENERATED_HERE)} packages drifted: run `python -m generator generate`\n"
     )
     assert f"{tmp_path / MODERN.package} matches" in done.stdout
 

@@ -17,10 +17,9 @@ from pydantic import TypeAdapter, ValidationError
 
 from generator.prepass import prepare
 from generator.revisions import Revision
-from generator.source import locate_schema
+from generator.source import SchemaSourceError, locate_schema
 from tests.support.oracle import mutations
 from tests.support.packages import documents, raw
-from tests.support.paths import schema_dir
 
 BY_NAME = {revision.pin.revision: revision for revision in documents()}
 CARD = BY_NAME["server-card"]
@@ -126,14 +125,19 @@ def _model_accepts(adapter: TypeAdapter[Any], instance: Any) -> bool:
 
 
 def _card_examples(kind: str) -> list[Path]:
-    folder = locate_schema(CARD.pin)[0].parent
+    """The card's published examples of ``kind``; none where the schema is not at hand
+    (``raw`` says why, in the test that needs the schema)."""
+    try:
+        folder = locate_schema(CARD.pin)[0].parent
+    except SchemaSourceError:
+        return []
     return sorted((folder / "examples" / "ServerCard" / kind).glob("*.json"))
 
 
 def test_the_server_card_publishes_valid_and_invalid_examples() -> None:
+    raw(CARD)  # skips, saying why, where the card's schema is not at hand
     assert [p.name for p in _card_examples("valid")] == ["minimal.json", "templated-remote.json"]
     assert len(_card_examples("invalid")) == 5
-    assert (schema_dir().parent / "server-card" / "schema.json").is_file()
 
 
 @pytest.mark.parametrize("path", _card_examples("valid"), ids=lambda p: p.name)
