@@ -48,8 +48,8 @@ from snodo.core.state.replay import ReplayGuard
 from snodo.core.state.token import DEFAULT_TTL
 from snodo.core.types import OpenStream
 from snodo.revisions import REVISIONS, Revisions
-from snodo.server.answer_checks import AnswerChecks, checking
 from snodo.server.access import Token
+from snodo.server.answer_checks import AnswerChecks, checking
 from snodo.server.backend import Backend
 from snodo.server.decorators import Decorators
 from snodo.server.extensions import Extension, ExtensionMethod, tasks_extension

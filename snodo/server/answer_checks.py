@@ -126,7 +126,7 @@ class AnswerChecks:
         revision = revision or self._fallback()
         if revision is None:
             return
-        found = self.response(revision, method, jsonrpc.read_kept(response) or response)
+        found = self.response(revision, method, jsonrpc.decode_passthrough(response) or response)
         if found is not None:
             self._tell(found)
 
