@@ -228,6 +228,7 @@ async def _main(args: argparse.Namespace) -> int:
     if args.command == "list":
         async with _client(args, {}) as client:
             return await _list(client, args.output)
+    _what_to_call(args)
     answers = json.loads(Path(args.answers).read_text()) if args.answers else None
     if answers is not None and not isinstance(answers, dict):
         raise ValueError("--answers: the file must hold a JSON object")
@@ -361,6 +362,24 @@ def _extensions(capabilities: Any) -> list[tuple[str, Any]]:
             shown = json.dumps(settings, ensure_ascii=False) if settings else ""
             rows.append((name + (" (experimental)" if field == "experimental" else ""), shown))
     return rows
+
+
+def _what_to_call(args: argparse.Namespace) -> None:
+    """With ``--prompt`` or ``--resource`` no tool is named, so a first ``key=value``
+    that argparse took for the tool's name is the first argument; checked before the
+    server is reached, as any other mistake on the command line."""
+    if args.prompt and args.resource:
+        raise ValueError("give --prompt NAME or --resource URI, not both")
+    if not (args.prompt or args.resource):
+        return
+    if args.tool is not None:
+        if "=" not in args.tool:
+            chosen = "--prompt" if args.prompt else "--resource"
+            raise ValueError(f"{args.tool!r}: name a tool or use {chosen}, not both")
+        args.arguments = [args.tool, *args.arguments]
+        args.tool = None
+    if args.resource and (args.arguments or args.json_arguments):
+        raise ValueError("--resource URI takes no arguments: the URI says what to read")
 
 
 async def _call(client: Client, args: argparse.Namespace) -> int:
