@@ -247,7 +247,8 @@ def _announce(args: argparse.Namespace) -> None:
     host = f"[{args.host}]" if ":" in args.host else args.host
     where = f"http://{host}:{args.port}{args.path or '/'}" + ("" if args.path else " (any path)")
     workers = f", {args.workers} workers" if args.workers > 1 else ""
-    print(f"snodo: serving {args.target} at {where}{workers}", file=sys.stderr, flush=True)
+    served = proxy_command.shown(args.target)  # a proxy names its backend
+    print(f"snodo: {served} at {where}{workers}", file=sys.stderr, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from snodo.gateway import proxy, serve_group
 from snodo.server import Server
 from snodo.server.notify_bus import notification_bus
 
-__all__ = ["BACKEND_ENV", "from_environment", "main", "register"]
+__all__ = ["BACKEND_ENV", "from_environment", "main", "register", "shown"]
 
 BACKEND_ENV = "SNODO_PROXY_BACKEND"
 TARGET = "snodo.cli.proxy_command:from_environment"
@@ -160,6 +161,18 @@ def main(args: argparse.Namespace, run: Any) -> int:
         argv.append("--unshared-legacy-sessions")
     code: int = run(argv)
     return code
+
+
+def shown(target: str) -> str:
+    """What ``snodo run`` says it serves: a target by name, the proxy by its backend."""
+    if target != TARGET or BACKEND_ENV not in os.environ:
+        return f"serving {target}"
+    described = json.loads(os.environ[BACKEND_ENV])
+    if "config" in described:
+        return f"proxying the servers of {described['config']}"
+    if "url" in described:
+        return f"proxying {described['url']}"
+    return f"proxying {shlex.join(described.get('command') or [])}"
 
 
 def from_environment() -> Server:

@@ -4,6 +4,7 @@ mistake, and a logged traceback when a tool fails. Every case is a real CLI proc
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -90,6 +91,26 @@ def test_http_prints_the_url_it_serves() -> None:
     out, err = process.communicate(timeout=10)
     assert out == ""
     assert err == f"snodo: serving examples/preferences.py:server at http://127.0.0.1:{port}/mcp\n"
+
+
+def test_a_proxy_names_its_backend() -> None:
+    """Not the function each worker builds it with (snodo.cli.proxy_command)."""
+    port = free_port()
+    backend = [SNODO, "run", "examples/preferences.py:server"]
+    process = subprocess.Popen(
+        [SNODO, "proxy", "--transport", "http", "--port", str(port), "--", *backend],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert accepting(process, port)
+    finally:
+        stop(process)
+    _, err = process.communicate(timeout=10)
+    shown = shlex.join(backend)
+    assert err.splitlines()[0] == f"snodo: proxying {shown} at http://127.0.0.1:{port}/mcp"
 
 
 def test_a_module_in_the_current_directory_is_found(tmp_path: Path) -> None:
