@@ -11,25 +11,37 @@ if [ -n "${SNODO_VENV:-}" ]; then
   export PYTHONPATH="$ROOT:$ROOT/generated${PYTHONPATH:+:$PYTHONPATH}"
 else
   VENV="$ROOT/.venv"
+  # Each step says what it does before it starts (the first run installs for minutes),
+  # and how long it took, on stderr.
+  _step() { echo "== $1" >&2; _started=$SECONDS; }
+  _done() { echo "   done in $((SECONDS - _started)) s" >&2; }
   if [ ! -x .venv/bin/python ]; then
+    _step "creating .venv"
     "$PY" -m venv .venv
+    _done
   fi
   stamp=.venv/.snodo-installed
   if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+    _step "installing snodo and what working on it needs into .venv (pip install -e '.[dev,docs]'; the first time takes several minutes)"
     .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[dev,docs]"
     touch "$stamp"
+    _done
   fi
   legacy_sdk=interop/python_sdk_legacy/requirements.txt
   if [ ! -x .venv-mcp1/bin/python ] || [ "$legacy_sdk" -nt .venv-mcp1/.installed ]; then
+    _step "installing the older official Python SDK into .venv-mcp1 (the interop tests' legacy peer)"
     "$PY" -m venv .venv-mcp1
     .venv-mcp1/bin/python -m pip install --quiet --disable-pip-version-check -r "$legacy_sdk"
     touch .venv-mcp1/.installed
+    _done
   fi
   fastmcp=interop/fastmcp/requirements.txt
   if [ ! -x .venv-fastmcp/bin/python ] || [ "$fastmcp" -nt .venv-fastmcp/.installed ]; then
+    _step "installing FastMCP into .venv-fastmcp (the interop tests' other peer)"
     "$PY" -m venv .venv-fastmcp
     .venv-fastmcp/bin/python -m pip install --quiet --disable-pip-version-check -r "$fastmcp"
     touch .venv-fastmcp/.installed
+    _done
   fi
 fi
 if [ -z "${SNODO_SCHEMA_DIR:-}" ] && [ -d "$ROOT/../shared/mcp-schema" ]; then

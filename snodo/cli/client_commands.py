@@ -189,7 +189,9 @@ def _client(args: argparse.Namespace, handlers: Mapping[str, Any]) -> Client:
 def _snodo_run(target: str) -> list[str]:
     if ":" not in target and not target.endswith(".py"):
         raise ValueError(f"{target!r} is not a URL or a module:name target (or use --stdio)")
-    return [sys.executable, "-m", "snodo", "run", target, "--transport", "stdio"]
+    # -P: the current folder is not searched before the package (a clone named snodo
+    # there would be taken for it); the target is still found there (load).
+    return [sys.executable, "-P", "-m", "snodo", "run", target, "--transport", "stdio"]
 
 
 def browser_oauth(open_page: Any = None, transport: Any = None) -> Any:

@@ -196,3 +196,33 @@ def test_a_parameter_type_without_json_schema_is_one_line(tmp_path: Path) -> Non
             "cannot be turned into a JSON Schema; annotate it with a JSON type (or a "
             "pydantic model), or pass input_schema=\n"
         )
+
+
+def test_a_folder_taken_for_the_package_is_one_line(tmp_path: Path) -> None:
+    """``python -m snodo`` beside a clone named snodo: Python imports that folder as a
+    namespace package (the package's __init__ never runs, and every name is missing);
+    the command says so instead of failing further on. Simulated here by importing the
+    package as such a namespace, which an editable install beside the folder gives."""
+    clone = tmp_path / "snodo"
+    clone.mkdir()
+    program = (
+        "import importlib.util, runpy, sys\n"
+        "from importlib.machinery import ModuleSpec\n"
+        "spec = ModuleSpec('snodo', None, is_package=True)\n"
+        f"spec.submodule_search_locations = [{str(clone)!r}, {str(ROOT / 'snodo')!r}]\n"
+        "sys.modules['snodo'] = importlib.util.module_from_spec(spec)\n"
+        "runpy.run_module('snodo', run_name='__main__')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program, "version"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert done.stderr == (
+        f"snodo: Python took {clone} for the snodo package (a clone of snodo there?):"
+        " run from another folder, or rename that one\n"
+    )
