@@ -28,7 +28,7 @@ from typing import Any
 
 from snodo.auth.protected import EndpointRequest, ProtectedResource, Refused
 from snodo.core import jsonrpc
-from snodo.core.context import ACCESS_TOKEN
+from snodo.core.context import ACCESS_TOKEN, TOKEN_EXCHANGE
 from snodo.core.envelope import check_version, required_meta
 from snodo.core.errors import (
     HeaderMismatch,
@@ -243,12 +243,14 @@ class HttpApp:
         if self.authorization is not None:
             # Before the body is read: a caller without a good token costs no buffering.
             try:
-                authorized = await self.authorization.authorize(headers)
+                authorized = await self.authorization.authorize(headers, scope["method"])
             except Refused as refused:
                 await send_plain(send, answered(refused.answer))
                 return
             principal, scopes = authorized.principal, authorized.scopes
             ACCESS_TOKEN.set(authorized.token)  # for the handler's context
+            if authorized.exchange is not None:
+                TOKEN_EXCHANGE.set(authorized.exchange)
         body: bytes | Plain = b""
         if scope["method"] == "POST":
             # A body almost always comes whole in one message: taken here, with no

@@ -9,6 +9,9 @@ field on ``Tool`` (``deprecated``) and on ``CallToolResult`` (``summary``), a ne
 definition (``ToolAnnotations`` -> ``ToolHints``), a removed one (``BaseMetadata``) and a
 description-only edit (``Implementation``). Once added, ``snodo run`` serves it beside
 2026-07-28 and 2025-11-25 through the runtime's revision registry.
+
+Marked slow: it copies the checkout, generates a package and runs the wire tests and
+``snodo run`` in the copy (two minutes in all).
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from typing import Any
 import pytest
 
 from tests.support.paths import ROOT, copy_checkout, schema_dir
+
+pytestmark = pytest.mark.slow
 
 REVISION = "2027-01-26"
 PACKAGE = "snodo_wire_2027_01_26"

@@ -40,10 +40,21 @@ def load_overlay() -> Overlay:
 
 
 def _generate(out: Path, seed: str) -> None:
-    """``python -m generator generate --out``: one package folder per revision in ``out``."""
+    """``python -m generator generate --out``: one package folder per revision in ``out``,
+    and the catalog beside ``out`` (never the checkout's, which other tests read)."""
     env = {**os.environ, "PYTHONHASHSEED": seed, "SNODO_SCHEMA_DIR": str(schema_dir().parent)}
+    catalog = out.with_name(f"{out.name}-catalog.py")
     subprocess.run(
-        [sys.executable, "-m", "generator", "generate", "--out", str(out)],
+        [
+            sys.executable,
+            "-m",
+            "generator",
+            "generate",
+            "--out",
+            str(out),
+            "--catalog",
+            str(catalog),
+        ],
         cwd=ROOT,
         env=env,
         check=True,
