@@ -68,6 +68,7 @@ class Sent:
 
 
 SENT = Sent()
+"""The one ``Sent`` every call returns."""
 
 
 @dataclass(slots=True)
