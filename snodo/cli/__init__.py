@@ -1,7 +1,7 @@
 """``snodo run TARGET`` serves a Server object, like ``uvicorn module:app`` serves an app.
 
 TARGET is ``package.module:name`` or ``path/to/file.py:name``; the name may also be a
-function that returns the Server (or an ASGI app, for HTTP). Without ``:name``, the
+function that returns the Server. Without ``:name``, the
 module's only ``Server`` is served. ``snodo list`` and ``snodo
 call`` are a terminal client (``client_commands``, with ``terminal`` asking the person),
 ``snodo install`` adds a server to a host's configuration (``install``), ``snodo dev``
@@ -57,11 +57,34 @@ H11_MAX_INCOMPLETE_EVENT_BYTES = 16 * 1024
 
 def _plain_server(target: str) -> Server:
     found = load(target)
-    if not isinstance(found, Server) and callable(found):
+    if not isinstance(found, Server) and callable(found) and not _is_asgi_app(found):
         found = found()
+    if _is_asgi_app(found):
+        module = target.rpartition(":")[0]
+        raise SystemExit(
+            f"snodo: {target} is an ASGI app (a web framework's), not a snodo Server: name"
+            f" the Server it mounts ({module}:server), or serve the app with uvicorn"
+        )
     if not isinstance(found, Server):
-        raise SystemExit(f"snodo: {target} is not a snodo Server")
+        raise SystemExit(
+            f"snodo: {target} is a {type(found).__name__}, not a snodo Server (or a"
+            " function returning one)"
+        )
     return found
+
+
+def _is_asgi_app(found: object) -> bool:
+    """Whether ``found`` is called as an ASGI app is (scope, receive, send), which a
+    Server factory is not: a FastAPI or Starlette app named where a Server belongs."""
+    import inspect
+
+    if isinstance(found, Server) or not callable(found):
+        return False
+    try:
+        parameters = inspect.signature(found).parameters
+    except (TypeError, ValueError):
+        return False
+    return list(parameters)[:3] == ["scope", "receive", "send"]
 
 
 def _server(target: str) -> Server:

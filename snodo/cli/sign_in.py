@@ -32,7 +32,15 @@ from urllib.parse import urlsplit
 
 from snodo.client import NotAuthorized
 
-__all__ = ["NotSignedIn", "browser_agent", "is_kept", "kept_auth", "main", "register"]
+__all__ = [
+    "NotSignedIn",
+    "browser_agent",
+    "is_kept",
+    "kept_auth",
+    "main",
+    "register",
+    "sign_in_failed",
+]
 
 NEEDS_AUTH = "signing in needs the snodo[auth] extra: pip install 'snodo[auth]'"
 
@@ -180,10 +188,29 @@ def main(args: argparse.Namespace) -> int:
         return 1
     try:
         return asyncio.run(_main(args))
-    except (OAuthError, ClientError, ValueError, OSError) as exc:
+    except OAuthError as exc:
+        print(f"snodo: {sign_in_failed(args.url, exc)}", file=sys.stderr)
+        return 1
+    except (ClientError, ValueError, OSError) as exc:
+        from snodo.cli.client_commands import unanswered  # it imports this module
+
         shown = f"{type(exc).__name__}: {exc}" if isinstance(exc, ClientError) else str(exc)
+        if isinstance(exc, ClientError):
+            shown = unanswered(args.url, exc) or shown
         print(f"snodo: {shown}", file=sys.stderr)
         return 1
+
+
+def sign_in_failed(url: str, exc: Exception) -> str:
+    """A sign-in that failed, in one line, with what to do where it is known."""
+    said = str(exc)
+    if said.startswith("no protected resource metadata"):
+        return (
+            f"{url} asks for credentials but names no authorization server to sign in at"
+            " (no OAuth protected resource metadata): give a bearer token (--auth-file"
+            " PATH or SNODO_AUTH_TOKEN)"
+        )
+    return f"signing in to {url} failed: {said}"
 
 
 def _checked_url(url: str) -> str:

@@ -158,7 +158,8 @@ class Connection:
                 raise UnsupportedServer(
                     f"the server refused a {self.protocol_version} request "
                     f"(HTTP {refused.status}: {refused.detail}); "
-                    "it may speak an earlier revision (era='auto' or 'legacy')"
+                    "it may speak an earlier revision (era='auto' or 'legacy')",
+                    status=refused.status,
                 ) from None
             async with self.settling:
                 if self.legacy is None:

@@ -75,11 +75,21 @@ VERDICTS: dict[str, Era] = {}
 
 class UnsupportedServer(ClientError):
     """The server speaks no revision this client does; ``supported`` lists the
-    versions it named (empty when it named none), ``detail`` what it said."""
+    versions it named (empty when it named none), ``detail`` what it said; ``status``
+    the HTTP status it refused with (a redirect's ``location`` too), when it did."""
 
-    def __init__(self, detail: str, supported: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        detail: str,
+        supported: list[str] | None = None,
+        *,
+        status: int | None = None,
+        location: str = "",
+    ) -> None:
         self.detail = detail
         self.supported = list(supported or [])
+        self.status = status
+        self.location = location
         ours = ", ".join((*MODERN_PROTOCOL_VERSIONS, *LEGACY_PROTOCOL_VERSIONS))
         theirs = ", ".join(self.supported) or "none named"
         super().__init__(f"{detail} (server supports: {theirs}; this client: {ours})")

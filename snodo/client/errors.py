@@ -58,10 +58,12 @@ class HttpRefused(TransportError):
     (JSON, else text; None when empty). The client reads the body to tell the
     server's era."""
 
-    def __init__(self, status: int, body: Any) -> None:
+    def __init__(self, status: int, body: Any, location: str = "") -> None:
         super().__init__(f"HTTP {status}")
         self.status = status
         self.body = body
+        self.location = location
+        """Where a redirect (3xx) points: a client of MCP does not follow it."""
 
 
 class NotAuthorized(HttpRefused):

@@ -124,6 +124,8 @@ class LegacySession:
                 f"the server refused initialize (HTTP {refused.status}: "
                 f"{error_message(refused.body)})",
                 named_versions(refused.body),
+                status=refused.status,
+                location=refused.location,
             ) from None
 
     async def _open(self) -> None:

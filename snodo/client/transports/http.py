@@ -303,10 +303,11 @@ class HttpTransport:
 
     @staticmethod
     def _refused(status: int, body: Any, response: Answer) -> HttpRefused:
-        """The error for a status outside 2xx: ``NotAuthorized`` for 401 and 403."""
+        """The error for a status outside 2xx: ``NotAuthorized`` for 401 and 403, a
+        redirect's ``location`` kept for the error to name."""
         if status in (401, 403):
             return NotAuthorized(status, body, response.header("www-authenticate"))
-        return HttpRefused(status, body)
+        return HttpRefused(status, body, response.header("location") if status < 400 else "")
 
     async def _refusal(self, response: Answer) -> Any:
         """The start of a refusal's body, parsed (``parsed_body``)."""
