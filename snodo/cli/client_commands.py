@@ -28,14 +28,14 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-from urllib.parse import urljoin
 
 from pydantic import BaseModel
 
+from snodo.cli.failures import unanswered
 from snodo.cli.printing import show_log, show_progress, show_result
 from snodo.cli.sign_in import browser_agent, is_kept, kept_auth, sign_in_failed
 from snodo.cli.terminal import Terminal
-from snodo.client import Client, ClientError, NotAuthorized, TransportError, UnsupportedServer
+from snodo.client import Client, ClientError, NotAuthorized
 from snodo.client.skills import EXTENSION_ID as SKILLS_EXTENSION
 
 __all__ = [
@@ -48,7 +48,6 @@ __all__ = [
     "main",
     "not_authorized",
     "register",
-    "unanswered",
 ]
 
 AUTH_ENV = "SNODO_AUTH_TOKEN"
@@ -190,27 +189,6 @@ def not_authorized(url: str, refused: NotAuthorized) -> str:
             f" (--auth-file PATH or {AUTH_ENV})"
         )
     return f"{url} refused the credentials sent ({detail}): they do not allow this request"
-
-
-def unanswered(url: str, exc: ClientError) -> str | None:
-    """What an HTTP server that answered no MCP at all means, and what to do: a
-    redirect, a path nothing is served at, no server listening. None for the rest."""
-    if isinstance(exc, UnsupportedServer) and exc.status is not None:
-        if 300 <= exc.status < 400:
-            where = urljoin(url, exc.location) if exc.location else "elsewhere"
-            return (
-                f"{url} redirects to {where} (HTTP {exc.status}): call that URL (an MCP"
-                " client does not follow redirects)"
-            )
-        if exc.status in (404, 405):
-            return (
-                f"nothing answers MCP at {url} (HTTP {exc.status}): check the endpoint's"
-                " path (snodo run serves /mcp; a mounted app, the mount's path)"
-            )
-    said = str(exc)  # snodo's own HTTP/1.1, or httpx's (with OAuth)
-    if type(exc) is TransportError and said.startswith(("ConnectionRefusedError", "ConnectError")):
-        return f"nothing listens at {url} (connection refused): start the server, or check the port"
-    return None
 
 
 def _tail(log: str) -> list[str]:

@@ -30,6 +30,7 @@ import webbrowser
 from typing import Any
 from urllib.parse import urlsplit
 
+from snodo.cli.failures import unanswered
 from snodo.client import NotAuthorized
 
 __all__ = [
@@ -192,8 +193,6 @@ def main(args: argparse.Namespace) -> int:
         print(f"snodo: {sign_in_failed(args.url, exc)}", file=sys.stderr)
         return 1
     except (ClientError, ValueError, OSError) as exc:
-        from snodo.cli.client_commands import unanswered  # it imports this module
-
         shown = f"{type(exc).__name__}: {exc}" if isinstance(exc, ClientError) else str(exc)
         if isinstance(exc, ClientError):
             shown = unanswered(args.url, exc) or shown
