@@ -53,6 +53,7 @@ from snodo.server.methods import ServerOffering, capabilities
 from snodo.server.notify_bus import LocalBus, NotificationBus
 from snodo.server.registry import Registry
 from snodo.server.routes import Route, RouteHandler, route
+from snodo.server.shared_stores import redis_url, shared_stores
 from snodo.server.skills import Roots, SkillCatalog, dynamic_skill
 from snodo.server.subscriptions import MAX_OPEN_STREAMS, Subscriptions
 from snodo.server.threads import DEFAULT_THREAD_LIMIT, Threads
@@ -124,7 +125,10 @@ class Server(Decorators):
     (its text may hold a SQL error, a path, a secret), the detail only in the log; off by
     default, so that ``snodo dev`` shows what went wrong; for production. With
     ``tool_search`` (``snodo.search.ToolSearch``) ``tools/list`` shows a tool that
-    searches the others instead of them all.
+    searches the others instead of them all. ``redis`` (else ``SNODO_REDIS``) is the
+    one Redis URL that every store left at its default then shares, for several workers
+    (``snodo.server.shared_stores``): the replay guard, legacy sessions, the
+    notification bus, the tasks' store, the OAuth proxy's.
     """
 
     def __init__(
@@ -164,6 +168,7 @@ class Server(Decorators):
         revisions: Revisions = REVISIONS,
         mask_errors: bool = False,
         tool_search: ToolSearchOption | None = None,
+        redis: str | None = None,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -186,6 +191,19 @@ class Server(Decorators):
         self.cache = hints(list_cache, read_cache, discover_cache)
         """The caching hint of each cacheable method (a resource's own overrides it)."""
         self.clock = clock
+        self.redis = redis_url(redis)
+        """The Redis URL the stores left at their defaults share (``SNODO_REDIS``)."""
+        shared = shared_stores(
+            self.redis,
+            state_guard=state_guard,
+            legacy=legacy,
+            notifications=notifications,
+            tasks=tasks,
+            authorization=authorization,
+            keyring_given=keyring is not None,
+        )
+        state_guard, legacy = shared.state_guard, shared.legacy
+        notifications = shared.notifications
         self.keyring, self.state_per_process = server_keyring(
             keyring, state_secret, state_keys, state_ttl, state_guard, state_encrypted, clock
         )
