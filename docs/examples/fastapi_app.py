@@ -11,7 +11,7 @@ slash); the app's own route is /hello.
 from fastapi import FastAPI
 from preferences import server  # examples/preferences.py: any Server will do
 
-from snodo.transports.http import HttpApp
+from snodo.transports import HttpApp
 
 mcp = HttpApp(server, path="/")  # "/": the endpoint is where the app is mounted
 
