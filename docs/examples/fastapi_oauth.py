@@ -18,7 +18,7 @@ from fastapi import FastAPI
 
 from snodo import Context, Server
 from snodo.auth import OIDCProxy
-from snodo.transports.http import HttpApp
+from snodo.transports import HttpApp
 
 MCP_URL = os.environ["PUBLIC_URL"].rstrip("/") + "/mcp"  # where the app is mounted
 

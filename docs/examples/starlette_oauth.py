@@ -17,7 +17,7 @@ from starlette.routing import Mount, Route
 
 from snodo import Context, Server
 from snodo.auth import OIDCProxy
-from snodo.transports.http import HttpApp
+from snodo.transports import HttpApp
 
 MCP_URL = os.environ["PUBLIC_URL"].rstrip("/") + "/mcp"
 
