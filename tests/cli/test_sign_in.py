@@ -97,7 +97,9 @@ def test_signing_in_again_uses_the_registration_kept(site: Site, tmp_path: Path)
 def test_a_refused_sign_in_keeps_nothing(site: Site, tmp_path: Path) -> None:
     refused = snodo("auth", "login", site.mcp, env=environment(tmp_path, deny=True))
     assert refused.returncode == 1
-    assert refused.stderr.splitlines()[-1] == "snodo: authorization refused: access_denied"
+    assert refused.stderr.splitlines()[-1] == (
+        f"snodo: signing in to {site.mcp} failed: authorization refused: access_denied"
+    )
     assert not json.loads(kept_file(tmp_path).read_text()).get("tokens")
 
 
