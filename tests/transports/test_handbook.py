@@ -2,9 +2,8 @@
 docs/web-apps.md (an OAuth proxy before a provider without registration, the app
 mounted under /mcp), signed in to once by ``snodo auth login`` with the test user as
 the browser; then ``snodo call`` with the kept sign-in, and the official Python SDK's
-client (mcp 1.x) with the token ``snodo auth token`` prints. Two workers sharing one
-Redis setting are not part of it yet (see docs/web-apps.md for the settings each
-store takes)."""
+client (mcp 1.x) with the token ``snodo auth token`` prints. Two workers given one
+Redis setting are tests/scaleout/test_one_redis.py's, apart from this program."""
 
 from __future__ import annotations
 
