@@ -37,7 +37,8 @@ from snodo.server.subscriptions import (
     Subscriptions,
     check_resource_subscriptions,
 )
-from snodo.server.tools import Tool, finished, plain_bind, tool_result
+from snodo.server.tool_encoders import encoder_of
+from snodo.server.tools import Tool, plain_bind
 from snodo.tasks.engine import Background, Tasks, declares_tasks, required_extension
 
 __all__ = [
@@ -218,6 +219,8 @@ def _listing(
 ) -> Outcome:
     items, filtered = visible_definitions(served, ctx, kind)
     revision = ctx.revision
+    if kind == "tools":  # as the revision declares a tool (tool_encoders)
+        items = encoder_of(revision).listed(items)
     if revision is not None and (served.registry.revised or not revision.authoring):
         items = shaped_items(items, kind, revision)  # the fields its revision defines
     chosen, next_cursor = page(items, ctx.request_method, params.get("cursor"), served.page_size)
@@ -251,6 +254,8 @@ async def tools_call(served: ServerOffering, ctx: Context, params: Params) -> Ou
         ctx.require_scopes(tool.scopes)
     if tool.task == "required" and not (served.tasks is not None and declares_tasks(ctx)):
         raise required_extension()  # ext-tasks/tasks.md: no task, no answer
+    encoder = encoder_of(ctx.revision)  # the revision's result shape
+    selection = encoder.selection(tool, params)
     arguments = params.get("arguments") or {}
     # Arguments of their parameters' exact plain types are valid against the schema made
     # from those parameters: bound so, they need no schema check (tools.plain_bind).
@@ -258,7 +263,8 @@ async def tools_call(served: ServerOffering, ctx: Context, params: Params) -> Ou
     if bound is None:
         reason = tool.arguments.first_error(arguments)
         if reason is not None:
-            return tool_result(tool, ToolError(f"Invalid arguments for tool {name}: {reason}"))
+            invalid = ToolError(f"Invalid arguments for tool {name}: {reason}")
+            return encoder.finish(tool, invalid, ctx.revision, selection)
     invoker = tool.invoker
     try:  # as _called does, without a closure per call
         if bound is None:
@@ -286,15 +292,16 @@ async def tools_call(served: ServerOffering, ctx: Context, params: Params) -> Ou
             raise InternalError()
         if served.tasks is not None and declares_tasks(ctx):
             return await served.tasks.begin(
-                ctx, tool.name, partial(finished, tool, revision=ctx.revision), value
+                ctx,
+                tool.name,
+                partial(encoder.finish, tool, revision=ctx.revision, selection=selection),
+                value,
             )
         work = value.work
         value = await _called(tool, lambda: work(ctx), served.mask_errors)  # inline
     if isinstance(value, InputRequired):
         return value
-    if type(value) is str and tool.output is None:  # tool_result's commonest answer
-        return {"content": [{"type": "text", "text": value}]}
-    return finished(tool, value, ctx.revision)
+    return encoder.finish(tool, value, ctx.revision, selection)
 
 
 async def _called(tool: Tool, call: Callable[[], Awaitable[Any]], mask: bool) -> Any:
