@@ -28,6 +28,10 @@ the core runs and read by it into the handler's context (``Context.access_token`
 variable of the task's context rather than an argument, so the legacy era's layers
 carry it to the core unchanged; each ASGI request runs in a task of its own."""
 
+PEER_ADDRESS: ContextVar[str | None] = ContextVar("snodo_peer_address", default=None)
+"""The network address of the client whose request the task answers, where the transport
+knows it (HTTP, set for a server with middleware): what a rate limit by address counts."""
+
 # RFC 5424 severities in ascending order (server/utilities/logging.mdx).
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 """The syslog severities MCP logging uses (server/utilities/logging.mdx), least first."""

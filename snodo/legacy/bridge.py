@@ -44,6 +44,7 @@ from snodo.revisions.authoring.protocol import (
     META_PROTOCOL_VERSION,
 )
 from snodo.server import Server
+from snodo.server.callers import LEGACY_SESSION
 
 __all__ = ["forward"]
 
@@ -176,6 +177,23 @@ async def forward(
 ) -> dict[str, Any]:
     """Answer one forwarded legacy request: a legacy-shaped JSON-RPC response."""
     check_params(request.method, request.params)
+    # Whose the request is, for what the server keeps per caller (snodo.server.callers).
+    named = LEGACY_SESSION.set(session.id)
+    try:
+        return await _rounds(server, session, request, principal, transport, emit, scopes)
+    finally:
+        LEGACY_SESSION.reset(named)
+
+
+async def _rounds(
+    server: Server,
+    session: LegacySession,
+    request: jsonrpc.Request,
+    principal: str | None,
+    transport: str,
+    emit: Emit,
+    scopes: frozenset[str] | None,
+) -> dict[str, Any]:
     params = _modern_params(session, request.params)
     retry: dict[str, Any] = {}
     consented: list[str] = []

@@ -124,7 +124,10 @@ class Server(Decorators):
     (its text may hold a SQL error, a path, a secret), the detail only in the log; off by
     default, so that ``snodo dev`` shows what went wrong; for production. With
     ``tool_search`` (``snodo.search.ToolSearch``) ``tools/list`` shows a tool that
-    searches the others instead of them all.
+    searches the others instead of them all. ``middleware`` runs around every handler,
+    the first outermost (``snodo.middleware`` has rate limits, a response cache, timing,
+    request logs, retries, result limits and error handling), as ``@server.middleware``
+    adds them.
     """
 
     def __init__(
@@ -164,6 +167,7 @@ class Server(Decorators):
         revisions: Revisions = REVISIONS,
         mask_errors: bool = False,
         tool_search: ToolSearchOption | None = None,
+        middleware: Sequence[Middleware] = (),
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -234,6 +238,8 @@ class Server(Decorators):
         self.authorization = authorization
         self.routes: dict[str, Route] = {}
         """Plain HTTP routes the HTTP app answers beside the endpoint (``route``)."""
+        for each in middleware:
+            self.middleware(each)
 
     def route(
         self, path: str, *, methods: Iterable[str] = ("GET",)
@@ -339,8 +345,12 @@ class Server(Decorators):
         return register
 
     def middleware(self, function: Middleware) -> Middleware:
-        """Add a middleware; the first added is the outermost."""
+        """Add a middleware; the first added is the outermost. One with an ``attach``
+        method (``snodo.middleware``'s that listen for list changes) is attached here."""
         self.middlewares.append(function)
+        attach = getattr(function, "attach", None)
+        if callable(attach):
+            attach(self)
         return function
 
     def notify_resource_updated(self, uri: str) -> int:
@@ -408,13 +418,17 @@ class Server(Decorators):
 
     async def shutdown(self) -> None:
         """Transports call this when serving ends: open listen streams end gracefully,
-        the bus stops, the sync handlers' threads take no more calls, and the lifespans
-        are left in reverse order."""
+        the bus stops, the sync handlers' threads take no more calls, middleware with an
+        ``aclose`` closes, and the lifespans are left in reverse order."""
         self._serving = False
         self.end_listening()
         try:
             await self.subscriptions.bus.stop()
             self.threads.close()
+            for each in self.middlewares:  # a store's connections, made on this loop
+                close = getattr(each, "aclose", None)
+                if callable(close):
+                    await close()
         finally:
             await self.lifespans.leave()
 

@@ -26,7 +26,7 @@ from snodo.revisions import Revision
 from snodo.server.apps import renders_apps
 from snodo.server.backend import FEATURES, FORWARDED, FORWARDED_EXTENSIONS, Backend
 from snodo.server.dependencies import DependencyFailed
-from snodo.server.invoke import PLAIN, TimedOut
+from snodo.server.invoke import PLAIN, FailedCall, TimedOut
 from snodo.server.pagination import page
 from snodo.server.prompts import prompt_messages
 from snodo.server.registry import Registry
@@ -269,8 +269,8 @@ async def tools_call(served: ServerOffering, ctx: Context, params: Params) -> Ou
     except DependencyFailed as failed:
         log.warning("tool %s: %s", name, failed, exc_info=failed.__cause__)
         raise InternalError() from None
-    except Exception as exc:
-        value = _failure(tool, exc, served.mask_errors)
+    except Exception as exc:  # its result, carrying the exception for middleware
+        return FailedCall(tool_result(tool, _failure(tool, exc, served.mask_errors)), exc)
     if isinstance(value, Background):
         if tool.task is None:
             log.error("tool %s returned background work but was not registered with task=", name)

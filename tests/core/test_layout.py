@@ -43,6 +43,7 @@ _ROLES: dict[str, frozenset[str]] = {
     "legacy": frozenset({CORE, "stores", "server"}),
     "transports": frozenset({CORE, "auth", "legacy", "server"}),
     "search": frozenset({CORE, "server"}),
+    "middleware": frozenset({CORE, "stores", "server"}),
     # server: the in-memory transport, server.csp; search: tools searched here for a
     # server that searches none
     "client": frozenset({CORE, "asking", "server", "search"}),
@@ -60,6 +61,7 @@ _ROLES: dict[str, frozenset[str]] = {
             "oauth",
             "gateway",
             "search",
+            "middleware",
         }
     ),
 }
