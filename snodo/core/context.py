@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import MISSING, dataclass, field, fields
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from snodo.core.capabilities import missing
 from snodo.core.errors import InsufficientScope, InvalidParams
@@ -47,6 +47,35 @@ Emit = Callable[[dict[str, Any]], None]
 
 def _drop(_: dict[str, Any]) -> None:
     return None
+
+
+class UserState(Protocol):
+    """A caller's own small key-value store, kept across requests by the server
+    (``snodo.server.callers``): values are JSON, each key lives a while after its last
+    write, and a caller holds a bounded number of keys, each of a bounded size."""
+
+    async def get(self, key: str, default: Any = None) -> Any:
+        """The value of ``key``, or ``default`` when there is none (or it expired)."""
+        ...
+
+    async def set(self, key: str, value: Any, *, ttl: float | None = None) -> None:
+        """Keep ``value`` (JSON) under ``key`` for ``ttl`` seconds (else the server's)."""
+        ...
+
+    async def delete(self, key: str) -> None: ...
+
+    async def keys(self) -> list[str]: ...
+
+    async def clear(self) -> None: ...
+
+
+class CallerSpace(Protocol):
+    """What a server lends each request for its caller's own things, which outlive the
+    request and so are not the core's to keep."""
+
+    def user_state(self, ctx: Context) -> UserState:
+        """The caller's ``UserState``; an error when the request names no caller."""
+        ...
 
 
 @dataclass(slots=True)
@@ -119,6 +148,9 @@ class Context:
     lifespan: Any = None
     """What the server's lifespans yielded (``Server(lifespan=...)``): one's value, or a
     tuple of several's; ``lifespan_as`` finds one by type."""
+    caller_space: CallerSpace | None = field(default=None, repr=False)
+    """What the server keeps for the request's caller (``user_state``); None in a
+    context built by hand."""
     _progress: Progress = field(default_factory=Progress, repr=False)
 
     def seal(self, data: Any) -> str:
@@ -166,6 +198,14 @@ class Context:
         wanted = frozenset(needed)
         if not wanted <= self.scopes:
             raise InsufficientScope(wanted)
+
+    @property
+    def user_state(self) -> UserState:
+        """The caller's own key-value store across requests: its principal's, else its
+        legacy session's (``snodo.server.callers``); ``await ctx.user_state.get(key)``."""
+        if self.caller_space is None:
+            raise RuntimeError("this context was not made by a server: it has no user_state")
+        return self.caller_space.user_state(self)
 
     @property
     def is_retry(self) -> bool:

@@ -21,6 +21,7 @@ from snodo.core.context import (
     BOUND_DEFAULTS,
     FIELD_FACTORIES,
     UNTRACKED,
+    CallerSpace,
     Context,
     Emit,
     Progress,
@@ -123,6 +124,11 @@ class Answerer(Protocol):
 
     @property
     def observer(self) -> Observer: ...
+
+    @property
+    def caller_space(self) -> CallerSpace | None:
+        """What the server keeps for each caller, lent to every request's context."""
+        ...
 
     def check_version(self, version: str) -> None:
         """Raise the protocol's error for a version the server does not serve."""
@@ -236,6 +242,7 @@ async def answer(
                 "headers": headers or {},
                 "clock": clock,
                 "emit": emit or collected.append,
+                "caller_space": server.caller_space,
             }
         )
         if granted is not None:  # OAuth: the token the transport verified, if it did

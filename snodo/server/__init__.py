@@ -15,6 +15,7 @@ registers), ``registry`` and ``tools``, ``resources``, ``prompts`` (what is offe
 readiness), ``access`` (the verified access token as a dependency), ``type_schemas``
 (JSON Schemas of Python types), ``dispatch`` (method to handler), ``subscriptions``
 and ``notify_bus`` (listen streams and the bus that feeds them across workers),
+``callers`` (who a caller is, and ``ctx.user_state``, kept for each across requests),
 ``pagination``, ``schemas`` (tool schemas compiled once), ``skills`` and
 ``skill_files`` (the Skills extension: skill folders served), ``eras`` (telling the eras
 apart) and ``legacy_limits`` (what a legacy client may make the server keep). It may
@@ -44,6 +45,7 @@ from snodo.core.state.token import DEFAULT_TTL
 from snodo.core.types import OpenStream
 from snodo.revisions import REVISIONS, Revisions
 from snodo.server.backend import Backend
+from snodo.server.callers import CallerSpaces, UserStore
 from snodo.server.decorators import Decorators
 from snodo.server.extensions import Extension, ExtensionMethod, tasks_extension
 from snodo.server.invoke import can_ask
@@ -67,6 +69,7 @@ __all__ = [
     "Reply",
     "Server",
     "ToolSearchOption",
+    "UserStore",
 ]
 
 log = logging.getLogger("snodo")
@@ -127,7 +130,9 @@ class Server(Decorators):
     searches the others instead of them all. ``middleware`` runs around every handler,
     the first outermost (``snodo.middleware`` has rate limits, a response cache, timing,
     request logs, retries, result limits and error handling), as ``@server.middleware``
-    adds them.
+    adds them. ``user_store`` is where ``ctx.user_state`` is kept for each caller
+    (``snodo.server.callers.UserStore``, or a store's URL: ``redis://...`` for every
+    worker; this process's memory by default).
     """
 
     def __init__(
@@ -168,6 +173,7 @@ class Server(Decorators):
         mask_errors: bool = False,
         tool_search: ToolSearchOption | None = None,
         middleware: Sequence[Middleware] = (),
+        user_store: UserStore | str | None = None,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -201,6 +207,12 @@ class Server(Decorators):
         default (snodo.legacy); ``"stateless"``: no legacy sessions; None makes the
         server modern-only."""
         self.middlewares: list[Middleware] = []
+        users = (
+            user_store if isinstance(user_store, UserStore) else UserStore(user_store or "memory:")
+        )
+        self.caller_space = CallerSpaces(users)
+        """What each request's context keeps for its caller: ``ctx.user_state``
+        (``snodo.server.callers``)."""
         # Listen streams here; ``notifications`` (snodo.server.notify_bus) reaches other workers'.
         self.subscriptions = Subscriptions(max_listen_streams, notifications or LocalBus())
         self._serving = False
