@@ -132,10 +132,9 @@ def snodo_app(case: Case) -> Any:
 
     from snodo import Ask, Context, Depends, Server, elicitation  # noqa: PLC0415
     from snodo.core.result import InputRequired  # noqa: PLC0415
+    from snodo.middleware import RateLimit  # noqa: PLC0415
     from snodo.server import LegacyLimits  # noqa: PLC0415
     from snodo.transports.http import HttpApp  # noqa: PLC0415
-
-    from snodo.middleware import RateLimit  # noqa: PLC0415
 
     store = os.environ[REDIS_ENV] if case.name == "legacy-redis" else None
     # A budget no run reaches: every request is counted, none refused.

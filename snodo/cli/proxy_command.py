@@ -6,7 +6,9 @@
 
 The backend is an HTTP endpoint, or a stdio server the proxy starts (once per worker),
 of either era; or every server of an ``mcpServers`` configuration file, each under its
-name as a prefix (``snodo.gateway.serve_group``); with ``--tool-search`` its tools are
+name as a prefix (``snodo.gateway.serve_group``). ``--include``, ``--exclude``,
+``--rename`` and ``--shape FILE`` say what is taken of the backend and how it is offered
+(``snodo.gateway.Shape``); with ``--tool-search`` its tools are
 searched rather than listed (``snodo.search``). The proxy serves it like
 ``snodo run`` serves a target, with the same options (``--transport``, ``--host``,
 ``--port``, ``--workers``, ...): the command describes the backend in
@@ -25,7 +27,7 @@ from typing import Any
 from snodo.cli.client_commands import add_auth_options, auth_token, bearer
 from snodo.cli.serve_options import SERVE_OPTIONS, add_serve_options
 from snodo.client import Client
-from snodo.gateway import proxy, serve_group
+from snodo.gateway import Shape, proxy, serve_group
 from snodo.server import Server
 from snodo.server.notify_bus import notification_bus
 
@@ -92,6 +94,34 @@ def register(commands: Any) -> None:
         help="a tool listed beside the search (repeat for more); implies --tool-search",
     )
     parser.add_argument(
+        "--include",
+        metavar="PATTERN",
+        action="append",
+        help="serve only the backend's tools, prompts and resources whose name or URI"
+        " fits (a shell pattern; repeat for more)",
+    )
+    parser.add_argument(
+        "--exclude",
+        metavar="PATTERN",
+        action="append",
+        default=[],
+        help="do not serve the backend's tools, prompts and resources whose name or URI"
+        " fits (repeat for more)",
+    )
+    parser.add_argument(
+        "--rename",
+        metavar="OLD=NEW",
+        action="append",
+        default=[],
+        help="serve the backend's tool or prompt OLD as NEW (repeat for more)",
+    )
+    parser.add_argument(
+        "--shape",
+        metavar="FILE",
+        help="a JSON file of what to take of the backend and how to offer it: include,"
+        " exclude, rename, and tools reshaped (snodo.gateway.Shape)",
+    )
+    parser.add_argument(
         "backend", nargs=argparse.REMAINDER, help="URL, or -- COMMAND ARG... (stdio)"
     )
     parser.set_defaults(options_after_url=parser.parse_args)
@@ -130,13 +160,18 @@ def backend_of(args: argparse.Namespace) -> dict[str, Any]:
             "max_results": args.tool_search_results,
             "always_visible": list(args.always_visible),
         }
+    shape = _shape_of(args)
     if args.config is not None:
         if words:
             raise SystemExit("snodo proxy: give --config or a backend, not both")
+        if shape is not None:
+            raise SystemExit('snodo proxy: with --config, give each server its "shape" in the file')
         described["config"] = str(Path(args.config).resolve())
         return described
     if not words:
         raise SystemExit("snodo proxy: give the backend: a URL, -- COMMAND ARG..., or --config")
+    if shape is not None:
+        described["shape"] = shape
     if len(words) == 1 and words[0].startswith(("http://", "https://")):
         described["url"] = words[0]
         try:
@@ -148,6 +183,34 @@ def backend_of(args: argparse.Namespace) -> dict[str, Any]:
     else:
         described["command"] = words
     return described
+
+
+def _shape_of(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The shape ``--shape`` and the filter and rename options describe, checked."""
+    shape: dict[str, Any] = {}
+    if args.shape is not None:
+        try:
+            shape = json.loads(Path(args.shape).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise SystemExit(f"snodo proxy: --shape {args.shape}: {exc}") from None
+        if not isinstance(shape, dict):
+            raise SystemExit(f"snodo proxy: --shape {args.shape}: not a JSON object")
+    if args.include:
+        shape["include"] = [*(shape.get("include") or []), *args.include]
+    if args.exclude:
+        shape["exclude"] = [*(shape.get("exclude") or []), *args.exclude]
+    for pair in args.rename:
+        old, equals, new = pair.partition("=")
+        if not equals or not old or not new:
+            raise SystemExit(f"snodo proxy: --rename takes OLD=NEW, not {pair!r}")
+        shape["rename"] = {**(shape.get("rename") or {}), old: new}
+    if not shape:
+        return None
+    try:
+        Shape.from_json(shape)
+    except (ValueError, TypeError) as exc:
+        raise SystemExit(f"snodo proxy: the shape: {exc}") from None
+    return shape
 
 
 def main(args: argparse.Namespace, run: Any) -> int:
@@ -190,4 +253,7 @@ def from_environment() -> Server:
             return Client.http(url, auth=auth, **options, **handlers)
         return Client.stdio(command, **options, **handlers)
 
+    shape = described.get("shape")
+    if shape is not None:
+        shared["shape"] = Shape.from_json(shape)
     return proxy(connect, name=name, answer_timeout=answer_timeout, **shared)

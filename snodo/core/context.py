@@ -77,6 +77,23 @@ class CallerSpace(Protocol):
         """The caller's ``UserState``; an error when the request names no caller."""
         ...
 
+    async def change_visibility(
+        self,
+        ctx: Context,
+        enable: bool | None,
+        names: Iterable[str],
+        tags: Iterable[str],
+        kinds: Iterable[str] | None,
+    ) -> None:
+        """Show (``enable``) or hide the caller's items of these names or tags from now
+        on; ``enable`` None forgets the caller's changes. An error when the request
+        names no caller."""
+        ...
+
+
+def _many(given: str | Iterable[str]) -> tuple[str, ...]:
+    return (given,) if isinstance(given, str) else tuple(given)
+
 
 @dataclass(slots=True)
 class Progress:
@@ -206,6 +223,39 @@ class Context:
         if self.caller_space is None:
             raise RuntimeError("this context was not made by a server: it has no user_state")
         return self.caller_space.user_state(self)
+
+    async def enable(
+        self,
+        *,
+        names: str | Iterable[str] = (),
+        tags: str | Iterable[str] = (),
+        kinds: Iterable[str] | None = None,
+    ) -> None:
+        """Show this caller (its principal, else its legacy session) the items of these
+        names or tags, of these ``kinds`` (``tools``, ``resources``, ``templates``,
+        ``prompts``; all by default), across requests and workers
+        (``snodo.server.visibility``); the listeners hear that the lists changed."""
+        await self._space().change_visibility(self, True, _many(names), _many(tags), kinds)
+
+    async def disable(
+        self,
+        *,
+        names: str | Iterable[str] = (),
+        tags: str | Iterable[str] = (),
+        kinds: Iterable[str] | None = None,
+    ) -> None:
+        """Hide from this caller the items of these names or tags, as ``enable`` shows
+        them: they answer it as missing ones."""
+        await self._space().change_visibility(self, False, _many(names), _many(tags), kinds)
+
+    async def reset_visibility(self) -> None:
+        """Forget this caller's ``enable`` and ``disable``: it sees what the server shows."""
+        await self._space().change_visibility(self, None, (), (), None)
+
+    def _space(self) -> CallerSpace:
+        if self.caller_space is None:
+            raise RuntimeError("this context was not made by a server: it keeps nothing")
+        return self.caller_space
 
     @property
     def is_retry(self) -> bool:

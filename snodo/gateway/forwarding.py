@@ -47,6 +47,7 @@ from snodo.core.result import InputRequired, input_required
 from snodo.gateway.front import GATEWAYS, front_client
 from snodo.gateway.open_calls import CURRENT, REFUSE, FlowElsewhere, OpenCalls
 from snodo.gateway.relay import Relay
+from snodo.gateway.shaping import NOTHING_COMPLETED, Shape
 from snodo.gateway.skills import declare, declared, prefixed
 from snodo.revisions.authoring.protocol import (
     META_CLIENT_CAPABILITIES,
@@ -99,7 +100,10 @@ class Proxy:
         answer_timeout: float = 300.0,
         relay: str | None = None,
         calls_per_client: int = 16,
+        shape: Shape | None = None,
     ) -> None:
+        self.shape = shape
+        """What is taken of the backend, and how it is offered (``snodo.gateway.shaping``)."""
         self.client = connect(
             elicitation=self.asker("elicitation/create"),
             url_elicitation=self.asker("elicitation/create"),
@@ -161,7 +165,24 @@ class Proxy:
     async def forward(
         self, ctx: Context, params: Mapping[str, Any]
     ) -> dict[str, Any] | InputRequired:
-        """The backend's answer to the front's request, or its questions as ours."""
+        """The backend's answer to the front's request, or its questions as ours; with a
+        ``shape``, the request and a list's answer as it says."""
+        shape = self.shape
+        if shape is None:
+            return await self._forward(ctx, params)
+        sent = await shape.request(ctx, params)
+        if sent is None:
+            return dict(NOTHING_COMPLETED)
+        outcome = await self._forward(ctx, sent)
+        return (
+            outcome
+            if isinstance(outcome, InputRequired)
+            else shape.result(ctx.request_method, outcome)
+        )
+
+    async def _forward(
+        self, ctx: Context, params: Mapping[str, Any]
+    ) -> dict[str, Any] | InputRequired:
         method = ctx.request_method
         if "inputResponses" in params or "requestState" in params:
             sent = {key: value for key, value in params.items() if key not in _RETRY_KEYS}
@@ -194,6 +215,7 @@ class Proxy:
         server = self.server
         return (
             self.label is None
+            and self.shape is None
             and server is not None
             and not server.middlewares
             and ctx.revision is not None
@@ -328,7 +350,7 @@ class Proxy:
             cursor = result.get("nextCursor")
             if not isinstance(cursor, str) or not cursor:
                 break
-        return items
+        return items if self.shape is None else self.shape.listed(method, items)
 
     # -- lifespan -----------------------------------------------------------------------
 
@@ -410,7 +432,7 @@ class Proxy:
             self.server.notify_list_changed(_LIST_CHANGED[method])  # type: ignore[arg-type]
         elif method == "notifications/resources/updated":
             uri = (note.get("params") or {}).get("uri")
-            if isinstance(uri, str):
+            if isinstance(uri, str) and (self.shape is None or self.shape.takes(uri)):
                 if self.label is not None and declared(self.advertised) is not None:
                     uri = prefixed(self.label, uri)  # a mounted member's skill file
                 self.server.notify_resource_updated(uri)
@@ -448,6 +470,7 @@ def proxy(
     answer_timeout: float = 300.0,
     relay: str | None = None,
     calls_per_client: int = 16,
+    shape: Shape | None = None,
     **server_options: Any,
 ) -> Server:
     """A ``Server`` serving the backend that ``connect(**client_options)`` reaches.
@@ -459,14 +482,19 @@ def proxy(
     ``relay`` (a Redis URL) lets a retry that reaches another worker be answered by the
     one holding the backend call (``snodo.gateway.relay``); ``calls_per_client`` is how
     many of a legacy backend's calls waiting for answers one front client may hold
-    (``snodo.gateway.open_calls``). ``server_options`` are
-    ``Server``'s (limits, state keys, auth, ...).
+    (``snodo.gateway.open_calls``). ``shape`` filters, renames and reshapes what is
+    taken of the backend (``snodo.gateway.shaping``). ``server_options`` are
+    ``Server``'s (limits, state keys, auth, middleware, ...).
     """
 
     @asynccontextmanager
     async def lifespan(server: Server) -> AsyncIterator[Proxy]:
         backend = Proxy(
-            connect, answer_timeout=answer_timeout, relay=relay, calls_per_client=calls_per_client
+            connect,
+            answer_timeout=answer_timeout,
+            relay=relay,
+            calls_per_client=calls_per_client,
+            shape=shape,
         )
         await backend.start(server)
         server.offering.serve_backend(backend)

@@ -20,10 +20,12 @@ nothing beyond a request.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from contextvars import ContextVar
 from typing import Any, Final
 
 from snodo.core.context import PEER_ADDRESS, Context
+from snodo.server.visibility import Rule, Visibility
 from snodo.stores.key_value import KeyValueStore, key_value_store
 
 __all__ = [
@@ -148,10 +150,28 @@ def _checked(key: str) -> str:
 
 class CallerSpaces:
     """What a server lends every request's context for its caller
-    (``snodo.core.context.CallerSpace``)."""
+    (``snodo.core.context.CallerSpace``): its ``user_state``, and its own visibility
+    rules (``snodo.server.visibility``), both kept in the server's ``UserStore``."""
 
-    def __init__(self, users: UserStore) -> None:
+    def __init__(self, users: UserStore, visibility: Visibility) -> None:
         self.users = users
+        self.visibility = visibility
+        visibility.store, visibility.ttl = users.store, users.ttl
+        visibility.callers = users.store.shared  # another worker may have written some
+
+    async def change_visibility(
+        self,
+        ctx: Context,
+        enable: bool | None,
+        names: Iterable[str],
+        tags: Iterable[str],
+        kinds: Iterable[str] | None,
+    ) -> None:
+        caller = caller_of(ctx)
+        if caller is None:
+            raise NoCaller()
+        rule = None if enable is None else Rule.of(enable, names, tags, kinds)
+        await self.visibility.caller_rule(caller, rule)
 
     def user_state(self, ctx: Context) -> UserState:
         caller = caller_of(ctx)

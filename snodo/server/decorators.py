@@ -59,6 +59,7 @@ class ResourceDecorators:
     ) -> Resource:
         """Register a resource as ``@server.resource(uri, ...)`` does."""
         check(ResourceOptions, options, f"resource {uri!r}")
+        self.registry.visibility.mark("resources", uri, options)
         return self.registry.add_resource(
             make_resource(function, uri, options, threads=self.registry.threads)
         )
@@ -144,6 +145,7 @@ class ResourceDecorators:
     ) -> ResourceTemplate:
         """Register a resource template as ``@server.resource_template(...)`` does."""
         check(TemplateOptions, options, f"resource template {uri_template!r}")
+        self.registry.visibility.mark("templates", uri_template, options)
         return self.registry.add_template(
             make_template(function, uri_template, options, threads=self.registry.threads)
         )
@@ -184,7 +186,9 @@ class Decorators(ResourceDecorators):
         """Register a tool as ``@server.tool(...)`` does, with the same options; returns
         the Tool as listed."""
         check(ToolOptions, options, "tool")
-        return self.registry.add_tool(make_tool(function, options, threads=self.registry.threads))
+        made = make_tool(function, options, threads=self.registry.threads)
+        self.registry.visibility.mark("tools", made.name, options)
+        return self.registry.add_tool(made)
 
     def remove_tool(self, name: str) -> None:
         """Stop offering the tool ``name`` (nothing if there is none)."""
@@ -217,9 +221,9 @@ class Decorators(ResourceDecorators):
     def add_prompt(self, function: Handler, **options: Unpack[PromptOptions]) -> Prompt:
         """Register a prompt as ``@server.prompt(...)`` does."""
         check(PromptOptions, options, "prompt")
-        return self.registry.add_prompt(
-            make_prompt(function, options, threads=self.registry.threads)
-        )
+        made = make_prompt(function, options, threads=self.registry.threads)
+        self.registry.visibility.mark("prompts", made.name, options)
+        return self.registry.add_prompt(made)
 
     def remove_prompt(self, name: str) -> None:
         """Stop offering the prompt ``name`` (nothing if there is none); listeners hear

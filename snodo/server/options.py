@@ -19,14 +19,20 @@ Every kind takes ``ItemOptions``:
   that never blocks.
 - ``timeout``: seconds a call may take; past them the caller gets an error saying so,
   and the call is cancelled (async) or abandoned (thread).
+- ``tags``: names ``server.enable``/``server.disable`` and ``ctx.enable``/``ctx.disable``
+  select it by (``snodo.server.visibility``).
+- ``enabled``: False: hidden until enabled.
+- ``visible``: a function of the request's ``Context`` (its token's claims: roles,
+  groups) that says whether the caller sees it; hidden, it answers as a missing item.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal, TypedDict
 
 from snodo.core.caching import CacheHint
+from snodo.core.context import Context
 
 __all__ = [
     "ItemOptions",
@@ -53,6 +59,9 @@ class ItemOptions(TypedDict, total=False):
     scopes: Iterable[str]
     inline: bool
     timeout: float | None
+    tags: Iterable[str]
+    enabled: bool
+    visible: Callable[[Context], bool] | None
 
 
 class ToolOptions(ItemOptions, total=False):
