@@ -116,10 +116,12 @@ class UserState:
         self._space = "user:" + caller
 
     async def get(self, key: str, default: Any = None) -> Any:
+        """The value of ``key``, or ``default``."""
         raw = await self._kept.store.get(self._space, _checked(key))
         return default if raw is None else json.loads(raw)
 
     async def set(self, key: str, value: Any, *, ttl: float | None = None) -> None:
+        """Keep ``value`` under ``key``; ``UserStateFull`` past the bounds."""
         kept = self._kept
         body = json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode()
         if len(body) > kept.max_value_bytes:
@@ -133,12 +135,15 @@ class UserState:
             raise UserStateFull(f"user_state: a caller keeps at most {kept.max_keys} keys")
 
     async def delete(self, key: str) -> None:
+        """Forget ``key``."""
         await self._kept.store.delete(self._space, _checked(key))
 
     async def keys(self) -> list[str]:
+        """The caller's keys, sorted."""
         return sorted(await self._kept.store.keys(self._space))
 
     async def clear(self) -> None:
+        """Forget every key of the caller."""
         await self._kept.store.clear(self._space)
 
 
@@ -167,6 +172,7 @@ class CallerSpaces:
         tags: Iterable[str],
         kinds: Iterable[str] | None,
     ) -> None:
+        """Add a rule to the caller's own (``enable`` None: forget them all)."""
         caller = caller_of(ctx)
         if caller is None:
             raise NoCaller()
@@ -174,6 +180,7 @@ class CallerSpaces:
         await self.visibility.caller_rule(caller, rule)
 
     def user_state(self, ctx: Context) -> UserState:
+        """The caller's ``UserState``; ``NoCaller`` when the request names none."""
         caller = caller_of(ctx)
         if caller is None:
             raise NoCaller()

@@ -34,6 +34,7 @@ from snodo.stores.key_value import KeyValueStore
 __all__ = ["Item", "Kind", "Rule", "View", "Visibility", "Visible"]
 
 Kind = Literal["tools", "resources", "templates", "prompts"]
+"""The kinds of item a rule may select."""
 KINDS: Final[tuple[Kind, ...]] = ("tools", "resources", "templates", "prompts")
 LIST_KEYS: Final[Mapping[str, str]] = {
     "tools": "toolsListChanged",
@@ -102,6 +103,7 @@ class Rule:
         return cls(enable, named, tagged, chosen, test)
 
     def matches(self, item: Item) -> bool:
+        """Whether the rule selects ``item``."""
         if self.kinds is not None and item.kind not in self.kinds:
             return False
         if self.test is not None:
@@ -113,6 +115,7 @@ class Rule:
         return {LIST_KEYS[kind] for kind in (self.kinds or KINDS)}
 
     def to_json(self) -> dict[str, Any]:
+        """The rule as a caller's rules are kept (a predicate is never kept)."""
         body: dict[str, Any] = {"e": self.enable, "n": sorted(self.names), "t": sorted(self.tags)}
         if self.kinds is not None:
             body["k"] = sorted(self.kinds)
@@ -120,6 +123,7 @@ class Rule:
 
     @classmethod
     def from_json(cls, body: Mapping[str, Any]) -> Rule:
+        """The rule ``to_json`` wrote."""
         kinds = body.get("k")
         return cls(
             bool(body["e"]),
@@ -200,10 +204,12 @@ class Visibility:
         self.by_caller = self.by_caller or visible is not None
 
     def tags(self, kind: Kind, key: str) -> frozenset[str]:
+        """The item's tags."""
         marks = self.marks.get((kind, key))
         return marks.tags if marks is not None else frozenset()
 
     def forget(self, kind: Kind, key: str) -> None:
+        """Drop what registration said of an item no longer registered."""
         self.marks.pop((kind, key), None)
         self._disabled.discard((kind, key))
 
