@@ -11,7 +11,9 @@ An item is shown unless something hides it. In order, later ones winning:
    (``Server(user_store=...)``: memory, an SQLite file or Redis, so that every worker
    sharing it agrees), until ``ctx.reset_visibility()`` or the store's ttl;
 4. its ``visible=`` function of the request's ``Context`` (the token's claims: roles,
-   groups), beside ``scopes=``: what it refuses nothing above shows.
+   groups), beside ``scopes=``: what it refuses nothing above shows;
+5. the hooks added with ``Visibility.add_hook`` (an extension's rule of its own, a
+   function of the context, the kind and the key): what one hides stays hidden.
 
 A hidden item answers exactly as one that does not exist, in every method and both eras
 (``snodo.server.methods``). A change sends the matching ``list_changed`` to the listen
@@ -31,7 +33,7 @@ from typing import Any, Final, Literal
 from snodo.core.context import Context
 from snodo.stores.key_value import KeyValueStore
 
-__all__ = ["Item", "Kind", "Rule", "View", "Visibility", "Visible"]
+__all__ = ["Hook", "Item", "Kind", "Rule", "View", "Visibility", "Visible"]
 
 Kind = Literal["tools", "resources", "templates", "prompts"]
 """The kinds of item a rule may select."""
@@ -46,6 +48,10 @@ LIST_KEYS: Final[Mapping[str, str]] = {
 
 Visible = Callable[[Context], bool]
 """``visible=``: whether the request's caller may see the item."""
+
+Hook = Callable[[Context, "Kind", str], bool]
+"""A rule of its own (an extension's): whether the item ``key`` of the kind is hidden
+from the request's caller."""
 
 SPACE: Final = "visibility"
 """The store space of the callers' own rules, each under its caller's key."""
@@ -142,7 +148,7 @@ class View:
         self._visibility = visibility
         self._rules = [*visibility.rules, *caller_rules]
         self.ctx = ctx
-        self.private = bool(caller_rules) or visibility.by_caller
+        self.private = bool(caller_rules or visibility.hooks) or visibility.by_caller
         """Whether what this caller sees may differ from what another does."""
 
     def hides(self, kind: Kind, key: str) -> bool:
@@ -156,6 +162,9 @@ class View:
                     shown = rule.enable
         if shown and marks.visible is not None:
             shown = bool(marks.visible(self.ctx))
+        if shown:
+            ctx = self.ctx
+            shown = not any(hook(ctx, kind, key) for hook in self._visibility.hooks)
         return not shown
 
 
@@ -179,11 +188,13 @@ class Visibility:
         """Callers' own rules may exist (one was written here, or the store is shared)."""
         self._disabled: set[tuple[Kind, str]] = set()
         """The items registered with ``enabled=False``."""
+        self.hooks: list[Hook] = []
+        """The rules of their own that extensions add (``add_hook``)."""
 
     @property
     def active(self) -> bool:
         """Whether anything may hide anything: else the methods skip visibility."""
-        return bool(self.rules or self._disabled) or self.by_caller or self.callers
+        return bool(self.rules or self._disabled or self.hooks) or self.by_caller or self.callers
 
     # -- registration ----------------------------------------------------------------------
 
@@ -212,6 +223,11 @@ class Visibility:
         """Drop what registration said of an item no longer registered."""
         self.marks.pop((kind, key), None)
         self._disabled.discard((kind, key))
+
+    def add_hook(self, hook: Hook) -> None:
+        """Hide from a caller whatever ``hook(ctx, kind, key)`` says is hidden, in every
+        method as the other rules; lists become the caller's own (``private``)."""
+        self.hooks.append(hook)
 
     # -- changes -------------------------------------------------------------------------
 

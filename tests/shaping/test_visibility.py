@@ -205,3 +205,27 @@ def test_tool_search_never_finds_a_hidden_tool() -> None:
     )
     assert through["isError"] is True
     assert "Unknown tool: send_email" in through["content"][0]["text"]
+
+
+@synchronous
+async def test_a_hook_hides_in_every_method_as_the_rules_do() -> None:
+    server = offered()
+    seen: list[tuple[str, str]] = []
+
+    def hook(ctx: Context, kind: str, key: str) -> bool:
+        seen.append((kind, key))
+        hidden = ("restart", "runbook", "file:///ops/log", "file:///ops/{name}")
+        return key in hidden and ctx.principal != "ada"
+
+    server.registry.visibility.add_hook(hook)
+    bob = await ask(server, "tools/list", principal="bob")
+    assert "restart" not in [t["name"] for t in bob["result"]["tools"]]
+    assert bob["result"]["cacheScope"] == "private"
+    assert "restart" in await names(server, principal="ada")
+    call = await ask(server, "tools/call", {"name": "restart"}, principal="bob")
+    assert missing(call) == {"code": -32602, "message": "Unknown tool: restart"}
+    got = await ask(server, "prompts/get", {"name": "runbook"}, principal="bob")
+    assert missing(got) == {"code": -32602, "message": "Unknown prompt: runbook"}
+    read = await ask(server, "resources/read", {"uri": "file:///ops/log"}, principal="bob")
+    assert read["error"]["code"] == -32602
+    assert ("tools", "restart") in seen
