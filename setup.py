@@ -21,7 +21,6 @@ from setuptools import setup
 COMPILED = [
     # The core (snodo/core/), all of it but PURE_CORE below.
     "snodo/core/admission.py",
-    "snodo/core/caching.py",
     "snodo/core/capabilities.py",
     "snodo/core/envelope.py",
     "snodo/core/http_headers.py",
@@ -50,6 +49,8 @@ answer (``bench/instructions.py`` counts the difference)."""
 
 PURE_CORE = {
     "snodo/core/__init__.py": "the package's docstring, nothing to run",
+    "snodo/core/caching.py": "CacheHint, which programs make and whose own checks name "
+    "the bad value; a compiled constructor would refuse a wrong type first",
     "snodo/core/context.py": "the compiled request path makes Context instances with "
     "object.__new__ and fills their __dict__ in one step, which a native class refuses",
     "snodo/core/errors.py": "each error's code and message are class attributes its "
@@ -63,9 +64,9 @@ PURE_CORE = {
     "(Python) subclasses: a compiled class cannot be subclassed in Python",
     "snodo/core/state/replay.py": "a guard's public consume checks the types of what a "
     "program passes with messages of its own, which a compiled signature would pre-empt",
-    "snodo/core/state/__init__.py": "the public seal and open functions: a compiled "
-    "signature would answer a wrong type before their own checks do",
-    "snodo/core/state/keyring.py": "the public Keyring, for the same reason",
+    "snodo/core/state/__init__.py": "the package's names and its docstring, nothing to run",
+    "snodo/core/state/keyring.py": "the public Keyring, the one API for sealing: a compiled "
+    "signature would answer a wrong type before its own checks do",
 }
 """The core's modules left as Python, each with why; ``tests/packaging`` checks that
 every module of snodo/core/ is compiled or named here."""

@@ -131,3 +131,12 @@ for name in sorted(filter(None, sys.stdin.read().split("\0"))):
 print(digest.hexdigest())
 ' "$ROOT"
 }
+
+# The pinned MCP Bundle tools (interop/mcpb: @anthropic-ai/mcpb), installed when
+# node_modules is missing or older than the lock. The generator reads the bundle
+# manifest's schema from it (schema/mcpb-manifest/pin.toml), and the publishing tests run
+# its `mcpb validate` and `mcpb unpack` on a built bundle (skipped without it).
+# --ignore-scripts: it ships its built dist/ in the tarball.
+install_mcpb() {
+  _npm_ci_when_stale mcpb
+}

@@ -168,6 +168,10 @@ class Clients:
             limits.max_document_bytes, limits.document_timeout, loopback_documents
         )
         self.registration_ttl = limits.registration_lifetime
+        self.first_party: Mapping[str, Client] = {}
+        """Clients the operator listed (``snodo.auth.first_party``), by id."""
+        self.grant_types: Iterable[str] = ("authorization_code", "refresh_token")
+        """What a client may register for (the token endpoint's)."""
 
     async def register(self, body: bytes) -> Answer:
         """RFC 7591: the client's metadata checked, an id (and a secret unless it is a
@@ -199,12 +203,9 @@ class Clients:
                 f"token_endpoint_auth_method must be one of {AUTH_METHODS}",
             )
         grants = request.get("grant_types", ["authorization_code"])
-        if not isinstance(grants, list) or not set(grants) <= {
-            "authorization_code",
-            "refresh_token",
-        }:
+        if not isinstance(grants, list) or not set(grants) <= set(self.grant_types):
             raise OAuthRefusal(
-                "invalid_client_metadata", "grant_types: authorization_code, refresh_token"
+                "invalid_client_metadata", "grant_types: " + ", ".join(sorted(self.grant_types))
             )
         if request.get("response_types", ["code"]) != ["code"]:
             raise OAuthRefusal("invalid_client_metadata", "response_types must be ['code']")
@@ -249,6 +250,9 @@ class Clients:
         ``address``."""
         if not client_id or len(client_id) > 2000:
             return None
+        first = self.first_party.get(client_id)
+        if first is not None:
+            return first
         record = await self.records.get("client:" + client_id)
         if record is not None:
             return _client(record)

@@ -4,7 +4,9 @@ The proxy is the authorization server and the protected resource at once, so its
 tokens are signed with a key of the server's secret (HMAC-SHA256, ``derive``): every
 worker holding the secret verifies what any worker issued, and no key set needs
 publishing. A token is short-lived, its audience is the MCP endpoint's resource URI,
-and it carries the provider identity's claims for ``ctx.access_token``.
+and it carries the provider identity's claims for ``ctx.access_token``. A token issued
+to a client that proved a DPoP key (``snodo.auth.dpop``) names its thumbprint
+(``cnf.jkt``) and is taken only with a proof of that key.
 
 Verification accepts only these tokens: a tampered one fails the signature, one of
 the provider (signed with its key, or opaque) is not a JWS of this key, and one whose
@@ -29,8 +31,9 @@ except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
         "snodo.auth.proxy_tokens needs the snodo[auth] extra: pip install 'snodo[auth]'"
     ) from missing
 
+from snodo.auth.claims import ClaimsRefused, check_claims, type_matches
 from snodo.auth.proxy_store import ProxyStore, derive
-from snodo.auth.tokens import AccessToken, InvalidToken, audience_matches, scope_set, subject_of
+from snodo.auth.tokens import AccessToken, InvalidToken, scope_set, subject_of
 
 __all__ = ["RESERVED", "TokenMinter"]
 
@@ -39,7 +42,7 @@ TOKEN_TYPE = "at+jwt"
 """RFC 9068's ``typ``: an access token, never to be taken for an ID token."""
 MAX_TOKEN_CHARS = 16 * 1024
 RESERVED = frozenset(
-    {"iss", "aud", "exp", "iat", "nbf", "jti", "scope", "client_id", "fam", "azp", "nonce"}
+    {"iss", "aud", "exp", "iat", "nbf", "jti", "scope", "client_id", "fam", "azp", "nonce", "cnf"}
 )
 """Claims the proxy sets itself; the provider's of the same names are dropped."""
 
@@ -72,11 +75,18 @@ class TokenMinter:
         self.clock = clock
 
     def mint(
-        self, claims: Mapping[str, Any], client_id: str, scopes: Iterable[str], family: str
+        self,
+        claims: Mapping[str, Any],
+        client_id: str,
+        scopes: Iterable[str],
+        family: str,
+        jkt: str | None = None,
+        lifetime: float | None = None,
     ) -> tuple[str, int]:
-        """A signed token for the identity ``claims`` and its lifetime in seconds."""
+        """A signed token for the identity ``claims`` and its lifetime in seconds, bound
+        to the DPoP key ``jkt`` when given."""
         now = int(self.clock())
-        lifetime = int(self.lifetime)
+        lifetime = int(self.lifetime if lifetime is None else lifetime)
         payload = {k: v for k, v in claims.items() if k not in RESERVED}
         payload.update(
             iss=self.issuer,
@@ -88,6 +98,8 @@ class TokenMinter:
             scope=" ".join(sorted(scopes)),
             fam=family,
         )
+        if jkt is not None:
+            payload["cnf"] = {"jkt": jkt}
         header = {"alg": ALGORITHM, "typ": TOKEN_TYPE}
         return jose_jwt.encode(header, payload, self._key, algorithms=[ALGORITHM]), lifetime
 
@@ -101,21 +113,19 @@ class TokenMinter:
         except (JoseError, ValueError, UnicodeError) as exc:
             # Forged, tampered, the provider's, or not a JWS at all.
             raise InvalidToken(f"not a token of this server: {type(exc).__name__}") from None
-        if decoded.header.get("typ") != TOKEN_TYPE:
+        if not type_matches(decoded.header.get("typ"), TOKEN_TYPE):
             raise InvalidToken("wrong token type")
         claims: dict[str, Any] = dict(decoded.claims)
-        registry = jose_jwt.JWTClaimsRegistry(
-            now=lambda: int(self.clock()),
-            leeway=self.leeway,
-            iss={"essential": True, "value": self.issuer},
-            exp={"essential": True},
-        )
         try:
-            registry.validate(claims)
-        except JoseError as exc:
-            raise InvalidToken(f"claims: {type(exc).__name__}") from None
-        if not audience_matches(claims.get("aud"), self.resource):
-            raise InvalidToken("the token is not for this resource")
+            check_claims(
+                claims,
+                issuer=self.issuer,
+                audience=self.resource,
+                now=int(self.clock()),
+                leeway=self.leeway,
+            )
+        except ClaimsRefused as exc:
+            raise InvalidToken(f"claims: {exc}") from None
         if not isinstance(claims.get("fam"), str):
             raise InvalidToken("the token names no family")
         return claims

@@ -20,6 +20,7 @@ from snodo.core.context import (
     ACCESS_TOKEN,
     BOUND_DEFAULTS,
     FIELD_FACTORIES,
+    TOKEN_EXCHANGE,
     UNTRACKED,
     CallerSpace,
     Context,
@@ -39,7 +40,13 @@ from snodo.core.input_responses import check_params
 from snodo.core.observe import QUIET, Observer
 from snodo.core.result import InputRequired
 from snodo.core.state.keyring import Keyring
-from snodo.core.state.sealing import NOTHING_OPENED, Sealer, opened, opened_now, pinned
+from snodo.core.state.sealing import (
+    NOTHING_OPENED,
+    Sealer,
+    open_state,
+    open_state_now,
+    seal_asked,
+)
 from snodo.core.types import CallNext, Middleware, Offering, OpenStream, Outcome
 from snodo.revisions.authoring.protocol import META_CLIENT_INFO, META_LOG_LEVEL, META_SERVER_INFO
 
@@ -216,8 +223,8 @@ async def answer(
         if echoed is None:  # a first round: nothing to open
             state_data, asked = NOTHING_OPENED
         else:  # no coroutine unless a guard must consume the state
-            found = opened_now(sealer)
-            state_data, asked = found if found is not None else await opened(sealer)
+            found = open_state_now(sealer)
+            state_data, asked = found if found is not None else await open_state(sealer)
         ctx = request_context(
             {
                 "request_id": request_id,
@@ -247,6 +254,7 @@ async def answer(
         )
         if granted is not None:  # OAuth: the token the transport verified, if it did
             ctx.__dict__["access_token"] = ACCESS_TOKEN.get()
+            ctx.__dict__["token_exchange"] = TOKEN_EXCHANGE.get()
         middlewares = server.middlewares
         if middlewares:
             outcome = await _through_middleware(middlewares, offering, ctx, handler)
@@ -343,7 +351,7 @@ def _finish(
     if isinstance(outcome, InputRequired):
         revision = server.offering.revisions[version]  # its rules, its model
         result = admit(ctx.request_method, outcome, ctx.client_capabilities, revision)
-        state = pinned(keyring, ctx, outcome).request_state  # the questions
+        state = seal_asked(keyring, ctx, outcome).request_state  # the questions
         if state is not None:
             result["requestState"] = state
     elif isinstance(outcome, dict):

@@ -100,11 +100,16 @@ class ResponseCache:
         server.subscriptions.watchers.append(self._list_changed)
         server.subscriptions.update_watchers.append(self._resource_updated)
 
+    async def cleared(self) -> None:
+        """Wait for the clearing under way in a shared store (it runs in the background,
+        so that a list change never waits on the store)."""
+        while self._clearing:
+            await asyncio.gather(*list(self._clearing), return_exceptions=True)
+
     async def aclose(self) -> None:
         """Finish the clearing under way and close the store's connections (the server's
         ``shutdown`` calls it)."""
-        while self._clearing:
-            await asyncio.gather(*list(self._clearing), return_exceptions=True)
+        await self.cleared()
         close = getattr(self.store, "aclose", None)
         if close is not None:
             await close()

@@ -10,17 +10,23 @@ written once, in docs/request-checks.md.
 
 The package is what registers and runs handlers: ``decorators`` (how an author
 registers), ``registry`` and ``tools``, ``resources``, ``prompts`` (what is offered),
-``invoke`` (calling a handler: ``threads`` for sync ones, ``dependencies``),
-``lifespan`` (what a worker opens once), ``routes`` (plain HTTP beside the endpoint,
-readiness), ``access`` (the verified access token as a dependency), ``type_schemas``
-(JSON Schemas of Python types), ``dispatch`` (method to handler), ``subscriptions``
-and ``notify_bus`` (listen streams and the bus that feeds them across workers),
-``callers`` (who a caller is, and ``ctx.user_state``, kept for each across requests),
-``pagination``, ``schemas`` (tool schemas compiled once), ``skills`` and
-``skill_files`` (the Skills extension: skill folders served), ``eras`` (telling the eras
-apart) and ``legacy_limits`` (what a legacy client may make the server keep). It may
-import the core, ``snodo.core.state``, ``snodo.tasks`` and ``snodo.auth``; never an era,
-transport, client or OpenTelemetry.
+``invoke`` (calling a user function: ``threads`` for sync ones, ``dependencies``),
+``methods`` (the method table handed to the core), ``lifespan`` (what a worker opens
+once), ``routes`` (plain HTTP beside the endpoint, readiness), ``access`` (the verified
+access token as a dependency), ``type_schemas`` (JSON Schemas of Python types),
+``subscriptions`` and ``notify_bus`` (listen streams and the bus that feeds them across
+workers), ``callers`` (who a caller is, and ``ctx.user_state``, kept for each across
+requests), ``visibility`` (who sees which item), ``transforms`` (tools under a new
+shape), ``pagination``, ``schemas`` (tool schemas compiled once), ``skills`` and
+``skill_files`` (the Skills extension: skill folders served) and ``legacy_limits`` (what
+a legacy client may make the server keep). It may import the core, ``snodo.asking``,
+``snodo.stores``, ``snodo.tasks`` and ``snodo.auth``; never the legacy era, a
+transport, the client or OpenTelemetry.
+
+The names an application uses are here: ``Server``, ``LegacyLimits``, ``Extension``,
+the notification buses (``RedisBus``, ``notification_bus``), ``Request`` and
+``Response`` for plain routes, and ``Token`` (the verified access token, as a handler
+parameter).
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ from snodo.core.state.replay import ReplayGuard
 from snodo.core.state.token import DEFAULT_TTL
 from snodo.core.types import OpenStream, Outcome
 from snodo.revisions import REVISIONS, Revisions
+from snodo.server.access import Token
 from snodo.server.backend import Backend
 from snodo.server.callers import CallerSpaces, UserStore
 from snodo.server.decorators import Decorators
@@ -53,9 +60,12 @@ from snodo.server.invoke import can_ask
 from snodo.server.legacy_limits import LegacyLimits
 from snodo.server.lifespan import Lifespan, Lifespans, StartupFailed, describe
 from snodo.server.methods import ServerOffering, capabilities
-from snodo.server.notify_bus import LocalBus, NotificationBus
+from snodo.server.notify_bus import LocalBus, NotificationBus, RedisBus, notification_bus
 from snodo.server.registry import Registry
-from snodo.server.routes import Route, RouteHandler, route
+from snodo.server.routes import Request, Response, Route, RouteHandler, route
+from snodo.server.settings import SettingsError
+from snodo.server.settings import declared as declared_settings
+from snodo.server.settings import read as read_settings
 from snodo.server.skills import Roots, SkillCatalog, dynamic_skill
 from snodo.server.subscriptions import MAX_OPEN_STREAMS, Subscriptions
 from snodo.server.threads import DEFAULT_THREAD_LIMIT, Threads
@@ -68,12 +78,20 @@ from snodo.tasks.engine import Tasks
 __all__ = [
     "CacheHint",
     "CallNext",
+    "Extension",
     "LegacyLimits",
+    "LocalBus",
     "Middleware",
+    "NotificationBus",
+    "RedisBus",
     "Reply",
+    "Request",
+    "Response",
     "Server",
+    "Token",
     "ToolSearchOption",
     "UserStore",
+    "notification_bus",
 ]
 
 log = logging.getLogger("snodo")
@@ -137,6 +155,11 @@ class Server(Decorators):
     adds them. ``user_store`` is where ``ctx.user_state`` is kept for each caller
     (``snodo.server.callers.UserStore``, or a store's URL: ``redis://...`` for every
     worker; this process's memory by default).
+    ``settings`` is a model of what its user configures, read from the environment by
+    ``read_settings`` (``snodo.server.settings``); ``card_name`` (``NAMESPACE/NAME``)
+    and ``repository`` (its source's URL) are what its Server Card, registry entry and
+    bundle say beside its ``Implementation`` (``snodo.publishing``): with a
+    ``card_name`` the HTTP app serves its card at ``<endpoint>/server-card``.
     """
 
     def __init__(
@@ -178,6 +201,9 @@ class Server(Decorators):
         tool_search: ToolSearchOption | None = None,
         middleware: Sequence[Middleware] = (),
         user_store: UserStore | str | None = None,
+        settings: type[BaseModel] | None = None,
+        card_name: str | None = None,
+        repository: str | None = None,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -257,6 +283,21 @@ class Server(Decorators):
         """Plain HTTP routes the HTTP app answers beside the endpoint (``route``)."""
         for each in middleware:
             self.middleware(each)
+        if settings is not None:
+            declared_settings(settings)  # a type no host can ask for fails here
+        self.settings = settings
+        """The model of what the user configures (``snodo.server.settings``)."""
+        self.card_name = card_name
+        """The name its Server Card and registry entry give it (``NAMESPACE/NAME``)."""
+        self.repository = repository
+        """Where its source is (a URL), for its card, registry entry and bundle."""
+
+    def read_settings(self) -> Any:
+        """The ``settings`` model read from the environment (``SettingsError`` says
+        which variables are missing or wrong)."""
+        if self.settings is None:
+            raise SettingsError("the server declares no settings (Server(settings=...))")
+        return read_settings(self.settings)
 
     def route(
         self, path: str, *, methods: Iterable[str] = ("GET",)

@@ -181,7 +181,7 @@ async def _answered(read: Read, ctx: Context, method: str, params: dict[str, Any
     except McpError as exc:
         raise ToolError(exc.message) from None
     if isinstance(outcome, dict):
-        return jsonrpc.read_kept({"result": outcome})["result"]
+        return jsonrpc.decode_passthrough({"result": outcome})["result"]
     return outcome
 
 

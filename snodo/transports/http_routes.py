@@ -31,6 +31,7 @@ ALLOWED_HEADERS = (
     "content-type",
     "accept",
     "authorization",
+    "dpop",
     "mcp-protocol-version",
     "mcp-session-id",
     "last-event-id",
@@ -40,9 +41,10 @@ ALLOWED_HEADERS = (
     "tracestate",
 )
 """What a browser client may send besides the tools' ``Mcp-Param-*`` headers."""
-EXPOSED_HEADERS = b"mcp-session-id, mcp-protocol-version, www-authenticate, retry-after"
+EXPOSED_HEADERS = b"mcp-session-id, mcp-protocol-version, www-authenticate, retry-after, dpop-nonce"
 """What a browser client may read of an answer: without ``mcp-session-id`` no legacy
-session can go on, without ``www-authenticate`` no OAuth flow can begin."""
+session can go on, without ``www-authenticate`` no OAuth flow can begin, without
+``dpop-nonce`` no DPoP proof can carry the server's nonce."""
 MAX_AGE = b"600"
 """Seconds a browser may keep a preflight's answer."""
 

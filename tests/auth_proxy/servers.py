@@ -8,6 +8,7 @@ import json
 import os
 
 from snodo.auth import OIDCProxy, ProxyLimits
+from snodo.auth.exchange import TokenExchange
 from snodo.auth.proxy_store import MemoryProxyStore, ProxyStore, RedisProxyStore, SQLiteProxyStore
 from snodo.core.context import Context
 from snodo.server import Server
@@ -47,6 +48,7 @@ server = Server(
         scopes_supported=["notes:read", "notes:write"],
         limits=ProxyLimits(**{"max_registrations_per_address": PER_ADDRESS, **LIMITS}),
         loopback_documents=LOOPBACK_DOCUMENTS,
+        token_exchange=TokenExchange(issuer=IDP, client_id=CLIENT_ID, client_secret=CLIENT_SECRET),
     ),
 )
 
@@ -59,3 +61,11 @@ def me(ctx: Context) -> str:
         return "nobody"
     claims, scopes = token.claims, " ".join(sorted(token.scopes))
     return f"{token.subject} {claims.get('email')} {claims.get('name')} {scopes}"
+
+
+@server.tool
+async def downstream(ctx: Context, audience: str) -> str:
+    """A token for another service on the user's behalf: the provider's token the proxy
+    holds for this sign-in, exchanged there (``ctx.exchange_token``)."""
+    token = await ctx.exchange_token(audience=audience, scopes=["reports:read"])
+    return token.access_token

@@ -37,11 +37,12 @@ _ROLES: dict[str, frozenset[str]] = {
     "asking": frozenset({CORE}),
     "stores": frozenset({CORE}),
     "tasks": frozenset({CORE, "stores"}),
-    "auth": frozenset(),
+    "auth": frozenset({"stores"}),
     "oauth": frozenset(),
     "server": frozenset({CORE, "asking", "stores", "tasks", "auth"}),
     "legacy": frozenset({CORE, "stores", "server"}),
-    "transports": frozenset({CORE, "auth", "legacy", "server"}),
+    "publishing": frozenset({CORE, "server"}),
+    "transports": frozenset({CORE, "auth", "legacy", "server", "publishing"}),
     "search": frozenset({CORE, "server"}),
     "middleware": frozenset({CORE, "stores", "server"}),
     # server: the in-memory transport, server.csp; search: tools searched here for a
@@ -62,6 +63,7 @@ _ROLES: dict[str, frozenset[str]] = {
             "gateway",
             "search",
             "middleware",
+            "publishing",
         }
     ),
 }

@@ -170,7 +170,10 @@ async def test_a_backends_read_only_tools_are_known_from_its_list() -> None:
 
 async def _shared(store_of: Any) -> None:
     stores = [store_of(), store_of()]
-    pairs = [cached(ResponseCache(store=store)) for store in stores]
+    caches = [ResponseCache(store=store) for store in stores]
+    pairs = [cached(cache) for cache in caches]
+    for cache in caches:  # registering cleared the lists: in the background, done now
+        await cache.cleared()
     for number in range(4):
         server, _ = pairs[number % 2]
         response = await as_principal(server, "alice", "lookup", key="shared")

@@ -69,6 +69,7 @@ def test_a_preflight_from_the_listed_origin(base: str, http: httpx.Client) -> No
         "content-type",
         "accept",
         "authorization",
+        "dpop",
         "mcp-protocol-version",
         "mcp-session-id",
         "last-event-id",
@@ -91,7 +92,9 @@ def test_answers_to_the_listed_origin_carry_cors_headers(base: str, http: httpx.
     assert answer.json()["result"]["content"][0]["text"] == "in eu"
     assert answer.headers["access-control-allow-origin"] == APP
     exposed = answer.headers["access-control-expose-headers"]
-    assert exposed == "mcp-session-id, mcp-protocol-version, www-authenticate, retry-after"
+    assert exposed == (
+        "mcp-session-id, mcp-protocol-version, www-authenticate, retry-after, dpop-nonce"
+    )
     # A refusal too: the browser must be able to read why.
     wrong = headers_for(message, origin=APP) | {"Mcp-Param-Region": "us"}
     refused = http.post(f"{base}/mcp", json=message, headers=wrong)
