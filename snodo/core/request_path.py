@@ -293,10 +293,13 @@ async def _through_middleware(
         outcome: Outcome = await handler(offering, ctx, ctx.request_params)
         return outcome
 
+    if len(middlewares) == 1:  # the common case: no link of the chain to build
+        only: Outcome = await middlewares[0](original, innermost)
+        return only
     call: CallNext = innermost
-    for middleware in reversed(middlewares):
+    for middleware in reversed(middlewares[1:]):
         call = _wrap(middleware, call)
-    outcome: Outcome = await call(original)
+    outcome: Outcome = await middlewares[0](original, call)
     return outcome
 
 
