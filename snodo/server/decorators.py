@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, Unpack, overload
 
+from snodo.revisions import Revision
 from snodo.server.apps import APP_MIME_TYPE, EXTENSION_ID, App, page, ui_meta
 from snodo.server.invoke import Handler
 from snodo.server.options import (
@@ -25,6 +26,7 @@ from snodo.server.options import (
 from snodo.server.prompts import Prompt, make_prompt
 from snodo.server.registry import CompletionRef, Registry
 from snodo.server.resources import Resource, ResourceTemplate, make_resource, make_template
+from snodo.server.revised import Kind, check_fields
 from snodo.server.tools import Tool, make_tool
 
 __all__ = ["Decorators"]
@@ -37,6 +39,20 @@ class ResourceDecorators:
     behind them, and their ``remove_*``."""
 
     registry: Registry
+    revisions_served: tuple[Revision, ...]
+    """The revisions the server serves: what ``fields`` may give."""
+
+    def _fielded(
+        self, kind: Kind, name: str, options: Mapping[str, Any], item: Any
+    ) -> dict[str, Any]:
+        """The ``fields`` option of an item, checked (``snodo.server.revised``); the
+        registry shapes its lists by revision from then on."""
+        given = check_fields(
+            kind, name, options.get("fields"), item.definition, self.revisions_served
+        )
+        if given:
+            self.registry.revised = True
+        return given
 
     def resource(self, uri: str, **options: Unpack[ResourceOptions]) -> Callable[[F], F]:
         """Register the resource at ``uri``: ``@server.resource(uri, ...)``, with the
@@ -59,10 +75,10 @@ class ResourceDecorators:
     ) -> Resource:
         """Register a resource as ``@server.resource(uri, ...)`` does."""
         check(ResourceOptions, options, f"resource {uri!r}")
+        resource = make_resource(function, uri, options, threads=self.registry.threads)
         self.registry.visibility.mark("resources", uri, options)
-        return self.registry.add_resource(
-            make_resource(function, uri, options, threads=self.registry.threads)
-        )
+        resource.definition.update(self._fielded("resources", uri, options, resource))
+        return self.registry.add_resource(resource)
 
     def app(
         self,
@@ -145,10 +161,10 @@ class ResourceDecorators:
     ) -> ResourceTemplate:
         """Register a resource template as ``@server.resource_template(...)`` does."""
         check(TemplateOptions, options, f"resource template {uri_template!r}")
+        template = make_template(function, uri_template, options, threads=self.registry.threads)
         self.registry.visibility.mark("templates", uri_template, options)
-        return self.registry.add_template(
-            make_template(function, uri_template, options, threads=self.registry.threads)
-        )
+        template.definition.update(self._fielded("templates", uri_template, options, template))
+        return self.registry.add_template(template)
 
     def remove_template(self, uri_template: str) -> None:
         """Stop offering the resource template ``uri_template`` (nothing if there is
@@ -186,9 +202,10 @@ class Decorators(ResourceDecorators):
         """Register a tool as ``@server.tool(...)`` does, with the same options; returns
         the Tool as listed."""
         check(ToolOptions, options, "tool")
-        made = make_tool(function, options, threads=self.registry.threads)
-        self.registry.visibility.mark("tools", made.name, options)
-        return self.registry.add_tool(made)
+        tool = make_tool(function, options, threads=self.registry.threads)
+        self.registry.visibility.mark("tools", tool.name, options)
+        tool.definition.update(self._fielded("tools", tool.name, options, tool))
+        return self.registry.add_tool(tool)
 
     def remove_tool(self, name: str) -> None:
         """Stop offering the tool ``name`` (nothing if there is none)."""
@@ -221,9 +238,10 @@ class Decorators(ResourceDecorators):
     def add_prompt(self, function: Handler, **options: Unpack[PromptOptions]) -> Prompt:
         """Register a prompt as ``@server.prompt(...)`` does."""
         check(PromptOptions, options, "prompt")
-        made = make_prompt(function, options, threads=self.registry.threads)
-        self.registry.visibility.mark("prompts", made.name, options)
-        return self.registry.add_prompt(made)
+        prompt = make_prompt(function, options, threads=self.registry.threads)
+        self.registry.visibility.mark("prompts", prompt.name, options)
+        prompt.definition.update(self._fielded("prompts", prompt.name, options, prompt))
+        return self.registry.add_prompt(prompt)
 
     def remove_prompt(self, name: str) -> None:
         """Stop offering the prompt ``name`` (nothing if there is none); listeners hear

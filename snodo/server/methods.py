@@ -22,7 +22,7 @@ from snodo.core.context import Context
 from snodo.core.errors import InternalError, InvalidParams, McpError, ResourceNotFound
 from snodo.core.result import InputRequired, ToolError
 from snodo.core.types import ExtensionMethod, MethodHandler, Outcome, Params
-from snodo.revisions import Revision
+from snodo.revisions import REVISIONS, Revision
 from snodo.server.apps import renders_apps
 from snodo.server.backend import FEATURES, FORWARDED, FORWARDED_EXTENSIONS, Backend
 from snodo.server.callers import caller_of
@@ -32,6 +32,7 @@ from snodo.server.pagination import page
 from snodo.server.prompts import prompt_messages
 from snodo.server.registry import Registry
 from snodo.server.resources import read_contents
+from snodo.server.revised import merged, shaped_items
 from snodo.server.subscriptions import (
     MAX_RESOURCE_SUBSCRIPTIONS,
     Subscriptions,
@@ -92,6 +93,9 @@ class ServerOffering:
     mask_errors: bool = False
     """A tool's untyped exception reaches the client as a generic message, the detail
     only in the log (``Server(mask_errors=True)``)."""
+    given_capabilities: Mapping[str, Any] = field(default_factory=dict)
+    """Flags the author gave (``Server(capabilities=...)``), merged into what is
+    advertised; each revision's answers keep those it defines."""
     tool_search: SearchLayer | None = None
     """Tool search (``Server(tool_search=...)``): answers the tool methods first."""
 
@@ -153,6 +157,8 @@ def capabilities(served: ServerOffering) -> dict[str, Any]:
         }
         if passed:
             offered["extensions"] = {**passed, **(offered.get("extensions") or {})}
+    if served.given_capabilities:
+        offered = merged(offered, served.given_capabilities)
     return offered
 
 
@@ -228,6 +234,9 @@ async def _listing(
 ) -> Outcome:
     view = await view_of(served, ctx) if served.registry.visibility.active else None
     items, filtered = visible_definitions(served, ctx, kind, view)
+    revision = ctx.revision
+    if revision is not None and (served.registry.revised or not revision.authoring):
+        items = shaped_items(items, kind, revision)  # the fields its revision defines
     chosen, next_cursor = page(items, ctx.request_method, params.get("cursor"), served.page_size)
     result: dict[str, Any] = {key: list(chosen)}
     if next_cursor is not None:
@@ -469,7 +478,13 @@ async def subscriptions_listen(served: ServerOffering, ctx: Context, params: Par
     if uris and offered.get("resources", {}).get("subscribe"):
         honoured["resourceSubscriptions"] = uris
     assert ctx.request_id is not None  # a listen is a request: the core never calls this otherwise
-    return served.subscriptions.open(ctx.request_id, honoured, ctx.emit)
+    revision = ctx.revision
+    defined = (
+        None
+        if revision is None
+        else revision.server_notifications | REVISIONS.extension_notifications
+    )
+    return served.subscriptions.open(ctx.request_id, honoured, ctx.emit, defined)
 
 
 HANDLERS: Mapping[str, MethodHandler] = {

@@ -24,6 +24,9 @@ Every kind takes ``ItemOptions``:
 - ``enabled``: False: hidden until enabled.
 - ``visible``: a function of the request's ``Context`` (its token's claims: roles,
   groups) that says whether the caller sees it; hidden, it answers as a missing item.
+- ``fields``: fields of the item's definition a revision adds, by their wire names
+  (``{"deprecated": True}``), sent only to the revisions that define them; one no
+  served revision defines is refused (``snodo.server.revised``).
 """
 
 from __future__ import annotations
@@ -62,6 +65,7 @@ class ItemOptions(TypedDict, total=False):
     tags: Iterable[str]
     enabled: bool
     visible: Callable[[Context], bool] | None
+    fields: Mapping[str, Any] | None
 
 
 class ToolOptions(ItemOptions, total=False):

@@ -61,6 +61,9 @@ class Registry:
         """Those of them legacy sessions may not call (``Extension(legacy=False)``)."""
         self.visibility = Visibility()
         """Each item's tags and who sees it (``snodo.server.visibility``)."""
+        self.revised = False
+        """Some item was given ``fields=``: lists are shaped by each request's revision
+        (``snodo.server.revised``)."""
 
     # -- registration ------------------------------------------------------------------
 
