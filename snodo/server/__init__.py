@@ -68,6 +68,7 @@ from snodo.server.routes import Request, Response, Route, RouteHandler, route
 from snodo.server.settings import SettingsError
 from snodo.server.settings import declared as declared_settings
 from snodo.server.settings import read as read_settings
+from snodo.server.shared_stores import redis_url, shared_stores
 from snodo.server.skills import Roots, SkillCatalog, dynamic_skill
 from snodo.server.subscriptions import MAX_OPEN_STREAMS, Subscriptions
 from snodo.server.threads import DEFAULT_THREAD_LIMIT, Threads
@@ -163,7 +164,11 @@ class Server(Decorators):
     request logs, retries, result limits and error handling), as ``@server.middleware``
     adds them. ``user_store`` is where ``ctx.user_state`` is kept for each caller
     (``snodo.server.callers.UserStore``, or a store's URL: ``redis://...`` for every
-    worker; this process's memory by default).
+    worker; the ``redis`` URL when it is given; else this process's memory). ``redis``
+    (else ``SNODO_REDIS``) is the one Redis URL that every store left at its default
+    then shares, for several workers (``snodo.server.shared_stores``): the replay guard,
+    ``ctx.user_state`` and each caller's visibility, legacy sessions, the
+    notification bus, the tasks' store, the OAuth proxy's.
     ``settings`` is a model of what its user configures, read from the environment by
     ``read_settings`` (``snodo.server.settings``); ``card_name`` (``NAMESPACE/NAME``)
     and ``repository`` (its source's URL) are what its Server Card, registry entry and
@@ -215,6 +220,7 @@ class Server(Decorators):
         settings: type[BaseModel] | None = None,
         card_name: str | None = None,
         repository: str | None = None,
+        redis: str | None = None,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -241,6 +247,19 @@ class Server(Decorators):
         self.cache = hints(list_cache, read_cache, discover_cache)
         """The caching hint of each cacheable method (a resource's own overrides it)."""
         self.clock = clock
+        self.redis = redis_url(redis)
+        """The Redis URL the stores left at their defaults share (``SNODO_REDIS``)."""
+        shared = shared_stores(
+            self.redis,
+            state_guard=state_guard,
+            legacy=legacy,
+            notifications=notifications,
+            tasks=tasks,
+            authorization=authorization,
+            keyring_given=keyring is not None,
+        )
+        state_guard, legacy = shared.state_guard, shared.legacy
+        notifications = shared.notifications
         self.keyring, self.state_per_process = server_keyring(
             keyring, state_secret, state_keys, state_ttl, state_guard, state_encrypted, clock
         )
@@ -253,7 +272,9 @@ class Server(Decorators):
         server modern-only."""
         self.middlewares: list[Middleware] = []
         users = (
-            user_store if isinstance(user_store, UserStore) else UserStore(user_store or "memory:")
+            user_store
+            if isinstance(user_store, UserStore)
+            else UserStore(user_store or self.redis or "memory:")  # one Redis setting too
         )
         # Listen streams here; ``notifications`` (snodo.server.notify_bus) reaches other workers'.
         self.subscriptions = Subscriptions(max_listen_streams, notifications or LocalBus())
