@@ -80,6 +80,20 @@ def register(commands: Any) -> None:
         default=300.0,
         help="how long a legacy backend's question waits for the front client's answer",
     )
+    parser.add_argument(
+        "--backend-sessions",
+        metavar="N",
+        type=int,
+        default=32,
+        help="a legacy backend's sessions (stdio: processes), one per front client, at once",
+    )
+    parser.add_argument(
+        "--backend-idle",
+        metavar="SECONDS",
+        type=float,
+        default=300.0,
+        help="how long a front client's legacy backend session stays open unused",
+    )
     parser.add_argument("--name", default="snodo-proxy", help="the proxy's server name")
     parser.add_argument(
         "--notify",
@@ -165,9 +179,13 @@ def backend_of(args: argparse.Namespace) -> dict[str, Any]:
     words = list(args.backend)
     if words[:1] == ["--"]:
         words = words[1:]
+    if args.backend_sessions < 1 or args.backend_idle <= 0:
+        raise SystemExit("snodo proxy: --backend-sessions and --backend-idle must be positive")
     described: dict[str, Any] = {
         "era": args.era,
         "answer_timeout": args.answer_timeout,
+        "backend_sessions": args.backend_sessions,
+        "backend_idle": args.backend_idle,
         "name": args.name,
         "notify": args.notify,
     }
@@ -255,6 +273,8 @@ def main(args: argparse.Namespace, run: Any) -> int:
             argv += [option, str(value)]
     if args.unshared_legacy_sessions:
         argv.append("--unshared-legacy-sessions")
+    if args.unshared_replay_guard:
+        argv.append("--unshared-replay-guard")
     code: int = run(argv)
     return code
 
@@ -287,9 +307,11 @@ def from_environment() -> Server:
             always_visible=searched.get("always_visible") or (),
         )
     name = described.get("name", "snodo-proxy")
-    answer_timeout = float(described.get("answer_timeout", 300.0))
+    shared["answer_timeout"] = float(described.get("answer_timeout", 300.0))
+    shared["backend_sessions"] = int(described.get("backend_sessions", 32))
+    shared["backend_idle"] = float(described.get("backend_idle", 300.0))
     if "config" in described:
-        return serve_group(described["config"], name=name, answer_timeout=answer_timeout, **shared)
+        return serve_group(described["config"], name=name, **shared)
     if "authorization" in described:
         shared["authorization"] = _front_authorization(described["authorization"])
     options: dict[str, Any] = {"era": described.get("era", "auto")}
@@ -307,7 +329,7 @@ def from_environment() -> Server:
     shape = described.get("shape")
     if shape is not None:
         shared["shape"] = Shape.from_json(shape)
-    return proxy(connect, name=name, answer_timeout=answer_timeout, **shared)
+    return proxy(connect, name=name, **shared)
 
 
 def _front_authorization(target: str) -> Any:

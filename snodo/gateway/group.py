@@ -118,12 +118,14 @@ def serve_group(
     answer_timeout: float = 300.0,
     relay: str | None = None,
     calls_per_client: int = 16,
+    backend_sessions: int = 32,
+    backend_idle: float = 300.0,
     **server_options: Any,
 ) -> Server:
     """One server serving every server of the configuration, each under its prefix (an
     entry's ``"shape"`` object, ``Shape.from_json``, says what is taken of it);
-    ``answer_timeout``, ``relay`` and ``calls_per_client`` are ``proxy``'s, for each
-    member."""
+    ``answer_timeout``, ``relay``, ``calls_per_client``, ``backend_sessions`` and
+    ``backend_idle`` are ``proxy``'s, for each member."""
     entries = _read(config)
     prefixes = safe_prefixes(list(entries))
     shapes = {
@@ -143,6 +145,8 @@ def serve_group(
             answer_timeout=answer_timeout,
             relay=relay,
             calls_per_client=calls_per_client,
+            backend_sessions=backend_sessions,
+            backend_idle=backend_idle,
             shape=shapes.get(prefix),
         )
         composite.add(prefix, member, {})

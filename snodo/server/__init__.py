@@ -125,8 +125,11 @@ class Server(Decorators):
 
     Sealed request state needs a ``keyring`` (``snodo.core.state.keyring.Keyring``), or the
     ``state_secret``/``state_keys`` conveniences with ``state_ttl``, ``state_encrypted``
-    and ``state_guard`` (True: an in-process ``MemoryGuard``), which build one; they
-    are checked here, so a bad key fails at start-up. Without them the secret comes from
+    and ``state_guard``, which build one; they are checked here, so a bad key fails at
+    start-up. Request state is one-time by default: ``state_guard`` True (the default)
+    is an in-process ``MemoryGuard``, a ``SQLiteGuard`` or ``RedisGuard`` is shared by
+    several processes, and False opts out (a replayed final retry then runs its
+    handler again). Without them the secret comes from
     ``SNODO_STATE_SECRET``, else the server makes a key for this process alone
     (``state_per_process``): a flow's retry must then come back to this process.
     ``clock`` is the time source for state and guards. The server holds no per-client
@@ -196,7 +199,7 @@ class Server(Decorators):
         state_secret: bytes | None = None,
         state_keys: Sequence[tuple[str, bytes]] | None = None,
         state_ttl: float = DEFAULT_TTL,
-        state_guard: ReplayGuard | bool = False,
+        state_guard: ReplayGuard | bool = True,
         state_encrypted: bool = False,
         keyring: Keyring | None = None,
         max_listen_streams: int = MAX_OPEN_STREAMS,

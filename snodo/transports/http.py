@@ -78,9 +78,10 @@ PER_PROCESS_STATE = (
 """Said once at start-up over HTTP, where a second worker or a restart would refuse the
 retries of flows this process began."""
 NO_GUARD = (
-    "snodo: %s can ask the client, and the server has no state_guard: a replayed final"
-    " retry runs the handler again (Server(state_guard=True) for one process,"
-    " SQLiteGuard or RedisGuard for several; docs/sealed-state.md)"
+    "snodo: %s can ask the client, and the server's replay guard is off (state_guard=False,"
+    " or a keyring without a guard): a replayed final retry runs the handler again"
+    " (the default state_guard for one process, SQLiteGuard or RedisGuard for several;"
+    " docs/sealed-state.md)"
 )
 """Said once at start-up over HTTP, where a request can be replayed by anyone who saw
 it; over stdio only the host that started the process speaks."""
