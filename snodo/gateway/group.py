@@ -117,11 +117,13 @@ def serve_group(
     answer_timeout: float = 300.0,
     relay: str | None = None,
     calls_per_client: int = 16,
+    backend_sessions: int = 32,
+    backend_idle: float = 300.0,
     **server_options: Any,
 ) -> Server:
     """One server serving every server of the configuration, each under its prefix;
-    ``answer_timeout``, ``relay`` and ``calls_per_client`` are ``proxy``'s, for each
-    member."""
+    ``answer_timeout``, ``relay``, ``calls_per_client``, ``backend_sessions`` and
+    ``backend_idle`` are ``proxy``'s, for each member."""
     server = Server(
         server_options.pop("name", "snodo-gateway"),
         server_options.pop("version", "1.0.0"),
@@ -130,7 +132,12 @@ def serve_group(
     composite: Composite = composite_of(server)
     for prefix, connect in servers(config).items():
         member = Proxy(
-            connect, answer_timeout=answer_timeout, relay=relay, calls_per_client=calls_per_client
+            connect,
+            answer_timeout=answer_timeout,
+            relay=relay,
+            calls_per_client=calls_per_client,
+            backend_sessions=backend_sessions,
+            backend_idle=backend_idle,
         )
         composite.add(prefix, member, {})
     GATEWAYS.add(server)

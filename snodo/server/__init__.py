@@ -64,6 +64,7 @@ from snodo.server.routes import Request, Response, Route, RouteHandler, route
 from snodo.server.settings import SettingsError
 from snodo.server.settings import declared as declared_settings
 from snodo.server.settings import read as read_settings
+from snodo.server.shared_stores import redis_url, shared_stores
 from snodo.server.skills import Roots, SkillCatalog, dynamic_skill
 from snodo.server.subscriptions import MAX_OPEN_STREAMS, Subscriptions
 from snodo.server.threads import DEFAULT_THREAD_LIMIT, Threads
@@ -116,8 +117,11 @@ class Server(Decorators):
 
     Sealed request state needs a ``keyring`` (``snodo.core.state.keyring.Keyring``), or the
     ``state_secret``/``state_keys`` conveniences with ``state_ttl``, ``state_encrypted``
-    and ``state_guard`` (True: an in-process ``MemoryGuard``), which build one; they
-    are checked here, so a bad key fails at start-up. Without them the secret comes from
+    and ``state_guard``, which build one; they are checked here, so a bad key fails at
+    start-up. Request state is one-time by default: ``state_guard`` True (the default)
+    is an in-process ``MemoryGuard``, a ``SQLiteGuard`` or ``RedisGuard`` is shared by
+    several processes, and False opts out (a replayed final retry then runs its
+    handler again). Without them the secret comes from
     ``SNODO_STATE_SECRET``, else the server makes a key for this process alone
     (``state_per_process``): a flow's retry must then come back to this process.
     ``clock`` is the time source for state and guards. The server holds no per-client
@@ -150,7 +154,10 @@ class Server(Decorators):
     to the revisions that define them; one no served revision defines is refused here
     (``snodo.server.revised``, as ``fields=`` on the decorators).
     ``tool_search`` (``snodo.search.ToolSearch``) ``tools/list`` shows a tool that
-    searches the others instead of them all.
+    searches the others instead of them all. ``redis`` (else ``SNODO_REDIS``) is the
+    one Redis URL that every store left at its default then shares, for several workers
+    (``snodo.server.shared_stores``): the replay guard, legacy sessions, the
+    notification bus, the tasks' store, the OAuth proxy's.
     ``settings`` is a model of what its user configures, read from the environment by
     ``read_settings`` (``snodo.server.settings``); ``card_name`` (``NAMESPACE/NAME``)
     and ``repository`` (its source's URL) are what its Server Card, registry entry and
@@ -178,7 +185,7 @@ class Server(Decorators):
         state_secret: bytes | None = None,
         state_keys: Sequence[tuple[str, bytes]] | None = None,
         state_ttl: float = DEFAULT_TTL,
-        state_guard: ReplayGuard | bool = False,
+        state_guard: ReplayGuard | bool = True,
         state_encrypted: bool = False,
         keyring: Keyring | None = None,
         max_listen_streams: int = MAX_OPEN_STREAMS,
@@ -200,6 +207,7 @@ class Server(Decorators):
         settings: type[BaseModel] | None = None,
         card_name: str | None = None,
         repository: str | None = None,
+        redis: str | None = None,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -226,6 +234,19 @@ class Server(Decorators):
         self.cache = hints(list_cache, read_cache, discover_cache)
         """The caching hint of each cacheable method (a resource's own overrides it)."""
         self.clock = clock
+        self.redis = redis_url(redis)
+        """The Redis URL the stores left at their defaults share (``SNODO_REDIS``)."""
+        shared = shared_stores(
+            self.redis,
+            state_guard=state_guard,
+            legacy=legacy,
+            notifications=notifications,
+            tasks=tasks,
+            authorization=authorization,
+            keyring_given=keyring is not None,
+        )
+        state_guard, legacy = shared.state_guard, shared.legacy
+        notifications = shared.notifications
         self.keyring, self.state_per_process = server_keyring(
             keyring, state_secret, state_keys, state_ttl, state_guard, state_encrypted, clock
         )

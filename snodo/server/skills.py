@@ -40,6 +40,7 @@ from snodo.revisions.skills.protocol import (
 from snodo.server.extensions import Extension, ExtensionMethod
 from snodo.server.pagination import page
 from snodo.server.skill_files import (
+    NotServable,
     SkillError,
     SkillFile,
     SkillFolder,
@@ -196,7 +197,7 @@ class SkillCatalog:
                 continue
             meta = described.get(uri)
             self.server.add_resource(
-                self._reader(file.path),
+                _reader(file),
                 uri,
                 name=meta["name"] if meta else uri.rsplit("/", 1)[-1],
                 description=meta["description"] if meta else None,
@@ -204,18 +205,6 @@ class SkillCatalog:
                 size=file.size,
             )
         self.folders, self._served, self._signature = folders, served, signature
-
-    def _reader(self, path: Path) -> Callable[[], str | bytes]:
-        # No refresh here: reads run on worker threads, and the registry changes on the
-        # event loop only (the skills methods refresh). A file changed since the entry
-        # was made reads as it is now, which a client's digest check catches.
-        def read() -> str | bytes:
-            try:
-                return _contents(path.read_bytes())
-            except OSError:
-                raise InvalidParams(f"{path.name} is no longer served") from None
-
-        return read
 
     def refresh(self) -> None:
         """With ``reload``, read the roots again if anything under them changed."""
@@ -297,6 +286,24 @@ class SkillCatalog:
     def page_size(self) -> int | None:
         """The server's page size, which the skills listing and directories page by."""
         return self.server.page_size
+
+
+def _reader(file: SkillFile) -> Callable[[], str | bytes]:
+    """Reads ``file`` for ``resources/read``: its bytes only while they are what the
+    catalog lists, reached through no link (``SkillFile.read``). No refresh here: reads
+    run on worker threads and the registry changes on the event loop only (the skills
+    methods refresh), so a file changed since the scan is refused until then."""
+
+    def read() -> str | bytes:
+        try:
+            return _contents(file.read())
+        except NotServable as exc:
+            log.warning("skills: %s not served: %s", file.path, exc)
+            raise InvalidParams(f"{file.uri} is not as its skill lists it") from None
+        except OSError:
+            raise InvalidParams(f"{file.uri} is no longer served") from None
+
+    return read
 
 
 def _entry(folder: SkillFolder) -> dict[str, Any]:
