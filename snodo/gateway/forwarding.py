@@ -54,6 +54,7 @@ from snodo.gateway.backend_sessions import ANONYMOUS, BackendSession, BackendSes
 from snodo.gateway.front import GATEWAYS, front_client
 from snodo.gateway.open_calls import CURRENT, REFUSE, FlowElsewhere, OpenCall, OpenCalls
 from snodo.gateway.relay import Relay
+from snodo.gateway.shaping import NOTHING_COMPLETED, Shape
 from snodo.gateway.skills import declare, declared, prefixed
 from snodo.revisions.authoring.protocol import (
     META_CLIENT_CAPABILITIES,
@@ -108,7 +109,10 @@ class Proxy:
         calls_per_client: int = 16,
         backend_sessions: int = 32,
         backend_idle: float = 300.0,
+        shape: Shape | None = None,
     ) -> None:
+        self.shape = shape
+        """What is taken of the backend, and how it is offered (``snodo.gateway.shaping``)."""
         self.connect = connect
         self.open_calls = OpenCalls(answer_timeout, per_client=calls_per_client)
         self.main = BackendSession(ANONYMOUS, False, time.monotonic)
@@ -188,7 +192,24 @@ class Proxy:
     async def forward(
         self, ctx: Context, params: Mapping[str, Any]
     ) -> dict[str, Any] | InputRequired:
-        """The backend's answer to the front's request, or its questions as ours."""
+        """The backend's answer to the front's request, or its questions as ours; with a
+        ``shape``, the request and a list's answer as it says."""
+        shape = self.shape
+        if shape is None:
+            return await self._forward(ctx, params)
+        sent = await shape.request(ctx, params)
+        if sent is None:
+            return dict(NOTHING_COMPLETED)
+        outcome = await self._forward(ctx, sent)
+        return (
+            outcome
+            if isinstance(outcome, InputRequired)
+            else shape.result(ctx.request_method, outcome)
+        )
+
+    async def _forward(
+        self, ctx: Context, params: Mapping[str, Any]
+    ) -> dict[str, Any] | InputRequired:
         method = ctx.request_method
         if "inputResponses" in params or "requestState" in params:
             sent = {key: value for key, value in params.items() if key not in _RETRY_KEYS}
@@ -221,6 +242,7 @@ class Proxy:
         server = self.server
         return (
             self.label is None
+            and self.shape is None
             and server is not None
             and not server.middlewares
             and ctx.revision is not None
@@ -372,7 +394,7 @@ class Proxy:
             cursor = result.get("nextCursor")
             if not isinstance(cursor, str) or not cursor:
                 break
-        return items
+        return items if self.shape is None else self.shape.listed(method, items)
 
     # -- lifespan -----------------------------------------------------------------------
 
@@ -461,7 +483,7 @@ class Proxy:
             self.server.notify_list_changed(_LIST_CHANGED[method])  # type: ignore[arg-type]
         elif method == "notifications/resources/updated":
             uri = (note.get("params") or {}).get("uri")
-            if isinstance(uri, str):
+            if isinstance(uri, str) and (self.shape is None or self.shape.takes(uri)):
                 if self.label is not None and declared(self.advertised) is not None:
                     uri = prefixed(self.label, uri)  # a mounted member's skill file
                 self.server.notify_resource_updated(uri)
@@ -521,6 +543,7 @@ def proxy(
     calls_per_client: int = 16,
     backend_sessions: int = 32,
     backend_idle: float = 300.0,
+    shape: Shape | None = None,
     **server_options: Any,
 ) -> Server:
     """A ``Server`` serving the backend that ``connect(**client_options)`` reaches.
@@ -535,8 +558,9 @@ def proxy(
     (``snodo.gateway.open_calls``). A legacy backend is sent each front client's
     calls that may ask in a session of its own (over HTTP; a stdio backend takes them
     one at a time): at most ``backend_sessions`` at once, each closed after
-    ``backend_idle`` seconds unused (``snodo.gateway.backend_sessions``).
-    ``server_options`` are ``Server``'s (limits, state keys, auth, ...).
+    ``backend_idle`` seconds unused (``snodo.gateway.backend_sessions``). ``shape``
+    filters, renames and reshapes what is taken of the backend (``snodo.gateway.shaping``).
+    ``server_options`` are ``Server``'s (limits, state keys, auth, middleware, ...).
     """
 
     @asynccontextmanager
@@ -548,6 +572,7 @@ def proxy(
             calls_per_client=calls_per_client,
             backend_sessions=backend_sessions,
             backend_idle=backend_idle,
+            shape=shape,
         )
         await backend.start(server)
         server.offering.serve_backend(backend)

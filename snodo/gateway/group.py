@@ -36,6 +36,7 @@ from snodo.gateway.composite import SEPARATOR, Composite, check_prefix, served_n
 from snodo.gateway.forwarding import Connect, Proxy
 from snodo.gateway.front import GATEWAYS
 from snodo.gateway.mounting import composite_of
+from snodo.gateway.shaping import Shape
 from snodo.revisions.authoring import (
     CallToolResult,
     GetPromptResult,
@@ -121,16 +122,24 @@ def serve_group(
     backend_idle: float = 300.0,
     **server_options: Any,
 ) -> Server:
-    """One server serving every server of the configuration, each under its prefix;
+    """One server serving every server of the configuration, each under its prefix (an
+    entry's ``"shape"`` object, ``Shape.from_json``, says what is taken of it);
     ``answer_timeout``, ``relay``, ``calls_per_client``, ``backend_sessions`` and
     ``backend_idle`` are ``proxy``'s, for each member."""
+    entries = _read(config)
+    prefixes = safe_prefixes(list(entries))
+    shapes = {
+        prefixes[key]: Shape.from_json(entry["shape"])
+        for key, entry in entries.items()
+        if isinstance(entry, Mapping) and entry.get("shape") is not None
+    }
     server = Server(
         server_options.pop("name", "snodo-gateway"),
         server_options.pop("version", "1.0.0"),
         **server_options,
     )
     composite: Composite = composite_of(server)
-    for prefix, connect in servers(config).items():
+    for prefix, connect in servers({"mcpServers": entries}).items():
         member = Proxy(
             connect,
             answer_timeout=answer_timeout,
@@ -138,6 +147,7 @@ def serve_group(
             calls_per_client=calls_per_client,
             backend_sessions=backend_sessions,
             backend_idle=backend_idle,
+            shape=shapes.get(prefix),
         )
         composite.add(prefix, member, {})
     GATEWAYS.add(server)

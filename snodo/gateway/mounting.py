@@ -21,6 +21,7 @@ from snodo.client import Client
 from snodo.client.transports import MemoryTransport
 from snodo.gateway.composite import Composite, Kind
 from snodo.gateway.forwarding import PROXIES, Connect, Proxy
+from snodo.gateway.shaping import Shape
 from snodo.gateway.skills import declared, prefixed
 from snodo.server import Server
 
@@ -63,9 +64,18 @@ def composite_of(server: Server) -> Composite:
     return composite
 
 
-def mount(server: Server, other: Server | Connect, *, prefix: str, **client_options: Any) -> None:
-    """Serve ``other`` inside ``server`` under ``prefix``; ``client_options`` go to the
-    client that reaches it (``Client`` options: limits, deadline, era, ...)."""
+def mount(
+    server: Server,
+    other: Server | Connect,
+    *,
+    prefix: str,
+    shape: Shape | None = None,
+    **client_options: Any,
+) -> None:
+    """Serve ``other`` inside ``server`` under ``prefix``; ``shape`` filters, renames and
+    reshapes what is taken of it (``snodo.gateway.shaping``, before the prefix);
+    ``client_options`` go to the client that reaches it (``Client`` options: limits,
+    deadline, era, ...)."""
     if other is server:
         raise ValueError("a server cannot be mounted inside itself")
     composite = composite_of(server)
@@ -84,9 +94,11 @@ def mount(server: Server, other: Server | Connect, *, prefix: str, **client_opti
             "resources": [prefixed(prefix, u) if skilled else u for u in registry.resources],
             "resourceTemplates": [t.definition["uriTemplate"] for t in registry.templates],
         }
-        composite.add(prefix, Proxy(connect), names)
+        if shape is not None:
+            names = {kind: shape.names(kind, found) for kind, found in names.items()}
+        composite.add(prefix, Proxy(connect, shape=shape), names)
     else:
-        composite.add(prefix, Proxy(other), names)
+        composite.add(prefix, Proxy(other, shape=shape), names)
 
 
 async def _names(composite: Composite, prefix: str, member: Proxy) -> dict[Kind, list[str]]:

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from inspect import isawaitable
-from typing import Any, Literal, Protocol
+from typing import Any, Final, Protocol
 
 from snodo.core.context import Context
 from snodo.core.errors import InternalError, InvalidParams, McpError, ResourceNotFound
@@ -25,8 +25,9 @@ from snodo.core.types import ExtensionMethod, MethodHandler, Outcome, Params
 from snodo.revisions import REVISIONS, Revision
 from snodo.server.apps import renders_apps
 from snodo.server.backend import FEATURES, FORWARDED, FORWARDED_EXTENSIONS, Backend
+from snodo.server.callers import caller_of
 from snodo.server.dependencies import DependencyFailed
-from snodo.server.invoke import PLAIN, TimedOut
+from snodo.server.invoke import PLAIN, FailedCall, TimedOut
 from snodo.server.pagination import page
 from snodo.server.prompts import prompt_messages
 from snodo.server.registry import Registry
@@ -39,6 +40,7 @@ from snodo.server.subscriptions import (
 )
 from snodo.server.tool_encoders import encoder_of
 from snodo.server.tools import Tool, plain_bind
+from snodo.server.visibility import Kind, View
 from snodo.tasks.engine import Background, Tasks, declares_tasks, required_extension
 
 __all__ = [
@@ -48,6 +50,7 @@ __all__ = [
     "capabilities",
     "forwarded",
     "offers",
+    "view_of",
     "visible_definitions",
 ]
 
@@ -191,15 +194,32 @@ async def discover(served: ServerOffering, ctx: Context, params: Params) -> Outc
     return result
 
 
+async def view_of(served: ServerOffering, ctx: Context) -> View | None:
+    """What hides items from this caller (``snodo.server.visibility``); None: nothing."""
+    visibility = served.registry.visibility
+    if not visibility.active:
+        return None
+    return await visibility.view(ctx, caller_of(ctx))
+
+
+_KEYS: Final = {"tools": "name", "prompts": "name", "resources": "uri", "templates": "uriTemplate"}
+
+
 def visible_definitions(
     served: ServerOffering,
     ctx: Context,
-    kind: Literal["tools", "resources", "templates", "prompts"],
+    kind: Kind,
+    view: View | None = None,
 ) -> tuple[list[Any], bool]:
-    """The definitions of ``kind`` this caller may see, in registration order, and
-    whether the list is this caller's own (it differs by caller: never to be shared)."""
+    """The definitions of ``kind`` this caller may see (``view``: what hides items from
+    it), in registration order, and whether the list is this caller's own (it differs
+    by caller: never to be shared)."""
     filtered = served.hide_unauthorized and ctx.scopes is not None
     items = served.registry.definitions(kind, ctx.scopes if filtered else None)
+    if view is not None:
+        key = _KEYS[kind]
+        items = [item for item in items if not view.hides(kind, item[key])]
+        filtered = filtered or view.private
     if kind == "tools" and served.registry.app_only:
         # MCP Apps: a tool only a view may call is for clients that render views, so
         # the list differs by client and is never a public one.
@@ -210,14 +230,11 @@ def visible_definitions(
     return items, filtered
 
 
-def _listing(
-    served: ServerOffering,
-    ctx: Context,
-    params: Params,
-    key: str,
-    kind: Literal["tools", "resources", "templates", "prompts"],
+async def _listing(
+    served: ServerOffering, ctx: Context, params: Params, key: str, kind: Kind
 ) -> Outcome:
-    items, filtered = visible_definitions(served, ctx, kind)
+    view = await view_of(served, ctx) if served.registry.visibility.active else None
+    items, filtered = visible_definitions(served, ctx, kind, view)
     revision = ctx.revision
     if kind == "tools":  # as the revision declares a tool (tool_encoders)
         items = encoder_of(revision).listed(items)
@@ -241,7 +258,7 @@ def is_hidden(served: ServerOffering, ctx: Context, scopes: frozenset[str]) -> b
 
 
 async def tools_list(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
-    return _listing(served, ctx, params, "tools", "tools")
+    return await _listing(served, ctx, params, "tools", "tools")
 
 
 async def tools_call(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
@@ -250,6 +267,10 @@ async def tools_call(served: ServerOffering, ctx: Context, params: Params) -> Ou
     app_only = name in served.registry.app_only and not renders_apps(ctx.client_capabilities)
     if tool is None or app_only or is_hidden(served, ctx, tool.scopes):
         raise InvalidParams(f"Unknown tool: {name}")
+    if served.registry.visibility.active:
+        view = await view_of(served, ctx)
+        if view is not None and view.hides("tools", name):
+            raise InvalidParams(f"Unknown tool: {name}")
     if ctx.scopes is not None:  # OAuth: checked before the arguments are looked at
         ctx.require_scopes(tool.scopes)
     if tool.task == "required" and not (served.tasks is not None and declares_tasks(ctx)):
@@ -284,8 +305,9 @@ async def tools_call(served: ServerOffering, ctx: Context, params: Params) -> Ou
     except DependencyFailed as failed:
         log.warning("tool %s: %s", name, failed, exc_info=failed.__cause__)
         raise InternalError() from None
-    except Exception as exc:
-        value = _failure(tool, exc, served.mask_errors)
+    except Exception as exc:  # its result, carrying the exception for middleware
+        failure = _failure(tool, exc, served.mask_errors)
+        return FailedCall(encoder.finish(tool, failure, ctx.revision, selection), exc)
     if isinstance(value, Background):
         if tool.task is None:
             log.error("tool %s returned background work but was not registered with task=", name)
@@ -348,18 +370,20 @@ async def _guarded(ctx: Context, what: str, call: Awaitable[Any]) -> Any:
 
 
 async def resources_list(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
-    return _listing(served, ctx, params, "resources", "resources")
+    return await _listing(served, ctx, params, "resources", "resources")
 
 
 async def resources_templates_list(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
-    return _listing(served, ctx, params, "resourceTemplates", "templates")
+    return await _listing(served, ctx, params, "resourceTemplates", "templates")
 
 
 async def resources_read(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
     uri: str = params["uri"]
     # Hidden resources and templates are passed over, as if never registered.
     hide = served.hide_unauthorized and ctx.scopes is not None
-    found = served.registry.find_resource(uri, ctx.scopes if hide else None)
+    view = await view_of(served, ctx) if served.registry.visibility.active else None
+    hides = None if view is None else view.hides
+    found = served.registry.find_resource(uri, ctx.scopes if hide else None, hides)
     if found is None:
         raise ResourceNotFound(uri)
     run, arguments, mime, scopes, cache = found
@@ -380,12 +404,17 @@ async def resources_read(served: ServerOffering, ctx: Context, params: Params) -
 
 
 async def prompts_list(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
-    return _listing(served, ctx, params, "prompts", "prompts")
+    return await _listing(served, ctx, params, "prompts", "prompts")
 
 
 async def prompts_get(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
     prompt = served.registry.prompts.get(params["name"])
-    if prompt is None or is_hidden(served, ctx, prompt.scopes):
+    view = await view_of(served, ctx) if served.registry.visibility.active else None
+    if (
+        prompt is None
+        or is_hidden(served, ctx, prompt.scopes)
+        or (view is not None and view.hides("prompts", prompt.name))
+    ):
         raise InvalidParams(f"Unknown prompt: {params['name']}")
     ctx.require_scopes(prompt.scopes)
     arguments = prompt.check_arguments(params.get("arguments") or {})
@@ -404,6 +433,11 @@ async def completion_complete(served: ServerOffering, ctx: Context, params: Para
     key = ref.get("name") if ref.get("type") == "ref/prompt" else ref.get("uri")
     scopes = served.registry.completed_scopes(ref.get("type"), key)
     concealed = is_hidden(served, ctx, scopes)
+    view = await view_of(served, ctx) if served.registry.visibility.active else None
+    if view is not None and isinstance(key, str):
+        concealed = concealed or view.hides(
+            "prompts" if ref.get("type") == "ref/prompt" else "templates", key
+        )
     if ref.get("type") == "ref/prompt" and (key not in served.registry.prompts or concealed):
         raise InvalidParams(f"Unknown prompt: {key}")
     # A hidden template completes nothing, as a template that does not exist.

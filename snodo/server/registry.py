@@ -18,6 +18,7 @@ from snodo.server.prompts import Prompt
 from snodo.server.resources import Resource, ResourceTemplate
 from snodo.server.threads import Threads
 from snodo.server.tools import Tool
+from snodo.server.visibility import Visibility
 
 __all__ = ["Changed", "CompletionRef", "Registry"]
 
@@ -58,6 +59,8 @@ class Registry:
         """The requests extensions add (``snodo.server.extensions.ExtensionMethod``)."""
         self.modern_methods: set[str] = set()
         """Those of them legacy sessions may not call (``Extension(legacy=False)``)."""
+        self.visibility = Visibility()
+        """Each item's tags and who sees it (``snodo.server.visibility``)."""
         self.revised = False
         """Some item was given ``fields=``: lists are shaped by each request's revision
         (``snodo.server.revised``)."""
@@ -73,6 +76,7 @@ class Registry:
 
     def remove_tool(self, name: str) -> None:
         self.app_only.discard(name)
+        self.visibility.forget("tools", name)
         if self.tools.pop(name, None) is not None:
             self._changed("toolsListChanged")
 
@@ -82,6 +86,7 @@ class Registry:
         return resource
 
     def remove_resource(self, uri: str) -> None:
+        self.visibility.forget("resources", uri)
         if self.resources.pop(uri, None) is not None:
             self._changed("resourcesListChanged")
 
@@ -92,6 +97,7 @@ class Registry:
         return template
 
     def remove_template(self, uri_template: str) -> None:
+        self.visibility.forget("templates", uri_template)
         kept = [t for t in self.templates if t.uri_template != uri_template]
         if len(kept) != len(self.templates):
             self.templates = kept
@@ -103,6 +109,7 @@ class Registry:
         return prompt
 
     def remove_prompt(self, name: str) -> None:
+        self.visibility.forget("prompts", name)
         if self.prompts.pop(name, None) is not None:
             self._changed("promptsListChanged")
 
@@ -155,17 +162,27 @@ class Registry:
         return tool.headers if tool is not None else ()
 
     def find_resource(
-        self, uri: str, granted: frozenset[str] | None = None
+        self,
+        uri: str,
+        granted: frozenset[str] | None = None,
+        hides: Callable[[Any, str], bool] | None = None,
     ) -> tuple[Invoker, dict[str, Any], str | None, frozenset[str], CacheHint | None] | None:
         """The reader of ``uri``, its template arguments, MIME type, required scopes and
         caching hint; a fixed resource wins over templates, and templates are tried in
         registration order. With ``granted``, items needing other scopes are passed
-        over, as the lists that ``definitions`` filters leave them out."""
+        over, as the lists that ``definitions`` filters leave them out; so are those
+        ``hides(kind, key)`` hides (``snodo.server.visibility``)."""
         resource = self.resources.get(uri)
-        if resource is not None and (granted is None or resource.scopes <= granted):
+        if (
+            resource is not None
+            and (granted is None or resource.scopes <= granted)
+            and (hides is None or not hides("resources", uri))
+        ):
             return resource.invoker, {}, resource.mime_type, resource.scopes, resource.cache
         for template in self.templates:
             if granted is not None and not template.scopes <= granted:
+                continue
+            if hides is not None and hides("templates", template.uri_template):
                 continue
             found = template.match(uri)
             if found is not None:

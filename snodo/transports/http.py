@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 from snodo.auth.protected import EndpointRequest, ProtectedResource, Refused
 from snodo.core import jsonrpc
-from snodo.core.context import ACCESS_TOKEN, TOKEN_EXCHANGE
+from snodo.core.context import ACCESS_TOKEN, PEER_ADDRESS, TOKEN_EXCHANGE
 from snodo.core.envelope import check_version, required_meta
 from snodo.core.errors import (
     HeaderMismatch,
@@ -309,6 +309,9 @@ class HttpApp:
                     ),
                 )
                 return
+        if self.server.middlewares:  # what a middleware may count a caller by
+            client = scope.get("client")
+            PEER_ADDRESS.set(str(client[0]) if client else None)
         if self.legacy is not None and scope["method"] == "GET":  # with a session id
             await self.legacy.get(headers, principal, receive, send)
         elif self.legacy is not None and scope["method"] == "DELETE":

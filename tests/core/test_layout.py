@@ -44,6 +44,7 @@ _ROLES: dict[str, frozenset[str]] = {
     "publishing": frozenset({CORE, "server"}),
     "transports": frozenset({CORE, "auth", "legacy", "server", "publishing"}),
     "search": frozenset({CORE, "server"}),
+    "middleware": frozenset({CORE, "stores", "server"}),
     # server: the in-memory transport, server.csp; search: tools searched here for a
     # server that searches none
     "client": frozenset({CORE, "asking", "server", "search"}),
@@ -61,6 +62,7 @@ _ROLES: dict[str, frozenset[str]] = {
             "oauth",
             "gateway",
             "search",
+            "middleware",
             "publishing",
         }
     ),

@@ -25,6 +25,7 @@ PUBLIC = frozenset(
         "snodo.client",
         "snodo.client.transports",
         "snodo.gateway",
+        "snodo.middleware",
         "snodo.oauth",
         "snodo.otel",
         "snodo.search",
