@@ -375,3 +375,48 @@ def test_the_seps_conversational_and_structured_examples() -> None:
     (output,) = result["outputs"]
     assert output["structuredContent"] == json.loads(STRUCTURED)
     assert server.answer_checks is not None and server.answer_checks.invalid == []
+
+
+def test_an_exception_a_tool_raises_is_a_failed_output_under_the_draft() -> None:
+    server = Server("x", "1.0", versions=[DRAFT, MODERN], check_answers=True)
+
+    @server.tool
+    def crash() -> str:
+        raise RuntimeError("disk full")
+
+    assert _wire(server, "tools/call", {"name": "crash"}) == (
+        '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","outputs":[{"audience":'
+        '"assistant","format":"content","content":[{"type":"text","text":"disk full"}]}],'
+        '"isError":true,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"x",'
+        '"version":"1.0"}}}}'
+    )
+    legacy = json.loads(_wire(server, "tools/call", {"name": "crash"}, MODERN))["result"]
+    assert legacy["content"] == [{"type": "text", "text": "disk full"}]
+    assert legacy["isError"] is True
+
+
+def test_result_limit_cuts_the_drafts_content_outputs_and_drops_structured_ones() -> None:
+    from snodo.middleware import ResultLimit
+
+    server = Server("big", "1.0", versions=[DRAFT, MODERN], check_answers=True)
+    server.middleware(ResultLimit(1000))
+
+    @server.tool
+    def numbers(count: int) -> dict[str, list[int]]:
+        return {"values": list(range(count))}
+
+    both = [
+        {"audience": "assistant", "format": "content"},
+        {"audience": "assistant", "format": "structured"},
+    ]
+    params = {"name": "numbers", "arguments": {"count": 2000}, "requestedOutputs": both}
+    result = json.loads(_wire(server, "tools/call", params))["result"]
+    (output,) = result["outputs"]
+    assert (output["audience"], output["format"]) == ("assistant", "content")
+    assert output["content"][0]["text"].endswith("this server gives at most 1000]")
+    assert result["isError"] is True
+    assert len(json.dumps(result).encode()) < 1100
+    params["requestedOutputs"] = both[1:]
+    refused = json.loads(_wire(server, "tools/call", params))["error"]
+    assert refused["code"] == -32603
+    assert refused["message"].startswith("the tool's result is too large: [truncated")
