@@ -43,6 +43,9 @@ COMPILED = [
     "snodo/transports/http_exchange.py",
     "snodo/transports/http_head.py",
     "snodo/transports/late_requests.py",
+    # The rate limit every request of a limited server takes (in memory: no coroutine).
+    "snodo/middleware/rate_limit.py",
+    "snodo/stores/buckets.py",
 ]
 """What a tools/call, resources/read or prompts/get request runs through, transport to
 answer (``bench/instructions.py`` counts the difference)."""

@@ -53,7 +53,9 @@ def proxy_app(backend_port: int) -> Any:
     from snodo.transports.http import HttpApp  # noqa: PLC0415
 
     url = f"http://127.0.0.1:{backend_port}/mcp"
-    return HttpApp(proxy(lambda **options: Client.http(url, **options), name="bench-proxy"))
+    # Like the backend (its keyring has no guard), the flows answer one state twice.
+    connect = lambda **options: Client.http(url, **options)  # noqa: E731
+    return HttpApp(proxy(connect, name="bench-proxy", state_guard=False))
 
 
 def fastmcp_app(backend_port: int) -> Any:

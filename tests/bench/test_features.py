@@ -16,6 +16,7 @@ CASES = {
     "imperative MRTR flow": "mrtr",
     "typed output (pydantic model)": "typed",
     "legacy session echo": "legacy",
+    "async echo, RateLimit in memory": "ratelimit",
 }
 
 
