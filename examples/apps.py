@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from snodo import Server
 from snodo.core.result import ToolError
+from snodo.extensions.apps import App
 
 server = Server(
     "week-chart",
@@ -105,7 +106,7 @@ PAGE = """<!doctype html>
 </html>
 """
 
-chart = server.app("ui://week/chart", PAGE, title="A week of weather", prefers_border=True)
+chart = App(server, "ui://week/chart", PAGE, title="A week of weather", prefers_border=True)
 
 
 class Day(BaseModel):

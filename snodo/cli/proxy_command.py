@@ -24,6 +24,7 @@ from typing import Any
 from snodo.cli.client_commands import add_auth_options, auth_token, bearer
 from snodo.cli.serve_options import SERVE_OPTIONS, add_serve_options
 from snodo.client import Client
+from snodo.extensions import gateway_halves
 from snodo.gateway import proxy, serve_group
 from snodo.server import Server
 from snodo.server.notify_bus import notification_bus
@@ -138,9 +139,10 @@ def from_environment() -> Server:
     """The proxy ``SNODO_PROXY_BACKEND`` describes (each worker builds its own)."""
     described = json.loads(os.environ[BACKEND_ENV])
     notify = described.get("notify")
-    shared: dict[str, Any] = {}
+    # The extensions snodo ships pass through as the servers behind declare them.
+    shared: dict[str, Any] = {"passing": gateway_halves()}
     if notify:
-        shared = {"relay": notify, "notifications": notification_bus(notify)}
+        shared |= {"relay": notify, "notifications": notification_bus(notify)}
     name = described.get("name", "snodo-proxy")
     answer_timeout = float(described.get("answer_timeout", 300.0))
     if "config" in described:

@@ -16,8 +16,8 @@ its bounds and raises only ``snodo.client.errors``.
 The package is the whole client: its connection, era choice (``era``), rounds,
 handlers, limits, listings, results, errors, tasks, skills, the client's side of a
 legacy session (``legacy_session``) and its transports (``snodo.client.transports``).
-It may import the core, and ``snodo.server`` for the in-memory transport and its CSP
-grammar (``server.csp``) only; nothing below imports it.
+It may import the core, and ``snodo.server`` for the in-memory transport only; nothing
+below imports it.
 """
 
 from __future__ import annotations
@@ -92,8 +92,8 @@ class Client(Listings, Skills, ClientTasks):
     the tasks extension (on by default: a task is followed to the same result a plain
     call returns, so declaring it costs a caller nothing; off, a server runs its
     task-optional tools inline); ``extensions`` declares others, by identifier with their
-    settings (``snodo.client.apps``). ``era``: ``"auto"`` (probe once, then remember),
-    ``"modern"`` or ``"legacy"``. ``probe_timeout`` bounds the stdio probe: a server
+    settings (``snodo.extensions.apps.DECLARE``, say). ``era``: ``"auto"`` (probe once,
+    then remember), ``"modern"`` or ``"legacy"``. ``probe_timeout`` bounds the stdio probe: a server
     silent that long is legacy. ``limits`` bounds what a server can make the client
     wait for or hold (``ClientLimits``; give ``Client.http``/``Client.stdio`` the same
     to bound the transport's reading too). ``cache``: results kept as their caching

@@ -31,6 +31,7 @@ from snodo.core.context import Context
 from snodo.core.errors import InvalidParams, McpError, ResourceNotFound
 from snodo.core.result import InputRequired
 from snodo.gateway.forwarding import BackendError, Proxy
+from snodo.gateway.passing import Passing
 from snodo.gateway.skills import (
     DIRECTORY_READ,
     METHODS,
@@ -101,6 +102,8 @@ class Composite:
         self.own_skills_settings: dict[str, Any] | None = None
         """The server's own skills settings (None: it has none), once known."""
         self.own_skills_known = False
+        self.passing: dict[str, Passing] = {}
+        """The gateway halves of the extensions passed on, by identifier."""
 
     def add(self, prefix: str, member: Proxy, names: Mapping[Kind, list[str]]) -> None:
         """Mount ``member`` under ``prefix``; ``names`` are what it serves now (checked

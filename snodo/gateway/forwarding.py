@@ -17,7 +17,9 @@ holding the call by the relay (``snodo.gateway.relay``, over Redis) when there i
 and gets a clear error when there is none. A legacy front gets either backend's
 questions through the server's bridge, as requests in its own session.
 
-A backend's skills pass through as they are (``snodo.gateway.skills``). Errors keep
+An extension the backend declares passes through only by its gateway half
+(``snodo.gateway.passing``) given to ``proxy``; its skills pass through as they are
+(``snodo.gateway.skills``). Errors keep
 their code, message and data; the backend's list-changed and
 resource-updated notifications reach the proxy's listen streams; what the backend
 advertises decides what the proxy does.
@@ -31,7 +33,7 @@ import itertools
 import logging
 import secrets
 import weakref
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from functools import partial
@@ -46,6 +48,7 @@ from snodo.core.errors import InternalError, McpError
 from snodo.core.result import InputRequired, input_required
 from snodo.gateway.front import GATEWAYS, front_client
 from snodo.gateway.open_calls import CURRENT, REFUSE, FlowElsewhere, OpenCalls
+from snodo.gateway.passing import Passing, halves
 from snodo.gateway.relay import Relay
 from snodo.gateway.skills import declare, declared, prefixed
 from snodo.revisions.authoring.protocol import (
@@ -448,6 +451,7 @@ def proxy(
     answer_timeout: float = 300.0,
     relay: str | None = None,
     calls_per_client: int = 16,
+    passing: Iterable[Passing] = (),
     **server_options: Any,
 ) -> Server:
     """A ``Server`` serving the backend that ``connect(**client_options)`` reaches.
@@ -459,9 +463,11 @@ def proxy(
     ``relay`` (a Redis URL) lets a retry that reaches another worker be answered by the
     one holding the backend call (``snodo.gateway.relay``); ``calls_per_client`` is how
     many of a legacy backend's calls waiting for answers one front client may hold
-    (``snodo.gateway.open_calls``). ``server_options`` are
-    ``Server``'s (limits, state keys, auth, ...).
+    (``snodo.gateway.open_calls``). ``passing``: the gateway halves of the extensions
+    the backend may declare that the proxy passes on (``snodo.gateway.passing``; none
+    by default). ``server_options`` are ``Server``'s (limits, state keys, auth, ...).
     """
+    chosen = halves(passing)
 
     @asynccontextmanager
     async def lifespan(server: Server) -> AsyncIterator[Proxy]:
@@ -473,6 +479,8 @@ def proxy(
         offered = declared(backend.advertised)
         if offered is not None:  # its skills, passed on (snodo.gateway.skills)
             declare(server, offered, backend.forward)
+        for half in chosen.values():  # the extensions passed as the backend declares them
+            half.started(server, {"": backend})
         try:
             yield backend
         finally:

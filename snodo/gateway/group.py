@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,7 @@ from snodo.gateway.composite import SEPARATOR, Composite, check_prefix, served_n
 from snodo.gateway.forwarding import Connect, Proxy
 from snodo.gateway.front import GATEWAYS
 from snodo.gateway.mounting import composite_of
+from snodo.gateway.passing import Passing, halves
 from snodo.revisions.authoring import (
     CallToolResult,
     GetPromptResult,
@@ -117,17 +118,19 @@ def serve_group(
     answer_timeout: float = 300.0,
     relay: str | None = None,
     calls_per_client: int = 16,
+    passing: Iterable[Passing] = (),
     **server_options: Any,
 ) -> Server:
     """One server serving every server of the configuration, each under its prefix;
-    ``answer_timeout``, ``relay`` and ``calls_per_client`` are ``proxy``'s, for each
-    member."""
+    ``answer_timeout``, ``relay``, ``calls_per_client`` and ``passing`` are
+    ``proxy``'s, for each member."""
     server = Server(
         server_options.pop("name", "snodo-gateway"),
         server_options.pop("version", "1.0.0"),
         **server_options,
     )
     composite: Composite = composite_of(server)
+    composite.passing = halves(passing, composite.passing)
     for prefix, connect in servers(config).items():
         member = Proxy(
             connect, answer_timeout=answer_timeout, relay=relay, calls_per_client=calls_per_client

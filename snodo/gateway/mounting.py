@@ -13,7 +13,7 @@ listeners.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -21,6 +21,7 @@ from snodo.client import Client
 from snodo.client.transports import MemoryTransport
 from snodo.gateway.composite import Composite, Kind
 from snodo.gateway.forwarding import PROXIES, Connect, Proxy
+from snodo.gateway.passing import Passing, halves
 from snodo.gateway.skills import declared, prefixed
 from snodo.server import Server
 
@@ -54,6 +55,8 @@ def composite_of(server: Server) -> Composite:
                 begun.append(member)
                 composite.check(prefix, await _names(composite, prefix, member))
             composite.offer_skills(started)
+            for half in composite.passing.values():  # as the members declare them
+                half.started(started, composite.members)
             yield
         finally:
             for member in reversed(begun):
@@ -63,12 +66,22 @@ def composite_of(server: Server) -> Composite:
     return composite
 
 
-def mount(server: Server, other: Server | Connect, *, prefix: str, **client_options: Any) -> None:
+def mount(
+    server: Server,
+    other: Server | Connect,
+    *,
+    prefix: str,
+    passing: Iterable[Passing] = (),
+    **client_options: Any,
+) -> None:
     """Serve ``other`` inside ``server`` under ``prefix``; ``client_options`` go to the
-    client that reaches it (``Client`` options: limits, deadline, era, ...)."""
+    client that reaches it (``Client`` options: limits, deadline, era, ...). ``passing``:
+    gateway halves (``snodo.gateway.passing``) of extensions the mounted servers may
+    declare that ``server`` passes on, beside those of earlier mounts."""
     if other is server:
         raise ValueError("a server cannot be mounted inside itself")
     composite = composite_of(server)
+    composite.passing = halves(passing, composite.passing)
     names: dict[Kind, list[str]] = {}
     if isinstance(other, Server):
         mounted = other

@@ -187,10 +187,6 @@ class Server(Decorators):
         run on the event loop)."""
         self.registry = Registry(self.subscriptions.list_changed, self.threads)
         """What is registered: tools, resources, templates, prompts, completions."""
-        if tasks is not None:  # the tasks extension, on the same footing as any other
-            extensions = (*extensions, tasks_extension(tasks))
-        for extension in extensions:
-            self.add_extension(extension)
         self._skills: SkillCatalog | None = None
         self.offering = ServerOffering(
             self.registry,
@@ -207,6 +203,12 @@ class Server(Decorators):
         )
         if tasks is not None and mask_errors:
             tasks.mask_errors = True
+        self.extensions: dict[str, Extension] = {}
+        """The extensions offered, by identifier (``add_extension``)."""
+        if tasks is not None:  # the tasks extension, on the same footing as any other
+            extensions = (*extensions, tasks_extension(tasks))
+        for extension in extensions:
+            self.add_extension(extension)
         self.observer = observer
         # OAuth (snodo.auth): HTTP verifies tokens with it; the core checks item scopes.
         self.authorization = authorization
@@ -261,12 +263,14 @@ class Server(Decorators):
         return register
 
     def add_extension(self, extension: Extension) -> Extension:
-        """Offer an extension: advertised under ``extensions`` in the capabilities, its
-        methods served (to legacy sessions too unless it was made with ``legacy=False``)."""
-        self.registry.extensions[extension.id] = extension.settings
-        self.registry.extension_methods.update(extension.methods)
-        if not extension.legacy:
-            self.registry.modern_methods.update(extension.methods)
+        """Offer an extension (``snodo.server.extensions``): advertised under
+        ``extensions`` in the capabilities, its methods served (to legacy sessions too
+        unless it was made with ``legacy=False``), its hooks plugged in. ValueError if
+        another with its identifier is offered already."""
+        if extension.id in self.extensions:
+            raise ValueError(f"the extension {extension.id} is offered already")
+        self.extensions[extension.id] = extension
+        extension.install(self)
         return extension
 
     def _skill_catalog(self, directory_read: bool, cache: CacheHint | None) -> SkillCatalog:

@@ -1,4 +1,5 @@
-"""Extensions: what a server offers beyond the core protocol, by identifier.
+"""Extensions: what a server offers beyond the core protocol, by identifier, and the
+hooks through which an extension changes what the server does.
 
 ``Extension(id, settings)`` is advertised in the ``extensions`` of the server's
 capabilities (``server/discover``, and a legacy session's ``initialize`` answer) with its
@@ -10,14 +11,21 @@ for a method nobody registered. A handler takes the request's ``Context`` and th
 validated params, sync or async, and returns its result (a model or a dict).
 ``ext.notify(ctx, "ns/event", params)`` sends one of the extension's notifications on
 the request's stream. ``ctx.client_supports(id)`` says whether the request's client
-declared an extension (``Client(extensions={id: settings})`` does).
+declared an extension (``Client(extensions={id: settings})`` does). An extension made
+with ``legacy=False`` is advertised to legacy sessions but its methods are only for
+modern requests.
 
-MCP Apps (``snodo.server.apps``) is advertised through the same registry, and the tasks
-extension is one too (``tasks_extension``): ``Server(tasks=Tasks(store))`` adds it, its
-three methods routed to the engine with their params checked by the generated models.
-An extension made with ``legacy=False`` is advertised to legacy sessions but its methods
-are only for modern requests (the tasks extension's, whose names the legacy
-revision gives other meanings).
+``Server(extensions=[...])`` or ``server.add_extension(ext)`` offers one; the server
+calls ``ext.install(server)`` once, which declares it, routes its methods and plugs in
+its hooks. An extension that offers more (tools, resources) overrides ``install`` and
+calls the base one. The hooks, each absent unless the extension sets it:
+
+* ``visibility`` (``Visibility``): which items a caller sees. An item hidden from a
+  caller is left out of its lists and answers every request exactly as an item that
+  does not exist; a list that a rule may change by caller is marked ``private``.
+
+The extensions snodo ships (MCP Apps, Skills, Tasks) are built on this API alone, in
+``snodo.extensions``.
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -33,10 +41,20 @@ from snodo.core.context import Context
 from snodo.core.errors import InvalidParams
 from snodo.revisions import REVISIONS
 from snodo.revisions.tasks.protocol import EXTENSION_ID as TASKS_EXTENSION_ID
+from snodo.server.registry import Kind, Registry
 from snodo.tasks.engine import Tasks
 from snodo.tasks.methods import TASK_METHODS
 
-__all__ = ["Extension", "ExtensionMethod", "tasks_extension"]
+__all__ = [
+    "Extension",
+    "ExtensionMethod",
+    "Hooks",
+    "Host",
+    "Kind",
+    "Visibility",
+    "tasks_extension",
+]
+
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -83,8 +101,53 @@ class ExtensionMethod:
         return value
 
 
+class Visibility(Protocol):
+    """Which items a caller sees (an extension's ``visibility``).
+
+    Listing, ``tools/call``, ``prompts/get``, ``resources/read`` and
+    ``completion/complete`` ask it of every item they would show or use: an item not
+    ``visible`` is left out of the caller's lists and answers as one that does not
+    exist, so what a caller cannot see it cannot find by asking for it either.
+    """
+
+    def caller_dependent(self, kind: Kind) -> bool:
+        """Whether the rule may now hide an item of ``kind`` from some callers and not
+        others: the lists of ``kind`` are then each caller's own (``private``)."""
+        ...
+
+    def visible(self, kind: Kind, item: Any, ctx: Context) -> bool:
+        """Whether the caller of ``ctx`` sees ``item`` (a registered ``Tool``,
+        ``Resource``, ``ResourceTemplate`` or ``Prompt``)."""
+        ...
+
+
+class Hooks(Protocol):
+    """Where an extension's hooks plug in: the server's ``ServerOffering``, which the
+    method handlers read."""
+
+    visibility: tuple[Visibility, ...]
+
+
+class Host(Protocol):
+    """What ``Extension.install`` reaches of the ``Server`` it is offered at."""
+
+    @property
+    def registry(self) -> Registry:
+        """What is registered: the extension's declaration and methods go there."""
+        ...
+
+    @property
+    def offering(self) -> Hooks:
+        """What the method handlers read: the extension's hooks go there."""
+        ...
+
+
 class Extension:
-    """An extension a server offers: its identifier, settings, methods, notifications."""
+    """An extension a server offers: its identifier, settings, methods, notifications,
+    and the hooks it plugs into the server (``install``)."""
+
+    visibility: Visibility | None = None
+    """Which items each caller sees; None: this extension hides nothing."""
 
     def __init__(
         self,
@@ -102,6 +165,18 @@ class Extension:
         self.methods: dict[str, ExtensionMethod] = {}
         self.legacy = legacy
         """Whether legacy sessions may call its methods (it is advertised to them anyway)."""
+
+    def install(self, server: Host) -> None:
+        """Offer the extension at ``server`` (``Server.add_extension`` calls this once):
+        declared in its capabilities, its methods routed, its hooks plugged in."""
+        registry = server.registry
+        registry.extensions[self.id] = self.settings
+        registry.extension_methods.update(self.methods)
+        if not self.legacy:
+            registry.modern_methods.update(self.methods)
+        if self.visibility is not None:
+            offering = server.offering
+            offering.visibility = (*offering.visibility, self.visibility)
 
     def method(self, name: str, *, params: type[BaseModel]) -> Callable[[F], F]:
         """``@ext.method("ns/name", params=Model)``: the handler of a request the

@@ -16,20 +16,20 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from inspect import isawaitable
-from typing import Any, Literal
+from typing import Any
 
 from snodo.core.context import Context
 from snodo.core.errors import InternalError, InvalidParams, McpError, ResourceNotFound
 from snodo.core.result import InputRequired, ToolError
 from snodo.core.types import ExtensionMethod, MethodHandler, Outcome, Params
 from snodo.revisions import Revision
-from snodo.server.apps import renders_apps
-from snodo.server.backend import FEATURES, FORWARDED, FORWARDED_EXTENSIONS, Backend
+from snodo.server.backend import FEATURES, FORWARDED, Backend
 from snodo.server.dependencies import DependencyFailed
+from snodo.server.extensions import Visibility
 from snodo.server.invoke import PLAIN, TimedOut
 from snodo.server.pagination import page
 from snodo.server.prompts import prompt_messages
-from snodo.server.registry import Registry
+from snodo.server.registry import Kind, Registry
 from snodo.server.resources import read_contents
 from snodo.server.subscriptions import (
     MAX_RESOURCE_SUBSCRIPTIONS,
@@ -44,7 +44,9 @@ __all__ = [
     "ServerOffering",
     "capabilities",
     "forwarded",
+    "hidden",
     "offers",
+    "visible_definitions",
 ]
 
 log = logging.getLogger("snodo")
@@ -75,6 +77,8 @@ class ServerOffering:
     mask_errors: bool = False
     """A tool's untyped exception reaches the client as a generic message, the detail
     only in the log (``Server(mask_errors=True)``)."""
+    visibility: tuple[Visibility, ...] = ()
+    """The extensions' rules of which items each caller sees (``snodo.server.extensions``)."""
 
     methods: Mapping[str, MethodHandler] = field(init=False)
     """The table the core looks methods up in: ``HANDLERS``, or, with a backend, the
@@ -116,14 +120,6 @@ def capabilities(served: ServerOffering) -> dict[str, Any]:
             offered.pop(feature, None)
             if isinstance(theirs.get(feature), Mapping):
                 offered[feature] = dict(theirs[feature])
-        extensions = theirs.get("extensions")
-        passed = {
-            key: dict(value)
-            for key, value in (extensions.items() if isinstance(extensions, Mapping) else ())
-            if key in FORWARDED_EXTENSIONS and isinstance(value, Mapping)
-        }
-        if passed:
-            offered["extensions"] = {**passed, **(offered.get("extensions") or {})}
     return offered
 
 
@@ -158,37 +154,37 @@ async def discover(served: ServerOffering, ctx: Context, params: Params) -> Outc
     return result
 
 
-def _listing(
-    served: ServerOffering,
-    ctx: Context,
-    params: Params,
-    key: str,
-    kind: Literal["tools", "resources", "templates", "prompts"],
-) -> Outcome:
-    filtered = served.hide_unauthorized and ctx.scopes is not None
-    items = served.registry.definitions(kind, ctx.scopes if filtered else None)
-    if kind == "tools" and served.registry.app_only:
-        # MCP Apps: a tool only a view may call is for clients that render views, so
-        # the list differs by client and is never a public one.
-        filtered = True
-        if not renders_apps(ctx.client_capabilities):
-            hidden = served.registry.app_only
-            items = [item for item in items if item["name"] not in hidden]
+def hidden(served: ServerOffering, ctx: Context, kind: Kind, item: Any) -> bool:
+    """Whether ``item`` is hidden from this caller: its token's scopes do not reach it
+    (``hide_unauthorized``), or an extension's ``Visibility`` keeps it from this caller.
+    A hidden item answers exactly as an item that does not exist, so that what a caller
+    cannot see it cannot find by asking for it either."""
+    granted = ctx.scopes
+    if served.hide_unauthorized and granted is not None and not item.scopes <= granted:
+        return True
+    return not all(rule.visible(kind, item, ctx) for rule in served.visibility)
+
+
+def visible_definitions(served: ServerOffering, ctx: Context, kind: Kind) -> tuple[list[Any], bool]:
+    """The definitions of ``kind`` this caller sees, in registration order, and whether
+    the list is this caller's own (it may differ by caller: never to be shared)."""
+    scoped = served.hide_unauthorized and ctx.scopes is not None
+    rules = served.visibility
+    if not (scoped or rules):
+        return served.registry.definitions(kind), False
+    own = scoped or any(rule.caller_dependent(kind) for rule in rules)
+    return served.registry.definitions(kind, lambda item: not hidden(served, ctx, kind, item)), own
+
+
+def _listing(served: ServerOffering, ctx: Context, params: Params, key: str, kind: Kind) -> Outcome:
+    items, own = visible_definitions(served, ctx, kind)
     chosen, next_cursor = page(items, ctx.request_method, params.get("cursor"), served.page_size)
     result: dict[str, Any] = {key: list(chosen)}
     if next_cursor is not None:
         result["nextCursor"] = next_cursor
-    if filtered:  # this caller's list: never to be shared with another
+    if own:  # this caller's list: never to be shared with another
         result["cacheScope"] = "private"
     return result
-
-
-def is_hidden(served: ServerOffering, ctx: Context, scopes: frozenset[str]) -> bool:
-    """Whether an item needing ``scopes`` is hidden from this caller
-    (``hide_unauthorized``): then it answers exactly as an item that does not exist,
-    so that what a caller cannot see it cannot find by asking for it either."""
-    granted = ctx.scopes
-    return served.hide_unauthorized and granted is not None and not scopes <= granted
 
 
 async def tools_list(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
@@ -198,8 +194,9 @@ async def tools_list(served: ServerOffering, ctx: Context, params: Params) -> Ou
 async def tools_call(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
     name = params["name"]
     tool = served.registry.tools.get(name)
-    app_only = name in served.registry.app_only and not renders_apps(ctx.client_capabilities)
-    if tool is None or app_only or is_hidden(served, ctx, tool.scopes):
+    if tool is None or (
+        (served.hide_unauthorized or served.visibility) and hidden(served, ctx, "tools", tool)
+    ):
         raise InvalidParams(f"Unknown tool: {name}")
     if ctx.scopes is not None:  # OAuth: checked before the arguments are looked at
         ctx.require_scopes(tool.scopes)
@@ -305,8 +302,10 @@ async def resources_templates_list(served: ServerOffering, ctx: Context, params:
 async def resources_read(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
     uri: str = params["uri"]
     # Hidden resources and templates are passed over, as if never registered.
-    hide = served.hide_unauthorized and ctx.scopes is not None
-    found = served.registry.find_resource(uri, ctx.scopes if hide else None)
+    screened = (served.hide_unauthorized and ctx.scopes is not None) or served.visibility
+    found = served.registry.find_resource(
+        uri, (lambda kind, item: not hidden(served, ctx, kind, item)) if screened else None
+    )
     if found is None:
         raise ResourceNotFound(uri)
     run, arguments, mime, scopes, cache = found
@@ -332,7 +331,7 @@ async def prompts_list(served: ServerOffering, ctx: Context, params: Params) -> 
 
 async def prompts_get(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
     prompt = served.registry.prompts.get(params["name"])
-    if prompt is None or is_hidden(served, ctx, prompt.scopes):
+    if prompt is None or hidden(served, ctx, "prompts", prompt):
         raise InvalidParams(f"Unknown prompt: {params['name']}")
     ctx.require_scopes(prompt.scopes)
     arguments = prompt.check_arguments(params.get("arguments") or {})
@@ -348,15 +347,18 @@ async def prompts_get(served: ServerOffering, ctx: Context, params: Params) -> O
 
 async def completion_complete(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
     ref = params["ref"]
-    key = ref.get("name") if ref.get("type") == "ref/prompt" else ref.get("uri")
-    scopes = served.registry.completed_scopes(ref.get("type"), key)
-    concealed = is_hidden(served, ctx, scopes)
-    if ref.get("type") == "ref/prompt" and (key not in served.registry.prompts or concealed):
+    prompted = ref.get("type") == "ref/prompt"
+    key = ref.get("name") if prompted else ref.get("uri")
+    item = served.registry.completed(ref.get("type"), key)
+    concealed = item is not None and hidden(
+        served, ctx, "prompts" if prompted else "templates", item
+    )
+    if prompted and (item is None or concealed):
         raise InvalidParams(f"Unknown prompt: {key}")
     # A hidden template completes nothing, as a template that does not exist.
     provider = None if concealed else served.registry.completions.get((ref.get("type"), key))
-    if not concealed:
-        ctx.require_scopes(scopes)
+    if item is not None and not concealed:
+        ctx.require_scopes(item.scopes)
     values: list[str] = []
     if provider is not None:
         argument = params["argument"]

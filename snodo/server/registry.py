@@ -19,12 +19,15 @@ from snodo.server.resources import Resource, ResourceTemplate
 from snodo.server.threads import Threads
 from snodo.server.tools import Tool
 
-__all__ = ["Changed", "CompletionRef", "Registry"]
+__all__ = ["Changed", "CompletionRef", "Kind", "Registry"]
 
 Changed = Callable[[str], object]
 """Told ``toolsListChanged``, ``resourcesListChanged`` or ``promptsListChanged``."""
 
 CompletionRef = Literal["ref/prompt", "ref/resource"]
+
+Kind = Literal["tools", "resources", "templates", "prompts"]
+"""The kinds of item a server lists."""
 
 MirroredHeaders = tuple[tuple[tuple[str, ...], str], ...]
 
@@ -50,10 +53,8 @@ class Registry:
         self.prompts: dict[str, Prompt] = {}
         self.completions: dict[tuple[str, str], Invoker] = {}
         self.extensions: dict[str, dict[str, Any]] = {}
-        """Extensions the server offers beyond tasks, by identifier: their settings, as
+        """Extensions the server offers, by identifier: their settings, as
         ``server/discover`` and ``initialize`` advertise them."""
-        self.app_only: set[str] = set()
-        """Tools only an app view may call (MCP Apps visibility ``["app"]``)."""
         self.extension_methods: dict[str, Any] = {}
         """The requests extensions add (``snodo.server.extensions.ExtensionMethod``)."""
         self.modern_methods: set[str] = set()
@@ -69,7 +70,6 @@ class Registry:
         return tool
 
     def remove_tool(self, name: str) -> None:
-        self.app_only.discard(name)
         if self.tools.pop(name, None) is not None:
             self._changed("toolsListChanged")
 
@@ -152,39 +152,35 @@ class Registry:
         return tool.headers if tool is not None else ()
 
     def find_resource(
-        self, uri: str, granted: frozenset[str] | None = None
+        self, uri: str, shown: Callable[[Kind, Any], bool] | None = None
     ) -> tuple[Invoker, dict[str, Any], str | None, frozenset[str], CacheHint | None] | None:
         """The reader of ``uri``, its template arguments, MIME type, required scopes and
         caching hint; a fixed resource wins over templates, and templates are tried in
-        registration order. With ``granted``, items needing other scopes are passed
-        over, as the lists that ``definitions`` filters leave them out."""
+        registration order. With ``shown`` (of ``"resources"`` or ``"templates"`` and
+        the item), items it does not show are passed over, as the lists that
+        ``definitions`` filters leave them out."""
         resource = self.resources.get(uri)
-        if resource is not None and (granted is None or resource.scopes <= granted):
+        if resource is not None and (shown is None or shown("resources", resource)):
             return resource.invoker, {}, resource.mime_type, resource.scopes, resource.cache
         for template in self.templates:
-            if granted is not None and not template.scopes <= granted:
+            if shown is not None and not shown("templates", template):
                 continue
             found = template.match(uri)
             if found is not None:
                 return template.invoker, found, template.mime_type, template.scopes, template.cache
         return None
 
-    def completed_scopes(self, ref_type: str, key: str) -> frozenset[str]:
-        """The scopes of what a completion request completes: its prompt (by name) or its
-        resource template (by URI template); completing arguments reads the item's data."""
+    def completed(self, ref_type: str, key: str) -> Prompt | ResourceTemplate | None:
+        """What a completion request completes: its prompt (by name) or its resource
+        template (by URI template), or None; completing arguments reads the item's data,
+        so its scopes and visibility apply."""
         if ref_type == "ref/prompt":
-            prompt = self.prompts.get(key)
-            return prompt.scopes if prompt is not None else frozenset()
-        found = (t.scopes for t in self.templates if t.uri_template == key)
-        return next(found, frozenset())
+            return self.prompts.get(key)
+        return next((t for t in self.templates if t.uri_template == key), None)
 
-    def definitions(
-        self,
-        kind: Literal["tools", "resources", "templates", "prompts"],
-        granted: frozenset[str] | None = None,
-    ) -> list[Any]:
-        """The definitions a list method shows, in registration order; with ``granted``,
-        only those of items whose scopes it holds."""
+    def definitions(self, kind: Kind, shown: Callable[[Any], bool] | None = None) -> list[Any]:
+        """The definitions a list method shows, in registration order; with ``shown``,
+        only those of the items it shows."""
         items: Iterable[Tool | Resource | ResourceTemplate | Prompt]
         if kind == "tools":
             items = self.tools.values()
@@ -194,6 +190,6 @@ class Registry:
             items = self.templates
         else:
             items = self.prompts.values()
-        if granted is None:
+        if shown is None:
             return [item.definition for item in items]
-        return [item.definition for item in items if item.scopes <= granted]
+        return [item.definition for item in items if shown(item)]

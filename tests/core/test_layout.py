@@ -42,12 +42,27 @@ _ROLES: dict[str, frozenset[str]] = {
     "server": frozenset({CORE, "asking", "stores", "tasks", "auth"}),
     "legacy": frozenset({CORE, "stores", "server"}),
     "transports": frozenset({CORE, "auth", "legacy", "server"}),
-    # server: the in-memory transport, server.csp
+    # server: the in-memory transport
     "client": frozenset({CORE, "asking", "server"}),
     "otel": frozenset({CORE}),
     "gateway": frozenset({CORE, "stores", "server", "client"}),
+    # Above the server, the client and the gateway: each extension's halves together.
+    "extensions": frozenset(
+        {CORE, "asking", "stores", "auth", "server", "otel", "client", "gateway"}
+    ),
     "cli": frozenset(
-        {CORE, "asking", "stores", "server", "transports", "otel", "client", "oauth", "gateway"}
+        {
+            CORE,
+            "asking",
+            "stores",
+            "server",
+            "transports",
+            "otel",
+            "client",
+            "oauth",
+            "gateway",
+            "extensions",
+        }
     ),
 }
 MAY_IMPORT: dict[str, frozenset[str]] = {
