@@ -34,7 +34,8 @@ from pydantic import BaseModel
 from snodo.cli.printing import show_log, show_progress, show_result
 from snodo.cli.terminal import Terminal
 from snodo.client import Client, ClientError
-from snodo.client.skills import EXTENSION_ID as SKILLS_EXTENSION
+from snodo.extensions.skills import EXTENSION_ID as SKILLS_EXTENSION
+from snodo.extensions.skills import SkillsClient
 
 __all__ = [
     "AUTH_ENV",
@@ -252,7 +253,7 @@ async def _list(client: Client, output: str) -> int:
     templates = await client.list_resource_templates() if capabilities.resources else []
     prompts = await client.list_prompts() if capabilities.prompts else []
     offers_skills = await client.server_supports(SKILLS_EXTENSION)
-    skills = await client.list_skills() if offers_skills else []
+    skills = await SkillsClient(client).list_skills() if offers_skills else []
     if output == "json":
         listed = {
             "tools": tools,

@@ -14,7 +14,8 @@ same types (``snodo.client.results``). Whatever the server does, a call ends wit
 its bounds and raises only ``snodo.client.errors``.
 
 The package is the whole client: its connection, era choice (``era``), rounds,
-handlers, limits, listings, results, errors, tasks, skills, the client's side of a
+handlers, limits, listings, results, errors, tasks, ``extensions`` (the public extension
+API: what an extension's client half declares and plugs in), the client's side of a
 legacy session (``legacy_session``) and its transports (``snodo.client.transports``).
 It may import the core, and ``snodo.server`` for the in-memory transport only; nothing
 below imports it.
@@ -42,15 +43,14 @@ from snodo.client.errors import (
     RequestTimeout,
     TooManyRounds,
     TransportError,
-    VerificationFailed,
 )
+from snodo.client.extensions import ClientExtension
 from snodo.client.handlers import InputHandlers
 from snodo.client.legacy_session import LegacySession
 from snodo.client.limits import ClientLimits
 from snodo.client.listings import Listed, Listings
 from snodo.client.results import RESULT_MODELS, Flow, Handler, complete_result, result_of
 from snodo.client.rounds import FlowBounds, run_flow
-from snodo.client.skills import Skills
 from snodo.client.tasks import ClientTasks, TaskCancelled, TaskFailed, TaskHandle
 from snodo.client.transports import ClientTransport, HttpTransport, StdioTransport
 from snodo.client.url_required import URL_REQUIRED, Completions, UrlElicitationRequired
@@ -79,12 +79,11 @@ __all__ = [
     "TransportError",
     "UnsupportedServer",
     "UrlElicitationRequired",
-    "VerificationFailed",
     "complete_result",
 ]
 
 
-class Client(Listings, Skills, ClientTasks):
+class Client(Listings, ClientTasks):
     """An MCP client for servers of either era, with one API.
 
     Install handlers for what the user can do (``elicitation``, ``url_elicitation``,
@@ -138,6 +137,10 @@ class Client(Listings, Skills, ClientTasks):
             roots=roots,
         )
         self.inputs.extensions = {key: dict(value) for key, value in (extensions or {}).items()}
+        self.declared_modern: dict[str, dict[str, Any]] = {}
+        """Extensions declared on modern requests only (``ClientExtension(legacy=False)``)."""
+        self.extensions: dict[str, ClientExtension] = {}
+        """The extensions' client halves added (``add_extension``), by identifier."""
         self.tasks = tasks
         self.max_rounds = max_rounds
         self.limits = limits or ClientLimits()
@@ -207,12 +210,28 @@ class Client(Listings, Skills, ClientTasks):
         """The revision spoken (a -32022 retry may have changed it)."""
         return self.connection.protocol_version
 
+    @property
+    def declared(self) -> dict[str, dict[str, Any]]:
+        """The extensions this client declares in both eras, by identifier."""
+        return self.inputs.extensions
+
+    def add_extension(self, extension: ClientExtension) -> ClientExtension:
+        """Take part in an extension (``snodo.client.extensions``): declared from now
+        on, its hooks plugged in; it replaces an earlier half with its identifier."""
+        self.extensions[extension.id] = extension
+        extension.install(self)
+        return extension
+
     def capabilities(self) -> dict[str, Any]:
         """What the installed handlers, ``extensions`` and ``tasks`` let this client
-        declare on a modern request; a legacy ``initialize`` declares all but tasks."""
+        declare on a modern request; a legacy ``initialize`` declares all but tasks
+        and the extensions declared for modern requests only."""
         declared = self.inputs.capabilities()
+        modern = dict(self.declared_modern)
         if self.tasks:
-            declared["extensions"] = {**declared.get("extensions", {}), TASKS_EXTENSION: {}}
+            modern[TASKS_EXTENSION] = {}
+        if modern:
+            declared["extensions"] = {**declared.get("extensions", {}), **modern}
         return declared
 
     async def request(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:

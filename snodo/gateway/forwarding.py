@@ -18,8 +18,7 @@ and gets a clear error when there is none. A legacy front gets either backend's
 questions through the server's bridge, as requests in its own session.
 
 An extension the backend declares passes through only by its gateway half
-(``snodo.gateway.passing``) given to ``proxy``; its skills pass through as they are
-(``snodo.gateway.skills``). Errors keep
+(``snodo.gateway.passing``) given to ``proxy``. Errors keep
 their code, message and data; the backend's list-changed and
 resource-updated notifications reach the proxy's listen streams; what the backend
 advertises decides what the proxy does.
@@ -50,7 +49,6 @@ from snodo.gateway.front import GATEWAYS, front_client
 from snodo.gateway.open_calls import CURRENT, REFUSE, FlowElsewhere, OpenCalls
 from snodo.gateway.passing import Passing, halves
 from snodo.gateway.relay import Relay
-from snodo.gateway.skills import declare, declared, prefixed
 from snodo.revisions.authoring.protocol import (
     META_CLIENT_CAPABILITIES,
     META_LOG_LEVEL,
@@ -132,6 +130,9 @@ class Proxy:
         self.label: str | None = None
         """The prefix a ``Composite`` mounted this proxy under, sealed into its rounds'
         state so that a retry finds its way back here."""
+        self.served_uri: Callable[[str], str] | None = None
+        """How the server serves a URI of this backend, when that is not as it is (a
+        ``Composite``'s member: as the extensions' gateway halves name it)."""
         self.server: Server | None = None
         self._listening: asyncio.Task[None] | None = None
         self._sends = itertools.count(1)
@@ -414,8 +415,8 @@ class Proxy:
         elif method == "notifications/resources/updated":
             uri = (note.get("params") or {}).get("uri")
             if isinstance(uri, str):
-                if self.label is not None and declared(self.advertised) is not None:
-                    uri = prefixed(self.label, uri)  # a mounted member's skill file
+                if self.served_uri is not None:  # as a mounting server serves it
+                    uri = self.served_uri(uri)
                 self.server.notify_resource_updated(uri)
 
     async def stop(self) -> None:
@@ -476,9 +477,6 @@ def proxy(
         )
         await backend.start(server)
         server.offering.serve_backend(backend)
-        offered = declared(backend.advertised)
-        if offered is not None:  # its skills, passed on (snodo.gateway.skills)
-            declare(server, offered, backend.forward)
         for half in chosen.values():  # the extensions passed as the backend declares them
             half.started(server, {"": backend})
         try:

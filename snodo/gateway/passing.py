@@ -11,7 +11,11 @@ extension at the front as they declare it.
 
 ``Passing(id)`` alone suits an extension whose traffic is the feature methods (MCP
 Apps: its views are resources, its app-only tools are tools); an extension with methods
-of its own subclasses it and registers the front's methods in ``started``.
+of its own subclasses it and registers the front's methods in ``started``. One whose
+URIs say which mounted server they belong to (Skills: ``skill://PREFIX/...``) says so
+through ``served_uri`` (a member's URI as the front lists, checks and reads it) and
+``route`` (the member a served URI goes to), which a mounting front asks before its
+own routing.
 """
 
 from __future__ import annotations
@@ -69,6 +73,17 @@ class Passing:
             front.registry.extensions.pop(self.id, None)
         else:
             front.registry.extensions[self.id] = settings
+
+    def served_uri(self, prefix: str, capabilities: Mapping[str, Any], uri: str) -> str:
+        """A resource URI of the member mounted under ``prefix``, which declares
+        ``capabilities``, as the front serves it: as it is, unless the extension names
+        it otherwise."""
+        return uri
+
+    def route(self, uri: str) -> tuple[str, str] | None:
+        """The member (by prefix) a URI the front serves belongs to, and the URI that
+        member knows; None when the extension does not name it."""
+        return None
 
 
 def halves(given: Iterable[Passing], kept: dict[str, Passing] | None = None) -> dict[str, Passing]:

@@ -13,13 +13,13 @@ registers), ``registry`` and ``tools``, ``resources``, ``prompts`` (what is offe
 ``invoke`` (calling a handler: ``threads`` for sync ones, ``dependencies``),
 ``lifespan`` (what a worker opens once), ``routes`` (plain HTTP beside the endpoint,
 readiness), ``access`` (the verified access token as a dependency), ``type_schemas``
-(JSON Schemas of Python types), ``dispatch`` (method to handler), ``subscriptions``
-and ``notify_bus`` (listen streams and the bus that feeds them across workers),
-``pagination``, ``schemas`` (tool schemas compiled once), ``skills`` and
-``skill_files`` (the Skills extension: skill folders served), ``eras`` (telling the eras
-apart) and ``legacy_limits`` (what a legacy client may make the server keep). It may
-import the core, ``snodo.core.state``, ``snodo.tasks`` and ``snodo.auth``; never an era,
-transport, client or OpenTelemetry.
+(JSON Schemas of Python types), ``methods`` (method to handler), ``extensions`` (the
+public extension API: what an extension declares, its methods and its hooks),
+``subscriptions`` and ``notify_bus`` (listen streams and the bus that feeds them across
+workers), ``pagination``, ``schemas`` (tool schemas compiled once) and
+``legacy_limits`` (what a legacy client may make the server keep). It may import the
+core, ``snodo.asking``, ``snodo.stores``, ``snodo.tasks`` and ``snodo.auth``; never an
+era, transport, client, extension or OpenTelemetry.
 """
 
 from __future__ import annotations
@@ -53,7 +53,6 @@ from snodo.server.methods import ServerOffering, capabilities
 from snodo.server.notify_bus import LocalBus, NotificationBus
 from snodo.server.registry import Registry
 from snodo.server.routes import Route, RouteHandler, route
-from snodo.server.skills import Roots, SkillCatalog, dynamic_skill
 from snodo.server.subscriptions import MAX_OPEN_STREAMS, Subscriptions
 from snodo.server.threads import DEFAULT_THREAD_LIMIT, Threads
 from snodo.server.versions import offered_revisions
@@ -187,7 +186,6 @@ class Server(Decorators):
         run on the event loop)."""
         self.registry = Registry(self.subscriptions.list_changed, self.threads)
         """What is registered: tools, resources, templates, prompts, completions."""
-        self._skills: SkillCatalog | None = None
         self.offering = ServerOffering(
             self.registry,
             self.subscriptions,
@@ -272,53 +270,6 @@ class Server(Decorators):
         self.extensions[extension.id] = extension
         extension.install(self)
         return extension
-
-    def _skill_catalog(self, directory_read: bool, cache: CacheHint | None) -> SkillCatalog:
-        if self._skills is None:
-            self._skills = SkillCatalog(self, directory_read=directory_read, cache=cache)
-        return self._skills
-
-    def skills(
-        self,
-        path_or_paths: Roots,
-        reload: bool = False,
-        *,
-        directory_read: bool = True,
-        cache: CacheHint | None = None,
-    ) -> SkillCatalog:
-        """Serve every skill folder (one holding a ``SKILL.md``) under the given roots
-        with the Skills extension (``snodo.server.skills``): its files as ``skill://``
-        resources, ``skills/list``, ``skills/get`` and, with ``directory_read``,
-        ``resources/directory/read``. A folder that breaks the Agent Skills rules or the
-        extension's limits stops start-up here with ``SkillError`` naming it. ``reload``:
-        read the folders again when they change (for development). ``cache``: the
-        ``ttlMs``/``cacheScope`` of skills/list and skills/get (else the server's list
-        and read hints)."""
-        catalog = self._skill_catalog(directory_read, cache)
-        catalog.add_roots(path_or_paths, reload=reload)
-        return catalog
-
-    def skill(
-        self,
-        path: str,
-        *,
-        description: str,
-        frontmatter: Mapping[str, Any] | None = None,
-        directory_read: bool = True,
-    ) -> Callable[[F], F]:
-        """``@server.skill("reports/daily", description=...)``: a skill made by code; the
-        function (sync or async, no arguments) returns its ``SKILL.md`` body on each
-        read, after the frontmatter (``name`` from the path's last segment,
-        ``description``, and ``frontmatter``'s other fields). Its entry's ``resources``
-        is ``"dynamic"``: there is no stable content to publish digests of."""
-
-        def register(function: F) -> F:
-            meta = {**dict(frontmatter or {}), "description": description}
-            catalog = self._skill_catalog(directory_read, None)
-            catalog.add_dynamic(dynamic_skill(path, function, meta))
-            return function
-
-        return register
 
     def middleware(self, function: Middleware) -> Middleware:
         """Add a middleware; the first added is the outermost."""
