@@ -10,7 +10,7 @@ from snodo import Ask, Server, elicitation
 # deployment shares it), else with a secret made for this process (fine for one).
 # The guard makes each request state one-time: a replayed final retry is refused instead
 # of running the tool again (one process; SQLiteGuard or RedisGuard for several).
-server = Server("weather", "1.0.0", state_guard=True)
+server = Server("weather", "1.0.0", description="Forecasts for the user's city.", state_guard=True)
 
 
 class Place(BaseModel):

@@ -36,7 +36,8 @@ def _tuple(values: tuple[str, ...]) -> str:
 
 
 def render_catalog(found: tuple[Revision, ...]) -> str:
-    """The module text: core revisions newest first, then the extensions."""
+    """The module text: core revisions newest first, then the extensions, then the
+    document schemas."""
     rows = []
     for revision in found:
         overlay = revision.overlay
@@ -49,6 +50,9 @@ def render_catalog(found: tuple[Revision, ...]) -> str:
     extensions = [
         f'("{r.pin.revision}", "{r.package}")' for r in found if r.overlay.extension is not None
     ]
+    documents = [
+        f'("{r.pin.revision}", "{r.package}")' for r in found if r.overlay.document is not None
+    ]
     text = (
         _HEADER
         + "# (version, package, era, served, supported_versions)\n"
@@ -58,6 +62,10 @@ def render_catalog(found: tuple[Revision, ...]) -> str:
         + "# (pin revision, package)\n"
         + f"EXTENSIONS: tuple[tuple[str, str], ...] = ({', '.join(extensions)}"
         + ("," if len(extensions) == 1 else "")
+        + ")\n"
+        + "# (pin revision, package): documents, not protocol messages\n"
+        + f"DOCUMENTS: tuple[tuple[str, str], ...] = ({', '.join(documents)}"
+        + ("," if len(documents) == 1 else "")
         + ")\n"
     )
     return _formatted(text)

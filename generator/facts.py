@@ -7,6 +7,7 @@ one that no longer holds stops generation with a message that names it.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -224,6 +225,8 @@ def _check_cache_fields(defs: dict[str, JSON], overlay: Overlay) -> None:
 
 
 def _methods(defs: dict[str, JSON], overlay: Overlay) -> tuple[MethodRow, ...]:
+    if overlay.document is not None:
+        return ()
     if overlay.extension is not None:
         return _extension_methods(defs, overlay)
     declared = {m.request for m in overlay.methods}
@@ -403,8 +406,32 @@ def _notifications(defs: dict[str, JSON], union: str, overlay: Overlay) -> list[
     return [_notification(defs, n) for n in names if n not in overlay.excluded]
 
 
-def collect(prepared: JSON, overlay: Overlay) -> Facts:
+def _check_document(defs: dict[str, JSON], overlay: Overlay, schema_id: str) -> None:
+    """The root the overlay names is a definition, and the ``$schema`` value it says a
+    document carries is one the schema admits."""
+    document = overlay.document
+    if document is None:
+        return
+    _require(defs, document.root, "[document] root")
+    if not document.schema_uri:
+        return
+    member = defs[document.root].get("properties", {}).get("$schema", {})
+    pattern, example = member.get("pattern"), member.get("example")
+    if pattern is not None:
+        if re.fullmatch(pattern, document.schema_uri) is None:
+            raise OverlayError(
+                f"[document] schema_uri {document.schema_uri} does not match {pattern}"
+            )
+    elif document.schema_uri not in (schema_id, example):
+        raise OverlayError(
+            f"[document] schema_uri {document.schema_uri} is neither the schema's $id "
+            f"({schema_id}) nor its $schema example ({example})"
+        )
+
+
+def collect(prepared: JSON, overlay: Overlay, schema_id: str = "") -> Facts:
     defs: dict[str, JSON] = prepared["$defs"]
+    _check_document(defs, overlay, schema_id)
     _check_meta_keys(prepared, overlay)
     _check_excluded(defs, overlay)
     _check_rules(defs, overlay)

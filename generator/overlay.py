@@ -3,7 +3,9 @@
 One overlay per pinned revision (``schema/<revision>/overlay.toml``). Every table but
 ``[package]`` and ``[protocol]`` is optional, so an overlay states only what its
 revision has: input requests (embedded in results) or server requests (sent in a
-session), patches, meta keys.
+session), patches, meta keys. A pinned document schema (``[document]``: a Server Card,
+a registry entry, a bundle manifest) describes one JSON document rather than protocol
+messages: it has no ``[protocol]`` and no methods.
 """
 
 from __future__ import annotations
@@ -99,6 +101,20 @@ class ExtensionFact:
     reason); every other repeated definition must equal the base's, descriptions aside."""
 
 
+@dataclass(frozen=True, slots=True)
+class DocumentFact:
+    """A schema of one JSON document, published beside the protocol (``[document]``)."""
+
+    root: str
+    """The definition the whole document is (lifted into one when the schema's root is
+    an inline object)."""
+    media_type: str = ""
+    """The media type the document is served with, where its specification names one."""
+    schema_uri: str = ""
+    """What a document names in its ``$schema`` member: checked against the schema (its
+    ``$id``, or the pattern or example of the root's ``$schema`` property)."""
+
+
 ERAS = ("modern", "legacy")
 """A core revision's era: per-request ``_meta`` (modern) or an ``initialize`` session."""
 
@@ -136,9 +152,14 @@ class Overlay:
     """The result definition that asks the client for input (``[protocol]``): the name
     the generator looks for in response unions, so a rename is an overlay edit."""
     distribute: dict[str, list[str]] = field(default_factory=dict)
+    split_required: dict[str, list[str]] = field(default_factory=dict)
+    """``allOf: [A, {..., anyOf: [{required: [x]}, {required: [y]}]}]`` definitions made
+    one named branch per alternative (extensions and documents)."""
     """Extension only: ``allOf: [A, anyOf: [...]]`` definitions split into named branches."""
     extension: ExtensionFact | None = None
     """Set for an extension schema: methods are checked one by one, not against unions."""
+    document: DocumentFact | None = None
+    """Set for a document schema: no methods, no protocol versions."""
 
 
 def _rule(raw: dict[str, Any]) -> CapabilityRule:
@@ -182,6 +203,13 @@ def _era_and_served(raw: dict[str, Any]) -> tuple[str | None, bool]:
     """Contract with the runtime's registry: a core revision states its era and whether
     it is served; an extension states neither (it is never served on its own)."""
     package = raw["package"]
+    if "document" in raw:
+        stray = sorted({"era", "served"} & set(package)) + sorted(
+            {"protocol", "methods", "extension"} & set(raw)
+        )
+        if stray:
+            raise OverlayError(f"{stray}: a document schema has no era, methods or protocol")
+        return None, False
     if "extension" in raw:
         stray = sorted({"era", "served"} & set(package))
         if stray:
@@ -197,17 +225,21 @@ def _era_and_served(raw: dict[str, Any]) -> tuple[str | None, bool]:
 
 def _overlay(raw: dict[str, Any]) -> Overlay:
     era, served = _era_and_served(raw)
+    document = _document(raw["document"]) if "document" in raw else None
+    protocol: dict[str, Any] = raw["protocol"] if document is None else {"supported_versions": []}
+    constants: dict[str, Any] = protocol if document is None else raw["document"]
     return Overlay(
         package=raw["package"]["name"],
         era=era,
         served=served,
-        latest_version=raw["protocol"]["latest_version"],
-        supported_versions=tuple(raw["protocol"]["supported_versions"]),
-        batch_versions=_batch_versions(raw["protocol"]),
-        meta_keys=dict(sorted(raw["protocol"].get("meta_keys", {}).items())),
-        constants=dict(sorted(raw["protocol"].get("constants", {}).items())),
+        latest_version="" if document is not None else protocol["latest_version"],
+        supported_versions=tuple(protocol["supported_versions"]),
+        batch_versions=_batch_versions(protocol),
+        meta_keys=dict(sorted(protocol.get("meta_keys", {}).items())),
+        constants=dict(sorted(constants.get("constants", {}).items())),
         methods=tuple(
-            MethodFact(method=name, **fields) for name, fields in sorted(raw["methods"].items())
+            MethodFact(method=name, **fields)
+            for name, fields in sorted(raw.get("methods", {}).items())
         ),
         input_requests=tuple(
             InputRequestFact(method=name, **fields)
@@ -227,10 +259,20 @@ def _overlay(raw: dict[str, Any]) -> Overlay:
         inline_names=dict(raw.get("inline_names", {})),
         patches=tuple(Patch(**item) for item in raw.get("patches", ())),
         replace_refs=tuple(ReplaceRef(**item) for item in raw.get("replace_refs", ())),
-        input_required_result=raw["protocol"].get("input_required_result"),
-        cache_fields=tuple(raw["protocol"].get("cache_fields", ())),
+        input_required_result=protocol.get("input_required_result"),
+        cache_fields=tuple(protocol.get("cache_fields", ())),
         distribute={k: list(v) for k, v in raw.get("distribute", {}).items()},
+        split_required={k: list(v) for k, v in raw.get("split_required", {}).items()},
         extension=_extension(raw["extension"]) if "extension" in raw else None,
+        document=document,
+    )
+
+
+def _document(raw: dict[str, Any]) -> DocumentFact:
+    return DocumentFact(
+        root=str(raw["root"]),
+        media_type=str(raw.get("media_type", "")),
+        schema_uri=str(raw.get("schema_uri", "")),
     )
 
 

@@ -10,7 +10,10 @@ accept or produce something the schema does not mean:
 - the overlay's asserted patches are applied, each only if upstream still has the
   value it replaces;
 - tagged unions get a ``discriminator`` once every branch is shown to fix the tag;
-- TSDoc ``{@link ...}`` markup in descriptions becomes plain code spans.
+- TSDoc ``{@link ...}`` markup in descriptions becomes plain code spans;
+- a document schema is laid out as the protocol's are: draft-07 ``definitions`` become
+  ``$defs``, a reference into the document's own properties becomes a copy of what it
+  names, and the document itself is the definition the overlay names.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ _LINK = re.compile(r"\{@link ([^}]*)\}")
 
 def prepare(schema: JSON, overlay: Overlay) -> JSON:
     out = copy.deepcopy(schema)
+    if overlay.document is not None:
+        out = _as_definitions(out, overlay.document.root)
     for patch in overlay.patches:
         _apply_patch(out, patch.pointer, patch.expect, patch.value)
     for replace in overlay.replace_refs:
@@ -36,11 +41,13 @@ def prepare(schema: JSON, overlay: Overlay) -> JSON:
     _check_references(out)
     _widen_numbers(out)
     _drop_forbidden(out)
-    if overlay.extension is not None:
+    if overlay.extension is not None or overlay.document is not None:
         _flatten_envelopes(out["$defs"])
         _reference_copies(out, overlay.inline_names)
         for name, branches in sorted(overlay.distribute.items()):
             _distribute(out["$defs"], name, branches)
+        for name, branches in sorted(overlay.split_required.items()):
+            _split_required(out["$defs"], name, branches)
     _lift_inline(out, overlay.inline_names)
     for where, tag in sorted(overlay.discriminators.items()):
         _add_discriminator(out, where, tag)
@@ -51,6 +58,114 @@ def prepare(schema: JSON, overlay: Overlay) -> JSON:
         _describe(defs[name], name)
     out["$defs"] = {name: defs[name] for name in names}
     return out
+
+
+_DRAFT_2020 = "https://json-schema.org/draft/2020-12/schema"
+_ANNOTATIONS = frozenset({"$ref", "description", "title", "$comment", "example", "examples"})
+_DOCUMENT_KEYS = frozenset({"$schema", "$id", "$comment", "title", "$defs", "definitions"})
+
+
+def _as_definitions(schema: JSON, root: str) -> JSON:
+    """A document schema as ``{"$schema": 2020-12, "$defs": {...}}`` with ``root`` among
+    the definitions: the same documents valid, in the layout the rest reads."""
+    if "definitions" in schema:
+        if "$defs" in schema:
+            raise OverlayError("the schema has both definitions and $defs")
+        schema["$defs"] = schema.pop("definitions")
+    _inline_pointers(schema, schema)
+    _rename_refs(schema)
+    defs: dict[str, JSON] = schema.get("$defs", {})
+    body = {k: v for k, v in schema.items() if k not in _DOCUMENT_KEYS}
+    if set(body) == {"$ref"}:
+        if body["$ref"] != f"#/$defs/{root}":
+            raise OverlayError(f"the document is {body['$ref']}, not the [document] root {root}")
+    elif body:
+        if root in defs:
+            raise OverlayError(f"[document] root {root} clashes with a definition")
+        defs[root] = body
+    elif root not in defs:
+        raise OverlayError(f"[document] root {root} is not a definition of the schema")
+    _check_ref_siblings(defs)
+    for definition in defs.values():
+        _drop_defaults(definition)
+    return {"$schema": _DRAFT_2020, "$defs": defs}
+
+
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions"})
+_SCHEMA_LISTS = frozenset({"anyOf", "allOf", "oneOf", "prefixItems"})
+_SCHEMA_VALUES = frozenset(
+    {"items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames"}
+)
+
+
+def _drop_defaults(schema: JSON) -> None:
+    """A ``default`` says what an absent member means; it validates nothing. A model
+    that filled it in would write what the document did not say (and take a null for
+    it), so a document's members stay absent when they are."""
+    if not isinstance(schema, dict):
+        return
+    schema.pop("default", None)
+    for key, value in schema.items():
+        if key in _SCHEMA_MAPS and isinstance(value, dict):
+            for sub in value.values():
+                _drop_defaults(sub)
+        elif key in _SCHEMA_LISTS and isinstance(value, list):
+            for sub in value:
+                _drop_defaults(sub)
+        elif key in _SCHEMA_VALUES:
+            _drop_defaults(value)
+
+
+def _rename_refs(node: JSON) -> None:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/definitions/"):
+            node["$ref"] = "#/$defs/" + ref.removeprefix("#/definitions/")
+        for value in node.values():
+            _rename_refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            _rename_refs(value)
+
+
+def _inline_pointers(node: JSON, document: JSON) -> None:
+    """A ``$ref`` to a place in the document other than a definition (a generated schema
+    that names an earlier property again) becomes a copy of that place."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if (
+            isinstance(ref, str)
+            and ref.startswith("#/")
+            and ref.split("/")[1]
+            not in (
+                "$defs",
+                "definitions",
+            )
+        ):
+            parent, key = _resolve_pointer(document, ref[1:])
+            target = copy.deepcopy(parent[key])
+            del node["$ref"]
+            node.update(target)
+            _inline_pointers(node, document)
+            return
+        for value in node.values():
+            _inline_pointers(value, document)
+    elif isinstance(node, list):
+        for value in node:
+            _inline_pointers(value, document)
+
+
+def _check_ref_siblings(node: JSON) -> None:
+    """In draft-07 a ``$ref`` hides its siblings; in 2020-12 they apply. Annotations mean
+    the same either way; anything else would change what the document admits."""
+    if isinstance(node, dict):
+        if "$ref" in node and set(node) - _ANNOTATIONS:
+            raise OverlayError(f"a $ref with validating siblings: {sorted(node)}")
+        for value in node.values():
+            _check_ref_siblings(value)
+    elif isinstance(node, list):
+        for value in node:
+            _check_ref_siblings(value)
 
 
 def _check_references(schema: JSON) -> None:
@@ -318,6 +433,53 @@ def _distribute(defs: dict[str, JSON], name: str, branches: list[str]) -> None:
             raise OverlayError(f"[distribute] name {branch} clashes with a definition")
         defs[branch] = {"allOf": [option if i == unions[0] else p for i, p in enumerate(parts)]}
     kept = {k: v for k, v in defs[name].items() if k not in ("allOf", "$schema")}
+    defs[name] = {**kept, "anyOf": [{"$ref": f"#/$defs/{b}"} for b in branches]}
+
+
+def _member(defs: dict[str, JSON], node: JSON, name: str) -> JSON | None:
+    """The schema ``node`` (through references and ``allOf``) gives the member ``name``."""
+    node = _deref({"$defs": defs}, node)
+    if name in node.get("properties", {}):
+        return node["properties"][name]
+    for part in node.get("allOf", []):
+        found = _member(defs, part, name)
+        if found is not None:
+            return found
+    return None
+
+
+def _split_required(defs: dict[str, JSON], name: str, branches: list[str]) -> None:
+    """``allOf: [A, {P, anyOf: [{required: [x]}, {required: [y]}]}]`` becomes ``anyOf:
+    [N1, N2]``, each ``Ni = allOf: [A, P + required xi]``: the same values (A and P and
+    one of the alternatives). A required member that P does not name but A does is
+    repeated in P as A gives it, so that the branch's class requires it: the code
+    generator otherwise splits the rule into numbered classes of its own, inheriting
+    the member twice, once optional."""
+    parts = defs.get(name, {}).get("allOf", [])
+    found = [i for i, p in enumerate(parts) if "anyOf" in p and "$ref" not in p]
+    options = parts[found[0]]["anyOf"] if len(found) == 1 else []
+    if not options or any(set(o) != {"required"} for o in options):
+        raise OverlayError(f"[split_required] {name} is no longer an allOf part of required lists")
+    if len(options) != len(branches):
+        raise OverlayError(f"[split_required] {name} has {len(options)} rules, not {len(branches)}")
+    index = found[0]
+    for branch, option in zip(branches, options, strict=True):
+        if branch in defs:
+            raise OverlayError(f"[split_required] name {branch} clashes with a definition")
+        part = {k: copy.deepcopy(v) for k, v in parts[index].items() if k != "anyOf"}
+        properties = part.setdefault("properties", {})
+        for member in option["required"]:
+            if member not in properties:
+                given = next(
+                    (m for other in parts if (m := _member(defs, other, member)) is not None),
+                    None,
+                )
+                if given is None:
+                    raise OverlayError(f"[split_required] {name} names no member {member}")
+                properties[member] = copy.deepcopy(given)
+        part["required"] = sorted({*part.get("required", []), *option["required"]})
+        defs[branch] = {"allOf": [part if i == index else p for i, p in enumerate(parts)]}
+    kept = {k: v for k, v in defs[name].items() if k != "allOf"}
     defs[name] = {**kept, "anyOf": [{"$ref": f"#/$defs/{b}"} for b in branches]}
 
 

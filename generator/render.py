@@ -50,6 +50,7 @@ CODEGEN_OPTIONS = (
     "byte=string",
     "uri=string",
     "date-time=string",
+    "email=string",
     "--strict-types",
     "str",
     "bool",
@@ -120,11 +121,13 @@ def render_package(schema: Any, out_dir: Path, pin: Pin, overlay: Overlay) -> No
     """Write the whole package into ``out_dir`` (created, and expected to be empty)."""
     check_pairing(pin, overlay)
     prepared = prepare(schema, overlay)
-    facts: Facts = collect(prepared, overlay)
+    facts: Facts = collect(prepared, overlay, str(schema.get("$id", "")))
     env = _environment()
     out_dir.mkdir(parents=True, exist_ok=True)
     _models(prepared, _header(env, pin), out_dir / "models.py")
-    names = ["__init__.py", "protocol.py", "adapters.py", "tables.py"]
+    names = ["__init__.py", "protocol.py", "adapters.py"]
+    if overlay.document is None:  # a document has no methods to tabulate
+        names.append("tables.py")
     if facts.errors:  # an extension that defines no error of its own has no errors module
         names.append("errors.py")
     for name in names:

@@ -30,7 +30,10 @@ class Revision:
 
 def check_pairing(pin: Pin, overlay: Overlay) -> None:
     """The overlay must describe the revision the pin names, and speak it. An extension's
-    pin names the extension; its overlay speaks the core revision it extends."""
+    pin names the extension; its overlay speaks the core revision it extends. A document
+    schema speaks no protocol version."""
+    if overlay.document is not None:
+        return
     revision = overlay.extension.base if overlay.extension is not None else pin.revision
     if overlay.latest_version != revision:
         raise OverlayError(

@@ -21,6 +21,7 @@ import importlib
 import inspect
 import json
 import sys
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -177,13 +178,21 @@ def _ignore(message: Any) -> None:
 
 
 def _keywords(function: Any) -> frozenset[str]:
-    return frozenset(
-        name
-        for name, parameter in inspect.signature(function).parameters.items()
-        if parameter.kind
-        in (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-        and name not in ("self", "function")
-    )
+    """The options a decorator takes: its keywords, and the keys of the options mapping
+    its ``**options`` unpacks (``snodo.server.options``)."""
+    found: set[str] = set()
+    hints = typing.get_type_hints(function)
+    for name, parameter in inspect.signature(function).parameters.items():
+        if parameter.kind is inspect.Parameter.VAR_KEYWORD:
+            unpacked = typing.get_args(hints.get(name))
+            for options in unpacked:
+                found.update(getattr(options, "__annotations__", {}))
+        elif parameter.kind in (
+            inspect.Parameter.KEYWORD_ONLY,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+        ) and name not in ("self", "function"):
+            found.add(name)
+    return frozenset(found)
 
 
 def _params_for(method: str) -> dict[str, Any]:

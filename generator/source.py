@@ -4,8 +4,10 @@ Three places, in order: a path given on the command line, the folder named by
 ``SNODO_SCHEMA_DIR`` (when it holds the revision), and a per-user cache that is filled
 by downloading the pinned URL (``add-revision`` fills it from the file it is given).
 A schema the project wrote itself from a specification that publishes none (a pin with
-``translated``) is committed beside its pin and read from there alone. Whichever it is,
-the file's sha256 must equal the pin; a mismatch stops generation.
+``translated``) is committed beside its pin and read from there alone. A schema shipped
+in a pinned npm package that the scripts install under ``interop/`` (a pin with
+``installed``) is read there first, where it is. Whichever it is, the file's sha256 must
+equal the pin; a mismatch stops generation.
 """
 
 from __future__ import annotations
@@ -38,13 +40,27 @@ class Pin:
     """What was translated, when the schema is the project's own rendering of the
     specification text at ``repository``/``path``/``commit`` (no JSON schema published
     there): the file is ``schema/<revision>/schema.json`` beside the pin."""
+    installed: str = ""
+    """Where the file is in the checkout once the scripts have installed the pinned npm
+    package that ships it (``interop/NAME/node_modules/...``), when one does."""
+
+
+_OPTIONAL = ("translated", "installed")
 
 
 def load_pin(path: Path) -> Pin:
     with path.open("rb") as f:
         data = tomllib.load(f)
-    fields = {key: str(data[key]) for key in Pin.__dataclass_fields__ if key != "translated"}
-    return Pin(**fields, translated=str(data.get("translated", "")))
+    fields = {key: str(data[key]) for key in Pin.__dataclass_fields__ if key not in _OPTIONAL}
+    return Pin(**fields, **{key: str(data.get(key, "")) for key in _OPTIONAL})
+
+
+def installed(pin: Pin) -> Path | None:
+    """The installed copy of an npm-shipped pin's file, when it is there."""
+    if not pin.installed:
+        return None
+    path = ROOT / pin.installed
+    return path if path.is_file() else None
 
 
 def translation(pin: Pin) -> Path:
@@ -100,7 +116,7 @@ def at_hand(pin: Pin, explicit: Path | None = None) -> bool:
     """Whether ``locate_schema`` would find the schema without downloading it: given,
     named by ``SNODO_SCHEMA_DIR``, or already in the cache. A named place that lacks it
     still counts, so that ``locate_schema`` says what is wrong there."""
-    if pin.translated:
+    if pin.translated or installed(pin) is not None:
         return True
     if explicit is not None or os.environ.get(SCHEMA_DIR_ENV):
         return True
@@ -122,10 +138,18 @@ def locate_schema(pin: Pin, explicit: Path | None = None) -> tuple[Path, bytes]:
             raise SchemaSourceError(f"{path} is missing: the pin says it is committed there")
     elif explicit is not None:
         path = _candidate(explicit, pin)
+    elif (found := installed(pin)) is not None:
+        path = found
     elif named and _holds(Path(named), pin):
         path = _candidate(Path(named), pin)
     elif named and not (cache_dir() / pin.revision / "schema.json").is_file():
         if not pin.url.startswith("file:"):
+            if pin.installed:
+                raise SchemaSourceError(
+                    f"{pin.installed} is missing and {named} holds no {pin.revision}/"
+                    "schema.json: install the pinned npm package (npm ci in "
+                    f"{pin.installed.split('/node_modules/')[0]}, as scripts/test does)"
+                )
             _candidate(Path(named), pin)  # raises: no schema.json for the revision there
         path = cache_dir() / pin.revision / "schema.json"
         _download(pin, path)

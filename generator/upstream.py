@@ -102,7 +102,7 @@ def upstream(found: tuple[Revision, ...], source: str | None, schema: Path | Non
         drifted = True
         pinned = json.loads(locate_schema(revision.pin, schema)[1])
         lines += _compare(label, pinned, data, url)
-    cores = [r for r in found if r.overlay.extension is None]
+    cores = [r for r in found if r.overlay.extension is None and r.overlay.document is None]
     newest = cores[0] if cores else None
     where = draft_url(newest, source) if newest is not None else None
     if newest is not None and where is not None:

@@ -16,20 +16,26 @@ else
   fi
   stamp=.venv/.snodo-installed
   if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+    started=$SECONDS
     .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[dev,docs]"
     touch "$stamp"
+    echo "-- pip install -e .[dev,docs] into .venv: $((SECONDS - started)) s"
   fi
   legacy_sdk=interop/python_sdk_legacy/requirements.txt
   if [ ! -x .venv-mcp1/bin/python ] || [ "$legacy_sdk" -nt .venv-mcp1/.installed ]; then
+    started=$SECONDS
     "$PY" -m venv .venv-mcp1
     .venv-mcp1/bin/python -m pip install --quiet --disable-pip-version-check -r "$legacy_sdk"
     touch .venv-mcp1/.installed
+    echo "-- .venv-mcp1 (the official SDK 1.x): $((SECONDS - started)) s"
   fi
   fastmcp=interop/fastmcp/requirements.txt
   if [ ! -x .venv-fastmcp/bin/python ] || [ "$fastmcp" -nt .venv-fastmcp/.installed ]; then
+    started=$SECONDS
     "$PY" -m venv .venv-fastmcp
     .venv-fastmcp/bin/python -m pip install --quiet --disable-pip-version-check -r "$fastmcp"
     touch .venv-fastmcp/.installed
+    echo "-- .venv-fastmcp (FastMCP): $((SECONDS - started)) s"
   fi
 fi
 if [ -z "${SNODO_SCHEMA_DIR:-}" ] && [ -d "$ROOT/../shared/mcp-schema" ]; then
@@ -39,14 +45,24 @@ export SNODO_SCHEMA_DIR="${SNODO_SCHEMA_DIR:-}"
 export PATH="$VENV/bin:$PATH"
 
 # npm ci in interop/NAME when its node_modules is missing or older than its lock; the
-# folder is touched after, so its time says when the lock was last installed.
+# folder is touched after, so its time says when the lock was last installed. Parallel
+# test workers may run scripts that call this at once: the first takes a lock on the
+# folder (flock, where util-linux has it) and installs, the others wait for it and then
+# find nothing to do.
+_npm_stale() {
+  [ ! -d "$1/node_modules" ] || [ "$1/package-lock.json" -nt "$1/node_modules" ]
+}
 _npm_ci_when_stale() {
-  local dir="$ROOT/interop/$1"
-  if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; then
+  local dir="$ROOT/interop/$1" lock
+  _npm_stale "$dir" || return 0
+  exec {lock}<"$dir"
+  if command -v flock >/dev/null 2>&1; then flock "$lock"; fi
+  if _npm_stale "$dir"; then
     echo "== npm ci (interop/$1)"
     (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
     touch "$dir/node_modules"
   fi
+  exec {lock}<&-
 }
 
 # The pinned conformance runner (interop/conformance), installed when node_modules is
@@ -61,14 +77,21 @@ install_conformance_runner() {
 # bundled by esbuild into dist/host.js), rebuilt when missing or older than the lock.
 # --ignore-scripts: esbuild's binary comes in its platform package, no install script.
 # Used by the browser test (tests/interop/test_apps_browser.py), skipped without it.
+_apps_host_stale() {
+  [ ! -f "$1/dist/host.js" ] || [ "$1/package-lock.json" -nt "$1/dist/host.js" ] \
+    || [ "$1/host.mjs" -nt "$1/dist/host.js" ]
+}
 install_apps_host() {
-  local dir="$ROOT/interop/apps_host"
-  if [ ! -f "$dir/dist/host.js" ] || [ "$dir/package-lock.json" -nt "$dir/dist/host.js" ] \
-    || [ "$dir/host.mjs" -nt "$dir/dist/host.js" ]; then
+  local dir="$ROOT/interop/apps_host" lock
+  _apps_host_stale "$dir" || return 0
+  exec {lock}<"$dir"
+  if command -v flock >/dev/null 2>&1; then flock "$lock"; fi
+  if _apps_host_stale "$dir"; then
     echo "== npm ci + build (interop/apps_host)"
     (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error \
       && npm run --silent build)
   fi
+  exec {lock}<&-
 }
 
 # The official MCP reference servers (interop/reference_servers: server-everything,
@@ -86,4 +109,34 @@ install_reference_servers() {
 # order the tests run in.
 install_official_client() {
   _npm_ci_when_stale official_client
+}
+
+# The sha256 of the files a compiled wheel is built from (setup.py, pyproject.toml, the
+# build backend, snodo/ and generated/: tracked, or new and not ignored), as they are now.
+# scripts/release writes it beside the compiled wheel it builds; scripts/compiled rebuilds
+# only when it differs. By content, not by file times: a file rewritten the same (a
+# checkout, a generator run) leaves it equal, and an edit changes it whatever its time.
+compiled_sources_digest() {
+  git -C "$ROOT" ls-files -z --cached --others --exclude-standard -- \
+    setup.py pyproject.toml build_backend snodo generated \
+    | python -c '
+import hashlib, sys
+from pathlib import Path
+root = Path(sys.argv[1])
+digest = hashlib.sha256()
+for name in sorted(filter(None, sys.stdin.read().split("\0"))):
+    path = root / name
+    if path.is_file():  # a file deleted but still tracked is left out
+        digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+print(digest.hexdigest())
+' "$ROOT"
+}
+
+# The pinned MCP Bundle tools (interop/mcpb: @anthropic-ai/mcpb), installed when
+# node_modules is missing or older than the lock. The generator reads the bundle
+# manifest's schema from it (schema/mcpb-manifest/pin.toml), and the publishing tests run
+# its `mcpb validate` and `mcpb unpack` on a built bundle (skipped without it).
+# --ignore-scripts: it ships its built dist/ in the tarball.
+install_mcpb() {
+  _npm_ci_when_stale mcpb
 }

@@ -5,7 +5,8 @@ or the server as its clients' authorization server in front of an identity provi
 The verifiers need the ``snodo[auth]`` extra; import them from their modules:
 ``snodo.auth.jwt.JwtVerifier`` and ``snodo.auth.introspection.IntrospectionVerifier``.
 ``OAuthProxy``, ``OIDCProxy``, the providers' presets (``GitHubProxy``,
-``GoogleProxy``, ...) and ``ProxyLimits`` need it too, and are imported from here on
+``GoogleProxy``, ...), ``ProxyLimits``, ``DPoP``, ``IdentityAssertions``,
+``FirstPartyClient`` and ``TokenExchange`` need it too, and are imported from here on
 first use.
 
 It imports no other snodo package; ``snodo.server`` and ``snodo.transports`` use it.
@@ -20,6 +21,10 @@ from snodo.auth.protected import Authorized, ProtectedResource, Refused
 from snodo.auth.tokens import AccessToken, InvalidToken, TokenVerifier, VerifierUnavailable
 
 if TYPE_CHECKING:
+    from snodo.auth.dpop import DPoP
+    from snodo.auth.exchange import TokenExchange
+    from snodo.auth.first_party import FirstPartyClient
+    from snodo.auth.id_jag import IdentityAssertions
     from snodo.auth.oidc import OIDCProxy
     from snodo.auth.presets import (
         Auth0Proxy,
@@ -34,6 +39,10 @@ if TYPE_CHECKING:
     from snodo.auth.proxy_limits import ProxyLimits
 
 _LAZY = {
+    "DPoP": "snodo.auth.dpop",
+    "FirstPartyClient": "snodo.auth.first_party",
+    "IdentityAssertions": "snodo.auth.id_jag",
+    "TokenExchange": "snodo.auth.exchange",
     "OAuthProxy": "snodo.auth.proxy",
     "OIDCProxy": "snodo.auth.oidc",
     "ProxyLimits": "snodo.auth.proxy_limits",
@@ -56,9 +65,12 @@ __all__ = [
     "AccessToken",
     "Auth0Proxy",
     "Authorized",
+    "DPoP",
     "EntraProxy",
+    "FirstPartyClient",
     "GitHubProxy",
     "GoogleProxy",
+    "IdentityAssertions",
     "InvalidToken",
     "KeycloakProxy",
     "OAuthProxy",
@@ -67,6 +79,7 @@ __all__ = [
     "ProtectedResource",
     "ProxyLimits",
     "Refused",
+    "TokenExchange",
     "TokenVerifier",
     "VerifierUnavailable",
     "WorkOSProxy",

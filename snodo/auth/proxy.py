@@ -7,13 +7,14 @@ the server itself (``base_url``), with the endpoints of one beside the MCP endpo
 (``endpoint_paths``, answered by the HTTP app before its own checks):
 
 - RFC 8414 metadata, RFC 7591 registration and client-id metadata documents
-  (``snodo.auth.proxy_clients``);
+  (``snodo.auth.proxy_clients``, fetched as ``snodo.auth.proxy_documents`` allows);
 - ``/authorize``: a code flow with PKCE S256 only, the RFC 8707 ``resource`` this
   server's, the redirect URI exactly one registered. The user is asked first, on a
   consent page naming the client and where it will be sent back (against a confused
   deputy: the proxy's single registration at the provider must not let any client
   ride on an earlier sign-in). The answer is remembered per browser and client in a
-  signed cookie;
+  signed cookie; until then an error is shown, never sent to a redirect URI that anyone
+  may have registered (the server would redirect anywhere on a stranger's link);
 - the provider leg: the user goes to the provider with the server's own redirect URI
   (``{base_url}/auth/callback``), state and PKCE; the sign-in is bound to the browser
   that consented by a cookie, so a provider link handed to someone else leads nowhere.
@@ -24,6 +25,9 @@ the server itself (``base_url``), with the endpoints of one beside the MCP endpo
 
 The provider's tokens never leave the server: sealed in the store with the grant. The
 store (``snodo.auth.proxy_store``) and the ``secret`` are what workers must share.
+
+Beside the code flow: DPoP (``snodo.auth.dpop``), ID-JAGs (``snodo.auth.id_jag``),
+first-party clients (``snodo.auth.first_party``) and token exchange for handlers.
 """
 
 from __future__ import annotations
@@ -42,17 +46,20 @@ except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
         "snodo.auth.proxy needs the snodo[auth] extra: pip install 'snodo[auth]'"
     ) from missing
 
+from snodo.auth.dpop import DPoP
+from snodo.auth.exchange import TokenExchange
+from snodo.auth.first_party import FirstPartyClient
+from snodo.auth.id_jag import IdentityAssertions
 from snodo.auth.protected import Answer, EndpointRequest, ProtectedResource
-from snodo.auth.proxy_clients import Client, Clients, Records, server_metadata
+from snodo.auth.proxy_clients import Clients, Records, server_metadata
+from snodo.auth.proxy_consent import Consent
 from snodo.auth.proxy_grants import Grants, s256
 from snodo.auth.proxy_limits import SIGN_IN_TTL, ProxyLimits
 from snodo.auth.proxy_pages import (
-    PAGE_HEADERS,
     PREFLIGHT,
     BadForm,
     OAuthRefusal,
     Signer,
-    consent_page,
     cookie,
     json_answer,
     parse_form,
@@ -64,7 +71,7 @@ from snodo.auth.proxy_pages import (
 from snodo.auth.proxy_store import MemoryProxyStore, ProxyStore, Vault, derive, digest
 from snodo.auth.proxy_tokens import TokenMinter
 from snodo.auth.proxy_upstream import exchange
-from snodo.auth.tokens import canonical_resource
+from snodo.auth.tokens import AccessToken, canonical_resource
 
 __all__ = ["OAuthProxy", "Verify"]
 
@@ -76,10 +83,6 @@ among them; raise to refuse the sign-in."""
 
 AS_WELL_KNOWN = "/.well-known/oauth-authorization-server"
 CODE_TTL = 300.0
-CONSENT_COOKIE = "snodo_consent"
-CSRF_COOKIE = "snodo_csrf"
-MAX_REMEMBERED = 50
-"""Clients one browser's consent cookie remembers (the latest)."""
 
 
 class OAuthProxy(ProtectedResource):
@@ -92,7 +95,11 @@ class OAuthProxy(ProtectedResource):
     ``resource`` the MCP endpoint, ``{base_url}/mcp`` unless given. ``secret`` signs
     and seals (``SNODO_AUTH_SECRET`` unless given; workers must share it, as they
     share ``store``). ``limits`` bounds what strangers may leave in the store
-    (``ProxyLimits``). ``scopes_supported`` and the rest are the resource's.
+    (``ProxyLimits``); ``loopback_documents``, for development only, lets client-id
+    metadata documents come from this machine. ``dpop`` (a ``DPoP``, True: the store's
+    and secret's) binds tokens to keys clients prove; ``identity_assertion`` takes
+    ID-JAGs; listed ``first_party_clients`` skip consent; ``token_exchange`` serves
+    ``ctx.exchange_token`` with the provider's token. The rest are the resource's.
     """
 
     def __init__(
@@ -119,6 +126,11 @@ class OAuthProxy(ProtectedResource):
         resource_name: str | None = None,
         resource_documentation: str | None = None,
         limits: ProxyLimits | None = None,
+        loopback_documents: bool = False,
+        dpop: DPoP | bool = True,
+        identity_assertion: IdentityAssertions | None = None,
+        first_party_clients: Iterable[FirstPartyClient] = (),
+        token_exchange: TokenExchange | None = None,
     ) -> None:
         base = base_url.rstrip("/")
         resource = resource or base + "/mcp"
@@ -130,6 +142,7 @@ class OAuthProxy(ProtectedResource):
             raise ValueError("the proxy's secret must be at least 16 bytes")
         self.store: ProxyStore = store if store is not None else MemoryProxyStore()
         self.minter = TokenMinter(key, base, resource, self.store, lifetime=access_lifetime)
+        proofs = DPoP.in_proxy(dpop, self.store, derive(key, "dpop"))
         super().__init__(
             resource,
             [base],
@@ -139,6 +152,8 @@ class OAuthProxy(ProtectedResource):
             implied_scopes=implied_scopes,
             resource_name=resource_name,
             resource_documentation=resource_documentation,
+            dpop=proofs,
+            token_exchange=token_exchange,
         )
         self.base_url = base
         self.authorize_url = authorize_url
@@ -149,18 +164,36 @@ class OAuthProxy(ProtectedResource):
         self.verify_identity = verify
         self.token_auth = token_auth
         self.authorize_params = dict(authorize_params or {})
-        self.consent_lifetime = consent_lifetime
         self.records = Records(self.store, Vault(key))
         self.signer = Signer(derive(key, "cookies"))
         self.limits = limits or ProxyLimits()
-        self.clients = Clients(self.records, self._http, self.limits.registration_lifetime)
+        self.clients = Clients(self.records, self.limits, loopback_documents)
         self.grants = Grants(
-            self.records, self.clients, self.minter, refresh_lifetime=refresh_lifetime
+            self.records,
+            self.clients,
+            self.minter,
+            refresh_lifetime=refresh_lifetime,
+            token_endpoint=base + "/token",
+            dpop=proofs,
+            assertions=identity_assertion,
+            scopes_supported=self.scopes_supported,
         )
+        self.clients.grant_types = self.grants.types
+        self.clients.first_party = {c.client_id: c.client() for c in first_party_clients}
         parts = urllib.parse.urlsplit(base)
         self.secure = parts.scheme == "https"
         self.base_path = parts.path
         self.callback_url = base + "/auth/callback"
+        self.consent = Consent(
+            self.signer,
+            server=resource_name or parts.netloc,
+            resource=self.resource,
+            action=base + "/consent",
+            path=parts.path,
+            secure=self.secure,
+            lifetime=consent_lifetime,
+            first_party=self.clients.first_party,
+        )
         self._routes: dict[str, Callable[[EndpointRequest], Awaitable[Answer]]] = {
             AS_WELL_KNOWN + parts.path: self._metadata,
             parts.path + "/authorize": self._authorize,
@@ -181,8 +214,8 @@ class OAuthProxy(ProtectedResource):
     # -- plumbing -----------------------------------------------------------------------
 
     def _http(self) -> httpx.AsyncClient:
-        """A new HTTP client, to the provider or a metadata document, closed after the
-        sign-in: a sign-in is rare, and nothing is left open when the server stops."""
+        """A new HTTP client to the provider, closed after the sign-in: a sign-in is
+        rare, and nothing is left open when the server stops."""
         return httpx.AsyncClient(timeout=10.0, follow_redirects=False)
 
     async def endpoint(self, request: EndpointRequest) -> Answer:
@@ -204,7 +237,9 @@ class OAuthProxy(ProtectedResource):
         """A memory store, or a key made for this process."""
         if isinstance(self.store, MemoryProxyStore):
             return "keeps sign-ins in this process's memory (store=)"
-        return "signs with a key of this process (secret=)" if self.own_secret else None
+        return (
+            "signs with a key of this process (secret=)" if self.own_secret else super().unshared()
+        )
 
     async def provider_endpoints(self) -> tuple[str, str]:
         """The provider's authorization and token endpoints."""
@@ -227,7 +262,11 @@ class OAuthProxy(ProtectedResource):
 
     def server_metadata(self) -> dict[str, Any]:
         """The authorization server metadata (RFC 8414 section 2)."""
-        return server_metadata(self.base_url, self.scopes_supported)
+        return {**server_metadata(self.base_url, self.scopes_supported), **self.grants.metadata()}
+
+    async def subject_token(self, presented: str, token: AccessToken) -> str:
+        """What ``ctx.exchange_token`` trades: the provider's token held for the caller."""
+        return await self.grants.upstream_token(token.claims)
 
     async def _metadata(self, request: EndpointRequest) -> Answer:
         if request.method != "GET":
@@ -248,10 +287,7 @@ class OAuthProxy(ProtectedResource):
         except BadForm as exc:
             raise OAuthRefusal("invalid_request", str(exc)) from None
         client_id = query.get("client_id", "")
-        try:
-            client = await self.clients.find(client_id)
-        except OAuthRefusal as refusal:
-            raise OAuthRefusal("invalid_client", refusal.description) from None
+        client = await self.clients.find(client_id, request.address)
         if client is None:
             raise OAuthRefusal("invalid_client", "unknown client_id")
         redirect_uri = query.get("redirect_uri")
@@ -261,8 +297,14 @@ class OAuthProxy(ProtectedResource):
             # Never redirect to an address the client did not register.
             raise OAuthRefusal("invalid_request", "redirect_uri is not registered for this client")
         state = query.get("state")
+        # Trusted: the operator's first-party client, or one this browser's user allowed.
+        trusted = self.consent.given(request.headers, client.client_id)
 
-        def back(error: str, description: str) -> Answer:
+        def back(error: str, description: str, status: int = 400) -> Answer:
+            # Only a client this browser's user allowed is sent its errors: for any other,
+            # a stranger's link would be sent on with no step of the user's (RFC 9700 4.11.2).
+            if not trusted:
+                raise OAuthRefusal(error, description, status)
             return redirect(self._back(redirect_uri, state, error=error, description=description))
 
         if query.get("response_type") != "code":
@@ -281,7 +323,7 @@ class OAuthProxy(ProtectedResource):
         try:
             await self.limits.admit_sign_in(self.store, request.address)
         except OAuthRefusal as refusal:
-            return back(refusal.error, refusal.description)
+            return back(refusal.error, refusal.description, refusal.status)
         txn = secrets.token_urlsafe(24)
         sign_in = {
             "client_id": client.client_id,
@@ -293,57 +335,14 @@ class OAuthProxy(ProtectedResource):
             "nonce": secrets.token_urlsafe(24),
         }
         await self.records.put("sign-in:" + txn, sign_in, SIGN_IN_TTL)
-        remembered = self.signer.load("consent", read_cookie(request.headers, CONSENT_COOKIE))
-        if isinstance(remembered, list) and client.client_id in remembered:
+        if trusted:
             return await self._to_provider(txn, sign_in, ())
-        return self._consent_page(request, client, txn, redirect_uri, scopes)
-
-    def _consent_page(
-        self,
-        request: EndpointRequest,
-        client: Client,
-        txn: str,
-        redirect_uri: str,
-        scopes: list[str],
-    ) -> Answer:
-        browser = read_cookie(request.headers, CSRF_COOKIE)
-        headers = list(PAGE_HEADERS)
-        if not browser or len(browser) > 64:
-            browser = secrets.token_urlsafe(24)
-            set_cookie = cookie(
-                CSRF_COOKIE,
-                browser,
-                path=self.base_path or "/",
-                secure=self.secure,
-                max_age=int(SIGN_IN_TTL),
-            )
-            headers.append((b"set-cookie", set_cookie))
-        page = consent_page(
-            client=client.name,
-            client_id=client.client_id,
-            server=self.resource_name or urllib.parse.urlsplit(self.base_url).netloc,
-            resource=self.resource,
-            redirect_uri=redirect_uri,
-            scopes=scopes,
-            action=self.base_url + "/consent",
-            txn=txn,
-            csrf=self.signer.mac("csrf", f"{txn}|{browser}"),
-        )
-        return Answer(200, tuple(headers), page, b"text/html; charset=utf-8")
+        return self.consent.page(request.headers, client, txn, redirect_uri, scopes)
 
     async def _consent(self, request: EndpointRequest) -> Answer:
-        """The consent form's answer: checked against the browser's CSRF cookie."""
-        if request.method != "POST":
-            raise OAuthRefusal("invalid_request", "use POST", 405)
-        try:
-            form = parse_form(request.body.decode("utf-8"))
-        except (BadForm, UnicodeError):
-            raise OAuthRefusal("invalid_request", "malformed form") from None
-        txn = form.get("txn", "")
-        browser = read_cookie(request.headers, CSRF_COOKIE) or ""
-        if not browser or not self.signer.matches("csrf", f"{txn}|{browser}", form.get("csrf", "")):
-            raise OAuthRefusal("invalid_request", "the consent form did not come from this page")
-        if form.get("decision") != "allow":
+        """The consent form's answer (``snodo.auth.proxy_consent``)."""
+        txn, allowed = self.consent.answered(request)
+        if not allowed:
             sign_in = await self.records.take("sign-in:" + txn)
             if sign_in is None:
                 raise OAuthRefusal("invalid_request", "the sign-in expired; start again")
@@ -357,19 +356,7 @@ class OAuthProxy(ProtectedResource):
         sign_in = await self.records.get("sign-in:" + txn)
         if sign_in is None:
             raise OAuthRefusal("invalid_request", "the sign-in expired; start again")
-        remembered = self.signer.load("consent", read_cookie(request.headers, CONSENT_COOKIE))
-        clients = (
-            [c for c in remembered if isinstance(c, str)] if isinstance(remembered, list) else []
-        )
-        clients = [c for c in clients if c != sign_in["client_id"]][-(MAX_REMEMBERED - 1) :]
-        clients.append(sign_in["client_id"])
-        consent = cookie(
-            CONSENT_COOKIE,
-            self.signer.dump("consent", clients),
-            path=self.base_path or "/",
-            secure=self.secure,
-            max_age=int(self.consent_lifetime),
-        )
+        consent = self.consent.remember(request.headers, sign_in["client_id"])
         return await self._to_provider(txn, sign_in, (consent,))
 
     def _flow_cookie(self, txn: str) -> str:
@@ -421,12 +408,13 @@ class OAuthProxy(ProtectedResource):
         except BadForm as exc:
             raise OAuthRefusal("invalid_request", str(exc)) from None
         txn = query.get("state", "")
-        sign_in = await self.records.take("sign-in:" + txn) if txn else None
+        # The browser first: a callback opened in another one must not spend the sign-in.
+        mark = read_cookie(request.headers, self._flow_cookie(txn)) or ""
+        if not txn or not self.signer.matches("flow", txn, mark):
+            raise OAuthRefusal("access_denied", "this sign-in was not begun in this browser")
+        sign_in = await self.records.take("sign-in:" + txn)
         if sign_in is None:
             raise OAuthRefusal("invalid_request", "unknown or expired sign-in")
-        mark = read_cookie(request.headers, self._flow_cookie(txn)) or ""
-        if not self.signer.matches("flow", txn, mark):
-            raise OAuthRefusal("access_denied", "this sign-in was begun in another browser")
         redirect_uri, state = sign_in["redirect_uri"], sign_in["state"]
         done = cookie(
             self._flow_cookie(txn), "", path=self.base_path or "/", secure=self.secure, max_age=0

@@ -2,11 +2,13 @@
 documents, and how a client proves itself at the token endpoint.
 
 A registration is kept in the proxy's store (sealed, as every record), so any worker
-knows a client another registered. A client whose id is an ``https:`` URL (or
-``http:`` on a loopback host) names its Client ID Metadata Document: fetched, its
-``client_id`` checked to be that very URL, its redirect URIs taken as registered; such
-a client is public (no secret) and proves itself by PKCE alone. Redirect URIs are
-compared exactly as registered.
+knows a client another registered; its size, and its redirect URIs' number and length,
+are bounded (``ProxyLimits``). A client whose id is an ``https:`` URL names its Client
+ID Metadata Document: fetched within the rules of ``snodo.auth.proxy_documents`` (the
+fetch counted as a sign-in begun, before it is made), its ``client_id`` checked to be
+that very URL, its redirect URIs (bounded alike) taken as registered; such a client is
+public (no secret) and proves itself by PKCE alone. Whatever makes a document unusable,
+the client is told the same. Redirect URIs are compared exactly as registered.
 """
 
 from __future__ import annotations
@@ -14,27 +16,32 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import json
+import logging
 import secrets
 import urllib.parse
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from snodo.auth.protected import Answer
+
 try:
-    import httpx
+    from snodo.auth.proxy_documents import DocumentFetcher, DocumentUnusable
 except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
     raise ModuleNotFoundError(
         "snodo.auth.proxy_clients needs the snodo[auth] extra: pip install 'snodo[auth]'"
     ) from missing
-
-from snodo.auth.protected import Answer
+from snodo.auth.proxy_limits import ProxyLimits
 from snodo.auth.proxy_pages import OAuthRefusal, json_answer
 from snodo.auth.proxy_store import ProxyStore, Vault, digest
 
 __all__ = ["AUTH_METHODS", "Client", "Clients", "Records", "loopback", "server_metadata"]
 
+log = logging.getLogger("snodo.auth")
+
 AUTH_METHODS = ("none", "client_secret_post", "client_secret_basic")
-MAX_DOCUMENT_BYTES = 16 * 1024
+UNUSABLE = "the client's metadata document could not be used"
+"""What a client is told of any document that fails, fetched or read: nothing more."""
 DOCUMENT_TTL = 300.0
 """Seconds a fetched client-id metadata document is trusted before it is fetched again."""
 FORBIDDEN_SCHEMES = frozenset({"javascript", "data", "file", "vbscript", "about", "blob"})
@@ -93,10 +100,19 @@ def loopback(host: str | None) -> bool:
         return False
 
 
-def _redirect_uri_ok(uri: Any) -> bool:
+def _redirect_uris_ok(uris: Any, limits: ProxyLimits) -> bool:
+    """A list of one to ``max_redirect_uris`` usable redirect URIs."""
+    return (
+        isinstance(uris, list)
+        and 0 < len(uris) <= limits.max_redirect_uris
+        and all(_redirect_uri_ok(uri, limits.max_redirect_uri_length) for uri in uris)
+    )
+
+
+def _redirect_uri_ok(uri: Any, max_length: int) -> bool:
     """Absolute, no fragment; ``https:``, ``http:`` on a loopback host only, or an
     application's own scheme (RFC 8252), never one a browser would run or read."""
-    if not isinstance(uri, str) or not uri or len(uri) > 2000:
+    if not isinstance(uri, str) or not uri or len(uri) > max_length:
         return False
     parts = urllib.parse.urlsplit(uri)
     scheme = parts.scheme.lower()
@@ -111,7 +127,10 @@ def _redirect_uri_ok(uri: Any) -> bool:
 
 def is_document_url(client_id: str) -> bool:
     """Whether ``client_id`` names a client-id metadata document."""
-    parts = urllib.parse.urlsplit(client_id)
+    try:
+        parts = urllib.parse.urlsplit(client_id)
+    except ValueError:  # a bracketed host that is not one
+        return False
     if parts.fragment or parts.username or parts.password or parts.path in ("", "/"):
         return False
     scheme = parts.scheme.lower()
@@ -142,19 +161,27 @@ def _client(record: Mapping[str, Any]) -> Client:
 class Clients:
     """Registration, lookup and authentication of the proxy's clients."""
 
-    def __init__(
-        self,
-        records: Records,
-        http: Callable[[], httpx.AsyncClient],
-        registration_ttl: float | None = None,
-    ) -> None:
+    def __init__(self, records: Records, limits: ProxyLimits, loopback_documents: bool) -> None:
         self.records = records
-        self.http = http
-        self.registration_ttl = registration_ttl
+        self.limits = limits
+        self.documents = DocumentFetcher(
+            limits.max_document_bytes, limits.document_timeout, loopback_documents
+        )
+        self.registration_ttl = limits.registration_lifetime
+        self.first_party: Mapping[str, Client] = {}
+        """Clients the operator listed (``snodo.auth.first_party``), by id."""
+        self.grant_types: Iterable[str] = ("authorization_code", "refresh_token")
+        """What a client may register for (the token endpoint's)."""
 
     async def register(self, body: bytes) -> Answer:
         """RFC 7591: the client's metadata checked, an id (and a secret unless it is a
         public client) issued."""
+        limits = self.limits
+        if len(body) > limits.max_registration_bytes:
+            raise OAuthRefusal(
+                "invalid_client_metadata",
+                f"a registration is at most {limits.max_registration_bytes} bytes",
+            )
         try:
             request = json.loads(body)
         except ValueError:
@@ -162,11 +189,12 @@ class Clients:
         if not isinstance(request, dict):
             raise OAuthRefusal("invalid_client_metadata", "the body is not a JSON object")
         uris = request.get("redirect_uris")
-        if not isinstance(uris, list) or not uris or not all(map(_redirect_uri_ok, uris)):
+        if not _redirect_uris_ok(uris, limits):
             raise OAuthRefusal(
                 "invalid_redirect_uri",
-                "redirect_uris must be a list of absolute URIs without fragment: https,"
-                " http on a loopback host, or an application's own scheme",
+                f"redirect_uris must be a list of 1 to {limits.max_redirect_uris} absolute"
+                f" URIs of at most {limits.max_redirect_uri_length} characters, without"
+                " fragment: https, http on a loopback host, or an application's own scheme",
             )
         method = request.get("token_endpoint_auth_method", "client_secret_basic")
         if method not in AUTH_METHODS:
@@ -175,12 +203,9 @@ class Clients:
                 f"token_endpoint_auth_method must be one of {AUTH_METHODS}",
             )
         grants = request.get("grant_types", ["authorization_code"])
-        if not isinstance(grants, list) or not set(grants) <= {
-            "authorization_code",
-            "refresh_token",
-        }:
+        if not isinstance(grants, list) or not set(grants) <= set(self.grant_types):
             raise OAuthRefusal(
-                "invalid_client_metadata", "grant_types: authorization_code, refresh_token"
+                "invalid_client_metadata", "grant_types: " + ", ".join(sorted(self.grant_types))
             )
         if request.get("response_types", ["code"]) != ["code"]:
             raise OAuthRefusal("invalid_client_metadata", "response_types must be ['code']")
@@ -219,10 +244,15 @@ class Clients:
         if record is not None and self.registration_ttl is not None:
             await self.records.put(key, record, max(ttl, self.registration_ttl))
 
-    async def find(self, client_id: str) -> Client | None:
-        """The registered client, or the client its metadata document describes."""
+    async def find(self, client_id: str, address: str | None = None) -> Client | None:
+        """The registered client, or the client its metadata document describes. A
+        document not cached is fetched once the fetch is counted as a sign-in begun from
+        ``address``."""
         if not client_id or len(client_id) > 2000:
             return None
+        first = self.first_party.get(client_id)
+        if first is not None:
+            return first
         record = await self.records.get("client:" + client_id)
         if record is not None:
             return _client(record)
@@ -232,39 +262,29 @@ class Clients:
         cached = await self.records.get(key)
         if cached is not None:
             return _client(cached)
-        found = await self._fetch_document(client_id)
+        await self.limits.admit_sign_in(self.records.store, address)
+        try:
+            found = self._document(client_id, await self.documents.fetch(client_id))
+        except DocumentUnusable as unusable:
+            log.info("client-id metadata document refused: %s", unusable)
+            raise OAuthRefusal("invalid_client", UNUSABLE) from None
         await self.records.put(key, found, DOCUMENT_TTL)
         return _client(found)
 
-    async def _fetch_document(self, url: str) -> dict[str, Any]:
+    def _document(self, url: str, body: bytes) -> dict[str, Any]:
+        """The client a fetched document describes (``DocumentUnusable`` otherwise)."""
         try:
-            async with self.http() as http:
-                response = await http.get(url, headers={"accept": "application/json"})
-        except httpx.HTTPError:
-            raise OAuthRefusal(
-                "invalid_client", "the client's metadata document could not be fetched"
-            ) from None
-        if response.status_code != 200 or len(response.content) > MAX_DOCUMENT_BYTES:
-            raise OAuthRefusal("invalid_client", "the client's metadata document is unusable")
-        try:
-            document = response.json()
+            document = json.loads(body)
         except ValueError:
             document = None
         if not isinstance(document, dict) or document.get("client_id") != url:
-            raise OAuthRefusal(
-                "invalid_client", "the metadata document does not name its own URL as client_id"
-            )
+            raise DocumentUnusable("it does not name its own URL as client_id")
         uris = document.get("redirect_uris")
-        if not isinstance(uris, list) or not uris or not all(map(_redirect_uri_ok, uris)):
-            raise OAuthRefusal(
-                "invalid_client", "the metadata document has no usable redirect_uris"
-            )
-        method = document.get("token_endpoint_auth_method", "none")
-        if method != "none":
+        if not _redirect_uris_ok(uris, self.limits):
+            raise DocumentUnusable("it has no usable redirect_uris")
+        if document.get("token_endpoint_auth_method", "none") != "none":
             # A document is public: it can hold no secret this server could check.
-            raise OAuthRefusal(
-                "invalid_client", "a metadata document client authenticates with none"
-            )
+            raise DocumentUnusable("its token_endpoint_auth_method is not none")
         name = document.get("client_name")
         return {
             "client_id": url,
@@ -273,9 +293,11 @@ class Clients:
             "name": name[:200] if isinstance(name, str) else None,
         }
 
-    async def authenticate(self, form: Mapping[str, str], headers: Mapping[str, str]) -> Client:
-        """The client of a token or revocation request, its credentials checked
-        (RFC 6749 section 2.3); ``invalid_client`` otherwise."""
+    async def authenticate(
+        self, form: Mapping[str, str], headers: Mapping[str, str], address: str | None = None
+    ) -> Client:
+        """The client of a token or revocation request from ``address``, its credentials
+        checked (RFC 6749 section 2.3); ``invalid_client`` otherwise."""
         client_id, secret = form.get("client_id"), form.get("client_secret")
         basic = headers.get("authorization", "")
         if basic[:6].lower() == "basic ":
@@ -294,8 +316,10 @@ class Clients:
         if not client_id:
             raise OAuthRefusal("invalid_client", "no client_id", 401)
         try:
-            client = await self.find(client_id)
+            client = await self.find(client_id, address)
         except OAuthRefusal as refusal:
+            if refusal.error != "invalid_client":  # beyond the sign-in bounds: 429
+                raise
             raise OAuthRefusal("invalid_client", refusal.description, 401) from None
         if client is None:
             raise OAuthRefusal("invalid_client", "unknown client", 401)

@@ -7,6 +7,11 @@ starts a token family: its access tokens name it, and they verify only while it 
 alive. A refresh token is rotated on every use; the spent one is remembered, and
 presenting it again (someone holds a copy) revokes the whole family. Revocation
 (RFC 7009) ends the family of the token revoked, whichever kind it is.
+
+A token request with a DPoP proof (``snodo.auth.dpop``) gets tokens bound to the
+proof's key: the access token names it, and its refresh token is taken only with a
+proof of the same key. An identity assertion grant (``snodo.auth.id_jag``) starts a
+family that lives as long as its one access token, without a refresh token.
 """
 
 from __future__ import annotations
@@ -17,8 +22,9 @@ import hmac
 import logging
 import secrets
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from snodo.auth.exchange import ExchangeRefused
 from snodo.auth.protected import Answer, EndpointRequest
 
 try:
@@ -32,9 +38,16 @@ from snodo.auth.proxy_store import digest
 from snodo.auth.proxy_tokens import TokenMinter, family_key
 from snodo.auth.tokens import InvalidToken, canonical_resource
 
+if TYPE_CHECKING:
+    from snodo.auth.dpop import DPoP
+    from snodo.auth.id_jag import IdentityAssertions
+
 __all__ = ["Grants", "s256"]
 
 log = logging.getLogger("snodo.auth")
+
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+"""RFC 7523's grant type, taken when the proxy has ``identity_assertion``."""
 
 VERIFIER_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
@@ -57,6 +70,12 @@ def _form(request: EndpointRequest) -> dict[str, str]:
         raise OAuthRefusal("invalid_request", str(exc) or "malformed body") from None
 
 
+def _proves(bound: Any, jkt: str | None) -> bool:
+    """Whether a request proving ``jkt`` (or nothing) may use a refresh token bound to
+    ``bound`` (or to no key)."""
+    return bound is None or (jkt is not None and hmac.compare_digest(jkt, str(bound)))
+
+
 class Grants:
     """Redeems codes and refresh tokens for the proxy's own tokens; revokes them."""
 
@@ -67,26 +86,79 @@ class Grants:
         minter: TokenMinter,
         *,
         refresh_lifetime: float,
+        token_endpoint: str = "",
+        dpop: DPoP | None = None,
+        assertions: IdentityAssertions | None = None,
+        scopes_supported: Iterable[str] = (),
     ) -> None:
         self.records = records
         self.store = records.store
         self.clients = clients
         self.minter = minter
         self.refresh_lifetime = refresh_lifetime
+        self.token_endpoint = token_endpoint
+        self.dpop = dpop
+        self.assertions = assertions
+        self.scopes_supported = tuple(scopes_supported)
+        self.types: tuple[str, ...] = ("authorization_code", "refresh_token")
+        """The grant types taken."""
+        if assertions is not None:
+            self.types += (JWT_BEARER,)
+
+    def metadata(self) -> dict[str, Any]:
+        """What the authorization server metadata says of this endpoint beyond the
+        code flow: the grant types, and DPoP's algorithms (RFC 9449 section 5.1)."""
+        document: dict[str, Any] = {"grant_types_supported": list(self.types)}
+        if self.dpop is not None:
+            document.update(self.dpop.metadata())
+        return document
+
+    async def upstream_token(self, claims: Mapping[str, Any]) -> str:
+        """The provider's access token held for the family of a token with ``claims``
+        (what ``ctx.exchange_token`` trades: the proxy's own means nothing there)."""
+        family = claims.get("fam")
+        upstream = await self.records.get("upstream:" + family) if isinstance(family, str) else None
+        access = None if upstream is None else upstream.get("access_token")
+        if not isinstance(access, str) or not access:
+            raise ExchangeRefused("invalid_grant", "no provider token is held for this caller")
+        return access
 
     async def token(self, request: EndpointRequest) -> Answer:
         form = _form(request)
-        client = await self.clients.authenticate(form, request.headers)
+        client = await self.clients.authenticate(form, request.headers, request.address)
         grant = form.get("grant_type")
+        # The proof first: a refused one spends no code (RFC 9449 section 5).
+        jkt = None
+        if self.dpop is not None:
+            jkt = await self.dpop.token_request(request.headers, self.token_endpoint)
         if grant == "authorization_code":
-            return await self._code(form, client)
+            return await self._code(form, client, jkt)
         if grant == "refresh_token":
-            return await self._refresh(form, client)
+            return await self._refresh(form, client, jkt)
+        if grant == JWT_BEARER and self.assertions is not None:
+            return await self._assertion(form, client, jkt)
         raise OAuthRefusal(
             "unsupported_grant_type", "authorization_code and refresh_token are supported"
         )
 
-    async def _code(self, form: Mapping[str, str], client: Client) -> Answer:
+    async def _assertion(self, form: Mapping[str, str], client: Client, jkt: str | None) -> Answer:
+        """An identity assertion grant: a family living as long as its one token."""
+        assert self.assertions is not None
+        self._check_resource(form)
+        claims, scopes = await self.assertions.accept(
+            form,
+            client.client_id,
+            issuer=self.minter.issuer,
+            resource=self.minter.resource,
+            scopes_supported=self.scopes_supported,
+            store=self.store,
+        )
+        lifetime = self.assertions.access_lifetime or self.minter.lifetime
+        family = secrets.token_urlsafe(16)
+        await self.store.put(family_key(family), b"1", lifetime)
+        return await self._issue(client, claims, scopes, family, jkt, refresh=False, life=lifetime)
+
+    async def _code(self, form: Mapping[str, str], client: Client, jkt: str | None) -> Answer:
         code = form.get("code")
         if not code:
             raise OAuthRefusal("invalid_request", "no code")
@@ -108,13 +180,18 @@ class Grants:
         await self.store.put(family_key(family), b"1", self.refresh_lifetime)
         # The provider's tokens stay here, sealed; the client never sees them.
         await self.records.put("upstream:" + family, record["upstream"], self.refresh_lifetime)
-        return await self._issue(client, record["claims"], record["scopes"], family)
+        return await self._issue(client, record["claims"], record["scopes"], family, jkt)
 
-    async def _refresh(self, form: Mapping[str, str], client: Client) -> Answer:
+    async def _refresh(self, form: Mapping[str, str], client: Client, jkt: str | None) -> Answer:
         presented = form.get("refresh_token")
         if not presented:
             raise OAuthRefusal("invalid_request", "no refresh_token")
         key = digest(presented)
+        # RFC 9449 section 5: a bound refresh token needs a proof of its key; one
+        # presented without is refused before it is spent (its thief lacks the key).
+        peeked = await self.records.get("refresh:" + key)
+        if peeked is not None and not _proves(peeked.get("jkt"), jkt):
+            raise OAuthRefusal("invalid_grant", "the refresh token needs a DPoP proof of its key")
         record = await self.records.take("refresh:" + key)
         if record is None:
             spent = await self.records.get("spent:" + key)
@@ -131,6 +208,9 @@ class Grants:
             raise OAuthRefusal("invalid_grant", "the refresh token was issued to another client")
         if await self.store.get(family_key(family)) is None:
             raise OAuthRefusal("invalid_grant", "the grant was revoked")
+        bound = record.get("jkt")
+        if not _proves(bound, jkt):
+            raise OAuthRefusal("invalid_grant", "the refresh token needs a DPoP proof of its key")
         self._check_resource(form)
         await self.clients.keep(client, self.refresh_lifetime)
         scopes = list(record["scopes"])
@@ -139,7 +219,7 @@ class Grants:
             if not set(asked.split()) <= set(scopes):
                 raise OAuthRefusal("invalid_scope", "a refresh cannot widen the grant")
             scopes = asked.split()
-        return await self._issue(client, record["claims"], scopes, family)
+        return await self._issue(client, record["claims"], scopes, family, bound or jkt)
 
     def _check_resource(self, form: Mapping[str, str]) -> None:
         resource = form.get("resource")
@@ -149,20 +229,31 @@ class Grants:
             raise OAuthRefusal("invalid_target", "this server issues tokens for its own resource")
 
     async def _issue(
-        self, client: Client, claims: Mapping[str, Any], scopes: Iterable[str], family: str
+        self,
+        client: Client,
+        claims: Mapping[str, Any],
+        scopes: Iterable[str],
+        family: str,
+        jkt: str | None = None,
+        *,
+        refresh: bool = True,
+        life: float | None = None,
     ) -> Answer:
         scopes = sorted(set(scopes))
-        access, lifetime = self.minter.mint(claims, client.client_id, scopes, family)
-        refresh = secrets.token_urlsafe(32)
-        record: dict[str, Any] = {"family": family, "client_id": client.client_id}
-        record.update(scopes=scopes, claims=dict(claims))
-        await self.records.put("refresh:" + digest(refresh), record, self.refresh_lifetime)
+        access, lifetime = self.minter.mint(claims, client.client_id, scopes, family, jkt, life)
         answer: dict[str, Any] = {
             "access_token": access,
-            "token_type": "Bearer",
+            "token_type": "Bearer" if jkt is None else "DPoP",
             "expires_in": lifetime,
-            "refresh_token": refresh,
         }
+        if refresh:
+            token = secrets.token_urlsafe(32)
+            record: dict[str, Any] = {"family": family, "client_id": client.client_id}
+            record.update(scopes=scopes, claims=dict(claims))
+            if jkt is not None:
+                record["jkt"] = jkt
+            await self.records.put("refresh:" + digest(token), record, self.refresh_lifetime)
+            answer["refresh_token"] = token
         if scopes:
             answer["scope"] = " ".join(scopes)
         return json_answer(200, answer)
@@ -170,7 +261,7 @@ class Grants:
     async def revoke(self, request: EndpointRequest) -> Answer:
         """RFC 7009: the token's family ends; an unknown token is answered alike."""
         form = _form(request)
-        client = await self.clients.authenticate(form, request.headers)
+        client = await self.clients.authenticate(form, request.headers, request.address)
         token = form.get("token")
         if not token:
             raise OAuthRefusal("invalid_request", "no token")

@@ -11,6 +11,11 @@ than twice that many wait at any moment, the next sent back to the client as
 (``..._per_address``), counted first, so one address alone cannot spend everyone's.
 The counts are the store's (``ProxyStore.count``), so the bounds hold across the
 workers sharing it.
+
+What one registration or client-id metadata document may hold is bounded too (its
+redirect URIs, their length, its size), and fetching a document is bounded in bytes
+and time (``snodo.auth.proxy_documents``); each fetch counts as a sign-in begun from
+the address that caused it, counted before anything is fetched.
 """
 
 from __future__ import annotations
@@ -47,6 +52,16 @@ class ProxyLimits:
     """Sign-ins begun per ten minutes; ``temporarily_unavailable`` beyond."""
     max_sign_ins_per_address: int = 1000
     """Sign-ins begun from one client address per ten minutes."""
+    max_redirect_uris: int = 10
+    """Redirect URIs one registration or metadata document names."""
+    max_redirect_uri_length: int = 2000
+    """Characters of one redirect URI."""
+    max_registration_bytes: int = 16 * 1024
+    """Bytes of one ``/register`` request's body."""
+    max_document_bytes: int = 16 * 1024
+    """Bytes of a client-id metadata document (its draft's example bound is 5 KB)."""
+    document_timeout: float = 5.0
+    """Seconds one document fetch takes at most, from resolving its host to its last byte."""
 
     async def admit_registration(self, store: ProxyStore, address: str | None) -> None:
         """Count a registration; refuse it beyond the window's bounds."""

@@ -83,7 +83,7 @@ PREFLIGHT = Answer(
     (
         (b"access-control-allow-origin", b"*"),
         (b"access-control-allow-methods", b"GET, POST"),
-        (b"access-control-allow-headers", b"authorization, content-type"),
+        (b"access-control-allow-headers", b"authorization, content-type, dpop"),
         (b"access-control-max-age", b"600"),
     ),
     b"",
@@ -98,7 +98,11 @@ def readable_anywhere(answer: Answer) -> Answer:
     travel in the body or the Authorization header, which CORS does not send alone)."""
     if any(name == b"access-control-allow-origin" for name, _ in answer.headers):
         return answer
-    return answer._replace(headers=(*answer.headers, (b"access-control-allow-origin", b"*")))
+    cors = (
+        (b"access-control-allow-origin", b"*"),
+        (b"access-control-expose-headers", b"dpop-nonce"),
+    )
+    return answer._replace(headers=(*answer.headers, *cors))
 
 
 def redirect(url: str, cookies: Iterable[bytes] = ()) -> Answer:

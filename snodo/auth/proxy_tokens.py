@@ -4,7 +4,9 @@ The proxy is the authorization server and the protected resource at once, so its
 tokens are signed with a key of the server's secret (HMAC-SHA256, ``derive``): every
 worker holding the secret verifies what any worker issued, and no key set needs
 publishing. A token is short-lived, its audience is the MCP endpoint's resource URI,
-and it carries the provider identity's claims for ``ctx.access_token``.
+and it carries the provider identity's claims for ``ctx.access_token``. A token issued
+to a client that proved a DPoP key (``snodo.auth.dpop``) names its thumbprint
+(``cnf.jkt``) and is taken only with a proof of that key.
 
 Verification accepts only these tokens: a tampered one fails the signature, one of
 the provider (signed with its key, or opaque) is not a JWS of this key, and one whose
@@ -39,7 +41,7 @@ TOKEN_TYPE = "at+jwt"
 """RFC 9068's ``typ``: an access token, never to be taken for an ID token."""
 MAX_TOKEN_CHARS = 16 * 1024
 RESERVED = frozenset(
-    {"iss", "aud", "exp", "iat", "nbf", "jti", "scope", "client_id", "fam", "azp", "nonce"}
+    {"iss", "aud", "exp", "iat", "nbf", "jti", "scope", "client_id", "fam", "azp", "nonce", "cnf"}
 )
 """Claims the proxy sets itself; the provider's of the same names are dropped."""
 
@@ -72,11 +74,18 @@ class TokenMinter:
         self.clock = clock
 
     def mint(
-        self, claims: Mapping[str, Any], client_id: str, scopes: Iterable[str], family: str
+        self,
+        claims: Mapping[str, Any],
+        client_id: str,
+        scopes: Iterable[str],
+        family: str,
+        jkt: str | None = None,
+        lifetime: float | None = None,
     ) -> tuple[str, int]:
-        """A signed token for the identity ``claims`` and its lifetime in seconds."""
+        """A signed token for the identity ``claims`` and its lifetime in seconds, bound
+        to the DPoP key ``jkt`` when given."""
         now = int(self.clock())
-        lifetime = int(self.lifetime)
+        lifetime = int(self.lifetime if lifetime is None else lifetime)
         payload = {k: v for k, v in claims.items() if k not in RESERVED}
         payload.update(
             iss=self.issuer,
@@ -88,6 +97,8 @@ class TokenMinter:
             scope=" ".join(sorted(scopes)),
             fam=family,
         )
+        if jkt is not None:
+            payload["cnf"] = {"jkt": jkt}
         header = {"alg": ALGORITHM, "typ": TOKEN_TYPE}
         return jose_jwt.encode(header, payload, self._key, algorithms=[ALGORITHM]), lifetime
 

@@ -19,6 +19,7 @@ __all__ = [
     "InvalidToken",
     "TokenVerifier",
     "VerifierUnavailable",
+    "bound_key",
 ]
 
 
@@ -119,3 +120,13 @@ def audience_matches(value: Any, resource: str) -> bool:
     """Whether ``aud`` names this resource (RFC 8707 section 2, RFC 9068 section 4)."""
     wanted = canonical_resource(resource)
     return any(canonical_resource(aud) == wanted for aud in audiences(value))
+
+
+def bound_key(claims: Mapping[str, Any]) -> str | None:
+    """The key thumbprint a token is bound to (``cnf.jkt``, RFC 9449 section 6: a
+    DPoP-bound token), or None for a bearer token."""
+    confirmation = claims.get("cnf")
+    if not isinstance(confirmation, Mapping):
+        return None
+    jkt = confirmation.get("jkt")
+    return jkt if isinstance(jkt, str) and jkt else None

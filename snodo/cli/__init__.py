@@ -5,7 +5,8 @@ function that returns the Server (or an ASGI app, for HTTP). Without ``:name``, 
 module's only ``Server`` is served. ``snodo list`` and ``snodo
 call`` are a terminal client (``client_commands``, with ``terminal`` asking the person),
 ``snodo install`` adds a server to a host's configuration (``install``), ``snodo dev``
-serves one and restarts it on every change (``dev``).
+serves one and restarts it on every change (``dev``), ``snodo card``, ``server-json`` and
+``bundle`` publish one (``publish_commands``).
 
 The command line is the top of the house: it may import any package, and none imports
 it (``python -m snodo`` runs it). ``observer`` builds the OpenTelemetry observer from
@@ -28,7 +29,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from snodo.cli import client_commands, dev, install, proxy_command
+from snodo.cli import client_commands, dev, install, proxy_command, publish_commands
 from snodo.cli.http_limits import add_limit_options, export_limits
 from snodo.cli.serve_options import add_serve_options
 from snodo.cli.state_inspect import inspect_command, inspect_token
@@ -184,27 +185,38 @@ def _app(target: str, path: str, hosts: str, origins: str, beside: str = "{}") -
     allowed = [h for h in hosts.split(",") if h]
     extra = json.loads(beside)
     server = _server(target)
-    app = HttpApp(
-        server,
-        path=path or None,
-        allowed_hosts=None if "*" in allowed else [*LOCAL_HOSTS, *allowed],
-        allowed_origins=[o for o in origins.split(",") if o] or None,
-        cors_origins=extra.get("cors_origins", ()),
-        health_path=extra.get("health_path"),
-        ready_path=extra.get("ready_path"),
-    )
+    if extra.get("card_name"):
+        server.card_name = extra["card_name"]
+    try:
+        app = HttpApp(
+            server,
+            path=path or None,
+            allowed_hosts=None if "*" in allowed else [*LOCAL_HOSTS, *allowed],
+            allowed_origins=[o for o in origins.split(",") if o] or None,
+            cors_origins=extra.get("cors_origins", ()),
+            health_path=extra.get("health_path"),
+            ready_path=extra.get("ready_path"),
+            card_url=extra.get("card_url"),
+            catalog=bool(extra.get("ai_catalog")),
+        )
+    except ValueError as exc:  # a card the server cannot have, options that clash
+        raise SystemExit(f"snodo: {exc}") from None
     # A proxy's front clients each get a share of the backend calls it holds, told
     # apart by address where they have no principal (snodo.gateway.front).
     return knowing_peers(app) if server in GATEWAYS else app
 
 
 def _beside(args: argparse.Namespace) -> str:
-    """What ``snodo run`` serves beside the endpoint: CORS origins, the probes' paths."""
+    """What ``snodo run`` serves beside the endpoint: CORS origins, the probes' paths,
+    the Server Card and the AI Catalog."""
     return json.dumps(
         {
             "cors_origins": args.cors_origin,
             "health_path": args.health_path or None,
             "ready_path": args.ready_path or None,
+            "card_name": args.card_name,
+            "card_url": args.card_url,
+            "ai_catalog": args.ai_catalog,
         }
     )
 
@@ -297,6 +309,21 @@ def main(argv: list[str] | None = None) -> int:
         " %(default)s; '' for none)",
     )
     run.add_argument(
+        "--card-name",
+        metavar="NAMESPACE/NAME",
+        help="serve the server's Server Card at <endpoint>/server-card under this name",
+    )
+    run.add_argument(
+        "--card-url",
+        metavar="URL",
+        help="the endpoint's public URL, for the card (default: as each request reached it)",
+    )
+    run.add_argument(
+        "--ai-catalog",
+        action="store_true",
+        help="with a card: list it in /.well-known/ai-catalog.json",
+    )
+    run.add_argument(
         "--timeout-keep-alive",
         metavar="SECONDS",
         type=float,
@@ -357,6 +384,7 @@ def main(argv: list[str] | None = None) -> int:
     proxy_command.register(commands)
     install.register(commands)
     dev.register(commands)
+    publish_commands.register(commands)
     words = sys.argv[1:] if argv is None else list(argv)
     args, unknown = parser.parse_known_args(words)
     if getattr(args, "reparse", None) is not None:
@@ -378,6 +406,8 @@ def main(argv: list[str] | None = None) -> int:
         return proxy_command.main(args, main)
     if args.command == "dev":
         return dev.main(args)
+    if args.command in publish_commands.COMMANDS:
+        return publish_commands.main(args, _plain_server)
     logging.basicConfig(level=args.log_level.upper(), stream=sys.stderr)
     if args.request_log:
         os.environ[REQUEST_LOG_ENV] = "1"

@@ -33,7 +33,7 @@ from pydantic import BaseModel
 
 from snodo.cli.printing import show_log, show_progress, show_result
 from snodo.cli.terminal import Terminal
-from snodo.client import Client, ClientError
+from snodo.client import Client, ClientError, ProtocolViolation, TransportError
 from snodo.extensions.skills import EXTENSION_ID as SKILLS_EXTENSION
 from snodo.extensions.skills import SkillsClient
 
@@ -227,8 +227,9 @@ def bearer(token: str) -> Any:
 
 async def _main(args: argparse.Namespace) -> int:
     if args.command == "list":
+        card = await _card(args)
         async with _client(args, {}) as client:
-            return await _list(client, args.output)
+            return await _list(client, args.output, card)
     answers = json.loads(Path(args.answers).read_text()) if args.answers else None
     if answers is not None and not isinstance(answers, dict):
         raise ValueError("--answers: the file must hold a JSON object")
@@ -246,7 +247,25 @@ async def _main(args: argparse.Namespace) -> int:
     return status
 
 
-async def _list(client: Client, output: str) -> int:
+async def _card(args: argparse.Namespace) -> dict[str, Any] | None:
+    """An HTTP server's Server Card, when it publishes one: a card is public, yet a
+    server that guards every path gets the bearer token given (not an OAuth sign-in's).
+    What is no card is said on stderr, and the listing goes on."""
+    if not args.server.startswith(("http://", "https://")):
+        return None
+    token = None if args.oauth else auth_token(args)
+    headers = {} if token is None else {"authorization": f"Bearer {token}"}
+    try:
+        card = await Client.server_card(args.server, headers=headers)
+    except ProtocolViolation as exc:
+        print(f"snodo: no Server Card read: {exc}", file=sys.stderr)
+        return None
+    except TransportError:  # no card there (401, 405, ...): nothing to show
+        return None
+    return None if card is None else card.model_dump(mode="json")
+
+
+async def _list(client: Client, output: str, card: dict[str, Any] | None = None) -> int:
     capabilities = (await client.discover()).capabilities
     tools = await client.list_tools() if capabilities.tools else []  # none: -32601
     resources = await client.list_resources() if capabilities.resources else []
@@ -270,8 +289,15 @@ async def _list(client: Client, output: str) -> int:
             dumped["skills"] = [s.model_dump(mode="json", by_alias=True) for s in skills]
         if isinstance(capabilities.extensions, dict) and capabilities.extensions:
             dumped["extensions"] = dict(capabilities.extensions)
+        if card is not None:
+            dumped["card"] = card
         print(json.dumps(dumped, indent=2, ensure_ascii=False))
         return 0
+    if card is not None:
+        named = f"{card['name']} {card['version']}" + (
+            f" ({card['title']})" if "title" in card else ""
+        )
+        _section("server card", [(named, card["description"])])
     _section(
         "tools", [(f"{t.name}({_signature(_plain(t.input_schema))})", t.description) for t in tools]
     )

@@ -24,6 +24,12 @@ in its own settings, not in this file, so it is refused there). Another server's
 are kept; an entry of the same name is replaced only with ``--force``, and the file as
 it was is kept beside it as ``FILE.bak``. ``--print`` writes the JSON to stdout instead.
 
+TARGET may be an MCP Bundle (``FILE.mcpb``, ``snodo bundle`` writes one): it is checked
+and unpacked into ``--into`` (default: ``$XDG_DATA_HOME/snodo/bundles/NAME``, else under
+``~/.local/share``; an existing folder is replaced only with ``--force``), and the entry
+is its manifest's command with the folder put in, and each ``--config KEY=VALUE`` for
+the bundle's settings (``snodo.publishing.unpack``).
+
 The file and its backup are never reached through a symbolic link (a cloned project
 may carry one pointing at a shell start-up file): a link is refused with one line.
 Both are written whole or not at all (a temporary file in the same folder, flushed to
@@ -50,7 +56,8 @@ EXAMPLE = """examples:
   snodo install claude-desktop app.py:server
   snodo install claude-code app.py:server --name notes --env API_KEY=...
   snodo install cursor --url https://mcp.example.com/mcp --name notes
-  snodo install vscode app.py:server --print"""
+  snodo install vscode app.py:server --print
+  snodo install cursor weather.mcpb --config api_key=..."""
 
 
 def register(commands: Any) -> None:
@@ -62,7 +69,9 @@ def register(commands: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     install.add_argument("host", choices=HOSTS)
-    install.add_argument("target", nargs="?", help="module:name or file.py:name (not with --url)")
+    install.add_argument(
+        "target", nargs="?", help="module:name, file.py:name or FILE.mcpb (not with --url)"
+    )
     install.add_argument("--url", help="an HTTP server's URL, instead of a TARGET")
     install.add_argument("--name", help="the entry's name (default: from the target)")
     install.add_argument("--env", action="append", default=[], metavar="KEY=VALUE")
@@ -71,6 +80,10 @@ def register(commands: Any) -> None:
     install.add_argument("--path", help="the configuration file, instead of the host's own")
     install.add_argument("--force", action="store_true", help="replace an entry of this name")
     install.add_argument("--print", action="store_true", help="print the JSON, write nothing")
+    install.add_argument(
+        "--config", action="append", default=[], metavar="KEY=VALUE", help="a bundle's setting"
+    )
+    install.add_argument("--into", help="the folder a bundle is unpacked into")
 
 
 def main(args: argparse.Namespace) -> int:
@@ -90,8 +103,12 @@ def _install(args: argparse.Namespace) -> int:
             "Claude Desktop adds remote servers in its own settings (Connectors), not in its file"
         )
     env = _environment(args.env, args.env_file)
-    name = args.name or _name(args.target or args.url)
-    server = entry(args.host, args.target, args.url, env, Path.cwd())
+    if args.target is not None and args.target.endswith(".mcpb"):
+        name, server = _bundled(args, env)
+        env = dict(server.get("env", {}))  # the bundle's settings: kept private as --env is
+    else:
+        name = args.name or _name(args.target or args.url)
+        server = entry(args.host, args.target, args.url, env, Path.cwd())
     key = "servers" if args.host == "vscode" else "mcpServers"
     if args.print:
         print(json.dumps({key: {name: server}}, indent=2))
@@ -156,6 +173,31 @@ def entry(
     if host in ("claude-code", "vscode"):
         server = {"type": "stdio", **server}
     return server
+
+
+def _bundled(args: argparse.Namespace, env: dict[str, str]) -> tuple[str, dict[str, Any]]:
+    """The entry's name and entry for a bundle, unpacked (unless ``--print``)."""
+    from snodo.publishing import PublishingError
+    from snodo.publishing.unpack import launch, read_manifest, unpack
+
+    bundle = Path(args.target)
+    values = _environment(args.config, None)
+    try:
+        document = read_manifest(bundle)
+        name = args.name or str(document["name"])
+        data = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+        folder = Path(args.into) if args.into else data / "snodo" / "bundles" / name
+        server = launch(document, folder, values)  # a setting missing: nothing unpacked
+        if not args.print:
+            unpack(bundle, folder, replace=args.force)
+    except PublishingError as exc:
+        raise ValueError(str(exc)) from None
+    server["env"] = {**server.get("env", {}), **env}
+    if not server["env"]:
+        del server["env"]
+    if args.host in ("claude-code", "vscode"):
+        server = {"type": "stdio", **server}
+    return name, server
 
 
 def config_path(host: str, scope: str) -> Path:

@@ -6,7 +6,8 @@
 
 The backend is an HTTP endpoint, or a stdio server the proxy starts (once per worker),
 of either era; or every server of an ``mcpServers`` configuration file, each under its
-name as a prefix (``snodo.gateway.serve_group``). The proxy serves it like
+name as a prefix (``snodo.gateway.serve_group``); with ``--tool-search`` its tools are
+searched rather than listed (``snodo.search``). The proxy serves it like
 ``snodo run`` serves a target, with the same options (``--transport``, ``--host``,
 ``--port``, ``--workers``, ...): the command describes the backend in
 ``SNODO_PROXY_BACKEND`` and runs ``snodo run`` on ``from_environment``, which each
@@ -72,6 +73,26 @@ def register(commands: Any) -> None:
         help="serve every server of an mcpServers configuration (JSON) as one",
     )
     parser.add_argument(
+        "--tool-search",
+        action="store_true",
+        help="list a tool that searches the backend's tools (and one that calls them)"
+        " instead of them all (snodo.search)",
+    )
+    parser.add_argument(
+        "--tool-search-results",
+        metavar="N",
+        type=int,
+        default=5,
+        help="the most tools one search answers (default 5)",
+    )
+    parser.add_argument(
+        "--always-visible",
+        metavar="TOOL",
+        action="append",
+        default=[],
+        help="a tool listed beside the search (repeat for more); implies --tool-search",
+    )
+    parser.add_argument(
         "backend", nargs=argparse.REMAINDER, help="URL, or -- COMMAND ARG... (stdio)"
     )
     parser.set_defaults(options_after_url=parser.parse_args)
@@ -103,6 +124,13 @@ def backend_of(args: argparse.Namespace) -> dict[str, Any]:
         "name": args.name,
         "notify": args.notify,
     }
+    if args.tool_search or args.always_visible:
+        if args.tool_search_results < 1:
+            raise SystemExit("snodo proxy: --tool-search-results is at least 1")
+        described["tool_search"] = {
+            "max_results": args.tool_search_results,
+            "always_visible": list(args.always_visible),
+        }
     if args.config is not None:
         if words:
             raise SystemExit("snodo proxy: give --config or a backend, not both")
@@ -143,6 +171,14 @@ def from_environment() -> Server:
     shared: dict[str, Any] = {"passing": gateway_halves()}
     if notify:
         shared |= {"relay": notify, "notifications": notification_bus(notify)}
+    searched = described.get("tool_search")
+    if isinstance(searched, dict):
+        from snodo.search import ToolSearch  # the search extra, when asked
+
+        shared["tool_search"] = ToolSearch(
+            max_results=int(searched.get("max_results", 5)),
+            always_visible=searched.get("always_visible") or (),
+        )
     name = described.get("name", "snodo-proxy")
     answer_timeout = float(described.get("answer_timeout", 300.0))
     if "config" in described:

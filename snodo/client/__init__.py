@@ -1,5 +1,4 @@
-"""A dual-era MCP client: the current revision with MRTR and tasks, legacy sessions as a
-fallback.
+"""A dual-era MCP client: the current revision with MRTR and tasks, legacy as fallback.
 
 How each request reaches the server, in whichever era it speaks, is the
 ``Connection``'s business (``snodo.client.connection``): ``_meta``, headers, the era
@@ -13,11 +12,11 @@ persist and ``resume`` elsewhere. With a legacy server the same methods return t
 same types (``snodo.client.results``). Whatever the server does, a call ends within
 its bounds and raises only ``snodo.client.errors``.
 
-The package is the whole client: its connection, era choice (``era``), rounds,
-handlers, limits, listings, results, errors, tasks, ``extensions`` (the public extension
-API: what an extension's client half declares and plugs in), the client's side of a
-legacy session (``legacy_session``) and its transports (``snodo.client.transports``).
-It may import the core, and ``snodo.server`` for the in-memory transport only; nothing
+The package is the whole client: connection, era, rounds, handlers, limits, listings,
+``search`` (``search_tools``), results, errors, tasks, ``cards`` (a server's card, read
+before connecting), ``extensions`` (the public extension API: what an extension's client
+half declares and plugs in), a legacy session's client side, transports. It may import
+the core, ``snodo.server`` (its in-memory transport) and ``snodo.search`` only; nothing
 below imports it.
 """
 
@@ -30,6 +29,7 @@ from typing import Any
 
 from snodo.client.cache import ResponseCache
 from snodo.client.call_scope import CALL_DEADLINE, OnLog, OnProgress, call_deadline, call_scope
+from snodo.client.cards import Cards
 from snodo.client.checks import OutputSchemas, safe_result
 from snodo.client.connection import Connection, Notify
 from snodo.client.era import MODERN_PROTOCOL_VERSIONS, Era, EraChoice, ModernOnly, UnsupportedServer
@@ -51,6 +51,7 @@ from snodo.client.limits import ClientLimits
 from snodo.client.listings import Listed, Listings
 from snodo.client.results import RESULT_MODELS, Flow, Handler, complete_result, result_of
 from snodo.client.rounds import FlowBounds, run_flow
+from snodo.client.search import ToolSearching
 from snodo.client.tasks import ClientTasks, TaskCancelled, TaskFailed, TaskHandle
 from snodo.client.transports import ClientTransport, HttpTransport, StdioTransport
 from snodo.client.url_required import URL_REQUIRED, Completions, UrlElicitationRequired
@@ -83,7 +84,7 @@ __all__ = [
 ]
 
 
-class Client(Listings, ClientTasks):
+class Client(Listings, ClientTasks, ToolSearching, Cards):
     """An MCP client for servers of either era, with one API.
 
     Install handlers for what the user can do (``elicitation``, ``url_elicitation``,

@@ -11,7 +11,7 @@ middleware wants a handler to see.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -27,6 +27,13 @@ ACCESS_TOKEN: ContextVar[Any] = ContextVar("snodo_access_token", default=None)
 the core runs and read by it into the handler's context (``Context.access_token``). A
 variable of the task's context rather than an argument, so the legacy era's layers
 carry it to the core unchanged; each ASGI request runs in a task of its own."""
+TOKEN_EXCHANGE: ContextVar[Callable[..., Awaitable[Any]] | None] = ContextVar(
+    "snodo_token_exchange", default=None
+)
+"""What trades the caller's token for another (``Context.exchange_token``): set by the
+HTTP app for the request its task answers when the resource has a token exchange
+(``snodo.auth``), read by the server into the handler's context. The core knows only
+that it is an awaitable function."""
 
 # RFC 5424 severities in ascending order (server/utilities/logging.mdx).
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
@@ -85,6 +92,9 @@ class Context:
     id, scopes as granted, expiry, every claim), where the transport checked one with
     OAuth; None on stdio, in memory and over HTTP without OAuth. Typed, through the
     ``snodo.server.access.Token`` dependency."""
+    token_exchange: Callable[..., Awaitable[Any]] | None = field(default=None, repr=False)
+    """What ``exchange_token`` asks, bound to the caller's token, where the HTTP app
+    verified one and the resource has a token exchange; None otherwise."""
     progress_token: str | int | None = None
     input_responses: Mapping[str, Any] = field(default_factory=dict)
     """Answers to an earlier round's inputRequests, by key (raw JSON objects)."""
@@ -162,6 +172,25 @@ class Context:
         wanted = frozenset(needed)
         if not wanted <= self.scopes:
             raise InsufficientScope(wanted)
+
+    async def exchange_token(
+        self,
+        *,
+        audience: str | None = None,
+        resource: str | None = None,
+        scopes: Iterable[str] = (),
+    ) -> Any:
+        """The caller's token traded for one to call another service with, on the
+        caller's behalf: an RFC 8693 token exchange for ``audience`` (or ``resource``)
+        and ``scopes`` at the authorization server the resource names, kept until it
+        expires (``snodo.auth.exchange``; an ``ExchangedToken``). RuntimeError where
+        there is no caller's token to trade or no exchange configured."""
+        if self.token_exchange is None:
+            raise RuntimeError(
+                "no token exchange for this request: it needs an OAuth-protected HTTP"
+                " request and ProtectedResource(token_exchange=...)"
+            )
+        return await self.token_exchange(audience=audience, resource=resource, scopes=scopes)
 
     @property
     def is_retry(self) -> bool:

@@ -20,6 +20,7 @@ from snodo.core.context import (
     ACCESS_TOKEN,
     BOUND_DEFAULTS,
     FIELD_FACTORIES,
+    TOKEN_EXCHANGE,
     UNTRACKED,
     Context,
     Emit,
@@ -240,6 +241,7 @@ async def answer(
         )
         if granted is not None:  # OAuth: the token the transport verified, if it did
             ctx.__dict__["access_token"] = ACCESS_TOKEN.get()
+            ctx.__dict__["token_exchange"] = TOKEN_EXCHANGE.get()
         middlewares = server.middlewares
         if middlewares:
             outcome = await _through_middleware(middlewares, offering, ctx, handler)

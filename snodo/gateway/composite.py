@@ -79,6 +79,7 @@ class Composite:
         # the task engine's listeners a second time.
         self.own = copy.copy(own)
         self.own.serve_backend(None)
+        self.own.search_with(None)  # the server's search is in front of all, members too
         """The server's own items, answered by the core's handlers."""
         self.own_whole = copy.copy(self.own)
         self.own_whole.page_size = None

@@ -9,16 +9,21 @@ It imports no other snodo package.
 from snodo.oauth.assertion import ClientKey
 from snodo.oauth.challenge import BearerChallenge, parse_challenge
 from snodo.oauth.discovery import Discovery
+from snodo.oauth.dpop import DPoPKey
 from snodo.oauth.errors import OAuthError
 from snodo.oauth.flow import OAuth
+from snodo.oauth.jwt_bearer import AssertionSource, CrossAppAccess, WorkloadIdentity
 from snodo.oauth.storage import ClientInfo, MemoryTokenStorage, Tokens, TokenStorage
 from snodo.oauth.user_agent import BrowserUserAgent, HeadlessUserAgent, UserAgent
 
 __all__ = [
+    "AssertionSource",
     "BearerChallenge",
     "BrowserUserAgent",
     "ClientInfo",
     "ClientKey",
+    "CrossAppAccess",
+    "DPoPKey",
     "Discovery",
     "HeadlessUserAgent",
     "MemoryTokenStorage",
@@ -27,5 +32,6 @@ __all__ = [
     "TokenStorage",
     "Tokens",
     "UserAgent",
+    "WorkloadIdentity",
     "parse_challenge",
 ]

@@ -5,7 +5,8 @@ protected resource metadata lives (``resource_metadata``, RFC 9728 §5.1), which
 to ask for (``scope``, RFC 6750 §3) and why it refused (``error``, e.g.
 ``insufficient_scope``). The parser reads the ``Bearer`` challenge's auth-params
 (RFC 9110 §11.2: token or quoted-string values) and ignores other schemes; a header it
-cannot read yields an empty challenge, never an exception.
+cannot read yields an empty challenge, never an exception. A ``DPoP`` challenge (RFC
+9449 section 7.1) is read alike, whichever of the two comes first.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ class BearerChallenge:
     error_description: str | None = None
     scope: str | None = None
     resource_metadata: str | None = None
+    scheme: str = "bearer"
+    """``bearer`` or ``dpop``: which challenge these are the parameters of."""
 
 
 def _params(text: str, start: int) -> tuple[dict[str, str], int]:
@@ -45,7 +48,7 @@ def _params(text: str, start: int) -> tuple[dict[str, str], int]:
 
 
 def parse_challenge(header: str | None) -> BearerChallenge:
-    """The first ``Bearer`` challenge in a ``WWW-Authenticate`` value."""
+    """The first ``Bearer`` (or ``DPoP``) challenge in a ``WWW-Authenticate`` value."""
     if not header:
         return BearerChallenge()
     pos = 0
@@ -54,12 +57,13 @@ def parse_challenge(header: str | None) -> BearerChallenge:
         if scheme is None:
             break
         params, end = _params(header, scheme.end())
-        if scheme.group(1).lower() == "bearer":
+        if scheme.group(1).lower() in ("bearer", "dpop"):
             return BearerChallenge(
                 error=params.get("error"),
                 error_description=params.get("error_description"),
                 scope=params.get("scope") or None,
                 resource_metadata=params.get("resource_metadata") or None,
+                scheme=scheme.group(1).lower(),
             )
         if end == scheme.end():
             # A scheme with a token68 or nothing we can read: skip to the next comma.

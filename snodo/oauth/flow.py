@@ -2,8 +2,8 @@
 
 Theory of operation. ``OAuth`` sits on the HTTP client the transport already uses, so
 the client's request logic never sees authorization. A request goes out with the
-stored bearer token (if any), refreshed first when it is about to expire and its
-authorization server is already known. A 401 means "no usable token": the flow runs discovery
+stored token (if any), refreshed first when it is about to expire and its authorization
+server is already known. A 401 means "no usable token": the flow runs discovery
 (``snodo.oauth.discovery``), tries the refresh token when one from the same issuer is
 held, and otherwise obtains a new grant; a 403 whose challenge says
 ``insufficient_scope`` re-authorizes for the union of the scopes held and the scopes
@@ -19,9 +19,11 @@ code is used. The client's identity at that authorization server is, in order: o
 registered there earlier (kept per issuer in the storage), pre-registered
 credentials, its Client ID Metadata Document URL when the server accepts those, or a
 dynamic registration (RFC 7591). Machine clients use the client credentials grant
-instead, authenticated by a secret or by a JWT signed with their key (``private_key_jwt``,
-``snodo.oauth.assertion``). The OAuth 2.0 mechanics (authorization URL, token request bodies, PKCE
-challenge, token endpoint client authentication) come from authlib.
+instead (a secret, or ``private_key_jwt``: ``snodo.oauth.assertion``), or present an
+assertion with the ``jwt-bearer`` grant (``snodo.oauth.jwt_bearer``). With ``dpop=``
+tokens are bound to the client's key (``snodo.oauth.dpop``). The OAuth 2.0 mechanics
+(authorization URL, token request bodies, PKCE challenge, token endpoint client
+authentication) come from authlib.
 """
 
 from __future__ import annotations
@@ -44,13 +46,15 @@ except ImportError as exc:  # the base install: say which extra
 from snodo.oauth.assertion import ClientKey
 from snodo.oauth.challenge import BearerChallenge, parse_challenge
 from snodo.oauth.discovery import Discovery, discover, resource_allowed
+from snodo.oauth.dpop import DPoPKey, DPoPSession
 from snodo.oauth.errors import OAuthError
+from snodo.oauth.jwt_bearer import AssertionSource, bearer_grant
 from snodo.oauth.storage import ClientInfo, MemoryTokenStorage, Tokens, TokenStorage
 from snodo.oauth.user_agent import UserAgent, check_authorization_url
 
 __all__ = ["OAuth"]
 
-Grant = Literal["authorization_code", "client_credentials"]
+Grant = Literal["authorization_code", "client_credentials", "jwt_bearer"]
 
 # Token endpoint client authentication this client can do, in the order it prefers
 # them when registering: a native client holds no secret worth the name.
@@ -62,11 +66,7 @@ def _scopes(value: str | None) -> list[str]:
 
 
 def _union(*groups: list[str]) -> list[str]:
-    seen: dict[str, None] = {}
-    for group in groups:
-        for scope in group:
-            seen.setdefault(scope, None)
-    return list(seen)
+    return list(dict.fromkeys(scope for group in groups for scope in group))
 
 
 def _for(tokens: Tokens, server_url: str) -> bool:
@@ -87,6 +87,9 @@ class OAuth(httpx.Auth):
     only when neither the challenge nor the resource metadata names scopes.
     ``refresh_tokens`` asks for refresh tokens (``refresh_token`` grant type at
     registration, ``offline_access`` when the authorization server lists it).
+    ``grant="jwt_bearer"`` presents what ``assertion`` gives (``WorkloadIdentity``,
+    ``CrossAppAccess``) as ``client_id``; ``dpop`` binds tokens to a ``DPoPKey`` (True:
+    a new one) unless the server lists DPoP algorithms without the key's.
     """
 
     def __init__(
@@ -107,9 +110,13 @@ class OAuth(httpx.Auth):
         max_authorizations: int = 3,
         timeout: float = 10.0,
         transport: httpx.AsyncBaseTransport | None = None,
+        assertion: AssertionSource | None = None,
+        dpop: DPoPKey | bool = False,
     ) -> None:
         if grant == "client_credentials" and client_id is None:
             raise ValueError("the client credentials grant needs client_id (and a secret or key)")
+        if grant == "jwt_bearer" and (client_id is None or assertion is None):
+            raise ValueError("the jwt-bearer grant needs client_id and assertion=")
         if client_key is not None and (client_id is None or client_secret is not None):
             raise ValueError("client_key authenticates a client_id, in place of client_secret")
         self.user_agent = user_agent
@@ -127,6 +134,8 @@ class OAuth(httpx.Auth):
         self.max_authorizations = max_authorizations
         self.timeout = timeout
         self.transport = transport
+        self.assertion = assertion
+        self.dpop = DPoPSession(DPoPKey() if dpop is True else dpop or None)
         self._lock = asyncio.Lock()
         self._found: dict[str, Discovery] = {}
         """The last discovery for each server URL, for refreshing before expiry."""
@@ -147,9 +156,14 @@ class OAuth(httpx.Auth):
         tokens = await self.storage.get_tokens()
         if tokens is not None and tokens.refresh_token and tokens.expired():
             tokens = await self._renew(server_url, tokens)
-        self._present(request, tokens, server_url)
-        response = yield request
-        for _ in range(self.max_authorizations):
+        authorizations = 0
+        while True:
+            self._present(request, tokens, server_url)
+            response = yield request
+            if self.dpop.nonce_asked(response.status_code, response.headers, server_url, tokens):
+                await response.aread()  # RFC 9449 section 9: once more, with its nonce
+                self._present(request, tokens, server_url)
+                response = yield request
             challenge = parse_challenge(response.headers.get("www-authenticate"))
             if response.status_code == 401:
                 step_up = False
@@ -157,19 +171,20 @@ class OAuth(httpx.Auth):
                 step_up = True
             else:
                 return
+            if authorizations == self.max_authorizations:
+                return
+            authorizations += 1
             await response.aread()
             tokens = await self._obtain(server_url, challenge, tokens, step_up=step_up)
-            self._present(request, tokens, server_url)
-            response = yield request
 
-    @staticmethod
-    def _present(request: httpx.Request, tokens: Tokens | None, server_url: str) -> None:
+    def _present(self, request: httpx.Request, tokens: Tokens | None, server_url: str) -> None:
         # A token goes only to the resource it was issued for (authorization spec,
         # "Access Token Usage").
         if tokens is None or not _for(tokens, server_url):
             request.headers.pop("authorization", None)
+            request.headers.pop("dpop", None)
             return
-        request.headers["authorization"] = f"Bearer {tokens.access_token}"
+        self.dpop.present(request.headers, request.method, str(request.url), tokens)
 
     # -- obtaining tokens ---------------------------------------------------------------
 
@@ -255,6 +270,10 @@ class OAuth(httpx.Auth):
         if self.grant == "client_credentials":
             body = prepare_token_request("client_credentials", scope=scope, resource=found.resource)
             return await self._token_request(http, found, client, body, scope)
+        if self.grant == "jwt_bearer":
+            assert self.assertion is not None
+            body = await bearer_grant(self.assertion, http, found.issuer, found.resource, scope)
+            return await self._token_request(http, found, client, body, scope)
         return await self._authorization_code(http, found, client, scope)
 
     async def _authorization_code(
@@ -334,32 +353,27 @@ class OAuth(httpx.Auth):
         scope: str | None,
         held: Tokens | None = None,
     ) -> Tokens:
-        headers = {
-            "content-type": "application/x-www-form-urlencoded",
-            "accept": "application/json",
-        }
         uri = found.endpoint("token_endpoint")
-        if client.auth_method == "private_key_jwt":
-            if self.client_key is None:
-                raise OAuthError("private_key_jwt needs OAuth(client_key=...)")
-            body += "&" + urlencode(self.client_key.form(client.client_id, uri, found.issuer))
-        else:
-            auth = ClientAuth(client.client_id, client.client_secret, client.auth_method)
-            uri, headers, body = auth.prepare("POST", uri, headers, body)
-        response = await http.post(uri, content=body, headers=headers)
-        try:
-            data = response.json()
-        except ValueError:
-            data = None
-        if response.status_code != 200 or not isinstance(data, dict):
+        proving = self.dpop.proof_key(found.metadata, held)
+        for attempt in range(2):
+            response = await self._post_token(http, found, client, uri, body, proving)
+            fresh = self.dpop.nonces.note(uri, response.headers)
+            try:
+                data = response.json()
+            except ValueError:
+                data = None
             error = data.get("error") if isinstance(data, dict) else None
+            if proving is None or attempt or error != "use_dpop_nonce" or not fresh:
+                break  # else: the proof is made again with the nonce (RFC 9449 section 8)
+        if response.status_code != 200 or not isinstance(data, dict):
             raise OAuthError(f"the token endpoint answered {response.status_code} {error or ''}")
         access = data.get("access_token")
         kind = str(data.get("token_type") or "")
         if not isinstance(access, str) or not access:
             raise OAuthError("the token response has no access_token")
-        if kind.lower() != "bearer":
+        if kind.lower() not in ("bearer", "dpop") or (kind.lower() == "dpop" and not proving):
             raise OAuthError(f"unsupported token type {kind!r}")
+        bound = proving if kind.lower() == "dpop" else None
         expires_in = data.get("expires_in")
         refresh = data.get("refresh_token")
         if not isinstance(refresh, str) or not refresh:
@@ -367,7 +381,7 @@ class OAuth(httpx.Auth):
         return Tokens(
             access_token=access,
             issuer=found.issuer,
-            token_type="Bearer",
+            token_type="Bearer" if bound is None else "DPoP",
             refresh_token=refresh,
             scope=str(data.get("scope") or scope or "") or None,
             expires_at=(
@@ -376,7 +390,34 @@ class OAuth(httpx.Auth):
                 else None
             ),
             resource=found.resource,
+            dpop_key=None if bound is None else bound.private_jwk(),
         )
+
+    async def _post_token(
+        self,
+        http: httpx.AsyncClient,
+        found: Discovery,
+        client: ClientInfo,
+        uri: str,
+        body: str,
+        proving: DPoPKey | None,
+    ) -> httpx.Response:
+        """One token request: the client authenticated (a new assertion each time), with
+        a new proof when ``proving``."""
+        headers = {
+            "content-type": "application/x-www-form-urlencoded",
+            "accept": "application/json",
+        }
+        if client.auth_method == "private_key_jwt":
+            if self.client_key is None:
+                raise OAuthError("private_key_jwt needs OAuth(client_key=...)")
+            body += "&" + urlencode(self.client_key.form(client.client_id, uri, found.issuer))
+        else:
+            auth = ClientAuth(client.client_id, client.client_secret, client.auth_method)
+            uri, headers, body = auth.prepare("POST", uri, headers, body)
+        if proving is not None:
+            headers["dpop"] = proving.proof("POST", uri, nonce=self.dpop.nonces.get(uri))
+        return await http.post(uri, content=body, headers=headers)
 
     # -- the client's identity -----------------------------------------------------------
 

@@ -6,14 +6,14 @@ they live is the application's choice: ``TokenStorage`` is the narrow interface,
 by the authorization server's issuer: a client id one server issued means nothing to
 another, and presenting it there would leak it (the authorization-server migration
 rule of the authorization spec). Tokens remember their issuer and resource
-for the same reason.
+for the same reason, and a DPoP-bound token the key it is bound to.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 __all__ = ["ClientInfo", "MemoryTokenStorage", "TokenStorage", "Tokens"]
 
@@ -43,6 +43,9 @@ class Tokens:
     scope: str | None = None
     expires_at: float | None = None
     resource: str | None = None
+    dpop_key: dict[str, Any] | None = field(default=None, repr=False)
+    """The private JWK of the key a DPoP-bound token (``token_type`` DPoP) is bound to,
+    kept with it: the token is worth nothing without it (``snodo.oauth.dpop``)."""
 
     def expired(self, now: float | None = None, leeway: float = 30.0) -> bool:
         """True once the token is within ``leeway`` seconds of its expiry."""

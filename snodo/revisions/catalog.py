@@ -23,3 +23,9 @@ EXTENSIONS: tuple[tuple[str, str], ...] = (
     ("ext-skills", "snodo_wire_skills"),
     ("ext-apps", "snodo_wire_apps"),
 )
+# (pin revision, package): documents, not protocol messages
+DOCUMENTS: tuple[tuple[str, str], ...] = (
+    ("server-json", "snodo_wire_server_json"),
+    ("server-card", "snodo_wire_server_card"),
+    ("mcpb-manifest", "snodo_wire_mcpb"),
+)

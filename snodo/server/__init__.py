@@ -28,7 +28,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -53,18 +53,38 @@ from snodo.server.methods import ServerOffering, capabilities
 from snodo.server.notify_bus import LocalBus, NotificationBus
 from snodo.server.registry import Registry
 from snodo.server.routes import Route, RouteHandler, route
+from snodo.server.settings import SettingsError
+from snodo.server.settings import declared as declared_settings
+from snodo.server.settings import read as read_settings
 from snodo.server.subscriptions import MAX_OPEN_STREAMS, Subscriptions
 from snodo.server.threads import DEFAULT_THREAD_LIMIT, Threads
 from snodo.server.versions import offered_revisions
 from snodo.tasks.engine import Tasks
 
-__all__ = ["CacheHint", "CallNext", "LegacyLimits", "Middleware", "Reply", "Server"]
+__all__ = [
+    "CacheHint",
+    "CallNext",
+    "LegacyLimits",
+    "Middleware",
+    "Reply",
+    "Server",
+    "ToolSearchOption",
+]
 
 log = logging.getLogger("snodo")
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 DEFAULT_LEGACY_LIMITS = LegacyLimits()
+
+
+class ToolSearchOption(Protocol):
+    """What ``Server(tool_search=...)`` takes (``snodo.search.ToolSearch``): it puts
+    itself between the server's tool methods and its catalog."""
+
+    def attach(self, server: Server) -> None:
+        """Answer ``server``'s tool methods from now on; the server calls it once."""
+        ...
 
 
 class Server(Decorators):
@@ -104,7 +124,14 @@ class Server(Decorators):
     makes them) the feature methods are answered by another server. With
     ``mask_errors`` a tool's untyped exception reaches the client as a generic message
     (its text may hold a SQL error, a path, a secret), the detail only in the log; off by
-    default, so that ``snodo dev`` shows what went wrong; for production.
+    default, so that ``snodo dev`` shows what went wrong; for production. With
+    ``tool_search`` (``snodo.search.ToolSearch``) ``tools/list`` shows a tool that
+    searches the others instead of them all.
+    ``settings`` is a model of what its user configures, read from the environment by
+    ``read_settings`` (``snodo.server.settings``); ``card_name`` (``NAMESPACE/NAME``)
+    and ``repository`` (its source's URL) are what its Server Card, registry entry and
+    bundle say beside its ``Implementation`` (``snodo.publishing``): with a
+    ``card_name`` the HTTP app serves its card at ``<endpoint>/server-card``.
     """
 
     def __init__(
@@ -143,6 +170,10 @@ class Server(Decorators):
         backend: Backend | None = None,
         revisions: Revisions = REVISIONS,
         mask_errors: bool = False,
+        tool_search: ToolSearchOption | None = None,
+        settings: type[BaseModel] | None = None,
+        card_name: str | None = None,
+        repository: str | None = None,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -207,11 +238,28 @@ class Server(Decorators):
             extensions = (*extensions, tasks_extension(tasks))
         for extension in extensions:
             self.add_extension(extension)
+        if tool_search is not None:
+            tool_search.attach(self)
         self.observer = observer
         # OAuth (snodo.auth): HTTP verifies tokens with it; the core checks item scopes.
         self.authorization = authorization
         self.routes: dict[str, Route] = {}
         """Plain HTTP routes the HTTP app answers beside the endpoint (``route``)."""
+        if settings is not None:
+            declared_settings(settings)  # a type no host can ask for fails here
+        self.settings = settings
+        """The model of what the user configures (``snodo.server.settings``)."""
+        self.card_name = card_name
+        """The name its Server Card and registry entry give it (``NAMESPACE/NAME``)."""
+        self.repository = repository
+        """Where its source is (a URL), for its card, registry entry and bundle."""
+
+    def read_settings(self) -> Any:
+        """The ``settings`` model read from the environment (``SettingsError`` says
+        which variables are missing or wrong)."""
+        if self.settings is None:
+            raise SettingsError("the server declares no settings (Server(settings=...))")
+        return read_settings(self.settings)
 
     def route(
         self, path: str, *, methods: Iterable[str] = ("GET",)

@@ -178,15 +178,25 @@ class Extension:
             offering = server.offering
             offering.visibility = (*offering.visibility, self.visibility)
 
-    def method(self, name: str, *, params: type[BaseModel]) -> Callable[[F], F]:
+    def method(
+        self, name: str, *, params: type[BaseModel], proposal: str | None = None
+    ) -> Callable[[F], F]:
         """``@ext.method("ns/name", params=Model)``: the handler of a request the
         extension adds, ``handler(ctx, params) -> result``.
 
         Its namespace is its own: none a pinned core revision defines a method or
         notification in (``tools``, ``notifications``, ...). A request a core revision
-        adds is the core's, served with ``server.method(name)``."""
+        adds is the core's, served with ``server.method(name)``. ``proposal`` names the
+        specification proposal whose method an experimental extension serves in a core
+        namespace (``tools/catalog`` of SEP-2636): allowed only while no pinned
+        revision defines that method."""
         namespace = name.split("/", maxsplit=1)[0] if "/" in name else None
-        if namespace is None or namespace in REVISIONS.namespaces:
+        if proposal is not None and namespace is not None:
+            if any(name in revision.methods for revision in REVISIONS.all):
+                raise ValueError(
+                    f"{name!r} is a method of a pinned revision, not only of {proposal}"
+                )
+        elif namespace is None or namespace in REVISIONS.namespaces:
             core = f", not the core's {namespace}/" if namespace is not None else ""
             raise ValueError(
                 f"an extension's method has a namespace of its own{core}: {name!r}"

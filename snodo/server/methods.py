@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from inspect import isawaitable
-from typing import Any
+from typing import Any, Protocol
 
 from snodo.core.context import Context
 from snodo.core.errors import InternalError, InvalidParams, McpError, ResourceNotFound
@@ -41,6 +41,7 @@ from snodo.tasks.engine import Background, Tasks, declares_tasks, required_exten
 
 __all__ = [
     "HANDLERS",
+    "SearchLayer",
     "ServerOffering",
     "capabilities",
     "forwarded",
@@ -50,6 +51,18 @@ __all__ = [
 ]
 
 log = logging.getLogger("snodo")
+
+
+class SearchLayer(Protocol):
+    """What stands between a server's tool methods and its catalog when it searches
+    (``Server(tool_search=...)``, ``snodo.search``): the method table routes
+    ``tools/list`` and ``tools/call`` to it; it answers those of the tools it adds and
+    hands every other call to the handler the table would have had without it (that of
+    a copy of the offering made with ``search_with(None)``)."""
+
+    async def handle(self, served: ServerOffering, ctx: Context, params: Params) -> Outcome:
+        """The answer to a ``tools/list`` or ``tools/call`` of the server ``served``."""
+        ...
 
 
 @dataclass(slots=True)
@@ -79,6 +92,8 @@ class ServerOffering:
     only in the log (``Server(mask_errors=True)``)."""
     visibility: tuple[Visibility, ...] = ()
     """The extensions' rules of which items each caller sees (``snodo.server.extensions``)."""
+    tool_search: SearchLayer | None = None
+    """Tool search (``Server(tool_search=...)``): answers the tool methods first."""
 
     methods: Mapping[str, MethodHandler] = field(init=False)
     """The table the core looks methods up in: ``HANDLERS``, or, with a backend, the
@@ -87,18 +102,28 @@ class ServerOffering:
     def __post_init__(self) -> None:
         if self.tasks is not None:  # task status to this process's listen streams
             self.tasks.listeners.append(self.subscriptions.task_changed)
-        self.methods = HANDLERS
-        if self.backend is not None:
-            self.serve_backend(self.backend)
+        self._table()
 
     def serve_backend(self, backend: Backend | None) -> None:
         """Answer the feature methods with ``backend`` from now on (None: with the
         server's own items again)."""
         self.backend = backend
-        if backend is None:
-            self.methods = HANDLERS
-        else:
-            self.methods = {**HANDLERS, **dict.fromkeys(FORWARDED, forwarded)}
+        self._table()
+
+    def search_with(self, layer: SearchLayer | None) -> None:
+        """Answer ``tools/list`` and ``tools/call`` through ``layer`` from now on (None:
+        without a search)."""
+        self.tool_search = layer
+        self._table()
+
+    def _table(self) -> None:
+        methods: Mapping[str, MethodHandler] = HANDLERS
+        if self.backend is not None:
+            methods = {**HANDLERS, **dict.fromkeys(FORWARDED, forwarded)}
+        if self.tool_search is not None:
+            handle = self.tool_search.handle
+            methods = {**methods, "tools/list": handle, "tools/call": handle}
+        self.methods = methods
 
     @property
     def extension_methods(self) -> Mapping[str, ExtensionMethod]:

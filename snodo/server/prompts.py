@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 from snodo.core.errors import InvalidParams
 from snodo.revisions.authoring import PromptMessage
 from snodo.server.invoke import Handler, Invoker, described, invoker, listed_fields
+from snodo.server.options import PromptOptions
 from snodo.server.threads import Threads
 
 __all__ = ["Prompt", "make_prompt", "prompt_messages"]
@@ -39,37 +40,32 @@ class Prompt:
 
 
 def make_prompt(
-    function: Handler,
-    *,
-    name: str | None = None,
-    title: str | None = None,
-    description: str | None = None,
-    arguments: list[Mapping[str, Any]] | None = None,
-    icons: list[Mapping[str, Any]] | None = None,
-    meta: Mapping[str, Any] | None = None,
-    scopes: Iterable[str] = (),
-    inline: bool = False,
-    timeout: float | None = None,
-    threads: Threads | None = None,
+    function: Handler, options: PromptOptions | None = None, *, threads: Threads | None = None
 ) -> Prompt:
+    """A prompt from an author's function and its options (``PromptOptions``)."""
+    options = options or {}
+    inline, timeout = options.get("inline", False), options.get("timeout")
+    arguments = options.get("arguments")
     run = invoker(function, inline=inline, timeout=timeout, threads=threads)
     if arguments is None:
         arguments = [
             {"name": p.name, "required": p.default is inspect.Parameter.empty}
             for p in run.parameters
         ]
-    prompt_name = name or function.__name__
-    definition = described({"name": prompt_name}, function, title, description)
+    prompt_name = options.get("name") or function.__name__
+    definition = described(
+        {"name": prompt_name}, function, options.get("title"), options.get("description")
+    )
     if arguments:
         definition["arguments"] = [dict(a) for a in arguments]
-    definition.update(listed_fields(icons=icons, meta=meta))
+    definition.update(listed_fields(icons=options.get("icons"), meta=options.get("meta")))
     return Prompt(
         name=prompt_name,
         definition=definition,
         invoker=run,
         required=frozenset(str(a["name"]) for a in arguments if a.get("required")),
         known=frozenset(str(a["name"]) for a in arguments),
-        scopes=frozenset(scopes),
+        scopes=frozenset(options.get("scopes", ())),
     )
 
 

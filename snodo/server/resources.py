@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import base64
 import inspect
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from snodo.core.caching import CacheHint
 from snodo.server.invoke import Handler, Invoker, described, invoker, listed_fields
 from snodo.server.media import Media
+from snodo.server.options import ResourceOptions, TemplateOptions
 from snodo.server.threads import Threads
 from snodo.server.uri_templates import UriTemplate, compile_template
 
@@ -61,79 +62,67 @@ class ResourceTemplate:
 def _definition(
     key: str,
     value: str,
-    name: str,
     function: Handler,
-    title: str | None,
-    description: str | None,
-    mime_type: str | None,
-    extra: Mapping[str, Any] | None,
+    options: ResourceOptions | TemplateOptions,
     listed: Mapping[str, Any],
 ) -> dict[str, Any]:
-    definition = described({key: value, "name": name}, function, title, description)
+    name = options.get("name") or function.__name__
+    definition = described(
+        {key: value, "name": name}, function, options.get("title"), options.get("description")
+    )
+    mime_type = options.get("mime_type")
     if mime_type is not None:
         definition["mimeType"] = mime_type
     definition.update(listed_fields(**listed))
-    definition.update(extra or {})
+    definition.update(options.get("extra") or {})
     return definition
 
 
 def make_resource(
     function: Handler,
     uri: str,
+    options: ResourceOptions | None = None,
     *,
-    name: str | None = None,
-    title: str | None = None,
-    description: str | None = None,
-    mime_type: str | None = None,
-    extra: Mapping[str, Any] | None = None,
-    icons: list[Mapping[str, Any]] | None = None,
-    annotations: Mapping[str, Any] | None = None,
-    size: int | None = None,
-    meta: Mapping[str, Any] | None = None,
-    cache: CacheHint | None = None,
-    scopes: Iterable[str] = (),
-    inline: bool = False,
-    timeout: float | None = None,
     threads: Threads | None = None,
 ) -> Resource:
+    """A resource from an author's function and its options (``ResourceOptions``)."""
+    options = options or {}
+    size, mime_type, cache = options.get("size"), options.get("mime_type"), options.get("cache")
     if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 0):
         raise ValueError(f"resource {uri!r}: size must be a number of bytes, 0 or more")
-    listed = {"icons": icons, "annotations": annotations, "size": size, "meta": meta}
-    definition = _definition(
-        "uri",
-        uri,
-        name or function.__name__,
+    listed = {
+        "icons": options.get("icons"),
+        "annotations": options.get("annotations"),
+        "size": size,
+        "meta": options.get("meta"),
+    }
+    definition = _definition("uri", uri, function, options, listed)
+    run = invoker(
         function,
-        title,
-        description,
-        mime_type,
-        extra,
-        listed,
+        inline=options.get("inline", False),
+        timeout=options.get("timeout"),
+        threads=threads,
     )
-    run = invoker(function, inline=inline, timeout=timeout, threads=threads)
-    return Resource(uri, definition, run, mime_type, frozenset(scopes), cache)
+    return Resource(uri, definition, run, mime_type, frozenset(options.get("scopes", ())), cache)
 
 
 def make_template(
     function: Handler,
     uri_template: str,
+    options: TemplateOptions | None = None,
     *,
-    name: str | None = None,
-    title: str | None = None,
-    description: str | None = None,
-    mime_type: str | None = None,
-    extra: Mapping[str, Any] | None = None,
-    icons: list[Mapping[str, Any]] | None = None,
-    annotations: Mapping[str, Any] | None = None,
-    meta: Mapping[str, Any] | None = None,
-    cache: CacheHint | None = None,
-    scopes: Iterable[str] = (),
-    inline: bool = False,
-    timeout: float | None = None,
     threads: Threads | None = None,
-    allow_paths: bool = False,
 ) -> ResourceTemplate:
-    run = invoker(function, inline=inline, timeout=timeout, threads=threads)
+    """A resource template from an author's function and its options
+    (``TemplateOptions``)."""
+    options = options or {}
+    run = invoker(
+        function,
+        inline=options.get("inline", False),
+        timeout=options.get("timeout"),
+        threads=threads,
+    )
+    allow_paths = options.get("allow_paths", False)
     template = compile_template(
         uri_template,
         {p.name: p.annotation for p in run.parameters},
@@ -147,19 +136,20 @@ def make_template(
             f"resource template {uri_template!r}: function parameters {sorted(wanted)} "
             f"must be the template variables {sorted(variables)}"
         )
-    definition = _definition(
-        "uriTemplate",
-        uri_template,
-        name or function.__name__,
-        function,
-        title,
-        description,
-        mime_type,
-        extra,
-        {"icons": icons, "annotations": annotations, "meta": meta},
-    )
+    listed = {
+        "icons": options.get("icons"),
+        "annotations": options.get("annotations"),
+        "meta": options.get("meta"),
+    }
+    definition = _definition("uriTemplate", uri_template, function, options, listed)
     return ResourceTemplate(
-        uri_template, definition, run, mime_type, template, frozenset(scopes), cache
+        uri_template,
+        definition,
+        run,
+        options.get("mime_type"),
+        template,
+        frozenset(options.get("scopes", ())),
+        options.get("cache"),
     )
 
 

@@ -8,8 +8,10 @@ routes are plain HTTP: the Host and Origin checks apply, MCP's authentication do
 (a route checks what it needs from ``request.headers``).
 
 ``ready`` is what ``/readyz`` asks: every Redis the server was configured with by URL
-(the replay guard, the tasks store, the notification bus, the legacy session store)
-answering a PING in time. A guard given a client object of its own is not pinged.
+(the replay guard, the task store, the notification bus, the legacy session store)
+answering a PING in time. A guard given a client object of its own is not pinged. The
+probe answers anyone who reaches the server, so it names only the dependency that
+failed: its URL (hosts, ports, a password in its query) and the error go to the log.
 """
 
 from __future__ import annotations
@@ -17,16 +19,26 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from snodo.server.notify_bus import RedisBus
 from snodo.stores.replay import RedisGuard
 from snodo.tasks.redis import RedisTaskStore
 
-__all__ = ["Request", "Response", "Route", "RouteHandler", "ready", "redis_urls"]
+__all__ = [
+    "Request",
+    "Response",
+    "Route",
+    "RouteHandler",
+    "ready",
+    "redis_dependencies",
+    "redis_urls",
+]
+
+log = logging.getLogger("snodo.server")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,41 +108,41 @@ def route(path: str, methods: Iterable[str], handler: RouteHandler) -> Route:
     return Route(path, named | ({"HEAD"} if "GET" in named else set()), handler)
 
 
-def redis_urls(server: Any) -> list[str]:
-    """The Redis URLs a server was configured with, each once, in a fixed order."""
-    found: list[str | None] = []
+def redis_dependencies(server: Any) -> dict[str, str]:
+    """The Redis URLs a server was configured with, by the name of what each serves."""
+    found: dict[str, str | None] = {}
     guard = getattr(server.keyring, "guard", None)
     if isinstance(guard, RedisGuard):
-        found.append(guard.url)
+        found["replay guard"] = guard.url
     tasks = server.offering.tasks
     if tasks is not None and isinstance(tasks.store, RedisTaskStore):
-        found.append(tasks.store.url)
+        found["task store"] = tasks.store.url
     if isinstance(server.subscriptions.bus, RedisBus):
-        found.append(server.subscriptions.bus.url)
+        found["notification bus"] = server.subscriptions.bus.url
     if server.legacy is not None and server.legacy.store is not None:
-        found.append(server.legacy.store)
-    return list(dict.fromkeys(url for url in found if url))
+        found["legacy session store"] = server.legacy.store
+    return {name: url for name, url in found.items() if url}
 
 
-def redacted(url: str) -> str:
-    """A Redis URL without its password, for a readiness answer anyone may read."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    host = parts.hostname or ""
-    port = f":{parts.port}" if parts.port is not None else ""
-    user = parts.username or ""
-    return urlunsplit((parts.scheme, f"{user}:***@{host}{port}", parts.path, "", ""))
+def redis_urls(server: Any) -> list[str]:
+    """The Redis URLs a server was configured with, each once, in a fixed order."""
+    return list(dict.fromkeys(redis_dependencies(server).values()))
 
 
 async def ready(server: Any, timeout: float = 2.0) -> list[str]:
-    """Why the server is not ready (empty when it is): each configured Redis that does
-    not answer a PING within ``timeout`` seconds."""
-    urls = redis_urls(server)
-    if not urls:
+    """The dependencies that are not ready (none when the server is): each whose Redis
+    does not answer a PING within ``timeout`` seconds, by name (``redis_dependencies``);
+    why goes to the log."""
+    named = redis_dependencies(server)
+    if not named:
         return []
-    results = await asyncio.gather(*(_ping(url, timeout) for url in urls))
-    return [reason for reason in results if reason is not None]
+    urls = list(dict.fromkeys(named.values()))
+    pinged = await asyncio.gather(*(_ping(url, timeout) for url in urls))
+    answers = dict(zip(urls, pinged, strict=True))
+    failed = [name for name, url in named.items() if answers[url] is not None]
+    for name in failed:
+        log.warning("not ready: the %s's Redis: %s", name, answers[named[name]])
+    return failed
 
 
 async def _ping(url: str, timeout: float) -> str | None:
@@ -141,8 +153,7 @@ async def _ping(url: str, timeout: float) -> str | None:
         async with asyncio.timeout(timeout):
             await client.ping()
     except Exception as exc:  # any failure is the answer: not ready, and why
-        why = "no answer in time" if isinstance(exc, TimeoutError) else type(exc).__name__
-        return f"redis {redacted(url)}: {why}"
+        return "no answer in time" if isinstance(exc, TimeoutError) else type(exc).__name__
     finally:
         await client.aclose()
     return None

@@ -102,6 +102,9 @@ class Subscriptions:
     max_open: int = MAX_OPEN_STREAMS
     bus: NotificationBus = field(default_factory=LocalBus)
     """Carries what this process raises to the other workers' streams."""
+    watchers: list[Callable[[str], object]] = field(default_factory=list)
+    """Told the key of every list change this process hears of (``toolsListChanged``),
+    raised here or brought by the bus: what keeps an index of the list (tool search)."""
     _open: list[Subscription] = field(default_factory=list)
     _joined: list[Subscription] = field(default_factory=list)
 
@@ -151,6 +154,9 @@ class Subscriptions:
         Notices raised here and notices the bus brings from other workers both come here.
         """
         told = 0
+        if notice.kind == "list":
+            for watcher in self.watchers:
+                watcher(notice.key)
         for subscription in self:
             if notice.kind == "list" and subscription.wants(notice.key):
                 subscription._notify(LIST_CHANGED[notice.key])

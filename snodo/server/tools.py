@@ -15,9 +15,9 @@ import json
 import logging
 import re
 import typing
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import (
     BaseModel,
@@ -37,6 +37,7 @@ from snodo.revisions import Revision
 from snodo.revisions.authoring import adapters
 from snodo.server.invoke import Handler, Invoker, described, invoker, listed_fields
 from snodo.server.media import Media
+from snodo.server.options import TaskSupport, ToolOptions
 from snodo.server.outputs import Output, output_of
 from snodo.server.schemas import CompiledSchema, compile_schema
 from snodo.server.threads import Threads
@@ -55,7 +56,6 @@ __all__ = [
 
 log = logging.getLogger("snodo")
 
-TaskSupport = Literal["optional", "required"]
 
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 """server/tools.mdx, "Tool Names"."""
@@ -194,23 +194,14 @@ def _inferred_output(function: Handler) -> Output | None:
 
 
 def make_tool(
-    function: Handler,
-    *,
-    name: str | None = None,
-    title: str | None = None,
-    description: str | None = None,
-    input_schema: Mapping[str, Any] | None = None,
-    output_schema: Mapping[str, Any] | None = None,
-    structured_output: bool = True,
-    annotations: Mapping[str, Any] | None = None,
-    icons: list[Mapping[str, Any]] | None = None,
-    meta: Mapping[str, Any] | None = None,
-    scopes: Iterable[str] = (),
-    task: TaskSupport | None = None,
-    inline: bool = False,
-    timeout: float | None = None,
-    threads: Threads | None = None,
+    function: Handler, options: ToolOptions | None = None, *, threads: Threads | None = None
 ) -> Tool:
+    """A tool from an author's function and its options (``ToolOptions``)."""
+    options = options or {}
+    name, task = options.get("name"), options.get("task")
+    inline, timeout = options.get("inline", False), options.get("timeout")
+    input_schema, output_schema = options.get("input_schema"), options.get("output_schema")
+    structured_output = options.get("structured_output", True)
     tool_name = name or function.__name__
     if not isinstance(tool_name, str) or not _TOOL_NAME.fullmatch(tool_name):
         raise ToolDefinitionError(
@@ -243,11 +234,19 @@ def make_tool(
             ) from exc
         if inferred is not None:
             output_schema, wrapped = inferred.schema, inferred.wrapped
-    definition = described({"name": tool_name}, function, title, description)
+    definition = described(
+        {"name": tool_name}, function, options.get("title"), options.get("description")
+    )
     definition["inputSchema"] = dict(input_schema)
     if output_schema is not None:
         definition["outputSchema"] = dict(output_schema)
-    definition.update(listed_fields(icons=icons, annotations=annotations, meta=meta))
+    definition.update(
+        listed_fields(
+            icons=options.get("icons"),
+            annotations=options.get("annotations"),
+            meta=options.get("meta"),
+        )
+    )
     return Tool(
         name=tool_name,
         definition=definition,
@@ -257,7 +256,7 @@ def make_tool(
         model=model,
         plain=None if model is None else _plain_parameters(run),
         headers=headers,
-        scopes=frozenset(scopes),
+        scopes=frozenset(options.get("scopes", ())),
         task=task,
         wrapped=wrapped,
     )

@@ -15,7 +15,8 @@ core sees the body, in the order docs/request-checks.md gives; then
 With OAuth (``Server(authorization=...)``, ``snodo.auth``) it also serves the resource
 metadata, and answers 403 when the core refuses an item for its scopes. What it answers
 beside the endpoint (a path under a mount prefix, the probes, a server's routes, CORS)
-is ``snodo.transports.http_routes``'s.
+is ``snodo.transports.http_routes``'s; its Server Card, when the server has a
+``card_name``, and the AI Catalog are ``snodo.transports.card_route``'s.
 """
 
 from __future__ import annotations
@@ -23,11 +24,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from contextlib import AbstractAsyncContextManager
-from typing import Any
+from typing import Any, Protocol
 
 from snodo.auth.protected import EndpointRequest, ProtectedResource, Refused
 from snodo.core import jsonrpc
-from snodo.core.context import ACCESS_TOKEN
+from snodo.core.context import ACCESS_TOKEN, TOKEN_EXCHANGE
 from snodo.core.envelope import check_version, required_meta
 from snodo.core.errors import (
     HeaderMismatch,
@@ -83,6 +84,16 @@ NO_GUARD = (
 it; over stdio only the host that started the process speaks."""
 
 
+class PublishedDocuments(Protocol):
+    """What the app answers for its Server Card (``snodo.transports.card_route``)."""
+
+    paths: frozenset[str]
+
+    async def answer(
+        self, scope: Scope, headers: Mapping[str, str], head: HeadRules, send: Send
+    ) -> None: ...
+
+
 class HttpApp:
     """An ASGI app serving one ``Server`` at ``path`` (every path when None).
 
@@ -104,6 +115,8 @@ class HttpApp:
         cors_origins: Iterable[str] = (),
         health_path: str | None = None,
         ready_path: str | None = None,
+        card_url: str | None = None,
+        catalog: bool = False,
     ) -> None:
         self.server = server
         self.path = path
@@ -129,6 +142,12 @@ class HttpApp:
         self.head.cors_origins = self.aside.cors_origins
         self.cors = self.aside if self.aside.cors_origins else None
         """Only with CORS origins does the usual request pass through ``aside``."""
+        self.published: PublishedDocuments | None = None
+        """The Server Card (and with ``catalog`` the AI Catalog) beside the endpoint."""
+        if server.card_name is not None:  # imported only by a server that has a card
+            from snodo.transports.card_route import Published  # noqa: PLC0415
+
+            self.published = Published(server, path, card_url, catalog)
 
     def lifespan(self, app: object = None) -> AbstractAsyncContextManager[None]:
         """What a host framework runs around serving when it mounts this app (FastAPI
@@ -184,6 +203,12 @@ class HttpApp:
             await send_plain(send, Plain(431, b"too many header lines"))
             return
         headers = read_headers(scope["headers"])
+        published = self.published
+        if published is not None and (
+            scope["path"].removeprefix(scope.get("root_path", "")) in published.paths
+        ):
+            await published.answer(scope, headers, self.head, send)
+            return
         if self.cors is not None:  # CORS headers for a listed browser origin
             send = self.cors.wrap(headers, send)
         if self.authorization is not None and scope["path"] in self.authorization.metadata_paths:
@@ -207,12 +232,14 @@ class HttpApp:
         if self.authorization is not None:
             # Before the body is read: a caller without a good token costs no buffering.
             try:
-                authorized = await self.authorization.authorize(headers)
+                authorized = await self.authorization.authorize(headers, scope["method"])
             except Refused as refused:
                 await send_plain(send, answered(refused.answer))
                 return
             principal, scopes = authorized.principal, authorized.scopes
             ACCESS_TOKEN.set(authorized.token)  # for the handler's context
+            if authorized.exchange is not None:
+                TOKEN_EXCHANGE.set(authorized.exchange)
         body: bytes | Plain = b""
         if scope["method"] == "POST":
             # A body almost always comes whole in one message: taken here, with no

@@ -31,6 +31,7 @@ ALLOWED_HEADERS = (
     "content-type",
     "accept",
     "authorization",
+    "dpop",
     "mcp-protocol-version",
     "mcp-session-id",
     "last-event-id",
@@ -40,9 +41,10 @@ ALLOWED_HEADERS = (
     "tracestate",
 )
 """What a browser client may send besides the tools' ``Mcp-Param-*`` headers."""
-EXPOSED_HEADERS = b"mcp-session-id, mcp-protocol-version, www-authenticate, retry-after"
+EXPOSED_HEADERS = b"mcp-session-id, mcp-protocol-version, www-authenticate, retry-after, dpop-nonce"
 """What a browser client may read of an answer: without ``mcp-session-id`` no legacy
-session can go on, without ``www-authenticate`` no OAuth flow can begin."""
+session can go on, without ``www-authenticate`` no OAuth flow can begin, without
+``dpop-nonce`` no DPoP proof can carry the server's nonce."""
 MAX_AGE = b"600"
 """Seconds a browser may keep a preflight's answer."""
 
@@ -187,9 +189,9 @@ class Aside:
     async def _probe(self, readiness: bool) -> Response:
         if not readiness:
             return Response(200, b'{"status":"ok"}', "application/json")
-        reasons = await ready(self.server)
-        if reasons:
-            body = json.dumps({"status": "not ready", "reasons": reasons}).encode()
+        failed = await ready(self.server)
+        if failed:
+            body = json.dumps({"status": "not ready", "failed": failed}).encode()
             return Response(503, body, "application/json")
         return Response(200, b'{"status":"ready"}', "application/json")
 

@@ -4,6 +4,7 @@ be done wrong: registration, the authorization request, the token endpoint, MCP 
 from __future__ import annotations
 
 import asyncio
+import re
 import secrets
 import urllib.parse
 from typing import Any
@@ -44,6 +45,16 @@ def authorize_url(site: Site, client_id: str, code_verifier: str, **extra: str) 
         **extra,
     }
     return site.address + "/authorize?" + urllib.parse.urlencode(params)
+
+
+def allow(site: Site, browser: httpx.Client, client_id: str) -> None:
+    """The person at ``browser`` allows ``client_id`` on the consent page (remembered
+    in that browser from then on)."""
+    page = browser.get(authorize_url(site, client_id, verifier()))
+    assert page.status_code == 200, page.text
+    fields = dict(re.findall(r'name="(txn|csrf)" value="([^"]+)"', page.text))
+    allowed = browser.post(site.base + "/consent", data={**fields, "decision": "allow"})
+    assert allowed.status_code == 302 and allowed.headers["location"].startswith(site.idp.url)
 
 
 def back(url: str) -> dict[str, str]:

@@ -4,8 +4,10 @@ loopback provider of tests/support/idp.py, which has no registration endpoint.""
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import json
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from tests.support.idp import Provider
 from tests.support.processes import serving as running
@@ -27,10 +29,18 @@ class Site:
 
 @contextlib.contextmanager
 def proxied(
-    idp: Provider, store: str = "", base: str | None = None, per_address: int | None = None
+    idp: Provider,
+    store: str = "",
+    base: str | None = None,
+    per_address: int | None = None,
+    *,
+    loopback_documents: bool = True,
+    limits: Mapping[str, Any] | None = None,
 ) -> Iterator[Site]:
     """The server before ``idp``; ``base``: the address of the worker whose issuer it
-    shares, else its own; ``per_address``: registrations one address may make."""
+    shares, else its own; ``per_address``: registrations one address may make;
+    ``loopback_documents``: the development setting that lets the tests' loopback
+    document server be fetched from; ``limits``: more ``ProxyLimits`` fields."""
     sites: list[Site] = []
 
     def command(port: int) -> list[str]:
@@ -40,6 +50,8 @@ def proxied(
         idp.add_client(redirect_uris=[site.base + "/auth/callback"])
         env = [f"TEST_IDP={idp.url}", f"TEST_BASE={site.base}", f"TEST_STORE={store}"]
         env.append(f"TEST_REGISTRATIONS_PER_ADDRESS={per_address or ''}")
+        env.append(f"TEST_LOOPBACK_DOCUMENTS={int(loopback_documents)}")
+        env.append(f"TEST_LIMITS={json.dumps(dict(limits or {}))}")
         target = "tests/auth_proxy/servers.py:server"
         return ["env", *env, *snodo_run(target, "http", "--port", str(port))]
 

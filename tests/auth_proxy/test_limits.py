@@ -1,7 +1,8 @@
 """The proxy's bounds on what strangers leave in its store: registrations per window
-(429, an OAuth error), sign-ins begun per ten minutes (``temporarily_unavailable`` at
-the client's redirect URI), and registrations no sign-in completed, forgotten after a
-day while a used one is kept. The proxy is driven in process, through its endpoints."""
+(429, an OAuth error), sign-ins begun per ten minutes (``temporarily_unavailable``:
+shown, or at the client's redirect URI once the user allowed the client), and
+registrations no sign-in completed, forgotten after a day while a used one is kept.
+The proxy is driven in process, through its endpoints."""
 
 from __future__ import annotations
 
@@ -58,7 +59,11 @@ def register(server: OAuthProxy, address: str | None = None) -> Answer:
     return asyncio.run(server.endpoint(request))
 
 
-def authorize(server: OAuthProxy, client_id: str, address: str | None = None) -> Answer:
+def authorize(
+    server: OAuthProxy, client_id: str, address: str | None = None, allowed: bool = False
+) -> Answer:
+    """``/authorize`` for ``client_id``; ``allowed``: from a browser whose user allowed it."""
+    headers = {"cookie": "snodo_consent=" + server.signer.dump("consent", [client_id])}
     query = urllib.parse.urlencode(
         {
             "response_type": "code",
@@ -69,7 +74,7 @@ def authorize(server: OAuthProxy, client_id: str, address: str | None = None) ->
             "state": "st",
         }
     )
-    request = EndpointRequest("GET", "/authorize", query, {}, b"", address)
+    request = EndpointRequest("GET", "/authorize", query, headers if allowed else {}, b"", address)
     return asyncio.run(server.endpoint(request))
 
 
@@ -100,7 +105,9 @@ def test_one_address_has_a_bound_of_its_own() -> None:
     server = proxy(MemoryProxyStore(), max_sign_ins_per_address=2)
     client = json.loads(register(server).body)["client_id"]
     assert [authorize(server, client, "10.0.0.1").status for _ in range(2)] == [200, 200]
-    assert location(authorize(server, client, "10.0.0.1"))["error"] == "temporarily_unavailable"
+    refused = authorize(server, client, "10.0.0.1")
+    assert refused.status == 429
+    assert json.loads(refused.body)["error"] == "temporarily_unavailable"
     assert authorize(server, client, "10.0.0.2").status == 200
 
 
@@ -112,11 +119,14 @@ def test_the_server_counts_registrations_by_the_clients_address() -> None:
         assert answers[2].json()["error"] == "temporarily_unavailable"
 
 
-def test_sign_ins_beyond_the_bound_go_back_as_temporarily_unavailable() -> None:
+def test_sign_ins_beyond_the_bound_are_temporarily_unavailable() -> None:
     server = proxy(MemoryProxyStore(), max_sign_ins=2)
     client = json.loads(register(server).body)["client_id"]
     assert [authorize(server, client).status for _ in range(2)] == [200, 200]  # consent pages
-    answer = location(authorize(server, client))
+    # Shown to a browser whose user never allowed the client, sent back to one who did.
+    shown = authorize(server, client)
+    assert shown.status == 429 and b"location" not in dict(shown.headers)
+    answer = location(authorize(server, client, allowed=True))
     assert answer["error"] == "temporarily_unavailable" and answer["state"] == "st"
     assert sum(k.startswith("sign-in:") for k in server.store._values) == 2  # type: ignore[attr-defined]
 

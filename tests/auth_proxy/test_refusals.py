@@ -16,6 +16,7 @@ from snodo.auth.proxy_store import MemoryProxyStore
 from snodo.auth.proxy_tokens import TokenMinter
 from tests.auth_proxy.flows import (
     REDIRECT,
+    allow,
     authorize_url,
     back,
     call_me,
@@ -99,20 +100,58 @@ def test_registration_refuses_redirect_uris_a_browser_would_run(site: Site) -> N
     assert error(httpx.post(site.base + "/register", content=b"[")) == "invalid_client_metadata"
 
 
+def test_a_registration_is_bounded_in_uris_their_length_and_its_size(site: Site) -> None:
+    def registered(document: dict[str, object]) -> httpx.Response:
+        return httpx.post(site.address + "/register", json=document, timeout=30)
+
+    eleven = [f"{REDIRECT}/{n}" for n in range(11)]
+    assert error(registered({"redirect_uris": eleven})) == "invalid_redirect_uri"
+    long = REDIRECT + "/" + "a" * 2000
+    assert error(registered({"redirect_uris": [long]})) == "invalid_redirect_uri"
+    # 1800 URIs of 2000 characters, 3.6 MB, once kept whole; a name padded past the size.
+    huge = [f"{REDIRECT}/{n:04d}/" + "a" * 1970 for n in range(1800)]
+    assert error(registered({"redirect_uris": huge})) == "invalid_client_metadata"
+    padded = {"redirect_uris": [REDIRECT], "client_name": "x" * 20_000}
+    assert error(registered(padded)) == "invalid_client_metadata"
+    # The most one may be: ten long URIs, within 16 KiB.
+    most = [f"{REDIRECT}/{n}/" + "a" * 1400 for n in range(10)]
+    answer = registered({"redirect_uris": most, "token_endpoint_auth_method": "none"})
+    assert answer.status_code == 201 and answer.json()["redirect_uris"] == most
+
+
+MALFORMED = {
+    "invalid_request": {"code_challenge_method": "plain"},
+    "invalid_target": {"resource": "https://other.example/mcp"},
+    "unsupported_response_type": {"response_type": "token"},
+}
+
+
 def test_pkce_s256_and_this_resource_are_required(site: Site) -> None:
     client = register(site)["client_id"]
-    cases = {
-        "invalid_request": {"code_challenge_method": "plain"},
-        "invalid_target": {"resource": "https://other.example/mcp"},
-        "unsupported_response_type": {"response_type": "token"},
-    }
-    for expected, extra in cases.items():
-        answer = httpx.get(authorize_url(site, client, verifier(), **extra))
-        assert answer.status_code == 302
-        found = back(answer.headers["location"])
-        assert found["error"] == expected and found["state"] == "st-1", found
-    missing = authorize_url(site, client, verifier()).replace("code_challenge=", "x=")
-    assert back(httpx.get(missing).headers["location"])["error"] == "invalid_request"
+    with httpx.Client(timeout=10) as browser:
+        allow(site, browser, client)
+        # The user allowed this client here: its errors go back to it, with its state.
+        for expected, extra in MALFORMED.items():
+            answer = browser.get(authorize_url(site, client, verifier(), **extra))
+            assert answer.status_code == 302
+            found = back(answer.headers["location"])
+            assert found["error"] == expected and found["state"] == "st-1", found
+        missing = authorize_url(site, client, verifier()).replace("code_challenge=", "x=")
+        assert back(browser.get(missing).headers["location"])["error"] == "invalid_request"
+
+
+def test_a_strangers_malformed_link_is_shown_its_error_never_redirected(site: Site) -> None:
+    """Anyone may register a client whose redirect URI is their own page: a malformed
+    request for it, opened by a browser whose user never allowed it, stays here."""
+    landing = "https://evil.example/landing"
+    client = register(site, uris=(landing,))["client_id"]
+    for expected, extra in MALFORMED.items():
+        answer = httpx.get(authorize_url(site, client, verifier(), redirect_uri=landing, **extra))
+        assert error(answer) == expected
+        assert "location" not in answer.headers
+    # A well-formed one is no different: the consent page, which names where it leads.
+    page = httpx.get(authorize_url(site, client, verifier(), redirect_uri=landing))
+    assert page.status_code == 200 and landing in page.text
 
 
 def test_clients_prove_themselves_at_the_token_endpoint(site: Site) -> None:
@@ -236,6 +275,24 @@ def test_a_provider_link_followed_in_another_browser_leads_nowhere(site: Site) -
         answer = victim.get(back_here)
         assert error(answer) == "access_denied"
         assert "location" not in answer.headers
+
+
+def test_a_callback_opened_in_another_browser_spends_nothing(site: Site) -> None:
+    """The provider's answer, opened by someone else first, is refused there and still
+    completes the sign-in in the browser that began it."""
+    client = register(site)["client_id"]
+    code_verifier = verifier()
+    with httpx.Client(timeout=10) as user, httpx.Client(timeout=10) as other:
+        page = user.get(authorize_url(site, client, code_verifier))
+        fields = dict(re.findall(r'name="(txn|csrf)" value="([^"]+)"', page.text))
+        link = user.post(site.base + "/consent", data={**fields, "decision": "allow"})
+        provider_url = link.headers["location"]
+        callback = asyncio.run(TestUser().walk(provider_url, stop_at=site.base + "/auth/callback"))
+        assert error(other.get(callback)) == "access_denied"
+        finished = user.get(callback)
+        assert finished.status_code == 302, finished.text
+        code = back(finished.headers["location"])["code"]
+    assert redeem(site, client, code, code_verifier).status_code == 200
 
 
 def test_malformed_requests_are_oauth_errors_never_500(site: Site) -> None:

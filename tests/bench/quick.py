@@ -9,10 +9,10 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
-def run_quick(script: str, timeout: float = 300) -> str:
+def run_quick(script: str, timeout: float = 300, extra: list[str] | None = None) -> str:
     """The script's output; fails the test with its stderr if it does not end well."""
     done = subprocess.run(
-        [sys.executable, str(BENCH / script), "--quick"],
+        [sys.executable, str(BENCH / script), "--quick", *(extra or [])],
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -293,6 +293,74 @@ def test_a_header_that_would_end_its_line_early_is_refused_and_nothing_sent() ->
     assert raw.heads == []
 
 
+def _head_of(lines: list[bytes], at_once: bool = False) -> Handler:
+    """A server answering with a head of ``lines``, then a JSON body: written a line at a
+    time, or (``at_once``) the whole answer in one write."""
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, raw: Raw) -> None:
+        _, body = await raw.read_request(reader)
+        result = _json(json.loads(body)["id"], "whole")
+        tail = b"content-length: %d\r\n\r\n%s" % (len(result), result)
+        if at_once:
+            writer.write(b"\r\n".join([b"HTTP/1.1 200 OK", *lines, tail]))
+        else:
+            writer.write(b"HTTP/1.1 200 OK\r\n")
+            for line in lines:
+                writer.write(line + b"\r\n")
+                await writer.drain()
+            writer.write(tail)
+        await writer.drain()
+        await reader.read()
+
+    return answer
+
+
+async def _one_answer(handler: Handler) -> Any:
+    """The answer's JSON and headers, or the ``WireError`` it came to."""
+    server, port = await _serving(Raw(handler))
+    origin = Origin(f"http://127.0.0.1:{port}/mcp")
+    try:
+        answer = await origin.open("POST", {}, json.dumps(_message(1)).encode())
+        body = b"".join([chunk async for chunk in answer.chunks()])
+        headers = answer.headers
+        await answer.aclose()
+        return json.loads(body), headers
+    except WireError as refused:
+        return refused
+    finally:
+        await origin.aclose()
+        server.close()
+
+
+def _refused(handler: Handler) -> str:
+    found = asyncio.run(asyncio.wait_for(_one_answer(handler), 30))
+    assert isinstance(found, WireError), found
+    return str(found)
+
+
+def test_a_head_of_too_many_lines_or_bytes_is_refused_before_it_is_read_whole() -> None:
+    many = [b"x-many: %d" % n for n in range(10_000)]
+    assert "over 100 lines" in _refused(_head_of(many))
+    assert "over 100 lines" in _refused(_head_of(many, at_once=True))
+    # One header line of 8 MiB, which httptools would hold until its end.
+    huge = [b"x-huge: " + b"a" * (8 * 1024 * 1024)]
+    assert "over 65536 bytes" in _refused(_head_of(huge))
+    # Nine lines of 8 KB, line by line and in one write.
+    long = [b"x-long-%d: " % n + b"b" * 8000 for n in range(9)]
+    assert "over 65536 bytes" in _refused(_head_of(long))
+    assert "over 65536 bytes" in _refused(_head_of(long, at_once=True))
+
+
+def test_a_head_within_the_bounds_is_read_and_repeated_lines_joined() -> None:
+    lines = [b"x-r: %d" % n for n in range(90)] + [b"x-wide: " + b"c" * 50_000]
+    for at_once in (False, True):
+        found = asyncio.run(asyncio.wait_for(_one_answer(_head_of(lines, at_once)), 30))
+        body, headers = found
+        assert body["result"] == "whole"
+        assert headers["x-r"] == ", ".join(str(n) for n in range(90))
+        assert len(headers["x-wide"]) == 50_000
+
+
 def test_a_server_that_never_answers_times_out() -> None:
     async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, raw: Raw) -> None:
         await raw.read_request(reader)

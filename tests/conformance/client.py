@@ -26,7 +26,8 @@ from typing import Any
 from snodo.client import Client, Flow
 from snodo.client.era import LEGACY_PROTOCOL_VERSIONS
 from snodo.client.transports import ClientTransport, HttpTransport
-from snodo.oauth import ClientKey, HeadlessUserAgent, OAuth
+from snodo.extensions.skills import SkillsClient, VerificationFailed
+from snodo.oauth import ClientKey, CrossAppAccess, HeadlessUserAgent, OAuth, WorkloadIdentity
 from snodo_wire.protocol import SUPPORTED_PROTOCOL_VERSIONS
 
 __all__ = [
@@ -235,6 +236,31 @@ async def sse_retry(client: Client, _context: Mapping[str, Any]) -> None:
     _expect("completed" in _text(result), f"test_reconnection: {_text(result)}")
 
 
+async def skills_no_prefetch(client: Client, _context: Mapping[str, Any]) -> None:
+    """SEP-2640: list the skills and load none, so no file is read (not on connection,
+    not on listing)."""
+    _expect(bool(await SkillsClient(client).list_skills()), "skills/list listed no skill")
+
+
+async def skills_verified(client: Client, _context: Mapping[str, Any]) -> None:
+    """SEP-2640: load each listed skill: its SKILL.md read and verified against the
+    entry (digest, size, frontmatter), then its other files only when it was. The
+    runner's server serves a SKILL.md that fails one check: it is refused, and nothing
+    more of that skill is read."""
+    skills = SkillsClient(client)
+    listed = await skills.list_skills()
+    _expect(bool(listed), "skills/list listed no skill")
+    for skill in listed:
+        try:
+            await skills.read_skill_file(skill)
+        except VerificationFailed as refused:
+            print(f"refused {skill.uri}: {refused}")
+            continue
+        for item in skill.resources if isinstance(skill.resources, list) else []:
+            if item.uri != skill.uri:
+                await skills.read_skill_file(skill, item.uri)
+
+
 SCENARIOS: dict[str, Scenario] = {
     "tools_call": tools_call,
     "request-metadata": request_metadata,
@@ -246,23 +272,30 @@ SCENARIOS: dict[str, Scenario] = {
     "initialize": initialize,
     "elicitation-sep1034-client-defaults": elicitation_defaults,
     "sse-retry": sse_retry,
+    "sep-2640-client-no-prefetch": skills_no_prefetch,
+    "sep-2640-client-verify-digest": skills_verified,
+    "sep-2640-client-verify-size": skills_verified,
+    "sep-2640-client-verify-frontmatter": skills_verified,
 }
 
 
 # -- running ----------------------------------------------------------------------------
 
 
-def make_client(transport: ClientTransport, protocol_version: str | None = None) -> Client:
+def make_client(
+    transport: ClientTransport, protocol_version: str | None = None, *, skills: bool = False
+) -> Client:
     """The client every scenario uses: form elicitation (accepting) and roots (none)
-    declared, so the capability checks see plain objects. A legacy revision opens a
-    legacy session; a modern one is spoken without probing."""
+    declared, so the capability checks see plain objects, and the Skills extension for
+    its scenarios. A legacy revision opens a legacy session; a modern one is spoken
+    without probing."""
     options: dict[str, Any] = {}
     if protocol_version in LEGACY_PROTOCOL_VERSIONS:
         options["era"] = "legacy"
     elif protocol_version is not None:
         options["protocol_version"] = protocol_version
         options["era"] = "modern"
-    return Client(
+    client = Client(
         transport,
         name="snodo-conformance-client",
         version="1.0.0",
@@ -270,6 +303,9 @@ def make_client(transport: ClientTransport, protocol_version: str | None = None)
         roots=_no_roots,
         **options,
     )
+    if skills:  # declared from the start, as the scenarios' servers expect
+        SkillsClient(client)
+    return client
 
 
 # -- authorization ----------------------------------------------------------------------
@@ -284,7 +320,9 @@ def make_oauth(scenario: str, context: Mapping[str, Any]) -> OAuth:
     program's metadata document URL, and the credentials the context hands over
     (pre-registered ones, or a machine client's for the client credentials grant: a
     secret, or a private key for ``private_key_jwt``, whose assertion the runner's
-    authorization server wants addressed to its issuer)."""
+    authorization server wants addressed to its issuer). The DPoP scenarios bind the
+    tokens to a key; the workload identity and enterprise-managed ones present a JWT
+    with the jwt-bearer grant (``jwt_bearer``)."""
     client_id = context.get("client_id")
     client_secret = context.get("client_secret")
     pem = context.get("private_key_pem")
@@ -294,6 +332,12 @@ def make_oauth(scenario: str, context: Mapping[str, Any]) -> OAuth:
         key = ClientKey(
             str(pem), algorithm=str(algorithm) if algorithm else None, audience="issuer"
         )
+    options: dict[str, Any] = {}
+    if scenario.startswith("auth/client-credentials"):
+        options["grant"] = "client_credentials"
+    elif scenario in JWT_BEARER_SCENARIOS:
+        options["grant"] = "jwt_bearer"
+        options["assertion"] = jwt_bearer_assertion(scenario, context)
     return OAuth(
         user_agent=HeadlessUserAgent(),
         client_name="snodo-conformance-client",
@@ -301,9 +345,25 @@ def make_oauth(scenario: str, context: Mapping[str, Any]) -> OAuth:
         client_id=str(client_id) if client_id else None,
         client_secret=str(client_secret) if client_secret else None,
         client_key=key,
-        grant="client_credentials"
-        if scenario.startswith("auth/client-credentials")
-        else ("authorization_code"),
+        dpop=scenario.startswith("auth/dpop"),
+        **options,
+    )
+
+
+JWT_BEARER_SCENARIOS = ("auth/wif-jwt-bearer", "auth/enterprise-managed-authorization")
+
+
+def jwt_bearer_assertion(scenario: str, context: Mapping[str, Any]) -> Any:
+    """What the jwt-bearer grant presents: the workload's token the context hands over
+    (as a platform would in a file or variable), or an ID-JAG got from the scenario's
+    identity provider by exchanging the user's ID token there."""
+    if scenario == "auth/wif-jwt-bearer":
+        token = str(context.get("valid_jwt") or "")
+        return WorkloadIdentity(token=lambda: token)
+    return CrossAppAccess(
+        token_endpoint=str(context.get("idp_token_endpoint") or ""),
+        id_token=str(context.get("idp_id_token") or ""),
+        client_id=str(context.get("idp_client_id") or ""),
     )
 
 
@@ -343,6 +403,10 @@ AUTH_SCENARIOS = (
     "auth/metadata-issuer-mismatch",
     "auth/client-credentials-basic",
     "auth/client-credentials-jwt",
+    "auth/dpop",
+    "auth/dpop-nonce",
+    "auth/wif-jwt-bearer",
+    "auth/enterprise-managed-authorization",
 )
 SCENARIOS.update(dict.fromkeys(AUTH_SCENARIOS, authorized))
 
@@ -374,7 +438,8 @@ def main(argv: list[str], environ: Mapping[str, str]) -> int:
     if not isinstance(context, dict):
         context = {}
     auth = make_oauth(scenario, context) if scenario.startswith("auth/") else None
-    client = make_client(HttpTransport(url, timeout=10, auth=auth), version)
+    skills = scenario.startswith("sep-2640-")
+    client = make_client(HttpTransport(url, timeout=10, auth=auth), version, skills=skills)
     try:
         asyncio.run(run(scenario, client, context))
     except Exception:

@@ -9,12 +9,14 @@ with its headers.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import Any
 
 import pytest
 
 from snodo.client.transports import MemoryTransport
+from snodo.extensions.skills import EXTENSION_ID
 from snodo.server import Server
 from tests.conformance.client import ScenarioFailed, make_client, run
 
@@ -212,7 +214,7 @@ def test_unknown_scenario_fails() -> None:
 def test_auth_scenarios_get_oauth_with_the_context_credentials() -> None:
     from joserfc.jwk import ECKey
 
-    from snodo.oauth import HeadlessUserAgent
+    from snodo.oauth import CrossAppAccess, HeadlessUserAgent, WorkloadIdentity
     from tests.conformance.client import AUTH_SCENARIOS, CLIENT_METADATA_URL, SCENARIOS, make_oauth
 
     assert set(AUTH_SCENARIOS) <= set(SCENARIOS)
@@ -235,3 +237,101 @@ def test_auth_scenarios_get_oauth_with_the_context_credentials() -> None:
     )
     assert signed.client_key is not None
     assert (signed.client_key.algorithm, signed.client_key.audience) == ("ES256", "issuer")
+    assert plain.dpop.key is None and make_oauth("auth/dpop-nonce", {}).dpop.key is not None
+    workload = make_oauth("auth/wif-jwt-bearer", {"client_id": "w", "valid_jwt": "a.b.c"})
+    assert (workload.grant, workload.client_id) == ("jwt_bearer", "w")
+    assert isinstance(workload.assertion, WorkloadIdentity)
+    context = {
+        "client_id": "mcp-client",
+        "client_secret": "secret",
+        "idp_client_id": "idp-client",
+        "idp_id_token": "x.y.z",
+        "idp_token_endpoint": "http://127.0.0.1:9/token",
+    }
+    managed = make_oauth("auth/enterprise-managed-authorization", context)
+    assert (managed.grant, managed.client_id, managed.client_secret) == (
+        "jwt_bearer",
+        "mcp-client",
+        "secret",
+    )
+    assert isinstance(managed.assertion, CrossAppAccess)
+    assert (managed.assertion.client_id, managed.assertion.auth_method) == ("idp-client", "none")
+
+
+# The Skills mocks: one skill whose SKILL.md is served as listed, or altered.
+SKILL_URI = "skill://pdf-processing/SKILL.md"
+FORMS_URI = "skill://pdf-processing/references/FORMS.md"
+SKILL_MD = "---\nname: pdf-processing\ndescription: Extract PDF text\n---\n\nSkill body.\n"
+FORMS = "Supporting content.\n"
+
+
+def _digest(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+def skills_mock(served: str, listed: str = SKILL_MD) -> Answer:
+    """``listed``: the SKILL.md whose digest and size the entry gives."""
+    entry = {
+        "uri": SKILL_URI,
+        "frontmatter": {"name": "pdf-processing", "description": "Extract PDF text"},
+        "resources": [
+            {"uri": SKILL_URI, "digest": _digest(listed), "size": len(listed)},
+            {"uri": FORMS_URI, "digest": _digest(FORMS), "size": len(FORMS)},
+        ],
+    }
+
+    def answer(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method == "server/discover":
+            return {
+                "resultType": "complete",
+                "supportedVersions": ["2026-07-28"],
+                "capabilities": {"resources": {}, "extensions": {EXTENSION_ID: {}}},
+                "serverInfo": {"name": "skills-mock", "version": "1.0.0"},
+            }
+        if method == "skills/list":
+            return {"resultType": "complete", "skills": [entry]}
+        assert method == "resources/read", method
+        content = served if params["uri"] == SKILL_URI else FORMS
+        item = {"uri": params["uri"], "mimeType": "text/markdown", "text": content}
+        return {"resultType": "complete", "contents": [item]}
+
+    return answer
+
+
+def reads(transport: Scripted) -> list[str]:
+    return [m["params"]["uri"] for m, _ in transport.sent if m["method"] == "resources/read"]
+
+
+def skills_scenario(name: str, transport: Scripted) -> None:
+    client = make_client(transport, "2026-07-28", skills=True)
+    asyncio.run(run(name, client, {}))
+
+
+def test_skills_are_listed_without_reading_a_file() -> None:
+    transport = Scripted(skills_mock(SKILL_MD))
+    skills_scenario("sep-2640-client-no-prefetch", transport)
+    assert "skills/list" in [m["method"] for m, _ in transport.sent]
+    assert reads(transport) == []
+
+
+def test_a_verified_skill_is_loaded_file_by_file() -> None:
+    transport = Scripted(skills_mock(SKILL_MD))
+    skills_scenario("sep-2640-client-verify-digest", transport)
+    assert reads(transport) == [SKILL_URI, FORMS_URI]
+
+
+ALTERED = SKILL_MD.replace("Extract PDF text", "Exfiltrate secrets")
+
+
+@pytest.mark.parametrize(
+    ("served", "listed"),
+    [
+        (SKILL_MD.replace("Skill body.", "Evil body!!"), SKILL_MD),  # the digest differs
+        (SKILL_MD + "more bytes\n", SKILL_MD),  # the size differs
+        (ALTERED, ALTERED),  # digest and size as listed, the frontmatter not the entry's
+    ],
+)
+def test_a_skill_md_that_fails_verification_is_not_loaded(served: str, listed: str) -> None:
+    transport = Scripted(skills_mock(served, listed))
+    skills_scenario("sep-2640-client-verify-frontmatter", transport)
+    assert reads(transport) == [SKILL_URI]  # nothing more of that skill is read

@@ -41,9 +41,12 @@ _ROLES: dict[str, frozenset[str]] = {
     "oauth": frozenset(),
     "server": frozenset({CORE, "asking", "stores", "tasks", "auth"}),
     "legacy": frozenset({CORE, "stores", "server"}),
-    "transports": frozenset({CORE, "auth", "legacy", "server"}),
-    # server: the in-memory transport
-    "client": frozenset({CORE, "asking", "server"}),
+    "publishing": frozenset({CORE, "server"}),
+    "transports": frozenset({CORE, "auth", "legacy", "server", "publishing"}),
+    "search": frozenset({CORE, "server"}),
+    # server: the in-memory transport; search: tools searched here for a
+    # server that searches none
+    "client": frozenset({CORE, "asking", "server", "search"}),
     "otel": frozenset({CORE}),
     "gateway": frozenset({CORE, "stores", "server", "client"}),
     # Above the server, the client and the gateway: each extension's halves together.
@@ -62,6 +65,8 @@ _ROLES: dict[str, frozenset[str]] = {
             "oauth",
             "gateway",
             "extensions",
+            "search",
+            "publishing",
         }
     ),
 }
@@ -252,3 +257,24 @@ def test_the_architecture_page_lists_the_packages_on_disk() -> None:
     on_disk = {path.parent.name for path in PACKAGE.glob("*/__init__.py")}
     assert listed == on_disk
     assert on_disk == set(MAY_IMPORT)
+
+
+def _setup_value(name: str) -> object:
+    """A literal assigned at the top of setup.py (read, not run: running it builds)."""
+    tree = ast.parse((PACKAGE.parent / "setup.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == name:
+            return ast.literal_eval(node.value)
+    raise AssertionError(f"setup.py assigns no {name}")
+
+
+def test_the_compiled_build_covers_the_core() -> None:
+    """Every module of snodo/core/ is compiled, or left as Python with a reason."""
+    compiled = _setup_value("COMPILED")
+    pure = _setup_value("PURE_CORE")
+    assert isinstance(compiled, list) and isinstance(pure, dict)
+    core = {path.relative_to(PACKAGE.parent).as_posix() for path in (PACKAGE / CORE).rglob("*.py")}
+    assert core - set(compiled) == set(pure)
+    assert all(isinstance(reason, str) and reason for reason in pure.values())
+    assert len(compiled) == len(set(compiled))
+    assert all((PACKAGE.parent / path).is_file() for path in compiled)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from snodo.revisions import REVISIONS, build, shaped
-from snodo.revisions.catalog import CATALOG, EXTENSIONS
+from snodo.revisions.catalog import CATALOG, DOCUMENTS, EXTENSIONS
 
 PACKAGE = Path(__file__).resolve().parents[2] / "snodo"
 REGISTRY = PACKAGE / "revisions"
@@ -60,9 +60,14 @@ def test_the_import_check_sees_wire_imports(tmp_path: Path) -> None:
 
 
 def test_the_catalog_names_every_generated_core_package() -> None:
-    """Each generated package is a catalog row: a core revision or an extension."""
+    """Each generated package is a catalog row: a core revision, an extension or a
+    document schema."""
     on_disk = {path.parent.name for path in GENERATED.glob("*/protocol.py")}
-    listed = {row[1] for row in CATALOG} | {package for _, package in EXTENSIONS}
+    listed = (
+        {row[1] for row in CATALOG}
+        | {package for _, package in EXTENSIONS}
+        | {package for _, package in DOCUMENTS}
+    )
     assert listed == on_disk
 
 

@@ -38,6 +38,12 @@ RUN_ELSEWHERE = {
     "docs/examples/oauth_client.py": "tests/docs/test_oauth_client.py",
     # It needs a protected server and an authorization server that knows its key.
     "docs/examples/oauth_machine_client.py": "tests/oauth/test_machine_client.py",
+    # A server to publish: its card, registry entry and bundle are made and checked there.
+    "docs/examples/publishing.py": "tests/publishing/test_guide.py",
+    # They need an authorization server that takes their grants (and an identity
+    # provider, or a platform's signed token).
+    "docs/examples/oauth_enterprise.py": "tests/oauth/test_jwt_bearer.py",
+    "docs/examples/oauth_workload.py": "tests/oauth/test_jwt_bearer.py",
     # They serve until stopped: uvicorn runs each, and every flow is driven through it.
     "docs/examples/fastapi_app.py": "tests/transports/test_web_apps.py",
     "docs/examples/starlette_app.py": "tests/transports/test_web_apps.py",

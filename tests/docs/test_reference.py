@@ -13,6 +13,7 @@ makes a missing one fail.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import inspect
 import re
@@ -36,6 +37,20 @@ def documented_roots() -> list[str]:
 
 def _loader() -> griffe.GriffeLoader:
     return griffe.GriffeLoader(search_paths=[str(ROOT), str(ROOT / "generated")])
+
+
+@functools.cache
+def loaded(top: str) -> griffe.Module:
+    """The package ``top`` as the reference reads it, beside what the runtime re-exports
+    (aliases resolved): loaded once per package for every name under it, since reading
+    a package is most of a check's time."""
+    loader = _loader()
+    package = loader.load(top)
+    for other in ("snodo", "snodo_wire"):  # what the runtime re-exports points there
+        loader.load(other)
+    loader.resolve_aliases(external=False)
+    assert isinstance(package, griffe.Module)
+    return package
 
 
 def is_type_alias(obj: griffe.Object) -> bool:
@@ -89,11 +104,7 @@ def test_the_reference_pages_name_the_public_modules() -> None:
 
 @pytest.mark.parametrize("name", documented_roots())
 def test_every_documented_name_has_a_docstring(name: str) -> None:
-    loader = _loader()
-    package = loader.load(name.split(".", maxsplit=1)[0])
-    for other in ("snodo", "snodo_wire"):  # what the runtime re-exports points there
-        loader.load(other)
-    loader.resolve_aliases(external=False)
+    package = loaded(name.split(".", maxsplit=1)[0])
     obj = package if "." not in name else package[name.split(".", 1)[1]]
     assert undocumented(obj, set()) == []
 

@@ -117,7 +117,13 @@ def test_the_server_example_asks_then_answers() -> None:
     assert accepted == {
         "resultType": "complete",
         "content": [{"type": "text", "text": "2-day forecast for Oslo: sunny"}],
-        "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "weather", "version": "1.0.0"}},
+        "_meta": {
+            "io.modelcontextprotocol/serverInfo": {
+                "name": "weather",
+                "version": "1.0.0",
+                "description": "Forecasts for the user's city.",
+            }
+        },
     }
     # The example's replay guard: the same final retry again is refused, not run again.
     replayed = retry(oslo, 3, first["requestState"])

@@ -5,13 +5,17 @@
   came as, decodes what is small, ``_meta``, errors and questions, and gives every body
   it cannot vouch for to ``snodo.core.jsonrpc.decode``, whose verdict stands (property tests
   over generated results and spacing).
-- ``snodo.core.jsonrpc.encode`` writes kept bytes as they are, ``null`` inside them included,
-  and never lets a NaN elsewhere out as ``null``.
+- A key given twice in one object means the last value on both paths: a member holding
+  one is decoded, never kept (examples, and a property test over text written with
+  repeated keys).
+- ``snodo.core.jsonrpc.encode`` writes kept bytes as they are, ``null`` inside them
+  included, and never lets a NaN elsewhere out as ``null``.
 - ``snodo proxy`` in front of a server that writes its answers by hand
   (``written_backend``): the front's answer holds the backend's members byte for byte,
   with the front's id and the proxy's server info; malformed members, bytes that are
-  not UTF-8 and NaN are refused as the decoding proxy refuses them; a legacy front, a
-  proxy with middleware and a question get decoded values.
+  not UTF-8 and NaN are refused as the decoding proxy refuses them; a member naming a
+  key twice reaches the front as the decoding proxy writes it; a legacy front, a proxy
+  with middleware and a question get decoded values.
 """
 
 from __future__ import annotations
@@ -206,6 +210,107 @@ def _kept_anywhere(message: Any) -> bool:
     return isinstance(result, dict) and any(passthrough.kept(v) for v in result.values())
 
 
+def _strict(text: bytes) -> Any:
+    """``text`` read by a parser that refuses a key given twice in one object."""
+
+    def pairs(found: list[tuple[str, Any]]) -> dict[str, Any]:
+        keys = [key for key, _ in found]
+        assert len(set(keys)) == len(keys), f"a key given twice: {keys}"
+        return dict(found)
+
+    return json.loads(text, object_pairs_hook=pairs)
+
+
+_ROWS = b"[" + b",".join(b'{"type":"text","text":"row %d"}' % n for n in range(200)) + b"]"
+
+
+@pytest.mark.parametrize(
+    "member",
+    [
+        _ROWS.replace(b'"text":"row 3"', b'"text":"hidden","text":"row 3"'),
+        b'{"deep":[[{"a":1,"b":{"c":2,"c":3}}]],"rows":%s}' % _ROWS,
+        _ROWS.replace(b'"text":"row 3"', b'"text":"hidden","te\\u0078t":"row 3"'),
+        b'{"a\\u003ab":1,"a:b":2,"rows":%s}' % _ROWS,  # a colon escaped in a key
+        b'{"k":"\\ud800","k":2,"rows":%s}' % _ROWS,  # orjson refuses the lone surrogate
+    ],
+)
+def test_a_member_naming_a_key_twice_is_decoded_as_the_decoded_path_reads_it(
+    member: bytes,
+) -> None:
+    body = _response(b'{"resultType":"complete","content":%s}' % member)
+    message = passthrough.decode(body)
+    assert not passthrough.kept(message["result"]["content"])
+    assert message == jsonrpc.decode(body)
+    assert b"hidden" not in jsonrpc.encode(message)
+    _strict(jsonrpc.encode(message))
+
+
+def test_a_member_with_objects_and_too_many_values_gets_the_decoded_paths_verdict() -> None:
+    member = b'[{"a":0}' + b",0" * jsonrpc.MAX_VALUES + b"]"
+    body = _response(b'{"resultType":"complete","content":%s}' % member)
+    with pytest.raises(ParseError, match="too many values"):
+        jsonrpc.decode(body)
+    with pytest.raises(ParseError, match="too many values"):
+        passthrough.decode(body)
+
+
+def test_a_member_naming_a_key_twice_gets_the_decoded_paths_verdict() -> None:
+    # orjson refuses the number; decoded, it is refused on either path.
+    member = b'{"big":1e400,"k":1,"k":2,"rows":%s}' % _ROWS
+    body = _response(b'{"resultType":"complete","content":%s}' % member)
+    with pytest.raises(ParseError):
+        jsonrpc.decode(body)
+    with pytest.raises(ParseError):
+        passthrough.decode(body)
+
+
+@pytest.mark.parametrize(
+    "member",
+    [
+        _ROWS,
+        b'{"a:b":1,"a\\u003ac":2,"rows":%s}' % _ROWS,  # colons, escaped or not, no twice
+        b'{"big":1e400,"rows":%s}' % _ROWS,  # a number beyond a double still passes
+        b'{"k":"\\u0078","x":"a\\"b:c","rows":%s}' % _ROWS,
+    ],
+)
+def test_a_member_without_a_key_given_twice_is_still_kept(member: bytes) -> None:
+    body = _response(b'{"resultType":"complete","content":%s}' % member)
+    content = passthrough.decode(body)["result"]["content"]
+    assert passthrough.kept(content) and orjson.dumps(content) == member
+
+
+_KEYS = st.sampled_from(["a", "b", "type", "text", "a:b"])
+_TREES = st.recursive(
+    _SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=5).map(lambda items: ("list", items)),
+        st.lists(st.tuples(_KEYS, inner), max_size=5).map(lambda pairs: ("object", pairs)),
+    ),
+    max_leaves=40,
+)
+
+
+def _written(tree: Any) -> bytes:
+    """JSON text of ``tree``, whose objects are lists of pairs: a key may come twice."""
+    if isinstance(tree, tuple) and tree[0] == "list":
+        return b"[" + b",".join(_written(item) for item in tree[1]) + b"]"
+    if isinstance(tree, tuple):
+        pairs = [json.dumps(key).encode() + b":" + _written(value) for key, value in tree[1]]
+        return b"{" + b",".join(pairs) + b"}"
+    return json.dumps(tree).encode()
+
+
+@settings(max_examples=200, deadline=None)
+@given(trees=st.lists(_TREES, min_size=1, max_size=4), padding=st.integers(0, 5000))
+def test_repeated_keys_mean_the_last_value_on_either_path(trees: list[Any], padding: int) -> None:
+    members = b",".join(b'"m%d":%s' % (n, _written(tree)) for n, tree in enumerate(trees))
+    text = b'{"resultType":"complete","padding":"%s",%s}' % (b"p" * padding, members)
+    body = _response(text)
+    expected = jsonrpc.decode(body)
+    written = jsonrpc.encode(passthrough.decode(body))
+    assert _strict(written) == json.loads(jsonrpc.encode(expected))
+
+
 # -- jsonrpc.encode ----------------------------------------------------------------------
 
 
@@ -313,6 +418,21 @@ def test_a_malformed_member_is_refused_and_the_proxy_serves_on(front: Serving, n
     error = json.loads(answer.content)["error"]
     assert error == {"code": -32603, "message": "The server behind this proxy did not answer"}
     assert _call(front, "report").status_code == 200
+
+
+@pytest.mark.parametrize("over", ["http", "stdio"])
+def test_a_member_naming_a_key_twice_reaches_the_front_as_decoding_writes_it(
+    over: str, request: pytest.FixtureRequest
+) -> None:
+    front = request.getfixturevalue("front" if over == "http" else "stdio_front")
+    answer = _call(front, "duplicate")
+    assert answer.status_code == 200, answer.text
+    assert written_backend.HIDDEN not in answer.content
+    result = _strict(answer.content)["result"]
+    assert result["content"][3]["text"] == "row 3 é é"
+    assert result["content"] == json.loads(written_backend.ROWS)
+    # The member without one still passes as the backend wrote it.
+    assert written_backend.STRUCTURED in answer.content
 
 
 def test_a_large_question_is_decoded_and_sealed_into_the_proxys_state(front: Serving) -> None:

@@ -11,6 +11,8 @@ Tools (each answer's large member is ``ROWS``, about 8 KB):
 - ``broken``: the same with a comma too many inside ``content``;
 - ``not-utf8``: the same with a byte that is not UTF-8 inside a string;
 - ``nan``: the same with ``NaN`` inside ``structuredContent``;
+- ``duplicate``: ``report`` with ``content``'s fourth block naming ``text`` twice
+  (``HIDDEN`` first, the row's own text last);
 - ``ask``: an ``input_required`` result whose question is large.
 """
 
@@ -26,6 +28,8 @@ ROWS = b"[" + b" , ".join(_ROW % i for i in range(200)) + b"]"
 """``content``: spaced, one accent escaped and one written out (UTF-8)."""
 STRUCTURED = b'{"sizes": [1E2, 2.50, null, -0.0], "rows": ' + ROWS + b"}"
 INFO = b'{"io.modelcontextprotocol/serverInfo":{"name":"written","version":"1.0.0"}}'
+HIDDEN = b"what another parser would read"
+DUPLICATED = ROWS.replace(b'"text": "row 3 ', b'"text": "%s", "text": "row 3 ' % HIDDEN, 1)
 
 _ANSWERS = {
     "report": b'{"resultType":"complete","content":%s,"structuredContent":%s,'
@@ -36,13 +40,15 @@ _ANSWERS = {
     % (ROWS.replace(b"row 7", b"row \xff7", 1), INFO),
     "nan": b'{"resultType":"complete","content":%s,'
     b'"structuredContent":{"sizes":[NaN],"rows":%s},"_meta":%s}' % (ROWS, ROWS, INFO),
+    "duplicate": b'{"resultType":"complete","content":%s,"structuredContent":%s,'
+    b'"isError":false,"_meta":%s}' % (DUPLICATED, STRUCTURED, INFO),
     "ask": b'{"resultType":"input_required","inputRequests":{"q":{"method":"elicitation/create",'
     b'"params":{"mode":"form","message":"%s","requestedSchema":{"type":"object","properties":'
     b'{"ok":{"type":"boolean"}}}}}},"requestState":"s-1","_meta":%s}' % (b"m" * 5000, INFO),
 }
 TOOLS = [
     {"name": name, "inputSchema": {"type": "object"}}
-    for name in ("report", "broken", "not-utf8", "nan", "ask")
+    for name in ("report", "broken", "not-utf8", "nan", "duplicate", "ask")
 ]
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]

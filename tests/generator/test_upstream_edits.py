@@ -75,7 +75,7 @@ def test_an_extension_has_neither(tmp_path: Path) -> None:
 def test_the_catalog_lists_every_pinned_revision_from_the_overlays() -> None:
     catalog = importlib.import_module("snodo.revisions.catalog")
     found = revisions()
-    cores = [r for r in found if r.overlay.extension is None]
+    cores = [r for r in found if r.overlay.extension is None and r.overlay.document is None]
     assert [row[0] for row in catalog.CATALOG] == [r.pin.revision for r in cores]
     assert sorted(row[0] for row in catalog.CATALOG) == sorted(
         (r.pin.revision for r in cores), reverse=False
@@ -96,6 +96,11 @@ def test_the_catalog_lists_every_pinned_revision_from_the_overlays() -> None:
         ("ext-tasks", "snodo_wire_tasks"),
         ("ext-skills", "snodo_wire_skills"),
         ("ext-apps", "snodo_wire_apps"),
+    )
+    assert catalog.DOCUMENTS == (
+        ("server-json", "snodo_wire_server_json"),
+        ("server-card", "snodo_wire_server_card"),
+        ("mcpb-manifest", "snodo_wire_mcpb"),
     )
     assert CATALOG.read_text() == render_catalog(found)
 
@@ -335,7 +340,9 @@ def _without_branch(node: Any, branch: dict[str, str]) -> Any:
     return node
 
 
-CORE_REVISIONS = [r for r in revisions() if r.overlay.extension is None]
+CORE_REVISIONS = [
+    r for r in revisions() if r.overlay.extension is None and r.overlay.document is None
+]
 REMOVALS = [
     (revision, name)
     for revision in CORE_REVISIONS

@@ -4,6 +4,9 @@ server-filesystem, server-memory, all 2025-11-25 servers): every tool server-eve
 lists to a client with every handler is called, its task-required one included (that
 revision's task augmentation: created, polled, its result fetched). Skipped when the
 servers are not installed (scripts/_env.sh install_reference_servers; scripts/test does).
+
+Marked slow: each test starts the Node servers and ``snodo`` processes one after the
+other (25 to 35 s a test).
 """
 
 from __future__ import annotations
@@ -23,10 +26,14 @@ from tests.support import processes
 from tests.support.paths import ROOT
 
 BIN = ROOT / "interop" / "reference_servers" / "node_modules" / ".bin"
-pytestmark = pytest.mark.skipif(
-    not (BIN / "mcp-server-everything").exists(),
-    reason="the reference servers are not installed (scripts/_env.sh install_reference_servers)",
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not (BIN / "mcp-server-everything").exists(),
+        reason="the reference servers are not installed "
+        "(scripts/_env.sh install_reference_servers)",
+    ),
+]
 EVERYTHING = [str(BIN / "mcp-server-everything"), "stdio"]
 
 

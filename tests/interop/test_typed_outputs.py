@@ -1,7 +1,9 @@
 """A typed tool's outputSchema and structuredContent (docs/examples/typed.py) read by the
 official Python SDK's client (mcp 2.3.0) and the official TypeScript client, each of
 which checks every result against the schema it listed with its own JSON Schema
-validator and raises on a mismatch; in both eras."""
+validator and raises on a mismatch; in both eras.
+
+Marked slow: each client is a process of its own, started per era (about 25 s)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ import pytest
 
 from tests.support.paths import ROOT
 from tests.support.processes import serving, snodo_run
+
+pytestmark = pytest.mark.slow
 
 mcp_client = pytest.importorskip("mcp.client")
 

@@ -54,6 +54,7 @@ NEEDS_EXTRA: dict[str, str] = {
             "presets",
             "proxy",
             "proxy_clients",
+            "proxy_documents",
             "proxy_grants",
             "proxy_limits",
             "proxy_store",
@@ -216,7 +217,7 @@ def test_the_source_distribution_builds_a_wheel(tmp_path: Path) -> None:
 def test_the_command_runs_from_the_bare_venv(venv: Path, command: list[str]) -> None:
     out = _run([venv / "bin" / command[0], *command[1:], "--help"], cwd=venv)
     assert out.startswith("usage: snodo")
-    assert "{run,state,version,list,call,proxy,install,dev}" in out
+    assert "{run,state,version,list,call,proxy,install,dev,card,server-json,bundle}" in out
 
 
 def test_modules_without_their_extra_say_which_extra(venv: Path) -> None:

@@ -5,6 +5,9 @@ Then the three-step key rotation is rolled across the workers one at a time, and
 worker is killed and restarted, all while flows are in flight: no token is rejected
 and no flow fails. A round that finds its worker down is sent to another one, as a
 load balancer with health checks would.
+
+Marked slow: worker processes killed and restarted while flows are in flight (about
+40 s).
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ import pytest
 from snodo.core.http_headers import request_headers
 from tests.support.paths import ROOT
 from tests.support.processes import accepting, free_port, snodo_run
+
+pytestmark = pytest.mark.slow
 
 A = "a:" + "aa" * 32
 B = "b:" + "bb" * 32

@@ -1,5 +1,6 @@
-"""The registration surface: explicit keywords, each documented, misspellings refused
-where the decorator is written, and each decorator's add_* twin registering the same."""
+"""The registration surface: each kind's options declared once and each documented,
+misspellings refused where the decorator is written, and each decorator's add_* twin
+registering the same."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from snodo.server import Server
+from snodo.server import Server, options
 from snodo.server.decorators import Decorators
 from tests.support.wire import answer, request
 
@@ -28,27 +29,38 @@ def test_a_misspelt_option_is_a_type_error_at_definition(
     decorator: str, args: tuple[Any, ...], typo: dict[str, Any]
 ) -> None:
     server = Server("s", "1")
-    with pytest.raises(TypeError, match="unexpected keyword"):
+    with pytest.raises(TypeError, match=f"unexpected option.*{next(iter(typo))}"):
         getattr(server, decorator)(*args, **typo)
+    add = f"add_{'template' if decorator == 'resource_template' else decorator}"
+    with pytest.raises(TypeError, match="unexpected option"):
+        getattr(server, add)(lambda: "x", *args, **typo)
+
+
+KINDS = {
+    "tool": options.ToolOptions,
+    "resource": options.ResourceOptions,
+    "resource_template": options.TemplateOptions,
+    "prompt": options.PromptOptions,
+}
 
 
 @pytest.mark.parametrize("name", DECORATORS)
-def test_every_option_is_a_keyword_with_a_line_of_its_own_in_the_docstring(name: str) -> None:
-    method = getattr(Decorators, name)
-    options = [
-        p.name
-        for p in inspect.signature(method).parameters.values()
-        if p.kind is inspect.Parameter.KEYWORD_ONLY
-    ]
-    assert options and "name" in options
-    assert not any(
-        p.kind is inspect.Parameter.VAR_KEYWORD
-        for p in inspect.signature(method).parameters.values()
-    )
-    doc = inspect.getdoc(method) or ""
-    assert [o for o in options if f":param {o}:" not in doc] == []
+def test_each_kind_declares_its_options_once_and_documents_each(name: str) -> None:
+    """The decorator and its add_* twin take the kind's one options mapping; every
+    option has a line of its own in the docs of the mapping that declares it."""
+    kind = KINDS[name]
     twin = getattr(Decorators, f"add_{'template' if name == 'resource_template' else name}")
-    assert [p for p in inspect.signature(twin).parameters if p in options] == options
+    for method in (getattr(Decorators, name), twin):
+        parameters = inspect.signature(method).parameters.values()
+        keywords = [p for p in parameters if p.kind is inspect.Parameter.VAR_KEYWORD]
+        assert [str(p.annotation) for p in keywords] == [f"Unpack[{kind.__name__}]"]
+        assert not [p for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    own = set(kind.__annotations__) - set(options.ItemOptions.__annotations__)
+    shared = set(options.ItemOptions.__annotations__)
+    assert "name" in shared and own
+    doc, module_doc = inspect.getdoc(kind) or "", options.__doc__ or ""
+    assert [o for o in own if f"- ``{o}``:" not in doc] == []
+    assert [o for o in shared if f"- ``{o}``:" not in module_doc] == []
 
 
 def test_the_add_twins_register_what_the_decorators_do() -> None:

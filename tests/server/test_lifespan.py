@@ -9,6 +9,7 @@ import json
 import os
 import signal
 import subprocess
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,7 +21,7 @@ from snodo import Client, Context, Server
 from snodo.client.transports import MemoryTransport
 from snodo.server.lifespan import StartupFailed
 from tests.support.paths import ROOT
-from tests.support.processes import accepting, free_port, snodo_run
+from tests.support.processes import STARTUP_SECONDS, accepting, free_port, snodo_run
 from tests.support.wire import VERSION, request
 
 TARGET = "tests/server/lifespan_server.py:server"
@@ -36,6 +37,14 @@ HEADERS = {
 def events(log: Path) -> list[tuple[str, int]]:
     lines = log.read_text().splitlines() if log.exists() else []
     return [(line.rsplit(" ", 1)[0], int(line.rsplit(" ", 1)[1])) for line in lines]
+
+
+def events_once(log: Path, count: int, seconds: float = STARTUP_SECONDS) -> list[tuple[str, int]]:
+    """The events, once ``count`` are written or ``seconds`` have passed."""
+    deadline = time.monotonic() + seconds
+    while len(found := events(log)) < count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return found
 
 
 def which(url: str) -> str:
@@ -70,7 +79,9 @@ def test_each_worker_opens_its_lifespans_once_and_closes_them_at_sigterm(
     process = started(command, log, port)
     try:
         answers = {which(f"http://127.0.0.1:{port}/mcp") for _ in range(12)}
-        opened = events(log)
+        # The port accepts once the first worker serves; on a busy machine the others
+        # may still be starting, and may not have taken any of the calls above.
+        opened = events_once(log, 2 * workers)
         assert sorted(e for e, _ in opened) == sorted(["open pool", "open settings"] * workers)
         assert {f"{pid} settings of lifespans" for e, pid in opened} >= answers
         assert len({pid for _, pid in opened}) == workers  # once per worker

@@ -39,9 +39,11 @@ def greet() -> str:
 def test_changes_clients_listen_for_are_reported() -> None:
     heard: list[str] = []
     registry = Registry(heard.append)
-    registry.add_tool(make_tool(tool, name="a"))  # the first tool changes capabilities, not a list
-    registry.add_tool(make_tool(tool, name="b"))
-    registry.add_tool(make_tool(tool, name="b"))
+    registry.add_tool(
+        make_tool(tool, {"name": "a"})
+    )  # the first tool changes capabilities, not a list
+    registry.add_tool(make_tool(tool, {"name": "b"}))
+    registry.add_tool(make_tool(tool, {"name": "b"}))
     registry.remove_tool("b")
     registry.remove_tool("never-there")
     registry.add_resource(make_resource(reader, "note://one"))
@@ -102,8 +104,8 @@ def test_capabilities_and_offered_methods_follow_what_is_registered() -> None:
 
 def test_mirrored_headers_of_a_tool_and_none_for_unknown_names() -> None:
     registry = Registry()
-    registry.add_tool(make_tool(tool, name="headed", input_schema=HEADED))
-    registry.add_tool(make_tool(tool, name="plain"))
+    registry.add_tool(make_tool(tool, {"name": "headed", "input_schema": HEADED}))
+    registry.add_tool(make_tool(tool, {"name": "plain"}))
     assert registry.mirrored_headers("headed") == ((("region",), "Region"),)
     assert registry.mirrored_headers("plain") == ()
     assert registry.mirrored_headers("missing") == ()
@@ -111,10 +113,10 @@ def test_mirrored_headers_of_a_tool_and_none_for_unknown_names() -> None:
 
 def test_a_fixed_resource_wins_over_templates_tried_in_order() -> None:
     registry = Registry()
-    registry.add_template(make_template(by_name, "note://{name}", mime_type="text/markdown"))
+    registry.add_template(make_template(by_name, "note://{name}", {"mime_type": "text/markdown"}))
     registry.add_template(make_template(by_name, "note://{name}/{part}"))
     registry.add_resource(
-        make_resource(reader, "note://fixed", mime_type="text/plain", scopes=["notes"])
+        make_resource(reader, "note://fixed", {"mime_type": "text/plain", "scopes": ["notes"]})
     )
     fixed = registry.find_resource("note://fixed")
     assert fixed is not None and fixed[1:] == ({}, "text/plain", frozenset({"notes"}), None)

@@ -11,7 +11,7 @@ import pytest
 from snodo import Server
 from snodo.server import LegacyLimits
 from snodo.server.notify_bus import RedisBus
-from snodo.server.routes import Request, Response, ready, redacted, redis_urls
+from snodo.server.routes import Request, Response, ready, redis_dependencies, redis_urls
 from snodo.stores import RedisGuard
 from snodo.tasks import Tasks
 from snodo.tasks.redis import RedisTaskStore
@@ -61,12 +61,21 @@ def test_the_redis_urls_a_server_was_configured_with() -> None:
         legacy=LegacyLimits(store=two),
     )
     assert redis_urls(server) == [one, two]
+    assert redis_dependencies(server) == {
+        "replay guard": one,
+        "task store": two,
+        "notification bus": one,
+        "legacy session store": two,
+    }
 
 
-def test_readiness_names_each_unreachable_redis_without_its_password() -> None:
-    closed = "redis://:secret@127.0.0.1:1/0"
-    server = Server("redis", "1.0.0", state_secret=b"k" * 32, state_guard=RedisGuard(closed))
-    reasons = asyncio.run(ready(server, timeout=5))
-    assert reasons == ["redis redis://:***@127.0.0.1:1/0: ConnectionError"]
-    assert redacted("redis://user:pw@host:6379/2") == "redis://user:***@host:6379/2"
-    assert redacted("redis://host") == "redis://host"
+def test_readiness_names_the_dependency_that_failed_and_nothing_of_its_url() -> None:
+    closed = "redis://:secret@127.0.0.1:1/0?password=hunter2"
+    server = Server(
+        "redis",
+        "1.0.0",
+        state_secret=b"k" * 32,
+        state_guard=RedisGuard(closed),
+        tasks=Tasks(RedisTaskStore(closed)),
+    )
+    assert asyncio.run(ready(server, timeout=5)) == ["replay guard", "task store"]

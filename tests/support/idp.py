@@ -5,7 +5,14 @@ in through them: discovery (OpenID Connect and RFC 8414), a JWKS, ``/authorize``
 a login page a person approves or cancels, code + PKCE S256 + state, ``/token`` for
 confidential clients (``client_secret_basic``, ``client_secret_post`` and
 ``private_key_jwt``, RFC 7523) with the authorization code, refresh token and client
-credentials grants, an ``id_token`` and a JWT access token, and ``/userinfo``. Clients
+credentials grants, an ``id_token`` and a JWT access token, and ``/userinfo``. As an
+enterprise identity provider it also does token exchange (RFC 8693) for a client
+registered with that grant: an ID token it issued to that client for an ID-JAG (naming
+the client's ``jag_client_id``), and an access token of its own for one to another
+audience (on behalf of its subject), recording each in ``exchanges``. It takes a
+workload's identity token with the ``jwt-bearer`` grant (RFC 7523) when the platform
+that signed it is trusted (``trust_workloads``), for a client registered with that
+grant, which needs no secret. Clients
 are registered by the test (``add_client``), never over the wire: the provider has no
 registration endpoint, which is the point. Knobs: ``deny_login`` (the person's
 sign-in fails), ``requests`` (count per path), ``rotate()`` (a new signing key),
@@ -60,6 +67,11 @@ USER: dict[str, Any] = {
 }
 
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
+ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"
+ACCESS_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:access_token"
+ID_JAG_TYPE = "urn:ietf:params:oauth:token-type:id-jag"
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
 
 def s256(verifier: str) -> str:
@@ -78,6 +90,8 @@ class ProviderClient:
     keys: KeySet | None = None
     """Public keys for ``private_key_jwt``; a client with keys authenticates only so."""
     grant_types: tuple[str, ...] = ("authorization_code", "refresh_token")
+    jag_client_id: str | None = None
+    """The client's id at MCP authorization servers, which its ID-JAGs name."""
 
 
 @dataclass
@@ -119,6 +133,10 @@ class Provider:
         """(form, Authorization header) of every token request, as it arrived."""
         self.assertions: list[tuple[dict[str, Any], dict[str, Any]]] = []
         """(header, claims) of every client assertion accepted."""
+        self.exchanges: list[dict[str, str]] = []
+        """The form of every token exchange granted."""
+        self.workload_issuers: dict[str, KeySet] = {}
+        """Platforms whose workload tokens the jwt-bearer grant takes, by issuer."""
         self._pending: dict[str, dict[str, str]] = {}
         self._codes: dict[str, _Code] = {}
         self._refresh: dict[str, tuple[str, str, str | None]] = {}
@@ -145,8 +163,11 @@ class Provider:
         *,
         keys: KeySet | None = None,
         grant_types: tuple[str, ...] = ("authorization_code", "refresh_token"),
+        jag_client_id: str | None = None,
     ) -> ProviderClient:
-        client = ProviderClient(client_id, secret, list(redirect_uris), keys, grant_types)
+        client = ProviderClient(
+            client_id, secret, list(redirect_uris), keys, grant_types, jag_client_id
+        )
         self.clients[client_id] = client
         return client
 
@@ -173,7 +194,13 @@ class Provider:
             "subject_types_supported": ["public"],
             "id_token_signing_alg_values_supported": [self.alg],
             "scopes_supported": ["openid", "email", "profile", "offline_access"],
-            "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
+            "grant_types_supported": [
+                "authorization_code",
+                "refresh_token",
+                "client_credentials",
+                TOKEN_EXCHANGE,
+                JWT_BEARER,
+            ],
             "code_challenge_methods_supported": ["S256"],
             "token_endpoint_auth_methods_supported": [
                 "client_secret_basic",
@@ -185,9 +212,36 @@ class Provider:
             "authorization_response_iss_parameter_supported": True,
         }
 
-    def sign(self, claims: dict[str, Any], key: RSAKey | ECKey | None = None) -> str:
+    def sign(
+        self, claims: dict[str, Any], key: RSAKey | ECKey | None = None, typ: str = "JWT"
+    ) -> str:
         signer = key or self.keys[0]
-        return jwt.encode({"alg": self.alg, "kid": signer.kid, "typ": "JWT"}, claims, signer)
+        return jwt.encode({"alg": self.alg, "kid": signer.kid, "typ": typ}, claims, signer)
+
+    def id_token(self, client_id: str, **extra: Any) -> str:
+        """An ID token of the test user's, as its sign-in at ``client_id`` would give."""
+        now = int(time.time())
+        claims = {"iss": self.issuer, "aud": client_id, "iat": now, "exp": now + 300}
+        return self.sign({**claims, **self.user, **extra})
+
+    def id_jag(self, client_id: str, audience: str, resource: str | None, **extra: Any) -> str:
+        """An ID-JAG for the test user (ext-auth section 4.3): ``extra`` over its claims,
+        ``typ=`` its header's."""
+        now = int(time.time())
+        typ = str(extra.pop("typ", "oauth-id-jag+jwt"))
+        claims = {
+            "iss": self.issuer,
+            "sub": self.user["sub"],
+            "aud": audience,
+            "resource": resource,
+            "client_id": client_id,
+            "jti": secrets.token_urlsafe(16),
+            "iat": now,
+            "exp": now + 300,
+            "email": self.user["email"],
+            **extra,
+        }
+        return self.sign({k: v for k, v in claims.items() if v is not None}, typ=typ)
 
     def mint_access_token(self, audience: str = CLIENT_ID, **extra: Any) -> str:
         """An access token of the provider's own, as a client would hold one."""
@@ -397,7 +451,42 @@ class Provider:
         self.assertions.append((dict(token.header), dict(claims)))
         return client
 
+    def trust_workloads(self, issuer: str, keys: KeySet) -> None:
+        """Take workload tokens ``issuer`` signs with ``keys`` (a platform's)."""
+        self.workload_issuers[issuer] = keys
+
+    def _workload(self, form: dict[str, str]) -> dict[str, Any]:
+        """RFC 7523 section 3: a workload token of a trusted platform, for this
+        provider, not expired; the token issued names its subject."""
+        client = self.clients.get(form.get("client_id", ""))
+        if client is None or JWT_BEARER not in client.grant_types:
+            raise OAuthRefusal("invalid_client", "unknown client", 401)
+        assertion = form.get("assertion", "")
+        try:
+            issuer = json.loads(_b64(assertion.split(".")[1])).get("iss")
+            claims = jwt.decode(assertion, self.workload_issuers[issuer]).claims
+        except (ValueError, IndexError, KeyError, JoseError, AttributeError):
+            raise OAuthRefusal("invalid_grant", "not a workload token I trust") from None
+        audience = claims.get("aud")
+        audiences = audience if isinstance(audience, list) else [audience]
+        if self.issuer not in audiences and self.token_endpoint not in audiences:
+            raise OAuthRefusal("invalid_grant", "the workload token is for another audience")
+        if claims.get("exp", 0) <= time.time():
+            raise OAuthRefusal("invalid_grant", "the workload token has expired")
+        scope, resource = form.get("scope", ""), form.get("resource")
+        access = self.mint_access_token(
+            resource or client.client_id, sub=claims["sub"], scope=scope, client_id=client.client_id
+        )
+        return {
+            "access_token": access,
+            "token_type": "Bearer",
+            "expires_in": self.token_lifetime,
+            "scope": scope,
+        }
+
     def _token(self, headers: dict[str, str], form: dict[str, str]) -> dict[str, Any]:
+        if form.get("grant_type") == JWT_BEARER and "client_secret" not in form:
+            return self._workload(form)  # a public client: the assertion is its proof
         client = self._authenticate(headers, form)
         grant = form.get("grant_type", "")
         if grant not in client.grant_types:
@@ -423,7 +512,55 @@ class Provider:
         if grant == "client_credentials":
             scope, resource = form.get("scope", ""), form.get("resource")
             return self._issue(client, scope, None, resource, refresh=False, machine=True)
+        if grant == TOKEN_EXCHANGE:
+            return self._exchange(client, form)
         raise OAuthRefusal("unsupported_grant_type", f"{grant!r} is not supported")
+
+    def _exchange(self, client: ProviderClient, form: dict[str, str]) -> dict[str, Any]:
+        """RFC 8693: the subject token, one of this provider's, for an ID-JAG (an ID
+        token issued to this client) or for an access token to another audience."""
+        try:
+            claims = jwt.decode(form.get("subject_token", ""), KeySet(list(self.keys))).claims
+        except (ValueError, JoseError):
+            raise OAuthRefusal("invalid_grant", "the subject token is not one of mine") from None
+        if claims.get("iss") != self.issuer or claims.get("exp", 0) <= time.time():
+            raise OAuthRefusal("invalid_grant", "the subject token is expired or foreign")
+        kind, wanted = form.get("subject_token_type"), form.get("requested_token_type")
+        audience, resource = form.get("audience"), form.get("resource")
+        if kind == ID_TOKEN_TYPE and wanted == ID_JAG_TYPE:
+            if claims.get("aud") != client.client_id:
+                raise OAuthRefusal("invalid_grant", "the ID token was issued to another client")
+            if not audience or not resource:
+                raise OAuthRefusal("invalid_request", "an ID-JAG needs audience and resource")
+            self.exchanges.append(form)
+            scope = {"scope": form["scope"]} if form.get("scope") else {}
+            jag = self.id_jag(client.jag_client_id or client.client_id, audience, resource, **scope)
+            return {
+                "access_token": jag,
+                "issued_token_type": ID_JAG_TYPE,
+                "token_type": "N_A",
+                "expires_in": 300,
+            }
+        if kind == ACCESS_TOKEN_TYPE and wanted in (None, ACCESS_TOKEN_TYPE):
+            if not audience and not resource:
+                raise OAuthRefusal("invalid_target", "name the audience or the resource")
+            self.exchanges.append(form)
+            scope = form.get("scope") or str(claims.get("scope", ""))
+            access = self.mint_access_token(
+                audience or str(resource),
+                sub=claims["sub"],
+                scope=scope,
+                client_id=client.client_id,
+                act={"sub": client.client_id},
+            )
+            return {
+                "access_token": access,
+                "issued_token_type": ACCESS_TOKEN_TYPE,
+                "token_type": "Bearer",
+                "expires_in": self.token_lifetime,
+                "scope": scope,
+            }
+        raise OAuthRefusal("invalid_request", f"cannot exchange {kind} for {wanted}")
 
     def _issue(
         self,

@@ -25,7 +25,8 @@ def example_files() -> list[Path]:
 
 def copy_checkout(into: Path) -> Path:
     """The files a clean checkout would have (tracked, or new and not ignored), copied
-    into ``into`` as they are on disk."""
+    into ``into`` as they are on disk, and the npm packages the scripts installed
+    (``interop/*/node_modules``: a pin may read its schema there) linked in."""
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=ROOT,
@@ -37,4 +38,8 @@ def copy_checkout(into: Path) -> Path:
         if source.is_file():
             (into / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, into / name)
+    for modules in ROOT.glob("interop/*/node_modules"):
+        target = into / modules.relative_to(ROOT)
+        if target.parent.is_dir() and not target.exists():
+            target.symlink_to(modules.resolve(), target_is_directory=True)
     return into

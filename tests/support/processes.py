@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -15,17 +17,58 @@ from typing import Any
 
 from tests.support.paths import ROOT
 
-STARTUP_SECONDS = 20.0
+STARTUP_SECONDS = 60.0
+"""How long a server may take to accept: on 2 cores shared by the parallel suite and
+whatever else runs, a start (an interpreter importing snodo) can take several times its
+2 s; one that never starts still fails, once this has passed."""
 PORT_ATTEMPTS = 3
 """A port is free when chosen; another process may take it before the server binds it."""
 
 
+PORT_BLOCK = 1000
+FIRST_BLOCK = 20_000
+"""Under pytest-xdist, worker N chooses its ports from FIRST_BLOCK + N * PORT_BLOCK on,
+below the kernel's ephemeral range (32768-60999 on Linux), where a port bound to 0 or
+a client connection's own port never lands."""
+
+
+def _worker_ports() -> Iterator[int]:
+    """This process's ports: its xdist worker's block, in turn from a random place in it
+    (so two suites run side by side by different people rarely start on the same port),
+    or nothing outside xdist or past the blocks below the ephemeral range."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    index = int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else -1
+    base = FIRST_BLOCK + index * PORT_BLOCK
+    if index < 0 or base + PORT_BLOCK > 32_768:
+        return
+    start = random.randrange(PORT_BLOCK)
+    while True:
+        for offset in range(PORT_BLOCK):
+            yield base + (start + offset) % PORT_BLOCK
+
+
+_PORTS = _worker_ports()
+
+
 def free_port() -> int:
-    """A loopback port nobody listens on right now, chosen at run time."""
+    """A loopback port nobody listens on right now, chosen at run time.
+
+    Parallel workers never choose the same one: each takes its ports from a block of
+    its own, one after the other, so a port another worker's server is about to bind
+    is never handed out here too, and a port this worker just let go is not chosen
+    again at once. Outside xdist (or where no port of the block is free), the kernel
+    chooses (bind to port 0)."""
+    for port in itertools.islice(_PORTS, PORT_BLOCK):
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue  # taken by something else: the next one
+            return port
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+        chosen: int = sock.getsockname()[1]
+        return chosen
 
 
 def accepting(process: subprocess.Popen[Any], port: int, seconds: float = STARTUP_SECONDS) -> bool:

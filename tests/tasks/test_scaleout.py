@@ -5,6 +5,9 @@ process. A task created on one is polled, answered and cancelled through both.
 The official runner's ten tasks-* scenarios run through the proxy (when the pinned
 runner is installed, as ``scripts/conformance`` does), and an MRTR flow inside a
 task is driven by hand with literal JSON, checking that the rounds alternate.
+
+Marked slow: two workers and a proxy per test, and the runner's ten scenarios each a
+Node process of its own (about a minute for each store).
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from snodo.core.http_headers import request_headers
 from tests.support.paths import ROOT
 from tests.support.processes import serving, snodo_run
 from tests.support.wire import VERSION, request
+
+pytestmark = pytest.mark.slow
 
 RUNNER = ROOT / "interop" / "conformance"
 TASK_SCENARIOS = (

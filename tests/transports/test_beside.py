@@ -5,7 +5,9 @@ server), and a server's own routes."""
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -67,6 +69,7 @@ def test_a_preflight_from_the_listed_origin(base: str, http: httpx.Client) -> No
         "content-type",
         "accept",
         "authorization",
+        "dpop",
         "mcp-protocol-version",
         "mcp-session-id",
         "last-event-id",
@@ -89,7 +92,9 @@ def test_answers_to_the_listed_origin_carry_cors_headers(base: str, http: httpx.
     assert answer.json()["result"]["content"][0]["text"] == "in eu"
     assert answer.headers["access-control-allow-origin"] == APP
     exposed = answer.headers["access-control-expose-headers"]
-    assert exposed == "mcp-session-id, mcp-protocol-version, www-authenticate, retry-after"
+    assert exposed == (
+        "mcp-session-id, mcp-protocol-version, www-authenticate, retry-after, dpop-nonce"
+    )
     # A refusal too: the browser must be able to read why.
     wrong = headers_for(message, origin=APP) | {"Mcp-Param-Region": "us"}
     refused = http.post(f"{base}/mcp", json=message, headers=wrong)
@@ -157,10 +162,12 @@ def test_probe_paths_are_configurable(http: httpx.Client) -> None:
 
 
 class Redis:
-    """A redis-server on a fixed loopback port, started and stopped at will."""
+    """A redis-server on a fixed loopback port, started and stopped at will; with a
+    ``password``, one that asks for it."""
 
-    def __init__(self, binary: str, port: int, workdir: Path) -> None:
+    def __init__(self, binary: str, port: int, workdir: Path, password: str = "") -> None:
         self.binary, self.port, self.workdir = binary, port, workdir
+        self.password = password
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
@@ -168,14 +175,26 @@ class Redis:
             [
                 *(self.binary, "--port", str(self.port), "--bind", "127.0.0.1"),
                 *("--save", "", "--appendonly", "no", "--dir", str(self.workdir)),
+                *(("--requirepass", self.password) if self.password else ()),
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + START_TIMEOUT
-        while not answers_ping(self.port):
+        while not self.answers():
             assert self.process.poll() is None and time.monotonic() < deadline
             time.sleep(0.02)
+
+    def answers(self) -> bool:
+        if not self.password:
+            return answers_ping(self.port)
+        with (
+            contextlib.suppress(OSError),
+            socket.create_connection(("127.0.0.1", self.port), 1) as sock,
+        ):
+            sock.sendall(b"PING\r\n")
+            return sock.recv(64).startswith(b"-NOAUTH")
+        return False
 
     def stop(self) -> None:
         if self.process is not None:
@@ -187,8 +206,9 @@ def test_readiness_follows_redis(http: httpx.Client, tmp_path: Path) -> None:
     binary = shutil.which("redis-server")
     if binary is None:
         pytest.skip("redis-server is not installed (CI: apt-get install redis-server)")
-    redis = Redis(binary, free_port(), tmp_path)
-    url = f"redis://127.0.0.1:{redis.port}"
+    # The password in the URL's query: nothing of the URL may reach the probe's answer.
+    redis = Redis(binary, free_port(), tmp_path, password="hunter2")
+    url = f"redis://127.0.0.1:{redis.port}/0?password=hunter2"
 
     def command(port: int) -> list[str]:
         return ["env", f"TEST_REDIS={url}", *snodo_run(TARGET, "http", "--port", str(port))]
@@ -197,9 +217,12 @@ def test_readiness_follows_redis(http: httpx.Client, tmp_path: Path) -> None:
         with serving(command) as running:
             stopped = http.get(f"{running.base}/readyz")
             assert stopped.status_code == 503
-            reasons = stopped.json()
-            assert reasons["status"] == "not ready"
-            assert reasons["reasons"][0].startswith(f"redis {url}: ")
+            assert stopped.json() == {
+                "status": "not ready",
+                "failed": ["replay guard", "task store"],
+            }
+            for leaked in ("hunter2", str(redis.port), "127.0.0.1", "redis"):
+                assert leaked not in stopped.text
             assert http.get(f"{running.base}/healthz").status_code == 200  # alive all along
             redis.start()
             assert http.get(f"{running.base}/readyz").json() == {"status": "ready"}

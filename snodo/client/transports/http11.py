@@ -8,7 +8,7 @@ A request that a reused keep-alive connection lost before any byte of its answer
 ``keepalive.Unanswered`` (the caller sends it again); any other failure of the connection is a
 ``WireError`` (an ``OSError``), a read that waited past the timeout a ``WireTimeout``; a request
 that cannot be written safely (a header with a line break, NUL or a character outside ASCII) is a
-``WireError`` too, and nothing of it is sent.
+``WireError`` too, and nothing of it is sent. An answer's head is bounded (``answer_head``).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ except ModuleNotFoundError as missing:  # a bare install: HttpTransport falls ba
     message = "snodo.client.transports.http11 needs the snodo[http] extra"
     raise ModuleNotFoundError(f"{message}: pip install 'snodo[http]'") from missing
 
+from snodo.client.transports.answer_head import Head, HeadTooLarge
 from snodo.client.transports.keepalive import Unanswered
 from snodo.client.transports.tls import default_tls
 
@@ -169,6 +170,7 @@ class _Connection(asyncio.Protocol):
         self.heard = False
         self.paused = False
         self.informational = False
+        self.head = Head()
         self.drained: asyncio.Future[None] | None = None
         self.timer: asyncio.TimerHandle | None = None
         """One per connection, left running between answers (``_expire``)."""
@@ -189,11 +191,15 @@ class _Connection(asyncio.Protocol):
         answer.last = self.origin.loop.time()
         try:
             self.parser.feed_data(data)
+            if not answer.status:  # still no head, none before: httptools holds what came
+                self.head.reading(len(data))
         except httptools.HttpParserUpgrade:
             answer._failed(WireError("the server switched protocols"))
             self.close()
-        except httptools.HttpParserError as exc:
-            answer._failed(WireError(f"not an HTTP/1.1 answer: {exc}"))
+        except (httptools.HttpParserError, HeadTooLarge) as exc:
+            found = exc.__context__ if isinstance(exc, httptools.HttpParserError) else exc
+            why = found if isinstance(found, HeadTooLarge) else f"not an HTTP/1.1 answer: {exc}"
+            answer._failed(WireError(why))
             self.close()
 
     def eof_received(self) -> bool:
@@ -238,15 +244,13 @@ class _Connection(asyncio.Protocol):
 
     def on_header(self, name: bytes, value: bytes) -> None:
         assert self.answer is not None
-        key = name.decode("latin-1").lower()
-        text = value.decode("latin-1")
-        headers = self.answer.headers
-        headers[key] = f"{headers[key]}, {text}" if key in headers else text
+        self.head.header(self.answer.headers, name, value)
 
     def on_headers_complete(self) -> None:
         answer = self.answer
         assert answer is not None
         status = self.parser.get_status_code()
+        self.head.complete(answer.headers)
         if 100 <= status < 200:  # an interim answer (100 Continue, 103): the real one follows
             self.informational = True
             answer.headers = {}
@@ -305,7 +309,7 @@ class _Connection(asyncio.Protocol):
         answer = Answer(self, head)
         self.answer = answer
         self.reused = self.answered > 0
-        self.heard = False
+        self.heard, self.head = False, Head()  # a head of its own, counted from nothing
         answer.last = loop.time()
         answer.timeout = timeout
         if timeout is not None and self.timer is None:

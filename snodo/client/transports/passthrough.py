@@ -1,23 +1,28 @@
 """A response whose result keeps its large members as their bytes, for a proxy to pass on.
 
 A proxy that decodes a backend's result only to encode it again spends most of its
-time on a large answer building values it never looks at: a result of 20,000 text
-blocks (about 1 MB) costs 3.4 ms to decode with orjson (9.6 with
-``snodo.core.jsonrpc.decode``'s checks) and 0.4 ms to encode, against 0.4 ms to read it
-here. ``decode`` reads the envelope and the result's members; a member larger than
-``SMALL_MEMBER`` bytes is checked (well-formed JSON, valid UTF-8, no NaN, no line end)
-and kept as an ``orjson.Fragment`` of its bytes, which ``snodo.core.jsonrpc.encode`` writes
-out as they are (``snodo.core.jsonrpc.read_kept`` decodes them for a reader that needs the
-values). Everything the proxy reads stays decoded: ``_meta``, the small members
-(``isError``, ``resultType``, a cursor), and the whole of a result that is not complete
-(its questions and state).
+time on a large answer on ``snodo.core.jsonrpc.decode``'s checks and on encoding: a result
+of 20,000 text blocks (about 1 MB) costs 9.6 ms to decode (3.4 of them orjson's) and
+0.4 ms to encode. ``decode`` reads the envelope and the result's members; a member
+larger than ``SMALL_MEMBER`` bytes is checked (well-formed JSON, valid UTF-8, no NaN,
+no line end, no key given twice) and kept as an ``orjson.Fragment`` of its bytes,
+which ``snodo.core.jsonrpc.encode`` writes out as they are (``snodo.core.jsonrpc.read_kept``
+decodes them for a reader that needs the values). Everything the proxy reads stays
+decoded: ``_meta``, the small members (``isError``, ``resultType``, a cursor), and the
+whole of a result that is not complete (its questions and state).
 
-Nesting and value counts are not bounded for the kept bytes as they are for decoded
-messages (``snodo.core.jsonrpc.MAX_DEPTH``, ``MAX_VALUES``): those bounds are on what building
-values costs here, and nothing is built. msgspec's own bound on nesting (the recursion
-limit, about a thousand levels) holds; a front that allows less refuses the answer.
-Numbers pass as written: one beyond the largest float (``1e400``), which
-``snodo.core.jsonrpc.decode`` refuses, reaches the front as the backend wrote it.
+A key given twice in one object means what the decoded path makes of it, the last
+value: a member holding one is decoded (``_collapses``), so a front never gets bytes
+that another parser would read otherwise (the first value, or a refusal). Refusing such
+keys on both paths instead would cost every decoded message a check, some 8 to 12 % of
+a whole ``tools/call`` in process; here the check costs a member holding objects what
+orjson takes to read and write it (about 3.6 ms for 20,000 text blocks, little for a
+few large strings), and nothing is decoded twice (bench/README.md). A member
+with too many values for ``snodo.core.jsonrpc.MAX_VALUES`` is decoded too, so its verdict is
+the decoded path's. msgspec's own bound on nesting (the recursion limit, about a
+thousand levels) holds; a front that allows less refuses the answer. Numbers pass as
+written: one beyond the largest float (``1e400``), which ``snodo.core.jsonrpc.decode``
+refuses, reaches the front as the backend wrote it.
 A body smaller than ``SMALL_BODY``, an error, a request or notification, or anything
 msgspec does not read as a response is decoded whole by ``snodo.core.jsonrpc.decode``, whose
 verdict stands; so is every body when msgspec or orjson is not installed.
@@ -25,6 +30,7 @@ verdict stands; so is every body when msgspec or orjson is not installed.
 
 from __future__ import annotations
 
+import json
 from typing import Any, Final
 
 from snodo.core import jsonrpc
@@ -103,12 +109,70 @@ def decode(data: bytes) -> Any:
             or key == "_meta"
             or encoded.find(b"\n") >= 0
             or encoded.find(b"\r") >= 0
+            or _collapses(encoded)
         ):
             members[key] = jsonrpc.decode(encoded)
         else:
             members[key] = orjson.Fragment(encoded)
     response: dict[str, Any] = {"jsonrpc": message.jsonrpc, "id": message.id, "result": members}
     return response
+
+
+def _collapses(encoded: bytes) -> bool:
+    """Whether decoding a member's bytes would drop a key given twice in one object (or
+    its values are too many to build here): then it is decoded, never kept.
+
+    Proven by orjson's value of the bytes, written again: the very bytes (what orjson
+    and so snodo write), or with as many colons, since every key in the text is followed
+    by one and the value keeps one per key (a string's colons are the same in both
+    unless one is escaped, ``\\u003a``: then the keys themselves are read).
+    """
+    structure = encoded.translate(None, _NOT_STRUCTURE)
+    if structure.find(b"{") < 0:
+        return False  # no object, no key
+    if len(structure) >= jsonrpc.MAX_VALUES:  # brackets and commas: an upper bound of values
+        return True
+    try:
+        written = orjson.dumps(orjson.loads(encoded))
+    except TypeError:  # past orjson's nesting bound, far past the decoded path's
+        return True
+    except orjson.JSONDecodeError:  # a number beyond a double, say, which passes as written
+        return _duplicated(encoded)
+    if written == encoded:
+        return False
+    if encoded.find(b"\\u003") >= 0:
+        return _duplicated(encoded)
+    return encoded.count(b":") != written.count(b":")
+
+
+_NOT_STRUCTURE = bytes(code for code in range(256) if code not in b"{[,")
+"""Every byte but brackets that open and commas: deleted, what is left counts values."""
+
+
+class _Duplicated(ValueError):
+    """A key given twice in one object, found by ``_EXACT``."""
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        raise _Duplicated
+    return found
+
+
+_EXACT = json.JSONDecoder(object_pairs_hook=_pairs)
+"""Reads what orjson does not, each object's keys checked (slower: every object is a call)."""
+
+
+def _duplicated(encoded: bytes) -> bool:
+    """``_collapses`` by the keys themselves, where colons cannot be counted or orjson
+    refuses the bytes: read with the standard decoder; on anything but a key given
+    twice, the verdict stays ``snodo.core.jsonrpc.decode``'s."""
+    try:
+        _EXACT.decode(encoded.decode("utf-8", "surrogatepass"))
+    except (ValueError, RecursionError):
+        return True
+    return False
 
 
 def kept(value: Any) -> bool:
