@@ -225,15 +225,13 @@ class Server(Decorators):
             {version: (dict(r.methods), r) for version, r in modern.items()},
             instructions,
             page_size,
-            tasks,
-            hide_unauthorized,
-            backend,
-            mask_errors,
+            hide_unauthorized=hide_unauthorized,
+            backend=backend,
+            mask_errors=mask_errors,
         )
-        if tasks is not None and mask_errors:
-            tasks.mask_errors = True
         self.extensions: dict[str, Extension] = {}
         """The extensions offered, by identifier (``add_extension``)."""
+        self._observer: Observer = QUIET
         if tasks is not None:  # the tasks extension, on the same footing as any other
             extensions = (*extensions, tasks_extension(tasks))
         for extension in extensions:
@@ -317,6 +315,7 @@ class Server(Decorators):
             raise ValueError(f"the extension {extension.id} is offered already")
         self.extensions[extension.id] = extension
         extension.install(self)
+        extension.observe(self._observer)
         return extension
 
     def middleware(self, function: Middleware) -> Middleware:
@@ -352,8 +351,8 @@ class Server(Decorators):
     @observer.setter
     def observer(self, observer: Observer) -> None:
         self._observer = observer
-        if self.offering.tasks is not None:
-            self.offering.tasks.observer = observer
+        for extension in self.extensions.values():
+            extension.observe(observer)
 
     async def startup(self) -> None:
         """Transports call this before serving: the lifespans are entered, then the

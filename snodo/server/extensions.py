@@ -23,6 +23,14 @@ calls the base one. The hooks, each absent unless the extension sets it:
 * ``visibility`` (``Visibility``): which items a caller sees. An item hidden from a
   caller is left out of its lists and answers every request exactly as an item that
   does not exist; a list that a rule may change by caller is marked ``private``.
+* ``calls`` (``ToolCalls``): around each tool's handler; ``before`` may refuse a call
+  (it raises), ``after`` may turn what the handler returned into the call's answer
+  (``Answered``), as the tasks extension turns background work into a task.
+* ``listening`` (``Listening``): a member of ``subscriptions/listen``'s
+  ``notifications`` the extension honours (the tasks extension's ``taskIds``).
+* ``observe(observer)``: told the server's observer, when it is set.
+* ``dependencies()``: what the server's readiness pings for the extension (Redis URLs
+  by the name of what each serves).
 
 The extensions snodo ships (MCP Apps, Skills, Tasks) are built on this API alone, in
 ``snodo.extensions``.
@@ -31,32 +39,46 @@ The extensions snodo ships (MCP Apps, Skills, Tasks) are built on this API alone
 from __future__ import annotations
 
 import inspect
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from snodo.core.context import Context
-from snodo.core.errors import InvalidParams
+from snodo.core.errors import InternalError, InvalidParams, McpError
+from snodo.core.observe import Observer
+from snodo.core.result import ToolError
+from snodo.core.types import Outcome
 from snodo.revisions import REVISIONS
 from snodo.revisions.tasks.protocol import EXTENSION_ID as TASKS_EXTENSION_ID
 from snodo.server.registry import Kind, Registry
-from snodo.tasks.engine import Tasks
+from snodo.server.subscriptions import MAX_RESOURCE_SUBSCRIPTIONS
+from snodo.server.tools import failure, finished
+from snodo.tasks.engine import Background, Tasks, declares_tasks, required_extension
 from snodo.tasks.methods import TASK_METHODS
+from snodo.tasks.redis import RedisTaskStore
 
 __all__ = [
+    "Answered",
     "Extension",
     "ExtensionMethod",
     "Hooks",
     "Host",
     "Kind",
+    "Listening",
+    "TasksExtension",
+    "ToolCalls",
     "Visibility",
     "tasks_extension",
 ]
 
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+log = logging.getLogger("snodo")
 
 
 class _Params(BaseModel):
@@ -121,11 +143,48 @@ class Visibility(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """What ``ToolCalls.after`` returns for a call it answered itself: ``outcome`` is
+    the call's answer as it stands (a task's creation, say), not a tool's value."""
+
+    outcome: Outcome
+
+
+class ToolCalls(Protocol):
+    """Around each tool's handler (an extension's ``calls``)."""
+
+    def before(self, tool: Any, ctx: Context) -> None:
+        """Before the arguments are checked: raise an ``McpError`` to refuse the call."""
+        ...
+
+    async def after(self, tool: Any, ctx: Context, value: Any) -> Any:
+        """What the handler returned, as the call goes on: the value itself, another
+        value for the tool's result, or ``Answered(outcome)`` for the call's answer."""
+        ...
+
+
+class Listening(Protocol):
+    """A member of ``subscriptions/listen``'s ``notifications`` an extension honours."""
+
+    key: str
+    """The member's name (``taskIds``)."""
+
+    def honour(self, ctx: Context, value: Any) -> Any:
+        """What of ``value`` the stream honours (the subscription keeps it under
+        ``key``); None honours nothing. Raise an ``McpError`` to refuse the listen."""
+        ...
+
+
 class Hooks(Protocol):
     """Where an extension's hooks plug in: the server's ``ServerOffering``, which the
     method handlers read."""
 
     visibility: tuple[Visibility, ...]
+    calls: tuple[ToolCalls, ...]
+    listening: tuple[Listening, ...]
+    mask_errors: bool
+    subscriptions: Any
 
 
 class Host(Protocol):
@@ -148,6 +207,10 @@ class Extension:
 
     visibility: Visibility | None = None
     """Which items each caller sees; None: this extension hides nothing."""
+    calls: ToolCalls | None = None
+    """Around each tool's handler; None: this extension leaves calls alone."""
+    listening: Listening | None = None
+    """A listen member it honours; None: none."""
 
     def __init__(
         self,
@@ -174,9 +237,21 @@ class Extension:
         registry.extension_methods.update(self.methods)
         if not self.legacy:
             registry.modern_methods.update(self.methods)
+        offering = server.offering
         if self.visibility is not None:
-            offering = server.offering
             offering.visibility = (*offering.visibility, self.visibility)
+        if self.calls is not None:
+            offering.calls = (*offering.calls, self.calls)
+        if self.listening is not None:
+            offering.listening = (*offering.listening, self.listening)
+
+    def observe(self, observer: Observer) -> None:
+        """Told the server's observer (``Server(observer=...)``), whenever it is set."""
+
+    def dependencies(self) -> dict[str, str]:
+        """The Redis URLs the extension keeps its state at, by the name of what each
+        serves: the server's readiness pings them."""
+        return {}
 
     def method(
         self, name: str, *, params: type[BaseModel], proposal: str | None = None
@@ -218,17 +293,100 @@ class Extension:
         ctx.emit(message)
 
 
-def tasks_extension(engine: Tasks) -> Extension:
-    """The tasks extension as the server offers it: ``tasks/get``, ``tasks/update`` and
-    ``tasks/cancel`` answered by ``engine``, for modern requests only."""
-    extension = Extension(TASKS_EXTENSION_ID, legacy=False)
-    handlers = {
-        "tasks/get": engine.get,
-        "tasks/update": engine.update,
-        "tasks/cancel": engine.cancel,
-    }
-    for method, spec in TASK_METHODS.items():
-        extension.methods[method] = ExtensionMethod(
-            method, None, handlers[method], params=spec.params, input_required=spec.input_required
-        )
-    return extension
+class _TaskCalls:
+    """The tasks extension around a tool call: a required task needs a client that
+    declared the extension; background work becomes a task, or runs inline for a
+    client that did not declare it."""
+
+    def __init__(self, engine: Tasks) -> None:
+        self.engine = engine
+
+    def before(self, tool: Any, ctx: Context) -> None:
+        if tool.task == "required" and not declares_tasks(ctx):
+            raise required_extension()  # ext-tasks/tasks.md: no task, no answer
+
+    async def after(self, tool: Any, ctx: Context, value: Any) -> Any:
+        if not isinstance(value, Background):
+            return value
+        if tool.task is None:
+            log.error(
+                "tool %s returned background work but was not registered with task=", tool.name
+            )
+            raise InternalError()
+        if declares_tasks(ctx):
+            finish = partial(finished, tool, revision=ctx.revision)
+            return Answered(await self.engine.begin(ctx, tool.name, finish, value))
+        try:
+            return await value.work(ctx)  # inline: the work's value is the tool's
+        except McpError:
+            raise
+        except ToolError as raised:
+            return raised
+        except Exception as exc:
+            return failure(tool, exc, self.engine.mask_errors)
+
+
+class _TaskIds:
+    """``taskIds`` of ``subscriptions/listen``: the tasks whose status the stream hears."""
+
+    key = "taskIds"
+
+    def honour(self, ctx: Context, value: Any) -> Any:
+        if not value:
+            return None
+        if not declares_tasks(ctx):
+            raise required_extension()  # ext-tasks/tasks.md, "Task Status Notifications"
+        if not isinstance(value, list) or len(value) > MAX_RESOURCE_SUBSCRIPTIONS:
+            raise InvalidParams(f"notifications.taskIds: at most {MAX_RESOURCE_SUBSCRIPTIONS} ids")
+        if not all(isinstance(task_id, str) and len(task_id) <= 256 for task_id in value):
+            raise InvalidParams("notifications.taskIds: each must be a task id string")
+        return list(value)
+
+
+class TasksExtension(Extension):
+    """The tasks extension as a server offers it: ``tasks/get``, ``tasks/update`` and
+    ``tasks/cancel`` answered by ``engine``, for modern requests only; a tool registered
+    with ``task=`` runs as a task for a client that declared the extension."""
+
+    def __init__(self, engine: Tasks) -> None:
+        super().__init__(TASKS_EXTENSION_ID, legacy=False)
+        self.engine = engine
+        handlers = {
+            "tasks/get": engine.get,
+            "tasks/update": engine.update,
+            "tasks/cancel": engine.cancel,
+        }
+        for method, spec in TASK_METHODS.items():
+            self.methods[method] = ExtensionMethod(
+                method,
+                None,
+                handlers[method],
+                params=spec.params,
+                input_required=spec.input_required,
+            )
+        self.calls = _TaskCalls(engine)
+        self.listening = _TaskIds()
+
+    def install(self, server: Host) -> None:
+        """Offer the extension at ``server``, its engine told the server's listen streams
+        and whether it masks tools' errors."""
+        super().install(server)
+        offering = server.offering
+        if offering.mask_errors:
+            self.engine.mask_errors = True
+        # task status to this process's listen streams
+        self.engine.listeners.append(offering.subscriptions.task_changed)
+
+    def observe(self, observer: Observer) -> None:
+        """The engine reports each task to the server's observer."""
+        self.engine.observer = observer
+
+    def dependencies(self) -> dict[str, str]:
+        """The task store's Redis, when it keeps its tasks there."""
+        store = self.engine.store
+        return {"task store": store.url} if isinstance(store, RedisTaskStore) else {}
+
+
+def tasks_extension(engine: Tasks) -> TasksExtension:
+    """The tasks extension as the server offers it (``TasksExtension(engine)``)."""
+    return TasksExtension(engine)

@@ -12,9 +12,8 @@ or an open ``Subscription`` for subscriptions/listen.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
-from functools import partial
 from inspect import isawaitable
 from typing import Any, Protocol
 
@@ -25,19 +24,14 @@ from snodo.core.types import ExtensionMethod, MethodHandler, Outcome, Params
 from snodo.revisions import Revision
 from snodo.server.backend import FEATURES, FORWARDED, Backend
 from snodo.server.dependencies import DependencyFailed
-from snodo.server.extensions import Visibility
+from snodo.server.extensions import Answered, Listening, ToolCalls, Visibility
 from snodo.server.invoke import PLAIN, TimedOut
 from snodo.server.pagination import page
 from snodo.server.prompts import prompt_messages
 from snodo.server.registry import Kind, Registry
 from snodo.server.resources import read_contents
-from snodo.server.subscriptions import (
-    MAX_RESOURCE_SUBSCRIPTIONS,
-    Subscriptions,
-    check_resource_subscriptions,
-)
-from snodo.server.tools import Tool, finished, plain_bind, tool_result
-from snodo.tasks.engine import Background, Tasks, declares_tasks, required_extension
+from snodo.server.subscriptions import Subscriptions, check_resource_subscriptions
+from snodo.server.tools import failure, finished, plain_bind, tool_result
 
 __all__ = [
     "HANDLERS",
@@ -81,8 +75,6 @@ class ServerOffering:
     request path's one lookup, by version, then by method."""
     instructions: str | None = None
     page_size: int | None = None
-    tasks: Tasks | None = None
-    """The task engine, when the server offers the tasks extension."""
     hide_unauthorized: bool = False
     """Lists show a caller only the items whose scopes its token grants."""
     backend: Backend | None = None
@@ -92,6 +84,10 @@ class ServerOffering:
     only in the log (``Server(mask_errors=True)``)."""
     visibility: tuple[Visibility, ...] = ()
     """The extensions' rules of which items each caller sees (``snodo.server.extensions``)."""
+    calls: tuple[ToolCalls, ...] = ()
+    """The extensions' hooks around each tool call."""
+    listening: tuple[Listening, ...] = ()
+    """The listen members the extensions honour."""
     tool_search: SearchLayer | None = None
     """Tool search (``Server(tool_search=...)``): answers the tool methods first."""
 
@@ -100,8 +96,6 @@ class ServerOffering:
     feature methods answered by it."""
 
     def __post_init__(self) -> None:
-        if self.tasks is not None:  # task status to this process's listen streams
-            self.tasks.listeners.append(self.subscriptions.task_changed)
         self._table()
 
     def serve_backend(self, backend: Backend | None) -> None:
@@ -225,8 +219,10 @@ async def tools_call(served: ServerOffering, ctx: Context, params: Params) -> Ou
         raise InvalidParams(f"Unknown tool: {name}")
     if ctx.scopes is not None:  # OAuth: checked before the arguments are looked at
         ctx.require_scopes(tool.scopes)
-    if tool.task == "required" and not (served.tasks is not None and declares_tasks(ctx)):
-        raise required_extension()  # ext-tasks/tasks.md: no task, no answer
+    calls = served.calls
+    if calls:  # the extensions' hooks: each may refuse the call
+        for hook in calls:
+            hook.before(tool, ctx)
     arguments = params.get("arguments") or {}
     # Arguments of their parameters' exact plain types are valid against the schema made
     # from those parameters: bound so, they need no schema check (tools.plain_bind).
@@ -236,7 +232,7 @@ async def tools_call(served: ServerOffering, ctx: Context, params: Params) -> Ou
         if reason is not None:
             return tool_result(tool, ToolError(f"Invalid arguments for tool {name}: {reason}"))
     invoker = tool.invoker
-    try:  # as _called does, without a closure per call
+    try:
         if bound is None:
             bound = tool.bind(arguments)  # a new dict
         if invoker.direct:  # the function itself, called from here: nothing around it
@@ -255,48 +251,17 @@ async def tools_call(served: ServerOffering, ctx: Context, params: Params) -> Ou
         log.warning("tool %s: %s", name, failed, exc_info=failed.__cause__)
         raise InternalError() from None
     except Exception as exc:
-        value = _failure(tool, exc, served.mask_errors)
-    if isinstance(value, Background):
-        if tool.task is None:
-            log.error("tool %s returned background work but was not registered with task=", name)
-            raise InternalError()
-        if served.tasks is not None and declares_tasks(ctx):
-            return await served.tasks.begin(
-                ctx, tool.name, partial(finished, tool, revision=ctx.revision), value
-            )
-        work = value.work
-        value = await _called(tool, lambda: work(ctx), served.mask_errors)  # inline
+        value = failure(tool, exc, served.mask_errors)
+    if calls:  # each may turn the value into another, or answer the call itself
+        for hook in calls:
+            value = await hook.after(tool, ctx, value)
+            if type(value) is Answered:
+                return value.outcome
     if isinstance(value, InputRequired):
         return value
     if type(value) is str and tool.output is None:  # tool_result's commonest answer
         return {"content": [{"type": "text", "text": value}]}
     return finished(tool, value, ctx.revision)
-
-
-async def _called(tool: Tool, call: Callable[[], Awaitable[Any]], mask: bool) -> Any:
-    """The tool's value; an untyped failure is a tool error the model sees."""
-    try:
-        return await call()
-    except McpError:
-        raise
-    except Exception as exc:
-        return _failure(tool, exc, mask)
-
-
-def masked(name: str) -> str:
-    """What the client reads of a tool's untyped exception under ``mask_errors``."""
-    return f"Tool {name} failed; the server's log has the details"
-
-
-def _failure(tool: Tool, exc: Exception, mask: bool) -> ToolError:
-    if isinstance(exc, ToolError):  # raised on purpose: the answer itself
-        return exc
-    if isinstance(exc, TimedOut):  # the model reads that it took too long, and may retry
-        log.warning("tool %s did not finish within %g s", tool.name, exc.seconds)
-        return ToolError(f"Tool {tool.name} did not finish within {exc.seconds:g} s")
-    # The client sees only the message; the operator needs the traceback.
-    log.warning("tool %s failed", tool.name, exc_info=exc)
-    return ToolError(masked(tool.name) if mask else str(exc) or type(exc).__name__)
 
 
 async def _guarded(ctx: Context, what: str, call: Awaitable[Any]) -> Any:
@@ -413,15 +378,12 @@ async def subscriptions_listen(served: ServerOffering, ctx: Context, params: Par
     ):
         if wanted.get(key) is True and offered.get(capability, {}).get("listChanged"):
             honoured[key] = True
-    task_ids = wanted.get("taskIds")
-    if task_ids:
-        if served.tasks is None or not declares_tasks(ctx):
-            raise required_extension()  # ext-tasks/tasks.md, "Task Status Notifications"
-        if not isinstance(task_ids, list) or len(task_ids) > MAX_RESOURCE_SUBSCRIPTIONS:
-            raise InvalidParams(f"notifications.taskIds: at most {MAX_RESOURCE_SUBSCRIPTIONS} ids")
-        if not all(isinstance(task_id, str) and len(task_id) <= 256 for task_id in task_ids):
-            raise InvalidParams("notifications.taskIds: each must be a task id string")
-        honoured["taskIds"] = list(task_ids)
+    for member in served.listening:  # the extensions' members (the tasks' taskIds)
+        value = wanted.get(member.key)
+        if value is not None:
+            kept = member.honour(ctx, value)
+            if kept is not None:
+                honoured[member.key] = kept
     uris = check_resource_subscriptions(wanted.get("resourceSubscriptions"))
     if uris and offered.get("resources", {}).get("subscribe"):
         honoured["resourceSubscriptions"] = uris
