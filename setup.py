@@ -64,9 +64,9 @@ PURE_CORE = {
     "(Python) subclasses: a compiled class cannot be subclassed in Python",
     "snodo/core/state/replay.py": "a guard's public consume checks the types of what a "
     "program passes with messages of its own, which a compiled signature would pre-empt",
-    "snodo/core/state/__init__.py": "the public seal and open functions: a compiled "
-    "signature would answer a wrong type before their own checks do",
-    "snodo/core/state/keyring.py": "the public Keyring, for the same reason",
+    "snodo/core/state/__init__.py": "the package's names and its docstring, nothing to run",
+    "snodo/core/state/keyring.py": "the public Keyring, the one API for sealing: a compiled "
+    "signature would answer a wrong type before its own checks do",
 }
 """The core's modules left as Python, each with why; ``tests/packaging`` checks that
 every module of snodo/core/ is compiled or named here."""

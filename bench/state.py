@@ -1,10 +1,10 @@
-"""Cost of sealing and opening request state: snodo.core.state against a floor and the official SDK.
+"""Cost of sealing and opening request state: snodo's Keyring against a floor and the official SDK.
 
 Run: .venv/bin/python bench/state.py [--quick]
 
 Prints microseconds per seal+open (median of several repeats of a perf_counter loop) for:
 
-* snodo.core.state.seal + snodo.core.state.open;
+* ``Keyring.seal`` + ``Keyring.open``, the keyring built once, as a server builds it;
 * a floor: what any signed-JSON token must do at least. Seal: canonical JSON of the same
   payload (same encoder settings), HMAC-SHA256, base64url. Open: split, HMAC-SHA256,
   constant-time compare, base64url decode, json.loads. No binding, no checks;
@@ -29,8 +29,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from snodo.core import state
 from snodo.core.context import Context
+from snodo.core.state.keyring import Keyring
 
 try:  # the official SDK comes with the bench extra
     from mcp.server.context import ServerRequestContext
@@ -41,6 +41,7 @@ else:
     HAVE_MCP = True
 
 SECRET = bytes(range(32))
+KEYRING = Keyring(secret=SECRET)
 CLOCK = 1_800_000_000.5
 PRINCIPAL = "alice"
 METHOD = "tools/call"
@@ -94,8 +95,8 @@ def snodo_case() -> Callable[[], object]:
     ctx = snodo_ctx()
 
     def run() -> object:
-        token = state.seal(DATA, ctx, secret=SECRET, principal=PRINCIPAL)
-        return state.open(token, ctx, secret=SECRET, principal=PRINCIPAL)
+        token = KEYRING.seal(DATA, ctx, principal=PRINCIPAL)
+        return KEYRING.open(token, ctx, principal=PRINCIPAL)
 
     assert run() == DATA
     return run
@@ -164,7 +165,7 @@ def sdk_case() -> Callable[[], object] | None:
 def main() -> None:
     quick = "--quick" in sys.argv
     iterations, repeats = (2_000, 3) if quick else (20_000, 7)
-    token = state.seal(DATA, snodo_ctx(), secret=SECRET, principal=PRINCIPAL)
+    token = KEYRING.seal(DATA, snodo_ctx(), principal=PRINCIPAL)
     print(f"token: {len(token)} chars; {iterations} iterations x {repeats} repeats, median")
     floor = measure(floor_case(), iterations, repeats)
 
@@ -174,7 +175,7 @@ def main() -> None:
     row("floor (canonical JSON + HMAC + base64url)", floor)
     row("  of which HMAC + base64url only", measure(crypto_floor_case(), iterations, repeats))
     ours = measure(snodo_case(), iterations, repeats)
-    row("snodo.core.state seal+open", ours)
+    row("snodo Keyring seal+open", ours)
     sdk = sdk_case()
     if sdk is None:
         print("official SDK (mcp): not installed; no side-by-side figure")

@@ -16,8 +16,7 @@ import zlib
 
 from pydantic import BaseModel
 
-from snodo import Server
-from snodo.core.result import ToolError
+from snodo import Server, ToolError
 from snodo.extensions.apps import App
 
 server = Server(

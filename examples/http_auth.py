@@ -6,9 +6,8 @@ from collections.abc import Mapping
 
 import uvicorn
 
-from snodo.core.context import Context
-from snodo.server import Server
-from snodo.transports.http import HttpApp, Unauthorized
+from snodo import Context, Server
+from snodo.transports import HttpApp, Unauthorized
 
 server = Server("whoami", "1.0.0")
 

@@ -2,10 +2,8 @@
 
 import os
 
-from snodo.auth import ProtectedResource
-from snodo.auth.jwt import JwtVerifier
-from snodo.core.context import Context
-from snodo.server import Server
+from snodo import Context, Server
+from snodo.auth import JwtVerifier, ProtectedResource
 
 # The MCP endpoint's canonical URI (RFC 8707): tokens must name it as their audience.
 RESOURCE = os.environ.get("NOTES_RESOURCE", "https://mcp.example.com/mcp")

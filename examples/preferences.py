@@ -29,14 +29,11 @@ import sys
 from collections.abc import Iterator
 from typing import Annotated, Any
 
-from snodo import Ask, elicitation, roots, sampling
-from snodo.asking.roots import Root
+from snodo import Ask, Context, InputRequired, elicitation, input_required, roots, sampling
+from snodo.asking import Root
 from snodo.client import Client, Flow, RequestError
 from snodo.client.transports import MemoryTransport
-from snodo.core.context import Context
-from snodo.core.result import InputRequired, input_required
-from snodo.server import LegacyLimits, Server
-from snodo.server.notify_bus import notification_bus
+from snodo.server import LegacyLimits, Server, notification_bus
 
 SECRET = (
     bytes.fromhex(os.environ["SNODO_STATE_SECRET"])

@@ -34,12 +34,10 @@ from joserfc import jwt
 from joserfc.jwk import ECKey
 from pydantic import BaseModel
 
-from snodo.auth import ProtectedResource
-from snodo.auth.jwt import JwtVerifier
-from snodo.core.context import Context
-from snodo.core.http_headers import request_headers
-from snodo.server import Server
-from snodo.transports.http import HttpApp
+from snodo import Context, Server
+from snodo.auth import JwtVerifier, ProtectedResource
+from snodo.client import request_headers
+from snodo.transports import HttpApp
 
 FILES: dict[str, str] = {"notes.txt": "remember the milk"}
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Annotated, Any
 
 from snodo import Ask, Client, RequestError, Server, elicitation, roots, sampling
-from snodo.asking.roots import Root
+from snodo.asking import Root
 from snodo.client.transports import MemoryTransport
 
 server = Server("reviewer", "1.0.0")

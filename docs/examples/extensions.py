@@ -7,7 +7,7 @@ from pydantic import BaseModel
 
 from snodo import Client, Context, RequestError, Server
 from snodo.client.transports import MemoryTransport
-from snodo.server.extensions import Extension
+from snodo.server import Extension
 
 NOTES = Extension("com.example/notes", {"maxLength": 280})
 

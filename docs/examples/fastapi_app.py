@@ -11,7 +11,7 @@ The MCP endpoint is the mount's path, http://127.0.0.1:8000/mcp/ (FastAPI redire
 from fastapi import FastAPI
 from preferences import server  # examples/preferences.py: any Server will do
 
-from snodo.transports.http import HttpApp
+from snodo.transports import HttpApp
 
 mcp = HttpApp(server, path="/")  # "/": the endpoint is where the app is mounted
 

@@ -5,10 +5,8 @@ python gateway.py
 import asyncio
 from typing import Any
 
-from snodo import Client, Server, elicitation
+from snodo import MISSING, Client, Context, InputRequired, Server, elicitation, input_required
 from snodo.client.transports import MemoryTransport
-from snodo.core.context import Context
-from snodo.core.result import MISSING, InputRequired, input_required
 from snodo.gateway import proxy
 
 backend = Server("notes", "1.0.0")

@@ -5,9 +5,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from snodo import Audio, Client, File, Image, Server
+from snodo import Audio, Client, File, Image, Server, link
 from snodo.client.transports import MemoryTransport
-from snodo.server.media import link
 
 server = Server("media", "1.0.0")
 HERE = Path(tempfile.mkdtemp())

@@ -2,10 +2,9 @@
 
 import asyncio
 
-from snodo import MISSING, Client, Context, Server
+from snodo import MISSING, Client, Context, ResourceNotFound, Server
 from snodo.client import RequestError
 from snodo.client.transports import MemoryTransport
-from snodo.core.errors import ResourceNotFound
 
 server = Server("notes", "1.0.0")
 NOTES = {"groceries": "milk, eggs", "plans": "# Plans\n\nWorld domination."}
@@ -69,7 +68,7 @@ async def main() -> None:
         print(done.completion.values)
         prompts = {p.name: p for p in await client.list_prompts()}
         arguments = prompts["summarise"].arguments
-        if arguments is not MISSING:  # absent is MISSING (false); a type checker needs `is`
+        if arguments is not MISSING:  # a field left out is MISSING
             print(sorted(prompts), [(a.name, a.required) for a in arguments])
         prompt = await client.get_prompt("summarise", {"name": "groceries"})
         print([(m.role, m.content.text) for m in prompt.messages])

@@ -11,13 +11,12 @@ import asyncio
 
 import httpx
 
-from snodo.auth import AccessToken, InvalidToken, ProtectedResource
-from snodo.auth.dpop import DPoP
+from snodo.auth import AccessToken, DPoP, InvalidToken, ProtectedResource
 from snodo.client import Client
 from snodo.client.transports import HttpTransport
 from snodo.oauth import DPoPKey, MemoryTokenStorage, OAuth, Tokens
 from snodo.server import Server
-from snodo.transports.http import HttpApp
+from snodo.transports import HttpApp
 
 MCP = "http://localhost:8000/mcp"
 ISSUER = "https://auth.example.com"

@@ -7,10 +7,9 @@ import os
 
 import httpx
 
+from snodo import Context, Server
 from snodo.auth import GitHubProxy
-from snodo.core.context import Context
-from snodo.server import Server
-from snodo.transports.http import HttpApp
+from snodo.transports import HttpApp
 
 server = Server(
     "notes",

@@ -7,8 +7,8 @@ import asyncio
 import httpx
 
 from snodo import Server
-from snodo.server.routes import Request, Response
-from snodo.transports.http import HttpApp
+from snodo.server import Request, Response
+from snodo.transports import HttpApp
 
 server = Server("notes", "1.0.0")
 

@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Mount, Route
 
-from snodo.transports.http import HttpApp
+from snodo.transports import HttpApp
 
 mcp = HttpApp(server)  # its endpoint path, /mcp, is read below the mount's /api
 opened: list[str] = []

@@ -1,8 +1,9 @@
-"""Sealing by hand with snodo.core.state, outside a server: python state_functions.py
+"""Sealing by hand with a Keyring, outside a server: python state_functions.py
 
-The functions take the request a token is bound to (any object with its method, params
-and clock; a handler's Context is one) and the options; pass `open` the options `seal`
-got. A Server does the same with its own keyring for every `requestState`.
+A Keyring holds the options (keys, lifetime, encryption, a replay guard), checked when it
+is made; its methods take the request a token is bound to (any object with its method,
+params and clock; a handler's Context is one). A Server does the same with its own
+keyring for every `requestState`.
 """
 
 import asyncio
@@ -10,15 +11,14 @@ import secrets
 import tempfile
 from pathlib import Path
 
-from snodo import Context, Keyring
-from snodo.core import state
-from snodo.core.errors import InvalidState
+from snodo import Context, InvalidState, Keyring
 from snodo.stores import SQLiteGuard
 
 KEYS = [("2026-11", secrets.token_bytes(32)), ("2026-10", secrets.token_bytes(32))]
 folder = tempfile.TemporaryDirectory()
 GUARD = SQLiteGuard(str(Path(folder.name) / "state-ids.sqlite3"))
-KEYRING = Keyring(keys=KEYS, ttl=300, guard=GUARD)  # the options, checked once
+REUSABLE = Keyring(keys=KEYS, ttl=300)  # the options, checked once
+ONE_TIME = Keyring(keys=KEYS, ttl=300, guard=GUARD)  # with a guard: every token one-time
 
 
 def request(tool: str, **arguments: object) -> Context:
@@ -31,28 +31,28 @@ async def main() -> None:
     booking = request("book", room="hall")
 
     # Reusable: opens until it expires, as often as it is presented.
-    token = state.seal({"step": 2}, booking, keys=KEYS, principal="ada")
-    print("reusable:", state.open(token, booking, keys=KEYS, principal="ada"))
+    token = REUSABLE.seal({"step": 2}, booking, principal="ada")
+    print("reusable:", REUSABLE.open(token, booking, principal="ada"))
     for name, other, who in (
         ("other room", request("book", room="attic"), "ada"),
         ("other principal", booking, "bob"),
     ):
         try:
-            state.open(token, other, keys=KEYS, principal=who)
+            REUSABLE.open(token, other, principal=who)
         except InvalidState:
             print(f"{name}: refused")
 
-    # One-time: opens once, through a replay guard.
-    once = state.seal({"step": 2}, booking, keys=KEYS, once=True)
-    print("one-time:", await state.open_once(once, booking, guard=GUARD, keys=KEYS))
+    # One-time: opens once, through the keyring's replay guard.
+    once = ONE_TIME.seal({"step": 3}, booking)
+    print("one-time:", await ONE_TIME.open_once(once, booking))
     try:
-        await state.open_once(once, booking, guard=GUARD, keys=KEYS)
+        await ONE_TIME.open_once(once, booking)
     except InvalidState:
         print("one-time again: refused")
-
-    # The same with a Keyring: one-time, because it has a guard.
-    sealed = KEYRING.seal({"step": 3}, booking)
-    print("keyring:", await KEYRING.open_once(sealed, booking))
+    try:
+        REUSABLE.open(once, booking)
+    except InvalidState:
+        print("one-time, opened without its guard: refused")
     GUARD.close()
     folder.cleanup()
 

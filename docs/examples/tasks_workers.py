@@ -10,8 +10,7 @@ python tasks_workers.py prints what was chosen.
 import os
 
 from snodo import Server
-from snodo.server import LegacyLimits
-from snodo.server.notify_bus import notification_bus
+from snodo.server import LegacyLimits, notification_bus
 from snodo.tasks import Tasks, task_store
 
 TASKS = os.environ.get("SNODO_TASKS", "memory:")  # or sqlite:///PATH for one host

@@ -10,8 +10,8 @@ import httpx
 from snodo import Client, Server
 from snodo.auth import AccessToken, InvalidToken, ProtectedResource
 from snodo.client.transports import HttpTransport
-from snodo.server.access import Token
-from snodo.transports.http import HttpApp
+from snodo.server import Token
+from snodo.transports import HttpApp
 
 
 class KnownTokens:

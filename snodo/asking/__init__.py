@@ -6,3 +6,8 @@ Each module builds the input requests of one kind and reads the answers to them
 (through ``snodo.core.input_responses``); the server's ``Ask`` parameters use them too.
 This package may import the core only.
 """
+
+from snodo.asking import elicitation, roots, sampling
+from snodo.asking.roots import Root
+
+__all__ = ["Root", "elicitation", "roots", "sampling"]

@@ -2,14 +2,14 @@
 or the server as its clients' authorization server in front of an identity provider.
 
 ``ProtectedResource`` and the token types import nothing beyond the standard library.
-The verifiers need the ``snodo[auth]`` extra; import them from their modules:
-``snodo.auth.jwt.JwtVerifier`` and ``snodo.auth.introspection.IntrospectionVerifier``.
-``OAuthProxy``, ``OIDCProxy``, the providers' presets (``GitHubProxy``,
-``GoogleProxy``, ...), ``ProxyLimits``, ``DPoP``, ``IdentityAssertions``,
-``FirstPartyClient`` and ``TokenExchange`` need it too, and are imported from here on
-first use.
+The verifiers (``JwtVerifier``, ``IntrospectionVerifier``), ``OAuthProxy``,
+``OIDCProxy``, the providers' presets (``GitHubProxy``, ``GoogleProxy``, ...),
+``ProxyLimits``, ``DPoP``, ``IdentityAssertions``, ``FirstPartyClient`` and
+``TokenExchange`` need the ``snodo[auth]`` extra, and are imported from here on first
+use.
 
-It imports no other snodo package; ``snodo.server`` and ``snodo.transports`` use it.
+It may import ``snodo.stores`` only (where the OAuth proxy keeps its records, as every
+store does); ``snodo.server`` and ``snodo.transports`` use it.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from snodo.auth.exchange import TokenExchange
     from snodo.auth.first_party import FirstPartyClient
     from snodo.auth.id_jag import IdentityAssertions
+    from snodo.auth.introspection import IntrospectionVerifier
+    from snodo.auth.jwt import JwtVerifier
     from snodo.auth.oidc import OIDCProxy
     from snodo.auth.presets import (
         Auth0Proxy,
@@ -39,6 +41,8 @@ if TYPE_CHECKING:
     from snodo.auth.proxy_limits import ProxyLimits
 
 _LAZY = {
+    "IntrospectionVerifier": "snodo.auth.introspection",
+    "JwtVerifier": "snodo.auth.jwt",
     "DPoP": "snodo.auth.dpop",
     "FirstPartyClient": "snodo.auth.first_party",
     "IdentityAssertions": "snodo.auth.id_jag",
@@ -71,7 +75,9 @@ __all__ = [
     "GitHubProxy",
     "GoogleProxy",
     "IdentityAssertions",
+    "IntrospectionVerifier",
     "InvalidToken",
+    "JwtVerifier",
     "KeycloakProxy",
     "OAuthProxy",
     "OIDCProxy",

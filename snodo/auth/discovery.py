@@ -21,7 +21,7 @@ except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
 
 from snodo.auth.tokens import VerifierUnavailable
 
-__all__ = ["fetch_metadata", "metadata_urls"]
+__all__ = ["fetch_metadata", "metadata_urls", "published_endpoint"]
 
 MAX_DOCUMENT_BYTES = 256 * 1024
 """A metadata document or key set larger than this is refused (real ones are a few KiB)."""
@@ -78,3 +78,12 @@ async def fetch_metadata(client: httpx.AsyncClient, issuer: str) -> dict[str, An
             continue
         return document
     raise VerifierUnavailable(f"no metadata for {issuer}: " + "; ".join(failures))
+
+
+async def published_endpoint(client: httpx.AsyncClient, issuer: str, name: str) -> str:
+    """The URL ``issuer``'s metadata publishes as ``name`` (``jwks_uri``,
+    ``introspection_endpoint``, ...); VerifierUnavailable when it publishes none."""
+    found = (await fetch_metadata(client, issuer)).get(name)
+    if not isinstance(found, str):
+        raise VerifierUnavailable(f"{issuer} publishes no {name}")
+    return found

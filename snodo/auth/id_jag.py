@@ -43,7 +43,7 @@ except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
         "snodo.auth.id_jag needs the snodo[auth] extra: pip install 'snodo[auth]'"
     ) from missing
 
-from snodo.auth.discovery import fetch_metadata
+from snodo.auth.discovery import published_endpoint
 from snodo.auth.jwt import DEFAULT_ALGORITHMS, KeySetCache
 from snodo.auth.proxy_pages import OAuthRefusal
 from snodo.auth.proxy_store import ProxyStore, digest
@@ -128,11 +128,8 @@ class IdentityAssertions:
     async def _jwks_uri(self, issuer: str) -> str:
         uri = self.jwks_uris.get(issuer)
         if uri is None:
-            metadata = await fetch_metadata(self._client(), issuer)
-            found = metadata.get("jwks_uri")
-            if not isinstance(found, str):
-                raise VerifierUnavailable(f"{issuer} publishes no jwks_uri")
-            self.jwks_uris[issuer] = uri = found
+            uri = await published_endpoint(self._client(), issuer, "jwks_uri")
+            self.jwks_uris[issuer] = uri
         return uri
 
     async def accept(

@@ -24,7 +24,7 @@ except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
         "snodo.auth.introspection needs the snodo[auth] extra: pip install 'snodo[auth]'"
     ) from missing
 
-from snodo.auth.discovery import MAX_DOCUMENT_BYTES, fetch_metadata
+from snodo.auth.discovery import MAX_DOCUMENT_BYTES, published_endpoint
 from snodo.auth.tokens import (
     AccessToken,
     InvalidToken,
@@ -82,11 +82,9 @@ class IntrospectionVerifier:
 
     async def _endpoint(self) -> str:
         if self.endpoint is None:
-            metadata = await fetch_metadata(self._client(), self.issuer)
-            found = metadata.get("introspection_endpoint")
-            if not isinstance(found, str):
-                raise VerifierUnavailable(f"{self.issuer} publishes no introspection_endpoint")
-            self.endpoint = found
+            self.endpoint = await published_endpoint(
+                self._client(), self.issuer, "introspection_endpoint"
+            )
         return self.endpoint
 
     async def _introspect(self, token: str) -> dict[str, Any]:

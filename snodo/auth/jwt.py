@@ -4,8 +4,9 @@ Theory of operation. ``JwtVerifier`` accepts a token only when its signature ver
 under a key of the issuer's JSON Web Key Set (with an asymmetric algorithm from an
 allow-list: never ``none``, never a shared secret), its ``iss`` is exactly the issuer,
 its ``aud`` names this resource (RFC 8707; RFC 9068 section 4), it has not expired
-(``exp`` is required) and is already valid (``nbf``), with a small leeway for clocks.
-Signatures and claim checks are joserfc's; nothing cryptographic is written here.
+(``exp`` is required) and is already valid (``nbf``), with a small leeway for clocks
+(``snodo.auth.claims``, the one claims check of every JWT snodo verifies). Signatures are
+joserfc's; nothing cryptographic is written here.
 
 The key set is found through the issuer's metadata (``snodo.auth.discovery``) unless
 ``jwks_uri`` is given, fetched on first use, and kept for ``jwks_ttl`` seconds. A token
@@ -32,12 +33,12 @@ except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
         "snodo.auth.jwt needs the snodo[auth] extra: pip install 'snodo[auth]'"
     ) from missing
 
-from snodo.auth.discovery import fetch_metadata, get_json
+from snodo.auth.claims import ClaimsRefused, check_claims, type_matches
+from snodo.auth.discovery import get_json, published_endpoint
 from snodo.auth.tokens import (
     AccessToken,
     InvalidToken,
     VerifierUnavailable,
-    audience_matches,
     scope_set,
     subject_of,
 )
@@ -146,7 +147,8 @@ class JwtVerifier:
         if not self.algorithms or any(a == "none" or a.startswith("HS") for a in self.algorithms):
             raise ValueError("algorithms must be asymmetric JWS algorithms")
         self.token_type = token_type
-        """When set (RFC 9068: ``at+jwt``), the ``typ`` header must equal it."""
+        """When set (RFC 9068: ``at+jwt``), the ``typ`` header must name it
+        (``application/at+jwt`` does, as RFC 9068 section 4 says)."""
         self.leeway = leeway
         self.clock = clock
         self._http = http
@@ -164,11 +166,7 @@ class JwtVerifier:
 
     async def _jwks_uri(self) -> str:
         if self.jwks_uri is None:
-            metadata = await fetch_metadata(self._client(), self.issuer)
-            uri = metadata.get("jwks_uri")
-            if not isinstance(uri, str):
-                raise VerifierUnavailable(f"{self.issuer} publishes no jwks_uri")
-            self.jwks_uri = uri
+            self.jwks_uri = await published_endpoint(self._client(), self.issuer, "jwks_uri")
         return self.jwks_uri
 
     async def verify(self, token: str) -> AccessToken:
@@ -181,7 +179,7 @@ class JwtVerifier:
             raise InvalidToken("not a JWS compact serialization") from exc
         if header.get("alg") not in self.algorithms:
             raise InvalidToken(f"algorithm {header.get('alg')!r} is not allowed")
-        if self.token_type is not None and header.get("typ") != self.token_type:
+        if self.token_type is not None and not type_matches(header.get("typ"), self.token_type):
             raise InvalidToken("wrong token type")
         try:
             decoded = await self.keys.decode(
@@ -203,15 +201,13 @@ class JwtVerifier:
         )
 
     def _check_claims(self, claims: dict[str, Any]) -> None:
-        registry = jose_jwt.JWTClaimsRegistry(
-            now=lambda: int(self.clock()),
-            leeway=self.leeway,
-            iss={"essential": True, "value": self.issuer},
-            exp={"essential": True},
-        )
         try:
-            registry.validate(claims)
-        except JoseError as exc:
-            raise InvalidToken(f"claims: {exc}") from exc
-        if not audience_matches(claims.get("aud"), self.audience):
-            raise InvalidToken("the token is not for this resource")
+            check_claims(
+                claims,
+                issuer=self.issuer,
+                audience=self.audience,
+                now=int(self.clock()),
+                leeway=self.leeway,
+            )
+        except ClaimsRefused as exc:
+            raise InvalidToken(f"claims: {exc}") from None

@@ -21,15 +21,15 @@ from typing import Any
 try:
     import httpx
     from joserfc import jws
-    from joserfc import jwt as jose_jwt
     from joserfc.errors import JoseError
 except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
     raise ModuleNotFoundError(
         "snodo.auth.oidc_tokens needs the snodo[auth] extra: pip install 'snodo[auth]'"
     ) from missing
 
+from snodo.auth.claims import ClaimsRefused, check_claims
 from snodo.auth.jwt import DEFAULT_ALGORITHMS, MAX_TOKEN_CHARS, KeySetCache
-from snodo.auth.tokens import VerifierUnavailable, audiences
+from snodo.auth.tokens import VerifierUnavailable
 
 __all__ = ["BadIdToken", "IdTokens"]
 
@@ -100,21 +100,19 @@ class IdTokens:
     def _check(self, claims: dict[str, Any], issuer: str, client_id: str, nonce: str) -> None:
         if TENANT in issuer and isinstance(claims.get("tid"), str):
             issuer = issuer.replace(TENANT, claims["tid"])
-        registry = jose_jwt.JWTClaimsRegistry(
-            now=lambda: int(self.clock()),
-            leeway=self.leeway,
-            iss={"essential": True, "value": issuer},
-            sub={"essential": True},
-            exp={"essential": True},
-            iat={"essential": True},
-            nonce={"essential": True, "value": nonce},
-        )
         try:
-            registry.validate(claims)
-        except JoseError as exc:
-            raise BadIdToken(f"the id_token's claims: {exc}") from exc
-        if client_id not in audiences(claims.get("aud")):
-            raise BadIdToken("the id_token is not for this client")
+            check_claims(
+                claims,
+                issuer=issuer,
+                audience=client_id,
+                now=int(self.clock()),
+                leeway=self.leeway,
+                audience_is_client=True,
+                required=("sub", "iat"),
+                nonce=nonce,
+            )
+        except ClaimsRefused as exc:
+            raise BadIdToken(f"the id_token's claims: {exc}") from None
         if claims.get("azp", client_id) != client_id:
             raise BadIdToken("the id_token was issued to another party")
         if not isinstance(claims["sub"], str) or not claims["sub"]:

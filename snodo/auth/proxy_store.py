@@ -26,7 +26,6 @@ import hmac
 import json
 import math
 import os
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -39,6 +38,9 @@ except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
     raise ModuleNotFoundError(
         "snodo.auth.proxy_store needs the snodo[auth] extra: pip install 'snodo[auth]'"
     ) from missing
+
+from snodo.stores.redis import RedisClients
+from snodo.stores.sqlite import open_shared
 
 __all__ = [
     "MemoryProxyStore",
@@ -175,20 +177,15 @@ class SQLiteProxyStore:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.clock = clock
-        db = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
-        try:
-            db.execute(f"PRAGMA busy_timeout = {math.ceil(timeout * 1000)}")
-            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
-                raise ValueError(f"SQLiteProxyStore needs WAL mode; {path!s} allows {mode!r}")
-            db.execute("PRAGMA synchronous = FULL")
-            db.execute(
+        db = open_shared(
+            path,
+            timeout,
+            "SQLiteProxyStore",
+            (
                 f"CREATE TABLE IF NOT EXISTS {_TABLE} (key TEXT PRIMARY KEY,"
-                " value BLOB NOT NULL, expires_at REAL) WITHOUT ROWID"
-            )
-        except BaseException:
-            db.close()
-            raise
+                " value BLOB NOT NULL, expires_at REAL) WITHOUT ROWID",
+            ),
+        )
         self._db = db
         self._lock = threading.Lock()
         """One statement at a time on the shared connection (calls run in threads)."""
@@ -258,37 +255,19 @@ class RedisProxyStore:
     atomic in Redis."""
 
     def __init__(self, url: str, *, prefix: str = "snodo:auth:", timeout: float = 5.0) -> None:
-        if not url.startswith(("redis://", "rediss://")):
-            raise ValueError("RedisProxyStore URL must start with redis:// or rediss://")
-        try:
-            import redis.asyncio  # noqa: PLC0415 - optional (the snodo[redis] extra)
-        except ImportError as exc:
-            raise ImportError(
-                "RedisProxyStore needs the redis package: pip install 'snodo[redis]'"
-            ) from exc
-        self._redis = redis.asyncio
+        self._connections = RedisClients(
+            url, "RedisProxyStore", timeout=timeout, command_timeout=timeout
+        )
         self.url = url
         self.prefix = prefix
         self.timeout = timeout
-        self._clients: dict[asyncio.AbstractEventLoop, Any] = {}
 
     def _client(self) -> Any:
-        """A client per event loop (a connection pool cannot cross loops)."""
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            for other in [old for old in self._clients if old.is_closed()]:
-                del self._clients[other]
-            client = self._redis.Redis.from_url(
-                self.url, socket_timeout=self.timeout, socket_connect_timeout=self.timeout
-            )
-            self._clients[loop] = client
-        return client
+        """This event loop's client."""
+        return self._connections.client()
 
     async def aclose(self) -> None:
-        client = self._clients.pop(asyncio.get_running_loop(), None)
-        if client is not None:
-            await client.aclose()
+        await self._connections.aclose()
 
     async def put(self, key: str, value: bytes, ttl: float | None) -> None:
         px = None if ttl is None else max(1, math.ceil(ttl * 1000))

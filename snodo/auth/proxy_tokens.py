@@ -31,8 +31,9 @@ except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
         "snodo.auth.proxy_tokens needs the snodo[auth] extra: pip install 'snodo[auth]'"
     ) from missing
 
+from snodo.auth.claims import ClaimsRefused, check_claims, type_matches
 from snodo.auth.proxy_store import ProxyStore, derive
-from snodo.auth.tokens import AccessToken, InvalidToken, audience_matches, scope_set, subject_of
+from snodo.auth.tokens import AccessToken, InvalidToken, scope_set, subject_of
 
 __all__ = ["RESERVED", "TokenMinter"]
 
@@ -112,21 +113,19 @@ class TokenMinter:
         except (JoseError, ValueError, UnicodeError) as exc:
             # Forged, tampered, the provider's, or not a JWS at all.
             raise InvalidToken(f"not a token of this server: {type(exc).__name__}") from None
-        if decoded.header.get("typ") != TOKEN_TYPE:
+        if not type_matches(decoded.header.get("typ"), TOKEN_TYPE):
             raise InvalidToken("wrong token type")
         claims: dict[str, Any] = dict(decoded.claims)
-        registry = jose_jwt.JWTClaimsRegistry(
-            now=lambda: int(self.clock()),
-            leeway=self.leeway,
-            iss={"essential": True, "value": self.issuer},
-            exp={"essential": True},
-        )
         try:
-            registry.validate(claims)
-        except JoseError as exc:
-            raise InvalidToken(f"claims: {type(exc).__name__}") from None
-        if not audience_matches(claims.get("aud"), self.resource):
-            raise InvalidToken("the token is not for this resource")
+            check_claims(
+                claims,
+                issuer=self.issuer,
+                audience=self.resource,
+                now=int(self.clock()),
+                leeway=self.leeway,
+            )
+        except ClaimsRefused as exc:
+            raise InvalidToken(f"claims: {exc}") from None
         if not isinstance(claims.get("fam"), str):
             raise InvalidToken("the token names no family")
         return claims

@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import MISSING, BaseModel
 
 from snodo.cli.printing import show_log, show_progress, show_result
 from snodo.cli.terminal import Terminal
@@ -267,10 +267,13 @@ async def _card(args: argparse.Namespace) -> dict[str, Any] | None:
 
 async def _list(client: Client, output: str, card: dict[str, Any] | None = None) -> int:
     capabilities = (await client.discover()).capabilities
-    tools = await client.list_tools() if capabilities.tools else []  # none: -32601
-    resources = await client.list_resources() if capabilities.resources else []
-    templates = await client.list_resource_templates() if capabilities.resources else []
-    prompts = await client.list_prompts() if capabilities.prompts else []
+    # A kind the server does not declare is not asked for (it would answer -32601).
+    tools = await client.list_tools() if capabilities.tools is not MISSING else []
+    resources = await client.list_resources() if capabilities.resources is not MISSING else []
+    templates = (
+        await client.list_resource_templates() if capabilities.resources is not MISSING else []
+    )
+    prompts = await client.list_prompts() if capabilities.prompts is not MISSING else []
     offers_skills = await client.server_supports(SKILLS_EXTENSION)
     skills = await SkillsClient(client).list_skills() if offers_skills else []
     if output == "json":

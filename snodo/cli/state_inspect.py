@@ -49,12 +49,12 @@ def _verifies(
     once: bool,
 ) -> bool:
     retry = _Request(request["method"], request.get("params") or {}, lambda: at)
-    options: dict[str, Any] = {"keys": keys, "principal": principal, "ttl": state.MAX_TTL}
+    keyring = state.Keyring(keys=keys, ttl=state.MAX_TTL)
     try:
         if once:  # a throwaway guard: checking must not consume anything real
-            asyncio.run(state.open_once(token, retry, guard=MemoryGuard(), **options))
+            asyncio.run(keyring.open_once(token, retry, principal=principal, guard=MemoryGuard()))
         else:
-            state.open(token, retry, **options)
+            keyring.open(token, retry, principal=principal)
     except InvalidState:
         return False
     return True

@@ -29,7 +29,7 @@ from typing import Any
 
 from snodo.client.cache import ResponseCache
 from snodo.client.call_scope import CALL_DEADLINE, OnLog, OnProgress, call_deadline, call_scope
-from snodo.client.cards import Cards
+from snodo.client.cards import read_card
 from snodo.client.checks import OutputSchemas, safe_result
 from snodo.client.connection import Connection, Notify
 from snodo.client.era import MODERN_PROTOCOL_VERSIONS, Era, EraChoice, ModernOnly, UnsupportedServer
@@ -49,14 +49,24 @@ from snodo.client.handlers import InputHandlers
 from snodo.client.legacy_session import LegacySession
 from snodo.client.limits import ClientLimits
 from snodo.client.listings import Listed, Listings
-from snodo.client.results import RESULT_MODELS, Flow, Handler, complete_result, result_of
+from snodo.client.requester import Requester
+from snodo.client.results import RESULT_MODELS, Flow, InputHandler, complete_result, result_of
 from snodo.client.rounds import FlowBounds, run_flow
-from snodo.client.search import ToolSearching
+from snodo.client.search import ToolFinder
 from snodo.client.tasks import ClientTasks, TaskCancelled, TaskFailed, TaskHandle
 from snodo.client.transports import ClientTransport, HttpTransport, StdioTransport
 from snodo.client.url_required import URL_REQUIRED, Completions, UrlElicitationRequired
 from snodo.core.errors import ErrorCode
-from snodo.revisions.authoring import CallToolResult, CompleteResult, DiscoverResult
+from snodo.core.http_headers import request_headers
+from snodo.revisions.authoring import (
+    CallToolResult,
+    CompleteResult,
+    DiscoverResult,
+    Prompt,
+    Resource,
+    ResourceTemplate,
+    Tool,
+)
 from snodo.revisions.tasks.protocol import EXTENSION_ID as TASKS_EXTENSION
 
 __all__ = [
@@ -65,6 +75,7 @@ __all__ = [
     "ClientLimits",
     "DeadlineExceeded",
     "Flow",
+    "InputHandler",
     "LimitExceeded",
     "Listed",
     "ModernOnly",
@@ -81,10 +92,11 @@ __all__ = [
     "UnsupportedServer",
     "UrlElicitationRequired",
     "complete_result",
+    "request_headers",
 ]
 
 
-class Client(Listings, ClientTasks, ToolSearching, Cards):
+class Client(ClientTasks):
     """An MCP client for servers of either era, with one API.
 
     Install handlers for what the user can do (``elicitation``, ``url_elicitation``,
@@ -111,12 +123,12 @@ class Client(Listings, ClientTasks, ToolSearching, Cards):
         protocol_version: str = MODERN_PROTOCOL_VERSIONS[0],
         era: EraChoice = "auto",
         probe_timeout: float = 5.0,
-        elicitation: Handler | None = None,
-        url_elicitation: Handler | None = None,
-        sampling: Handler | None = None,
+        elicitation: InputHandler | None = None,
+        url_elicitation: InputHandler | None = None,
+        sampling: InputHandler | None = None,
         sampling_tools: bool = False,
         sampling_context: bool = False,
-        roots: Handler | None = None,
+        roots: InputHandler | None = None,
         tasks: bool = True,
         extensions: Mapping[str, Mapping[str, Any]] | None = None,
         max_rounds: int = 10,
@@ -150,7 +162,9 @@ class Client(Listings, ClientTasks, ToolSearching, Cards):
         self.on_notification = on_notification or (lambda _: None)
         self.outputs = OutputSchemas()
         """The listed tools' output schemas, against which results are checked."""
-        self.cache = ResponseCache() if cache is True else None if cache is False else cache
+        self.cache: ResponseCache | None = (
+            ResponseCache() if cache is True else None if cache is False else cache
+        )
         self.principal = object() if principal is None else principal
         self.completions = Completions()
         url = getattr(transport, "url", None)
@@ -165,6 +179,14 @@ class Client(Listings, ClientTasks, ToolSearching, Cards):
             inputs=self.inputs,
             on_notification=self._notified,
             limits=self.limits,
+        )
+        # The parts that send get the one way to send and the call's deadline.
+        requester = Requester(self._send, self._until)
+        self._listings = Listings(
+            requester, self.connection, self.outputs, self.limits, self.cache, self.origin
+        )
+        self._finder = ToolFinder(
+            requester, self.connection, self.outputs, self.list_tools, self.call_tool
         )
 
     @classmethod
@@ -234,6 +256,40 @@ class Client(Listings, ClientTasks, ToolSearching, Cards):
         if modern:
             declared["extensions"] = {**declared.get("extensions", {}), **modern}
         return declared
+
+    server_card = staticmethod(read_card)
+    """A server's Server Card, read before connecting (``snodo.client.cards``)."""
+
+    # -- listings ------------------------------------------------------------------------
+
+    async def list_tools(self) -> Listed[Tool]:
+        """Every tool, following cursors. Tools whose x-mcp-header use is invalid are
+        dropped (basic/transports/streamable-http.mdx), and the rest remembered so that
+        calls carry their Mcp-Param headers and results are checked against their
+        output schemas."""
+        return await self._listings.tools()
+
+    async def list_resources(self) -> Listed[Resource]:
+        """Every resource, following cursors."""
+        return await self._listings.resources()
+
+    async def list_resource_templates(self) -> Listed[ResourceTemplate]:
+        """Every resource template, following cursors."""
+        return await self._listings.resource_templates()
+
+    async def list_prompts(self) -> Listed[Prompt]:
+        """Every prompt, following cursors."""
+        return await self._listings.prompts()
+
+    async def server_supports(self, extension_id: str) -> bool:
+        """Whether the server advertises the extension ``extension_id`` (its
+        ``server/discover``, or a legacy server's ``initialize`` answer)."""
+        return await self._listings.server_supports(extension_id)
+
+    async def search_tools(self, query: str, *, limit: int = 5) -> list[Tool]:
+        """The tools that fit ``query``, best first, full definitions; [] when none fits
+        (``snodo.client.search``: by whatever the server offers, else searched here)."""
+        return await self._finder.search(query, limit=limit)
 
     async def request(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Send one request and return its raw result, in whichever era the server speaks

@@ -22,7 +22,7 @@ from snodo.client.errors import ProtocolViolation, TransportError
 if TYPE_CHECKING:
     from snodo.revisions.server_card import ServerCard
 
-__all__ = ["MAX_BYTES", "Cards", "read_card"]
+__all__ = ["MAX_BYTES", "card_url", "read_card"]
 
 MAX_BYTES = 256 * 1024
 """The longest card read: a card is a few hundred bytes of metadata."""
@@ -71,9 +71,3 @@ async def read_card(
         return ServerCard.model_validate(json.loads(body))
     except (ValueError, ValidationError) as exc:
         raise ProtocolViolation(f"{where} is not a Server Card: {exc}") from None
-
-
-class Cards:
-    """``Client.server_card``: a card needs no connection, so it is a static method."""
-
-    server_card = staticmethod(read_card)

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ValidationError
 
 from snodo.asking.form_schema import RejectedValueError, check_content, check_schema
 from snodo.client.errors import LimitExceeded
-from snodo.client.results import INPUT_RESULTS, Handler, ProtocolViolation
+from snodo.client.results import INPUT_RESULTS, InputHandler, ProtocolViolation
 
 SAFE_URL_SCHEMES = frozenset({"http", "https"})
 """What a URL-mode elicitation may send the user to; ``javascript:``, ``file:``,
@@ -32,16 +32,16 @@ class InputHandlers:
     def __init__(
         self,
         *,
-        elicitation: Handler | None = None,
-        url_elicitation: Handler | None = None,
-        sampling: Handler | None = None,
+        elicitation: InputHandler | None = None,
+        url_elicitation: InputHandler | None = None,
+        sampling: InputHandler | None = None,
         sampling_tools: bool = False,
         sampling_context: bool = False,
-        roots: Handler | None = None,
+        roots: InputHandler | None = None,
     ) -> None:
         self.form_elicitation = elicitation
         self.url_elicitation = url_elicitation
-        self.handlers: dict[str, Handler] = {}
+        self.handlers: dict[str, InputHandler] = {}
         if elicitation is not None or url_elicitation is not None:
             self.handlers["elicitation/create"] = self._elicit
         if sampling is not None:

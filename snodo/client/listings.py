@@ -26,6 +26,7 @@ from snodo.client.connection import Connection
 from snodo.client.errors import LimitExceeded, ProtocolViolation, RequestError
 from snodo.client.legacy_tasks import requires_task
 from snodo.client.limits import ClientLimits
+from snodo.client.requester import Requester
 from snodo.client.results import validated
 from snodo.core.errors import ErrorCode
 from snodo.core.http_headers import valid_header_params
@@ -89,29 +90,29 @@ async def every_page(fetch: Fetch, method: str, key: str, limits: ClientLimits) 
 
 
 class Listings:
-    """``Client``'s list methods: each follows every cursor (``every_page``); and
-    ``server_supports``, what the server offers beyond the lists."""
+    """The listings a Client delegates to: each follows every cursor (``every_page``); and
+    ``server_supports``, what the server offers beyond the lists. It sends with the
+    Client's ``Requester``, keeps what a tools listing teaches in the ``connection``
+    (headers, tasks) and the ``outputs``, and forgets cached pages of ``origin``."""
 
-    connection: Connection
-    outputs: OutputSchemas
-    limits: ClientLimits
-    cache: ResponseCache | None
-    origin: object
-
-    async def _send(
+    def __init__(
         self,
-        method: str,
-        params: dict[str, Any],
-        modern_only: bool = False,
-        until: float | None = None,
-    ) -> dict[str, Any]:
-        raise NotImplementedError  # the Client's
-
-    def _until(self) -> float | None:
-        raise NotImplementedError  # the Client's
+        requester: Requester,
+        connection: Connection,
+        outputs: OutputSchemas,
+        limits: ClientLimits,
+        cache: ResponseCache | None,
+        origin: object,
+    ) -> None:
+        self.requester = requester
+        self.connection = connection
+        self.outputs = outputs
+        self.limits = limits
+        self.cache = cache
+        self.origin = origin
 
     async def _all(self, method: str, key: str) -> Listed[dict[str, Any]]:
-        send = functools.partial(self._send, method, until=self._until())
+        send = functools.partial(self.requester.send, method, until=self.requester.until())
         hits = self.cache.hits if self.cache is not None else 0
         try:
             return await every_page(send, method, key, self.limits)
@@ -125,18 +126,15 @@ class Listings:
             return await every_page(send, method, key, self.limits)
 
     async def server_supports(self, extension_id: str) -> bool:
-        """Whether the server advertises the extension ``extension_id`` (its
-        ``server/discover``, or a legacy server's ``initialize`` answer)."""
-        found = await self._send("server/discover", {}, until=self._until())
+        """Whether the server advertises the extension ``extension_id``."""
+        found = await self.requester.send("server/discover", {}, until=self.requester.until())
         capabilities = found.get("capabilities")
         extensions = capabilities.get("extensions") if isinstance(capabilities, dict) else None
         return isinstance(extensions, dict) and extension_id in extensions
 
-    async def list_tools(self) -> Listed[Tool]:
-        """Every tool, following cursors. Tools whose x-mcp-header use is invalid are
-        dropped (basic/transports/streamable-http.mdx), and the rest remembered so that
-        calls carry their Mcp-Param headers and results are checked against their
-        output schemas."""
+    async def tools(self) -> Listed[Tool]:
+        """Every tool; those whose x-mcp-header use is invalid dropped, the rest
+        remembered for their calls' headers and their results' checks."""
         listed = await self._all("tools/list", "tools")
         found = [(validated(Tool, listed_tool(t)), t) for t in listed]
         kept = [(tool, raw) for tool, raw in found if valid_header_params(raw["inputSchema"])]
@@ -145,20 +143,20 @@ class Listings:
         self.outputs.learn(raw for _, raw in kept)
         return Listed(tool for tool, _ in kept).hinted(listed.ttl_ms, listed.cache_scope)
 
-    async def list_resources(self) -> Listed[Resource]:
-        """Every resource, following cursors."""
+    async def resources(self) -> Listed[Resource]:
+        """Every resource."""
         found = await self._all("resources/list", "resources")
         items = (validated(Resource, safe_icons(r)) for r in found)
         return Listed(items).hinted(found.ttl_ms, found.cache_scope)
 
-    async def list_resource_templates(self) -> Listed[ResourceTemplate]:
-        """Every resource template, following cursors."""
+    async def resource_templates(self) -> Listed[ResourceTemplate]:
+        """Every resource template."""
         found = await self._all("resources/templates/list", "resourceTemplates")
         items = (validated(ResourceTemplate, safe_icons(t)) for t in found)
         return Listed(items).hinted(found.ttl_ms, found.cache_scope)
 
-    async def list_prompts(self) -> Listed[Prompt]:
-        """Every prompt, following cursors."""
+    async def prompts(self) -> Listed[Prompt]:
+        """Every prompt."""
         found = await self._all("prompts/list", "prompts")
         items = (validated(Prompt, safe_icons(p)) for p in found)
         return Listed(items).hinted(found.ttl_ms, found.cache_scope)

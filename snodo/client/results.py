@@ -32,7 +32,7 @@ __all__ = [
     "RESULT_MODELS",
     "SPEC_DEFAULTS",
     "Flow",
-    "Handler",
+    "InputHandler",
     "ProtocolViolation",
     "RequestError",
     "TooManyRounds",
@@ -45,7 +45,7 @@ __all__ = [
 
 Model = TypeVar("Model", bound=BaseModel)
 
-Handler = Callable[[dict[str, Any]], Awaitable[Any] | Any]
+InputHandler = Callable[[dict[str, Any]], Awaitable[Any] | Any]
 """Gets the input request's params; returns the result (a dict or the generated model)."""
 
 
@@ -76,7 +76,8 @@ SPEC_DEFAULTS: dict[str, dict[str, Any]] = {
 """What the specification says an absent field means, in the prose of its descriptions
 ("assumed to be false", "Default: true"): the client fills these in, so that
 ``if result.is_error:`` and ``tool.annotations.destructive_hint`` read as the
-specification means them. Other absent fields read as ``snodo.MISSING``, which is false.
+specification means them. Other absent fields read as ``snodo.MISSING`` (pydantic's sentinel,
+which is true): compare with ``is MISSING``.
 tests/client/test_results.py finds each value in the pinned schema's words."""
 
 

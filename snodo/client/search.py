@@ -16,64 +16,61 @@ against their output schemas.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Final
 
 from snodo.client.checks import OutputSchemas, listed_tool
 from snodo.client.connection import Connection
 from snodo.client.errors import ProtocolViolation
+from snodo.client.requester import Requester
 from snodo.client.results import validated
 from snodo.core.http_headers import valid_header_params
 from snodo.revisions.authoring import Tool
 
-__all__ = ["EXTENSION_ID", "SEARCH_TOOL", "ToolSearching"]
+__all__ = ["EXTENSION_ID", "SEARCH_TOOL", "ToolFinder"]
 
 EXTENSION_ID: Final = "io.snodo/tool-search"
 """The experimental extension of SEP-2636 and SEP-1821 (``snodo.search.disclosure``)."""
 SEARCH_TOOL: Final = "search_tools"
 
 
-class ToolSearching:
-    """``Client``'s ``search_tools``."""
+class ToolFinder:
+    """What ``Client.search_tools`` delegates to. It sends with the Client's
+    ``Requester``, lists and calls through the Client's own ``list_tools`` and
+    ``call_tool`` (so what they check and remember holds here too), and keeps what it
+    finds in the ``connection`` and the ``outputs`` as a listing does."""
 
-    connection: Connection
-    outputs: OutputSchemas
-
-    async def _send(
+    def __init__(
         self,
-        method: str,
-        params: dict[str, Any],
-        modern_only: bool = False,
-        until: float | None = None,
-    ) -> dict[str, Any]:
-        raise NotImplementedError  # the Client's
+        requester: Requester,
+        connection: Connection,
+        outputs: OutputSchemas,
+        list_tools: Callable[[], Awaitable[Sequence[Tool]]],
+        call_tool: Callable[[str, Mapping[str, Any]], Awaitable[Any]],
+    ) -> None:
+        self.requester = requester
+        self.connection = connection
+        self.outputs = outputs
+        self.list_tools = list_tools
+        self.call_tool = call_tool
 
-    def _until(self) -> float | None:
-        raise NotImplementedError  # the Client's
-
-    async def list_tools(self) -> Sequence[Tool]:
-        raise NotImplementedError  # Listings'
-
-    async def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> Any:
-        raise NotImplementedError  # the Client's
-
-    async def search_tools(self, query: str, *, limit: int = 5) -> list[Tool]:
+    async def search(self, query: str, *, limit: int = 5) -> list[Tool]:
         """The tools that fit ``query``, best first, full definitions; [] when none fits."""
-        until = self._until()
-        described = await self._send("server/discover", {}, until=until)
+        send, until = self.requester.send, self.requester.until()
+        described = await send("server/discover", {}, until=until)
         capabilities = described.get("capabilities")
         extensions = capabilities.get("extensions") if isinstance(capabilities, dict) else None
         settings = extensions.get(EXTENSION_ID) if isinstance(extensions, dict) else None
         found: list[Any]
         if isinstance(settings, dict) and "tools/catalog" in (settings.get("methods") or ()):
-            entries = await self._send("tools/catalog", {"query": query}, until=until)
+            entries = await send("tools/catalog", {"query": query}, until=until)
             names = [e.get("name") for e in _objects(entries, "tools")][:limit]
             found = []
             if names:
-                answered = await self._send("tools/describe", {"names": names}, until=until)
+                answered = await send("tools/describe", {"names": names}, until=until)
                 found = _objects(answered, "tools")
         elif isinstance(settings, dict) and settings.get("listQuery"):
-            found = _objects(await self._send("tools/list", {"query": query}, until=until), "tools")
+            found = _objects(await send("tools/list", {"query": query}, until=until), "tools")
         else:
             listed = await self.list_tools()
             if any(tool.name == SEARCH_TOOL for tool in listed):

@@ -29,7 +29,7 @@ from pydantic import ValidationError
 from snodo.core.capabilities import missing
 from snodo.core.errors import InternalError, MissingClientCapability
 from snodo.core.input_requests import BuiltRequest
-from snodo.core.result import InputRequired, taken
+from snodo.core.result import InputRequired, mark_taken
 from snodo.revisions import AUTHORING, REVISIONS, Revision
 
 __all__ = ["admit"]
@@ -46,7 +46,7 @@ def admit(
     revision: Revision | None = None,
 ) -> dict[str, Any]:
     """The InputRequiredResult to send, or raise the error to send instead."""
-    taken(outcome)
+    mark_taken(outcome)
     revision = _AUTHORING if revision is None else revision
     if method not in revision.input_required_methods:
         log.error(

@@ -236,7 +236,7 @@ def read_utf8(data: bytes, max_containers: int, max_values: int | None = None) -
     Compiled, the read value is walked (``_shape``): a request is a few dozen values in
     a few hundred bytes, and a native walk of them costs less than scans of the bytes.
     Interpreted, the bytes are scanned instead (``_read_scanned``), as a walk in Python
-    costs more. Both give the same answers (tests/core/test_json_shape.py).
+    costs more. Both give the same answers (tests/core/test_jsonrpc.py).
     """
     if _orjson is None:
         return UNREAD
@@ -437,7 +437,7 @@ def error_response(request_id: RequestId | None, error: McpError) -> dict[str, A
 
 
 def _passes_on(message: dict[str, Any]) -> bool:
-    """Whether ``message`` holds a proxy's kept bytes (``read_kept``) and no NaN or
+    """Whether ``message`` holds a proxy's kept bytes (``decode_passthrough``) and no NaN or
     infinity elsewhere: its ``null`` is then a real one (kept bytes hold no NaN)."""
     result = message.get("result")
     if _orjson is None or type(result) is not dict:
@@ -451,7 +451,7 @@ def _passes_on(message: dict[str, Any]) -> bool:
     return kept
 
 
-def read_kept(message: Any) -> Any:
+def decode_passthrough(message: Any) -> Any:
     """``message`` with the members of its result a proxy kept as their bytes
     (``orjson.Fragment``, ``snodo.client.transports.passthrough``) decoded; itself if none."""
     result = message.get("result") if type(message) is dict else None
@@ -492,7 +492,7 @@ def encode(message: dict[str, Any]) -> bytes:
         else:
             if fast.find(b"null") < 0 or _passes_on(message):  # find: see read_utf8
                 return fast
-        message = read_kept(message)  # the standard encoder cannot write kept bytes
+        message = decode_passthrough(message)  # the standard encoder cannot write kept bytes
     text = _ENCODER.encode(message)
     try:
         return text.encode("utf-8")

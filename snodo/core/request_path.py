@@ -39,7 +39,13 @@ from snodo.core.input_responses import check_params
 from snodo.core.observe import QUIET, Observer
 from snodo.core.result import InputRequired
 from snodo.core.state.keyring import Keyring
-from snodo.core.state.sealing import NOTHING_OPENED, Sealer, opened, opened_now, pinned
+from snodo.core.state.sealing import (
+    NOTHING_OPENED,
+    Sealer,
+    open_state,
+    open_state_now,
+    seal_asked,
+)
 from snodo.core.types import CallNext, Middleware, Offering, OpenStream, Outcome
 from snodo.revisions.authoring.protocol import META_CLIENT_INFO, META_LOG_LEVEL, META_SERVER_INFO
 
@@ -211,8 +217,8 @@ async def answer(
         if echoed is None:  # a first round: nothing to open
             state_data, asked = NOTHING_OPENED
         else:  # no coroutine unless a guard must consume the state
-            found = opened_now(sealer)
-            state_data, asked = found if found is not None else await opened(sealer)
+            found = open_state_now(sealer)
+            state_data, asked = found if found is not None else await open_state(sealer)
         ctx = request_context(
             {
                 "request_id": request_id,
@@ -338,7 +344,7 @@ def _finish(
     if isinstance(outcome, InputRequired):
         revision = server.offering.revisions[version]  # its rules, its model
         result = admit(ctx.request_method, outcome, ctx.client_capabilities, revision)
-        state = pinned(keyring, ctx, outcome).request_state  # the questions
+        state = seal_asked(keyring, ctx, outcome).request_state  # the questions
         if state is not None:
             result["requestState"] = state
     elif isinstance(outcome, dict):

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import MISSING  # false once snodo is imported: see snodo/__init__.py
+from pydantic import MISSING  # the wire models' own sentinel for a field left out
 
 from snodo.core.input_requests import Watch
 
@@ -26,7 +26,7 @@ __all__ = [
     "InputRequired",
     "ToolError",
     "input_required",
-    "taken",
+    "mark_taken",
     "tool_error",
     "url_required",
 ]
@@ -110,13 +110,13 @@ def input_required(
         if not isinstance(request, (dict, Mapping)) or not isinstance(request.get("method"), str):
             raise ValueError(f"input request {key!r} is not a request object")
     if request_state is not None and not isinstance(request_state, str):
-        raise TypeError("request_state must be a string (seal it with snodo.core.state.seal)")
+        raise TypeError("request_state must be a string (seal it with ctx.seal or a Keyring)")
     built = InputRequired(requests, request_state, False, state)
     object.__setattr__(built, "watch", Watch())
     return built
 
 
-def taken(outcome: InputRequired) -> None:
+def mark_taken(outcome: InputRequired) -> None:
     """``outcome`` goes on to the client: built and not dropped (``snodo.core.input_requests``)."""
     watch = outcome.watch
     if watch is not None:

@@ -194,7 +194,7 @@ class Proxy:
         (``snodo.client.transports.passthrough``): when nothing on the way reads them, that
         is when the front's request is of the backend's revision, this proxy is not
         mounted in a composite (which rewrites what it passes on) and has no
-        middleware. A legacy front's bridge reads them back (``jsonrpc.read_kept``)."""
+        middleware. A legacy front's bridge reads them back (``jsonrpc.decode_passthrough``)."""
         server = self.server
         return (
             self.label is None

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from snodo.core.errors import McpError
-from snodo.server.notify_bus import RedisLink
+from snodo.stores.pubsub import RedisLink
 
 __all__ = ["CHANNEL_PREFIX", "Relay"]
 

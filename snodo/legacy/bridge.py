@@ -190,7 +190,7 @@ async def forward(
             message, principal=principal, transport=transport, emit=emit, scopes=scopes
         )
         # A proxy's members kept as their bytes are read: the result is reshaped, checked.
-        response: dict[str, Any] | None = jsonrpc.read_kept(reply.response)
+        response: dict[str, Any] | None = jsonrpc.decode_passthrough(reply.response)
         if response is None:  # the core never leaves a request unanswered
             raise InternalError()
         for note in reply.notifications:

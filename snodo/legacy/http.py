@@ -39,8 +39,10 @@ from snodo.core import jsonrpc
 from snodo.core.envelope import is_modern
 from snodo.core.errors import InvalidRequest
 from snodo.legacy.events import EventLog, MemoryEventLog, RedisEventLog, parse_event_id
-from snodo.legacy.http_answer import Answer
-from snodo.legacy.http_replies import (
+from snodo.legacy.methods import LegacyKernel
+from snodo.legacy.owners import Owners, owner_of
+from snodo.legacy.post import Post, resume
+from snodo.legacy.replies import (
     END,
     Receive,
     Send,
@@ -57,9 +59,6 @@ from snodo.legacy.http_replies import (
     unavailable,
     wait_disconnect,
 )
-from snodo.legacy.http_resume import resume
-from snodo.legacy.methods import LegacyKernel
-from snodo.legacy.owners import Owners, owner_of
 from snodo.legacy.session import LegacySession
 from snodo.legacy.shared import Entry, SharedSessions
 from snodo.legacy.stateless import Stateless
@@ -249,10 +248,10 @@ class LegacyHttp:
         entry.busy += 1
         self.running += 1
         try:
-            answer = Answer(self.kernel, entry, message, principal, send, scopes)
-            answer.changed = None if self.shared is None else self.shared.changed
-            answer.log = self.events
-            await answer.run()
+            post = Post(self.kernel, entry, message, principal, send, scopes)
+            post.changed = None if self.shared is None else self.shared.changed
+            post.log = self.events
+            await post.run()
         finally:
             self.running -= 1
             entry.busy -= 1

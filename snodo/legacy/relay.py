@@ -26,7 +26,7 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
-from snodo.server.notify_bus import RedisLink
+from snodo.stores.pubsub import RedisLink
 
 __all__ = ["OnAnnounce", "OnAnswer", "OnCancel", "RedisRelay"]
 
@@ -42,7 +42,7 @@ OnCancel = Callable[[str, str | int], None]
 
 class RedisRelay:
     """Answers and announcements between the workers of one server, over Redis pub/sub
-    (``snodo.server.notify_bus.RedisLink``, as the notification bus)."""
+    (``snodo.stores.pubsub.RedisLink``, as the notification bus)."""
 
     def __init__(self, url: str, *, prefix: str = "snodo:legacy", timeout: float = 2.0) -> None:
         self.prefix = prefix

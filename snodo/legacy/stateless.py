@@ -22,9 +22,9 @@ from typing import Any
 
 from snodo.core import jsonrpc
 from snodo.core.errors import InvalidRequest
-from snodo.legacy.http_answer import Answer
-from snodo.legacy.http_replies import Send, empty, json_reply, plain
 from snodo.legacy.methods import LegacyKernel
+from snodo.legacy.post import Post
+from snodo.legacy.replies import Send, empty, json_reply, plain
 from snodo.legacy.session import LegacySession
 from snodo.legacy.shared import Entry
 from snodo.legacy.wire import ASSUMED_VERSION, is_initialize
@@ -82,7 +82,7 @@ class Stateless:
             await plain(send, 406, b"accept both application/json and text/event-stream")
             return
         try:
-            await Answer(self.kernel, Entry(session, 0.0), message, principal, send, scopes).run()
+            await Post(self.kernel, Entry(session, 0.0), message, principal, send, scopes).run()
         finally:
             session.close()
 

@@ -22,12 +22,11 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-import weakref
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final, Protocol
 
-from snodo.stores.redis import redis_module
+from snodo.stores.redis import RedisClients, RedisError, standard_errors
 
 __all__ = [
     "RedisSessionStore",
@@ -104,36 +103,16 @@ class RedisSessionStore:
         timeout: float = 2.0,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        if not url.startswith(("redis://", "rediss://")):
-            raise ValueError("RedisSessionStore URL must start with redis:// or rediss://")
-        # ImportError naming the extra now, not on the first initialize
-        redis_module("RedisSessionStore")
-        self._url = url
+        self._connections = RedisClients(
+            url, "RedisSessionStore", timeout=timeout, command_timeout=timeout
+        )
         self.prefix = prefix
         self.timeout = timeout
         self.clock = clock
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any]
-        self._clients = weakref.WeakKeyDictionary()
 
     @property
     def url(self) -> str:
-        return self._url
-
-    def _client(self) -> Any:
-        """This event loop's client (asyncio connections belong to the loop that made them)."""
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            redis = redis_module("RedisSessionStore")
-            client = redis.asyncio.Redis.from_url(
-                self._url,
-                socket_connect_timeout=self.timeout,
-                socket_timeout=self.timeout,
-                retry=redis.asyncio.retry.Retry(redis.backoff.NoBackoff(), 0),
-                protocol=2,
-            )
-            self._clients[loop] = client
-        return client
+        return self._connections.url
 
     def _key(self, session_id: str) -> str:
         return f"{self.prefix}:s:{session_id}"
@@ -141,12 +120,13 @@ class RedisSessionStore:
     async def _run(self, commands: Callable[[Any], None], atomic: bool = True) -> list[Any]:
         """One pipeline of ``commands`` (in MULTI/EXEC when ``atomic``), within ``timeout``."""
         try:
-            async with asyncio.timeout(self.timeout):
-                pipe = self._client().pipeline(transaction=atomic)
-                commands(pipe)
-                result: list[Any] = await pipe.execute()
-                return result
-        except (TimeoutError, OSError, redis_module("").exceptions.RedisError) as exc:
+            with standard_errors():
+                async with asyncio.timeout(self.timeout):
+                    pipe = self._connections.client().pipeline(transaction=atomic)
+                    commands(pipe)
+                    result: list[Any] = await pipe.execute()
+                    return result
+        except (TimeoutError, OSError, RedisError) as exc:
             raise StoreUnavailable(f"the legacy session store did not answer: {exc!r}") from None
 
     async def create(self, record: SessionRecord, ttl: float, max_sessions: int) -> bool:
@@ -192,9 +172,7 @@ class RedisSessionStore:
         await self._run(lambda pipe: pipe.delete(self._key(session_id)).zrem(live, session_id))
 
     async def close(self) -> None:
-        for client in list(self._clients.values()):
-            await client.aclose()
-        self._clients.clear()
+        await self._connections.close()
 
 
 def session_store(url: str, *, prefix: str = DEFAULT_PREFIX) -> RedisSessionStore | None:

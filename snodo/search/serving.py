@@ -333,7 +333,7 @@ async def _listed(served: ServerOffering, ctx: Context) -> list[Any]:
         outcome = await forwarded(served, listing, {} if cursor is None else {"cursor": cursor})
         if not isinstance(outcome, dict):
             break
-        result = jsonrpc.read_kept({"result": outcome})["result"]
+        result = jsonrpc.decode_passthrough({"result": outcome})["result"]
         page_items = result.get("tools")
         items += page_items if isinstance(page_items, list) else []
         cursor = result.get("nextCursor")

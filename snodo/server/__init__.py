@@ -10,16 +10,21 @@ written once, in docs/request-checks.md.
 
 The package is what registers and runs handlers: ``decorators`` (how an author
 registers), ``registry`` and ``tools``, ``resources``, ``prompts`` (what is offered),
-``invoke`` (calling a handler: ``threads`` for sync ones, ``dependencies``),
-``lifespan`` (what a worker opens once), ``routes`` (plain HTTP beside the endpoint,
-readiness), ``access`` (the verified access token as a dependency), ``type_schemas``
-(JSON Schemas of Python types), ``methods`` (method to handler), ``extensions`` (the
-public extension API: what an extension declares, its methods and its hooks),
-``subscriptions`` and ``notify_bus`` (listen streams and the bus that feeds them across
-workers), ``pagination``, ``schemas`` (tool schemas compiled once) and
+``invoke`` (calling a user function: ``threads`` for sync ones, ``dependencies``),
+``methods`` (the method table handed to the core), ``lifespan`` (what a worker opens
+once), ``routes`` (plain HTTP beside the endpoint, readiness), ``access`` (the verified
+access token as a dependency), ``type_schemas`` (JSON Schemas of Python types),
+``extensions`` (the public extension API: what an extension declares, its methods and
+its hooks), ``subscriptions`` and ``notify_bus`` (listen streams and the bus that feeds
+them across workers), ``pagination``, ``schemas`` (tool schemas compiled once) and
 ``legacy_limits`` (what a legacy client may make the server keep). It may import the
-core, ``snodo.asking``, ``snodo.stores``, ``snodo.tasks`` and ``snodo.auth``; never an
-era, transport, client, extension or OpenTelemetry.
+core, ``snodo.asking``, ``snodo.stores``, ``snodo.tasks`` and ``snodo.auth``; never the
+legacy era, a transport, the client, an extension or OpenTelemetry.
+
+The names an application uses are here: ``Server``, ``LegacyLimits``, ``Extension``,
+the notification buses (``RedisBus``, ``notification_bus``), ``Request`` and
+``Response`` for plain routes, and ``Token`` (the verified access token, as a handler
+parameter).
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from snodo.core.state.replay import ReplayGuard
 from snodo.core.state.token import DEFAULT_TTL
 from snodo.core.types import OpenStream
 from snodo.revisions import REVISIONS, Revisions
+from snodo.server.access import Token
 from snodo.server.backend import Backend
 from snodo.server.decorators import Decorators
 from snodo.server.extensions import Extension, ExtensionMethod, tasks_extension
@@ -50,9 +56,9 @@ from snodo.server.invoke import can_ask
 from snodo.server.legacy_limits import LegacyLimits
 from snodo.server.lifespan import Lifespan, Lifespans, StartupFailed, describe
 from snodo.server.methods import ServerOffering, capabilities
-from snodo.server.notify_bus import LocalBus, NotificationBus
+from snodo.server.notify_bus import LocalBus, NotificationBus, RedisBus, notification_bus
 from snodo.server.registry import Registry
-from snodo.server.routes import Route, RouteHandler, route
+from snodo.server.routes import Request, Response, Route, RouteHandler, route
 from snodo.server.settings import SettingsError
 from snodo.server.settings import declared as declared_settings
 from snodo.server.settings import read as read_settings
@@ -64,11 +70,19 @@ from snodo.tasks.engine import Tasks
 __all__ = [
     "CacheHint",
     "CallNext",
+    "Extension",
     "LegacyLimits",
+    "LocalBus",
     "Middleware",
+    "NotificationBus",
+    "RedisBus",
     "Reply",
+    "Request",
+    "Response",
     "Server",
+    "Token",
     "ToolSearchOption",
+    "notification_bus",
 ]
 
 log = logging.getLogger("snodo")

@@ -44,7 +44,7 @@ from typing import Any
 
 from snodo.asking import elicitation, roots, sampling
 from snodo.core.context import Context, refilled
-from snodo.core.result import MISSING, NO_STATE, InputRequired, taken
+from snodo.core.result import MISSING, NO_STATE, InputRequired, mark_taken
 from snodo.core.state.sealing import UNKNOWN, Sealer
 from snodo.revisions.authoring.models import CreateMessageResult, ListRootsResult
 
@@ -259,7 +259,7 @@ def answer_questions(
 def carried_forward(ctx: Context, done: Answered, outcome: InputRequired) -> InputRequired:
     """A handler with asks that asks more itself: its state with the asks' answers
     beside it, so the next round still has them."""
-    taken(outcome)
+    mark_taken(outcome)
     sealer = ctx.sealer
     data = outcome.state if outcome.state is not NO_STATE else UNKNOWN
     if data is UNKNOWN and isinstance(sealer, Sealer):  # the echoed state: the handler's part

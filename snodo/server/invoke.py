@@ -31,7 +31,13 @@ from snodo.server.asks import (
 from snodo.server.dependencies import Call, Provider, dependency_of, provider, resolve
 from snodo.server.threads import Threads, threaded
 
-Handler = Callable[..., Any]
+UserFunction = Callable[..., Any]
+"""What an author registers: a tool's, prompt's or resource's own function, sync or async,
+whose signature the server reads once (not the core's ``MethodHandler``, which answers a
+whole method, nor the client's ``InputHandler``, which answers a server's question)."""
+
+Handler = UserFunction
+"""The former name, which ``snodo.server.decorators`` still imports."""
 
 PLAIN = frozenset({str, dict, list, int, float, bool, type(None), InputRequired})
 """Result types that are never awaitable, so need no ``inspect.isawaitable`` (an ABC
@@ -57,7 +63,7 @@ class Parameter:
 
 @dataclass(frozen=True, slots=True)
 class Invoker:
-    function: Handler
+    function: UserFunction
     is_async: bool
     context_param: str | None
     parameters: tuple[Parameter, ...]
@@ -141,7 +147,7 @@ class Invoker:
         return type(result) not in PLAIN and (self.is_async or inspect.isawaitable(result))
 
 
-async def _in_thread(threads: Threads, function: Handler, kwargs: dict[str, Any]) -> Any:
+async def _in_thread(threads: Threads, function: UserFunction, kwargs: dict[str, Any]) -> Any:
     value = await threads.run(function, kwargs)
     if type(value) not in PLAIN and inspect.isawaitable(value):
         value = await value  # a sync function that handed back something to await
@@ -180,7 +186,7 @@ class DefinitionError(TypeError, ValueError):
 
 
 def invoker(
-    function: Handler,
+    function: UserFunction,
     *,
     inline: bool = False,
     timeout: float | None = None,
@@ -199,7 +205,7 @@ def invoker(
 
 
 def _invoker(
-    function: Handler, inline: bool, timeout: float | None, threads: Threads | None
+    function: UserFunction, inline: bool, timeout: float | None, threads: Threads | None
 ) -> Invoker:
     if timeout is not None and not (isinstance(timeout, int | float) and timeout > 0):
         raise ValueError("timeout must be a positive number of seconds")
@@ -254,7 +260,7 @@ def _unique(questions: list[Question]) -> tuple[Question, ...]:
 
 
 def described(
-    definition: dict[str, Any], function: Handler, title: str | None, description: str | None
+    definition: dict[str, Any], function: UserFunction, title: str | None, description: str | None
 ) -> dict[str, Any]:
     """Add ``title`` and ``description`` (else the docstring's first paragraph) when set."""
     if title is not None:
@@ -284,7 +290,7 @@ def listed_fields(
     return fields
 
 
-def first_paragraph(function: Handler) -> str | None:
+def first_paragraph(function: UserFunction) -> str | None:
     doc = inspect.getdoc(function)
     if not doc:
         return None

@@ -31,8 +31,6 @@ that started it; before ``start`` and after ``stop`` it carries nothing.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import logging
 import secrets
@@ -40,7 +38,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, Protocol, cast, get_args
 
-from snodo.stores.redis import redis_module
+from snodo.stores.pubsub import RedisLink
+from snodo.stores.redis import redis_url
 
 __all__ = [
     "Deliver",
@@ -48,7 +47,6 @@ __all__ = [
     "Notice",
     "NotificationBus",
     "RedisBus",
-    "RedisLink",
     "notification_bus",
 ]
 
@@ -58,11 +56,6 @@ Kind = Literal["list", "resource", "task"]
 KINDS: Final = frozenset(get_args(Kind))
 
 DEFAULT_CHANNEL: Final = "snodo:notifications"
-MAX_PENDING: Final = 1000
-"""Notices waiting to be published; beyond it new ones are dropped (Redis is slow or
-down, and an unbounded queue would only turn that into memory growth)."""
-MAX_BACKOFF: Final = 5.0
-"""Longest wait, in seconds, between two attempts to resubscribe after Redis failed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,148 +125,6 @@ class LocalBus:
         """Nothing to close."""
 
 
-class RedisLink:
-    """Redis pub/sub for one process: a bounded queue of messages a publisher task sends,
-    and a subscriber task that hands every message of ``channels`` to ``on_message``,
-    resubscribing with backoff when Redis goes away. Neither ever blocks a request or
-    raises; each outage is logged once (as ``name``, on ``logger``). ``RedisBus`` carries
-    notices on it, and the legacy relay (``snodo.legacy.relay``) answers and
-    announcements between workers."""
-
-    def __init__(
-        self,
-        url: str,
-        channels: tuple[str, ...],
-        *,
-        timeout: float,
-        name: str,
-        logger: logging.Logger,
-    ) -> None:
-        redis_module("RedisBus")  # ImportError naming the extra now, not when serving starts
-        self._url = url
-        self.channels = channels
-        self.timeout = timeout
-        self.name = name
-        self.log = logger
-        self._client: Any = None
-        # Made by ``start``: asyncio queues and events belong to one event loop.
-        self._pending: asyncio.Queue[tuple[str, str]] | None = None
-        self._subscribed: asyncio.Event | None = None
-        self._tasks: list[asyncio.Task[None]] = []
-        self._warned: set[str] = set()
-
-    @property
-    def running(self) -> bool:
-        return self._pending is not None
-
-    @property
-    def subscribed(self) -> bool:
-        """Whether messages from other processes can reach this one right now."""
-        return self._subscribed is not None and self._subscribed.is_set()
-
-    def publish(self, channel: str, body: str) -> bool:
-        """Queue ``body`` for ``channel``; False before ``start`` (nothing is sent)."""
-        if self._pending is None:
-            return False
-        try:
-            self._pending.put_nowait((channel, body))
-        except asyncio.QueueFull:
-            self._warn_once("full", "%s: %d unsent, dropping new ones", self.name, MAX_PENDING)
-        else:
-            self._warned.discard("full")
-        return True
-
-    async def start(self, on_message: Callable[[str | bytes], None]) -> None:
-        """Connect, start the publisher and subscriber tasks, and wait up to ``timeout``
-        for the subscription; nothing if already started."""
-        if self._pending is not None:
-            return
-        redis = redis_module("RedisBus")
-        self._client = redis.asyncio.Redis.from_url(
-            self._url,
-            socket_connect_timeout=self.timeout,
-            retry=redis.asyncio.retry.Retry(redis.backoff.NoBackoff(), 0),
-            protocol=2,  # plain AUTH, as RedisGuard and RedisTaskStore use
-        )
-        pending: asyncio.Queue[tuple[str, str]] = asyncio.Queue(MAX_PENDING)
-        self._pending = pending
-        self._subscribed = subscribed = asyncio.Event()
-        self._warned.clear()
-        self._tasks = [
-            asyncio.create_task(self._publishing(pending), name=f"{self.name} publish"),
-            asyncio.create_task(
-                self._subscribing(subscribed, on_message), name=f"{self.name} subscribe"
-            ),
-        ]
-        try:
-            await asyncio.wait_for(subscribed.wait(), self.timeout)
-        except TimeoutError:
-            self.log.warning("%s: not subscribed yet; other workers' messages wait", self.name)
-
-    async def stop(self) -> None:
-        """Publish what is queued (within ``timeout``), stop both tasks, close the client."""
-        if self._pending is None:
-            return
-        # What was raised before the stop still goes out, within the publish timeout.
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._pending.join(), self.timeout)
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        client = self._client
-        self._tasks, self._client = [], None
-        self._pending = self._subscribed = None  # what is still queued is dropped
-        await client.aclose()
-
-    def _warn_once(self, what: str, message: str, *args: Any) -> None:
-        """One warning per episode: an outage, a full queue, not one per message."""
-        if what not in self._warned:
-            self._warned.add(what)
-            self.log.warning(message, *args)
-
-    async def _publishing(self, pending: asyncio.Queue[tuple[str, str]]) -> None:
-        while True:
-            channel, body = await pending.get()
-            try:
-                async with asyncio.timeout(self.timeout):
-                    await self._client.publish(channel, body)
-            except Exception as exc:  # Redis down must not end the loop
-                self._warn_once("publish", "%s: publishing failed, dropping: %r", self.name, exc)
-            else:
-                if "publish" in self._warned:
-                    self._warned.discard("publish")
-                    self.log.info("%s: publishing again", self.name)
-            finally:
-                pending.task_done()
-
-    async def _subscribing(
-        self, subscribed: asyncio.Event, on_message: Callable[[str | bytes], None]
-    ) -> None:
-        backoff = 0.1
-        while True:
-            pubsub = self._client.pubsub(ignore_subscribe_messages=True)
-            try:
-                async with asyncio.timeout(self.timeout):
-                    await pubsub.subscribe(*self.channels)
-                subscribed.set()
-                if "subscribe" in self._warned:
-                    self._warned.discard("subscribe")
-                    self.log.info("%s: subscribed again", self.name)
-                backoff = 0.1
-                while True:
-                    message = await pubsub.get_message(timeout=1.0)
-                    if message is not None and message.get("type") == "message":
-                        on_message(message["data"])
-            except Exception as exc:  # Redis down must not end the loop
-                subscribed.clear()
-                self._warn_once("subscribe", "%s: subscription lost, retrying: %r", self.name, exc)
-            finally:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()
-            await asyncio.sleep(backoff)
-            backoff = min(backoff * 2, MAX_BACKOFF)
-
-
 class RedisBus:
     """Notices shared through a Redis pub/sub channel (the ``snodo[redis]`` extra).
 
@@ -284,8 +135,7 @@ class RedisBus:
     """
 
     def __init__(self, url: str, *, channel: str = DEFAULT_CHANNEL, timeout: float = 2.0) -> None:
-        if not url.startswith(("redis://", "rediss://")):
-            raise ValueError("RedisBus URL must start with redis:// or rediss://")
+        redis_url(url, "RedisBus")
         if timeout <= 0:
             raise ValueError("timeout must be positive")
         self.channel = channel

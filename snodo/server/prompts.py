@@ -11,7 +11,7 @@ from pydantic import BaseModel, ValidationError
 
 from snodo.core.errors import InvalidParams
 from snodo.revisions.authoring import PromptMessage
-from snodo.server.invoke import Handler, Invoker, described, invoker, listed_fields
+from snodo.server.invoke import Invoker, UserFunction, described, invoker, listed_fields
 from snodo.server.options import PromptOptions
 from snodo.server.threads import Threads
 
@@ -40,7 +40,7 @@ class Prompt:
 
 
 def make_prompt(
-    function: Handler, options: PromptOptions | None = None, *, threads: Threads | None = None
+    function: UserFunction, options: PromptOptions | None = None, *, threads: Threads | None = None
 ) -> Prompt:
     """A prompt from an author's function and its options (``PromptOptions``)."""
     options = options or {}

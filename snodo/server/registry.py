@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from snodo.core.caching import CacheHint
-from snodo.server.invoke import Handler, Invoker, invoker
+from snodo.server.invoke import Invoker, UserFunction, invoker
 from snodo.server.prompts import Prompt
 from snodo.server.resources import Resource, ResourceTemplate
 from snodo.server.threads import Threads
@@ -107,7 +107,7 @@ class Registry:
         self,
         ref_type: CompletionRef,
         name: str,
-        function: Handler,
+        function: UserFunction,
         *,
         inline: bool = False,
         timeout: float | None = None,

@@ -16,7 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from snodo.core.caching import CacheHint
-from snodo.server.invoke import Handler, Invoker, described, invoker, listed_fields
+from snodo.server.invoke import Invoker, UserFunction, described, invoker, listed_fields
 from snodo.server.media import Media
 from snodo.server.options import ResourceOptions, TemplateOptions
 from snodo.server.threads import Threads
@@ -62,7 +62,7 @@ class ResourceTemplate:
 def _definition(
     key: str,
     value: str,
-    function: Handler,
+    function: UserFunction,
     options: ResourceOptions | TemplateOptions,
     listed: Mapping[str, Any],
 ) -> dict[str, Any]:
@@ -79,7 +79,7 @@ def _definition(
 
 
 def make_resource(
-    function: Handler,
+    function: UserFunction,
     uri: str,
     options: ResourceOptions | None = None,
     *,
@@ -107,7 +107,7 @@ def make_resource(
 
 
 def make_template(
-    function: Handler,
+    function: UserFunction,
     uri_template: str,
     options: TemplateOptions | None = None,
     *,

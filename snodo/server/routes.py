@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from snodo.server.notify_bus import RedisBus
+from snodo.stores.redis import connect
 from snodo.stores.replay import RedisGuard
 
 __all__ = [
@@ -144,9 +145,7 @@ async def ready(server: Any, timeout: float = 2.0) -> list[str]:
 
 
 async def _ping(url: str, timeout: float) -> str | None:
-    import redis.asyncio  # noqa: PLC0415 - present wherever a Redis URL was configured
-
-    client = redis.asyncio.Redis.from_url(url, socket_connect_timeout=timeout, protocol=2)
+    client = connect(url, "the readiness check", timeout=timeout)  # one ping, then closed
     try:
         async with asyncio.timeout(timeout):
             await client.ping()

@@ -35,7 +35,7 @@ from snodo.core.http_headers import header_params
 from snodo.core.result import InputRequired, ToolError
 from snodo.revisions import Revision
 from snodo.revisions.authoring import adapters
-from snodo.server.invoke import Handler, Invoker, TimedOut, described, invoker, listed_fields
+from snodo.server.invoke import Invoker, TimedOut, UserFunction, described, invoker, listed_fields
 from snodo.server.media import Media
 from snodo.server.options import TaskSupport, ToolOptions
 from snodo.server.outputs import Output, output_of
@@ -184,7 +184,7 @@ _ENDINGS: tuple[type, ...] = (InputRequired, ToolError, Background)
 """What a tool returns to end other than with its output."""
 
 
-def _inferred_output(function: Handler) -> Output | None:
+def _inferred_output(function: UserFunction) -> Output | None:
     """The output schema the function's return annotation gives, or None."""
     try:
         annotation = typing.get_type_hints(function).get("return")
@@ -194,7 +194,7 @@ def _inferred_output(function: Handler) -> Output | None:
 
 
 def make_tool(
-    function: Handler, options: ToolOptions | None = None, *, threads: Threads | None = None
+    function: UserFunction, options: ToolOptions | None = None, *, threads: Threads | None = None
 ) -> Tool:
     """A tool from an author's function and its options (``ToolOptions``)."""
     options = options or {}

@@ -12,14 +12,12 @@ import math
 import os
 import threading
 import time
-import weakref
 from collections.abc import Callable
 from typing import Any, Final, Protocol
-from urllib.parse import urlsplit
 
 from snodo.core.state.replay import DEFAULT_TIMEOUT, check_consume
-from snodo.stores.redis import RedisError, redis_module
-from snodo.stores.sqlite import open_shared
+from snodo.stores.redis import RedisClients, RedisError, standard_errors
+from snodo.stores.sqlite import open_shared, transaction
 
 __all__ = ["RedisClient", "RedisGuard", "SQLiteGuard"]
 
@@ -63,19 +61,12 @@ class SQLiteGuard:
             now = self.clock()
             if not expires_at > now:
                 return False
-            db = self._db
-            db.execute("BEGIN IMMEDIATE")
-            try:
+            with transaction(self._db) as db:
                 db.execute(f"DELETE FROM {_TABLE} WHERE expires_at <= ?", (now,))
                 inserted = db.execute(
                     f"INSERT OR IGNORE INTO {_TABLE} (id, expires_at) VALUES (?, ?)",
                     (token_id, expires_at),
                 ).rowcount
-                db.execute("COMMIT")
-            except BaseException:
-                if db.in_transaction:
-                    db.execute("ROLLBACK")
-                raise
             return inserted == 1
 
     def size(self) -> int:
@@ -127,32 +118,21 @@ class RedisGuard:
         self.prefix = prefix
         self.timeout = timeout
         self.clock = clock
-        self._max_connections = max_connections
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any]
-        self._clients = weakref.WeakKeyDictionary()
-        self._client: RedisClient | None = None
-        self._url = ""
-        if not isinstance(target, str):
-            if not callable(getattr(target, "set", None)):
-                raise TypeError("target must be a redis:// URL or a client with an async set()")
-            self._client = target
-            return
-        url = urlsplit(target)
-        if url.scheme not in ("redis", "rediss"):
-            raise ValueError("RedisGuard URL must start with redis:// or rediss://")
-        if url.username and not url.password:
-            raise ValueError("a Redis URL with a user needs a password: redis://user:pw@host")
-        path = url.path.strip("/")
-        if path and not path.isdigit():
-            raise ValueError("the path of a Redis URL is the database number")
-        # ImportError naming the extra now, not on the first request
-        redis_module("RedisGuard with a URL")
-        self._url = target
+        self._target: RedisClient | RedisClients
+        if isinstance(target, str):
+            # A bounded, blocking pool per event loop: consume's timeout bounds the wait.
+            self._target = RedisClients(
+                target, "RedisGuard", timeout=timeout, max_connections=max_connections
+            )
+        elif callable(getattr(target, "set", None)):
+            self._target = target
+        else:
+            raise TypeError("target must be a redis:// URL or a client with an async set()")
 
     @property
     def url(self) -> str:
         """The Redis URL it was given; empty when it was given a client object."""
-        return self._url
+        return self._target.url if isinstance(self._target, RedisClients) else ""
 
     async def consume(self, token_id: str, expires_at: float) -> bool:
         """True when its ``SET NX`` creates the key (the first consume); False after, and
@@ -162,46 +142,16 @@ class RedisGuard:
         if not remaining > 0:
             return False
         key, ms = self.prefix + token_id, math.ceil(remaining * 1000)
-        if self._client is not None:
-            return await self._client.set(key, "1", px=ms, nx=True) is not None
-        redis = redis_module("RedisGuard with a URL")
-        try:
+        if not isinstance(self._target, RedisClients):
+            return await self._target.set(key, "1", px=ms, nx=True) is not None
+        with standard_errors():
             async with asyncio.timeout(self.timeout):
-                reply = await self._loop_client().set(key, "1", px=ms, nx=True)
-        except redis.exceptions.AuthenticationError as exc:  # a ConnectionError to redis-py
-            raise RedisError(str(exc)) from exc
-        except redis.exceptions.TimeoutError as exc:
-            raise TimeoutError(str(exc)) from exc
-        except redis.exceptions.ConnectionError as exc:
-            raise ConnectionError(str(exc)) from exc
-        except redis.exceptions.RedisError as exc:
-            raise RedisError(str(exc)) from exc
+                reply = await self._target.client().set(key, "1", px=ms, nx=True)
         if reply not in (True, None):
             raise RedisError(f"unexpected reply to SET NX: {reply!r}")
         return reply is True
 
-    def _loop_client(self) -> Any:
-        """This event loop's client, made on first use."""
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            redis = redis_module("RedisGuard with a URL")
-            pool = redis.asyncio.BlockingConnectionPool.from_url(
-                self._url,
-                max_connections=self._max_connections,
-                timeout=None,  # wait for a free connection; consume's timeout bounds it
-                socket_connect_timeout=self.timeout,
-                retry=redis.asyncio.retry.Retry(redis.backoff.NoBackoff(), 0),
-                # RESP2: plain AUTH, which a server without that password refuses (HELLO
-                # AUTH would pass on a default user that takes any password).
-                protocol=2,
-            )
-            client = self._clients[loop] = redis.asyncio.Redis(connection_pool=pool)
-        return client
-
     async def aclose(self) -> None:
         """Close this event loop's connections; call it before the loop ends."""
-        client = self._clients.pop(asyncio.get_running_loop(), None)
-        if client is not None:
-            await client.aclose()
-            await client.connection_pool.disconnect()
+        if isinstance(self._target, RedisClients):
+            await self._target.aclose()

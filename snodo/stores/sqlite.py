@@ -1,12 +1,20 @@
-"""One SQLite file shared by the worker processes of a machine: opened the same way by
-the replay guard and the task store."""
+"""One SQLite file shared by the worker processes of a machine, opened one way.
+
+Every store that keeps its state in SQLite (the replay guard, the task store, the OAuth
+proxy's records) opens its file with ``open_shared`` and writes with ``transaction``, so
+they all wait for another process's lock the same bounded time and survive a crash
+the same way.
+"""
 
 from __future__ import annotations
 
 import math
 import os
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+__all__ = ["open_shared", "transaction"]
 
 
 def open_shared(
@@ -15,9 +23,10 @@ def open_shared(
     """A WAL-mode, fully synchronous connection with ``schema`` applied.
 
     Autocommit (isolation_level=None), so a transaction is exactly the caller's BEGIN
-    IMMEDIATE: it takes the write lock up front, where the busy timeout applies, instead
-    of upgrading a read lock, which can fail at once with BUSY. A file that refuses WAL
-    (e.g. on a network file system) is a ValueError naming ``owner``.
+    IMMEDIATE (``transaction``): it takes the write lock up front, where the busy timeout
+    applies, instead of upgrading a read lock, which can fail at once with BUSY. A file
+    that refuses WAL (e.g. on a network file system) is a ValueError naming ``owner``.
+    The connection may be used from any thread, one at a time: callers hold a lock.
     """
     db = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
     try:
@@ -32,3 +41,16 @@ def open_shared(
         db.close()
         raise
     return db
+
+
+@contextmanager
+def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``, or ``ROLLBACK`` when the body raised."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")

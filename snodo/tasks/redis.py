@@ -16,11 +16,10 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-import weakref
 from collections.abc import Callable
 from typing import Any, Final
 
-from snodo.stores.redis import redis_module
+from snodo.stores.redis import RedisClients, redis_module
 from snodo.tasks.record import MAX_RECORDS, Change, StoreFull, TaskRecord
 
 __all__ = ["RedisTaskStore"]
@@ -66,34 +65,20 @@ class RedisTaskStore:
         clock: Callable[[], float] = time.time,
         max_records: int = MAX_RECORDS,
     ) -> None:
-        if not url.startswith(("redis://", "rediss://")):
-            raise ValueError("RedisTaskStore URL must start with redis:// or rediss://")
         if max_records <= 0:
             raise ValueError("max_records must be positive")
         self.max_records = max_records
-        redis_module("RedisTaskStore")  # ImportError naming the extra now, not on the first request
-        self._url = url
+        self._connections = RedisClients(url, "RedisTaskStore", timeout=timeout)
         self.prefix = prefix
         self.timeout = timeout
         self.clock = clock
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any]
-        self._clients = weakref.WeakKeyDictionary()
 
     @property
     def url(self) -> str:
-        return self._url
+        return self._connections.url
 
     def _client(self) -> Any:
-        """This event loop's client (asyncio connections belong to the loop that made them)."""
-        loop = asyncio.get_running_loop()
-        client = self._clients.get(loop)
-        if client is None:
-            redis = redis_module("RedisTaskStore")
-            client = redis.asyncio.Redis.from_url(
-                self._url, socket_connect_timeout=self.timeout, protocol=2
-            )
-            self._clients[loop] = client
-        return client
+        return self._connections.client()
 
     def _expiry(self, record: TaskRecord) -> dict[str, int]:
         """PX, relative and computed with the store's clock (as RedisGuard does), so the
@@ -165,6 +150,4 @@ class RedisTaskStore:
                         continue  # another writer won; read again
 
     async def aclose(self) -> None:
-        client = self._clients.pop(asyncio.get_running_loop(), None)
-        if client is not None:
-            await client.aclose()
+        await self._connections.aclose()

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Final
 
-from snodo.stores.sqlite import open_shared
+from snodo.stores.sqlite import open_shared, transaction
 from snodo.tasks.record import MAX_RECORDS, Change, StoreFull, TaskRecord
 
 __all__ = ["SQLiteTaskStore"]
@@ -71,7 +71,7 @@ class SQLiteTaskStore:
         return await asyncio.to_thread(self._update, task_id, change)
 
     def _create(self, record: TaskRecord) -> None:
-        with self._lock, self._transaction():
+        with self._lock, transaction(self._db):
             self._db.execute(f"DELETE FROM {_TABLE} WHERE expires_at <= ?", (self.clock(),))
             (kept,) = self._db.execute(f"SELECT COUNT(*) FROM {_TABLE}").fetchone()
             if kept >= self.max_records:
@@ -92,7 +92,7 @@ class SQLiteTaskStore:
                 raise ValueError(f"task {record.task_id} exists") from exc
 
     def _update(self, task_id: str, change: Change | None) -> TaskRecord | None:
-        with self._lock, self._transaction():
+        with self._lock, transaction(self._db):
             row = self._db.execute(
                 f"SELECT record FROM {_TABLE} WHERE id = ?", (task_id,)
             ).fetchone()
@@ -112,9 +112,6 @@ class SQLiteTaskStore:
             )
             return changed
 
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
-
     async def aclose(self) -> None:
         with self._lock:
             self._db.close()
@@ -123,19 +120,3 @@ class SQLiteTaskStore:
 def _finished(record: TaskRecord) -> float | None:
     """When a terminal record finished (its last update), for eviction; None while live."""
     return record.updated_at if record.terminal else None
-
-
-class _Transaction:
-    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK when the body raised."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self._db = db
-
-    def __enter__(self) -> None:
-        self._db.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, kind: object, exc: object, tb: object) -> None:
-        if kind is None:
-            self._db.execute("COMMIT")
-        elif self._db.in_transaction:
-            self._db.execute("ROLLBACK")

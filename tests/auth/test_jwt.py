@@ -51,6 +51,23 @@ def test_keys_found_through_metadata_and_cached() -> None:
     assert issuer.fetches == {"/.well-known/oauth-authorization-server": 1, JWKS: 1}
 
 
+class KeylessIssuer(Issuer):
+    """Metadata that names no key set."""
+
+    def _documents(self) -> dict[str, Any]:
+        documents = super()._documents()
+        for document in documents.values():
+            document.pop("jwks_uri", None)
+        return documents
+
+
+def test_metadata_naming_no_key_set_is_unavailable_and_says_so() -> None:
+    issuer = KeylessIssuer("https://as.example")
+    with pytest.raises(VerifierUnavailable, match=r"https://as\.example publishes no jwks_uri"):
+        run(verifier(issuer).verify(issuer.mint(RESOURCE)))
+    assert JWKS not in issuer.fetches
+
+
 def test_issuer_with_a_path_uses_path_insertion() -> None:
     issuer = Issuer("https://as.example/tenant1")
     check = verifier(issuer)

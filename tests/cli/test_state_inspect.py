@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from snodo.cli import inspect_token
-from snodo.core import state
+from snodo.core.state.keyring import Keyring
 
 KEY = ("k1", b"k" * 32)
 OTHER = ("k2", b"o" * 32)
@@ -27,7 +27,7 @@ class Ctx:
         return self.now
 
 
-TOKEN = state.seal({"step": 1}, Ctx(), keys=[KEY], principal="alice")
+TOKEN = Keyring(keys=[KEY]).seal({"step": 1}, Ctx(), principal="alice")
 REQUEST = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": PARAMS}
 
 
@@ -53,7 +53,7 @@ def test_command_line(tmp_path: Path) -> None:
     keys.write_text("# current key first\nk1:" + KEY[1].hex() + "\n")
     request = tmp_path / "request.json"
     request.write_text(json.dumps(REQUEST))
-    old = state.seal({"step": 1}, Ctx(now=1_700_000_000.0), keys=[KEY], principal="alice")
+    old = Keyring(keys=[KEY]).seal({"step": 1}, Ctx(now=1_700_000_000.0), principal="alice")
     done = subprocess.run(
         [
             sys.executable,
@@ -79,10 +79,10 @@ def test_command_line(tmp_path: Path) -> None:
 
 def test_one_time_and_encrypted_tokens() -> None:
     now = 1_800_000_010.0
-    once = state.seal({"step": 2}, Ctx(), keys=[KEY], principal="alice", once=True)
+    once = Keyring(keys=[KEY]).seal({"step": 2}, Ctx(), principal="alice", once=True)
     assert inspect_token(once, [KEY], REQUEST, "alice", now)[1].startswith("valid")
     assert inspect_token(once, [KEY], REQUEST, "bob", now)[1].startswith("bad signature")
-    sealed = state.seal({"step": 3}, Ctx(), keys=[KEY], principal="alice", encrypted=True)
+    sealed = Keyring(keys=[KEY], encrypted=True).seal({"step": 3}, Ctx(), principal="alice")
     fields, verdict = inspect_token(sealed, [KEY], REQUEST, "alice", now)
     assert fields == {"version": "e1", "kid": "k1"} and verdict.startswith("valid")
     assert inspect_token(sealed, [KEY], REQUEST, "alice", now + 400)[1].startswith("refused")

@@ -1,5 +1,6 @@
-"""What the client's typed results read like: one MISSING, false, for a field left out;
-the specification's stated default where it states one; the same in both eras."""
+"""What the client's typed results read like: pydantic's one MISSING for a field left out,
+untouched by snodo; the specification's stated default where it states one; the same in
+both eras."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import asyncio
 import copy
 import json
 import pickle
+import subprocess
+import sys
 from typing import Any
 
 import pydantic
@@ -22,9 +25,8 @@ from tests.support.processes import serving, snodo_run
 TARGET = "tests/client/results_server.py:server"
 
 
-def test_missing_is_the_models_own_sentinel_and_false() -> None:
+def test_missing_is_the_models_own_sentinel() -> None:
     assert snodo.MISSING is pydantic.MISSING
-    assert not MISSING and bool(MISSING) is False
     assert repr(MISSING) == "MISSING"
     assert copy.deepcopy(MISSING) is MISSING
     assert pickle.loads(pickle.dumps(MISSING)) is MISSING
@@ -34,6 +36,31 @@ def test_missing_is_the_models_own_sentinel_and_false() -> None:
     assert result.model_dump(by_alias=True) == bare  # absent stays absent
     said = {**bare, "isError": False}
     assert CallToolResult.model_validate(said).model_dump(by_alias=True) == said
+
+
+IMPORTS_SNODO = """
+import pydantic, typing_extensions
+before = (type(pydantic.MISSING), bool(pydantic.MISSING), dict(vars(type(pydantic.MISSING))))
+import snodo, snodo.client, snodo.server, snodo.transports, snodo.gateway
+after = (type(pydantic.MISSING), bool(pydantic.MISSING), dict(vars(type(pydantic.MISSING))))
+assert after == before, (before, after)
+assert type(pydantic.MISSING) is typing_extensions.Sentinel
+print(before[1])
+"""
+
+
+def test_importing_snodo_leaves_pydantic_missing_as_it_was() -> None:
+    """snodo patches no third-party object: in a fresh interpreter, MISSING's class and
+    truth are the same before and after snodo is imported."""
+    done = subprocess.run(
+        [sys.executable, "-c", IMPORTS_SNODO],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "True"  # as pydantic makes it
 
 
 def test_each_default_filled_in_is_one_the_pinned_schema_states() -> None:
@@ -72,12 +99,12 @@ def test_results_read_naturally_in_both_eras(transport: str, era: str) -> None:
     echo, add, fail = seen["echo"], seen["add"], seen["fail"]
     tools: dict[str, Tool] = seen["tools"]
     assert echo.is_error is False and not echo.is_error  # the spec's default
-    assert not echo.structured_content and echo.structured_content is MISSING
+    assert echo.structured_content is MISSING
     assert add.structured_content == {"total": 3} and not add.is_error
     assert fail.is_error is True
-    assert not tools["echo"].output_schema and tools["echo"].output_schema is MISSING
-    assert tools["add"].output_schema
-    assert not tools["echo"].annotations  # no annotations at all: MISSING
+    assert tools["echo"].output_schema is MISSING
+    assert tools["add"].output_schema is not MISSING
+    assert tools["echo"].annotations is MISSING  # no annotations at all
     hints = tools["add"].annotations
     assert hints is not MISSING
     assert (hints.read_only_hint, hints.destructive_hint) == (True, True)

@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from snodo.core.capabilities import declares, merge, missing, path_object
+from snodo.core.capabilities import declares, merge, missing, needs, path_object
 
 STEPS = ["sampling", "tools", "context", "elicitation", "form", "url", "roots"]
 paths = st.lists(st.sampled_from(STEPS), min_size=1, max_size=3).map(tuple)
@@ -86,7 +86,42 @@ def test_missing_is_one_object_whatever_the_order(asked: Any, have: Any, random:
 def test_declaring_what_is_missing_lets_the_requests_through(asked: Any, have: Any) -> None:
     lacking = missing(asked, have)
     assert not any(declares(have, path) for path in leaves(lacking))
-    if have != {"elicitation": {}}:
+    if not (isinstance(have, dict) and have.get("elicitation") == {}):
         # `elicitation: {}` declares form mode only while it is empty (client/elicitation.mdx):
         # a client adding `url` to it must name `form` too, as the error lists only the missing
         assert missing(asked, merge(have, lacking)) == {}
+
+
+# Literal cases, from the specification's pages.
+ELICIT_FORM = {"method": "elicitation/create", "params": {"message": "Name?"}}
+ELICIT_URL = {"method": "elicitation/create", "params": {"mode": "url", "url": "https://a.test"}}
+SAMPLE = {"method": "sampling/createMessage", "params": {"messages": [], "maxTokens": 9}}
+SAMPLE_TOOLS = {"method": "sampling/createMessage", "params": {"tools": [], "maxTokens": 9}}
+LIST_ROOTS = {"method": "roots/list"}
+
+
+def test_a_path_becomes_nested_objects_ending_in_an_empty_one() -> None:
+    assert path_object(("sampling", "tools")) == {"sampling": {"tools": {}}}
+
+
+def test_a_path_is_declared_when_every_step_is_an_object() -> None:
+    assert declares({"sampling": {"tools": {}}}, ("sampling", "tools"))
+    assert not declares({"sampling": {}}, ("sampling", "tools"))
+    assert not declares({"sampling": True}, ("sampling",))
+    assert not declares({"sampling": {"tools": None}}, ("sampling", "tools"))
+
+
+def test_an_empty_elicitation_object_declares_form_mode_alone() -> None:
+    # client/elicitation.mdx: `elicitation: {}` is form mode.
+    assert declares({"elicitation": {}}, ("elicitation", "form"), empty_parent_satisfies=True)
+    assert not declares({"elicitation": {"url": {}}}, ("elicitation", "form"), True)
+    assert not declares({}, ("elicitation", "form"), empty_parent_satisfies=True)
+
+
+def test_each_input_request_needs_what_its_params_ask_for() -> None:
+    assert [r.requires for r in needs(ELICIT_FORM)] == [("elicitation", "form")]
+    assert [r.requires for r in needs(ELICIT_URL)] == [("elicitation", "url")]
+    assert [r.requires for r in needs(SAMPLE)] == [("sampling",)]
+    assert [r.requires for r in needs(SAMPLE_TOOLS)] == [("sampling",), ("sampling", "tools")]
+    assert [r.requires for r in needs(LIST_ROOTS)] == [("roots",)]
+    assert needs({"method": "tools/call", "params": {}}) == []

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from snodo.core.context import Context
 from snodo.core.errors import InvalidParams
 from snodo.server import CacheHint, Server
-from tests.support.wire import SERVER_INFO, VERSION, answer, call, meta, request
+from tests.support.wire import SERVER_INFO, answer, call, request
 
 
 class Forecast(BaseModel):
@@ -93,7 +93,6 @@ def build() -> Server:
 
 
 SERVER = build()
-PREFIX = "io.modelcontextprotocol/"
 
 
 def test_discover() -> None:
@@ -328,166 +327,11 @@ def test_completion() -> None:
     assert result["completion"] == {"values": ["alice", "albert"], "total": 2, "hasMore": False}
 
 
-@pytest.mark.parametrize(
-    ("message", "expected"),
-    [
-        (
-            b"{not json",
-            {"jsonrpc": "2.0", "error": {"code": -32700, "message": "Parse error: invalid JSON"}},
-        ),
-        (
-            b"[]",
-            {
-                "jsonrpc": "2.0",
-                "error": {"code": -32600, "message": "Invalid request: not a JSON-RPC object"},
-            },
-        ),
-        (
-            {"jsonrpc": "1.0", "id": 1, "method": "tools/list"},
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "error": {"code": -32600, "message": 'Invalid request: jsonrpc must be "2.0"'},
-            },
-        ),
-        (
-            {"jsonrpc": "2.0", "id": None, "method": "tools/list"},
-            {
-                "jsonrpc": "2.0",
-                "error": {
-                    "code": -32600,
-                    "message": "Invalid request: id must be a string or an integer",
-                },
-            },
-        ),
-        (
-            {"jsonrpc": "2.0", "id": 1.5, "method": "tools/list"},
-            {
-                "jsonrpc": "2.0",
-                "error": {
-                    "code": -32600,
-                    "message": "Invalid request: id must be a string or an integer",
-                },
-            },
-        ),
-        (
-            {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": [1]},
-            {
-                "jsonrpc": "2.0",
-                "id": 2,
-                "error": {"code": -32600, "message": "Invalid request: params must be an object"},
-            },
-        ),
-        (
-            {"jsonrpc": "2.0", "id": 3, "method": "tools/list"},
-            {
-                "jsonrpc": "2.0",
-                "id": 3,
-                "error": {"code": -32602, "message": "Missing required params._meta"},
-            },
-        ),
-        (
-            {
-                "jsonrpc": "2.0",
-                "id": 4,
-                "method": "tools/list",
-                "params": {"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}},
-            },
-            {
-                "jsonrpc": "2.0",
-                "id": 4,
-                "error": {
-                    "code": -32602,
-                    "message": f"Missing required _meta field {PREFIX}protocolVersion",
-                },
-            },
-        ),
-        (
-            {
-                "jsonrpc": "2.0",
-                "id": 5,
-                "method": "tools/list",
-                "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}},
-            },
-            {
-                "jsonrpc": "2.0",
-                "id": 5,
-                "error": {
-                    "code": -32602,
-                    "message": f"Missing required _meta field {PREFIX}clientCapabilities",
-                },
-            },
-        ),
-        (
-            {
-                "jsonrpc": "2.0",
-                "id": 6,
-                "method": "tools/list",
-                "params": {
-                    "_meta": {
-                        "io.modelcontextprotocol/protocolVersion": "v999",
-                        "io.modelcontextprotocol/clientCapabilities": {},
-                    }
-                },
-            },
-            {
-                "jsonrpc": "2.0",
-                "id": 6,
-                "error": {
-                    "code": -32022,
-                    "message": "Unsupported protocol version",
-                    "data": {"supported": ["2026-07-28"], "requested": "v999"},
-                },
-            },
-        ),
-        (
-            request("tools/call", {"arguments": {}}, id=7),
-            {
-                "jsonrpc": "2.0",
-                "id": 7,
-                "error": {"code": -32602, "message": "Invalid params: name: Field required"},
-            },
-        ),
-    ],
-)
-def test_malformed_input(message: Any, expected: dict[str, Any]) -> None:
-    assert answer(SERVER, message) == expected
-
-
-@pytest.mark.parametrize(
-    "method",
-    [
-        "initialize",
-        "ping",
-        "logging/setLevel",
-        "resources/subscribe",
-        "resources/unsubscribe",
-        "unknown/method",
-        "sampling/createMessage",
-    ],
-)
-def test_removed_and_unknown_methods(method: str) -> None:
-    """The message names the method and the protocol version the request named."""
-    assert answer(SERVER, request(method, id=9)) == {
-        "jsonrpc": "2.0",
-        "id": 9,
-        "error": {
-            "code": -32601,
-            "message": f"Method not found: {method} (protocol version {VERSION})",
-        },
-    }
-
-
 def test_features_the_server_does_not_offer_are_not_found() -> None:
     bare = Server("bare", "0")
     assert answer(bare, request("tools/list"))["error"]["code"] == -32601
     assert answer(bare, request("prompts/get", {"name": "x"}))["error"]["code"] == -32601
     assert answer(bare, request("server/discover"))["result"]["capabilities"] == {"logging": {}}
-
-
-def test_notifications_get_no_answer() -> None:
-    note = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}
-    assert call(SERVER, note).response is None
 
 
 def test_pagination_follows_cursors_and_rejects_forged_ones() -> None:
@@ -531,12 +375,6 @@ def test_sync_and_async_handlers_run_concurrently() -> None:
     replies = asyncio.run(both())
     assert order == ["start", "start", "end", "end"]
     assert [r.response["id"] for r in replies] == [0, 1]
-
-
-def test_meta_with_unknown_keys_and_no_client_info_is_served() -> None:
-    message = request("tools/list", **{"com.example/trace": "abc"})
-    assert "result" in answer(SERVER, message)
-    assert meta()["io.modelcontextprotocol/clientCapabilities"] == {}
 
 
 @pytest.mark.parametrize(

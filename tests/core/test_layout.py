@@ -37,7 +37,7 @@ _ROLES: dict[str, frozenset[str]] = {
     "asking": frozenset({CORE}),
     "stores": frozenset({CORE}),
     "tasks": frozenset({CORE, "stores"}),
-    "auth": frozenset(),
+    "auth": frozenset({"stores"}),
     "oauth": frozenset(),
     "server": frozenset({CORE, "asking", "stores", "tasks", "auth"}),
     "legacy": frozenset({CORE, "stores", "server"}),

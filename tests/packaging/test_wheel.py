@@ -42,6 +42,7 @@ NEEDS_EXTRA: dict[str, str] = {
             ".user_agent",
         )
     },
+    "snodo.auth.claims": "auth",
     "snodo.auth.discovery": "auth",
     "snodo.auth.introspection": "auth",
     "snodo.auth.jwt": "auth",

@@ -12,6 +12,7 @@ import pytest
 
 from snodo.core import state
 from snodo.core.errors import InvalidState
+from snodo.core.state.keyring import Keyring
 from snodo.core.state.replay import MemoryGuard
 from tests.support.state_vectors import DATA, KEY_A, KEY_B, NOW, Ctx, later
 
@@ -33,8 +34,12 @@ class SpyGuard:
         return await self.inner.consume(token_id, expires_at)
 
 
-def open_once(token: str, guard: Any, ctx: Ctx | None = None, **options: Any) -> Any:
-    return asyncio.run(state.open_once(token, ctx or Ctx(), guard=guard, **(OPTIONS | options)))
+def open_once(
+    token: str, guard: Any, ctx: Ctx | None = None, *, principal: str = "alice", **keyring: Any
+) -> Any:
+    """``Keyring.open_once`` with the guard given, for KEY_A and alice unless told."""
+    opener = Keyring(**({"secret": KEY_A} | keyring))
+    return asyncio.run(opener.open_once(token, ctx or Ctx(), principal=principal, guard=guard))
 
 
 def payload(token: str) -> dict[str, Any]:
@@ -46,7 +51,9 @@ def payload(token: str) -> dict[str, Any]:
 @pytest.mark.parametrize("encrypted", [False, True])
 def test_a_one_time_token_opens_once(encrypted: bool) -> None:
     guard = SpyGuard()
-    token = state.seal(DATA, Ctx(), once=True, encrypted=encrypted, **OPTIONS)
+    token = Keyring(encrypted=encrypted, secret=KEY_A).seal(
+        DATA, Ctx(), once=True, principal="alice"
+    )
     assert open_once(token, guard) == DATA
     with pytest.raises(InvalidState) as replayed:
         open_once(token, guard)
@@ -57,7 +64,9 @@ def test_a_one_time_token_opens_once(encrypted: bool) -> None:
 
 
 def test_the_id_is_128_random_bits_in_the_payload_and_unique() -> None:
-    tokens = [state.seal(DATA, Ctx(), once=True, **OPTIONS) for _ in range(200)]
+    tokens = [
+        Keyring(secret=KEY_A).seal(DATA, Ctx(), once=True, principal="alice") for _ in range(200)
+    ]
     ids = {payload(token)["jti"] for token in tokens}
     assert len(ids) == 200
     for token_id in ids:
@@ -74,13 +83,13 @@ def test_a_reusable_token_is_byte_identical_to_before() -> None:
     def no_randomness(size: int) -> bytes:
         raise AssertionError("randbytes called for a reusable token")
 
-    token = state.seal(DATA, Ctx(), randbytes=no_randomness, **OPTIONS)
+    token = Keyring(secret=KEY_A).seal(DATA, Ctx(), randbytes=no_randomness, principal="alice")
     assert set(payload(token)) == {"data", "exp", "iat"}
 
 
 def test_the_guard_holds_the_id_until_expiry_plus_the_tolerated_skew() -> None:
     guard = SpyGuard()
-    token = state.seal(DATA, Ctx(), once=True, ttl=120, **OPTIONS)
+    token = Keyring(ttl=120, secret=KEY_A).seal(DATA, Ctx(), once=True, principal="alice")
     open_once(token, guard, ttl=120)
     assert guard.calls == [(payload(token)["jti"], payload(token)["exp"] + state.CLOCK_SKEW)]
     assert payload(token)["exp"] == int(NOW) + 120
@@ -89,20 +98,20 @@ def test_the_guard_holds_the_id_until_expiry_plus_the_tolerated_skew() -> None:
 def test_plain_open_refuses_a_one_time_token_and_open_once_a_reusable_one() -> None:
     """Neither side fails open: a one-time token is never opened without consuming it."""
     guard = SpyGuard()
-    once = state.seal(DATA, Ctx(), once=True, **OPTIONS)
-    reusable = state.seal(DATA, Ctx(), **OPTIONS)
+    once = Keyring(secret=KEY_A).seal(DATA, Ctx(), once=True, principal="alice")
+    reusable = Keyring(secret=KEY_A).seal(DATA, Ctx(), principal="alice")
     with pytest.raises(InvalidState):
-        state.open(once, Ctx(), **OPTIONS)
+        Keyring(secret=KEY_A).open(once, Ctx(), principal="alice")
     with pytest.raises(InvalidState):
         open_once(reusable, guard)
     assert guard.calls == []
-    assert state.open(reusable, Ctx(), **OPTIONS) == DATA
+    assert Keyring(secret=KEY_A).open(reusable, Ctx(), principal="alice") == DATA
     assert open_once(once, guard) == DATA
 
 
 def test_invalid_tokens_never_reach_the_guard() -> None:
     guard = SpyGuard()
-    token = state.seal(DATA, Ctx(), once=True, **OPTIONS)
+    token = Keyring(secret=KEY_A).seal(DATA, Ctx(), once=True, principal="alice")
     head, mac = token.rsplit(".", 1)
     attempts: list[tuple[str, Ctx, dict[str, Any]]] = [
         (token, later(Ctx(), 300), {}),
@@ -120,7 +129,7 @@ def test_invalid_tokens_never_reach_the_guard() -> None:
 
 
 def test_a_failing_store_raises_its_own_error_not_invalid_state() -> None:
-    token = state.seal(DATA, Ctx(), once=True, **OPTIONS)
+    token = Keyring(secret=KEY_A).seal(DATA, Ctx(), once=True, principal="alice")
     with pytest.raises(ConnectionError):
         open_once(token, SpyGuard(fail=ConnectionError("store down")))
     assert open_once(token, SpyGuard()) == DATA
@@ -129,19 +138,19 @@ def test_a_failing_store_raises_its_own_error_not_invalid_state() -> None:
 @pytest.mark.parametrize("randbytes", [lambda n: b"\0" * (n - 1), lambda n: "x" * n])
 def test_a_bad_randomness_source_is_refused(randbytes: Any) -> None:
     with pytest.raises(ValueError, match="randbytes"):
-        state.seal(DATA, Ctx(), once=True, randbytes=randbytes, **OPTIONS)
+        Keyring(secret=KEY_A).seal(DATA, Ctx(), once=True, randbytes=randbytes, principal="alice")
 
 
 def test_option_errors_come_before_the_token() -> None:
     with pytest.raises(TypeError):
         open_once("v1.a.e30.x", SpyGuard(), secret=None)
     with pytest.raises(TypeError):
-        state.seal(DATA, Ctx(), once="yes", **OPTIONS)  # type: ignore[arg-type]
+        Keyring(secret=KEY_A).seal(DATA, Ctx(), once="yes", principal="alice")  # type: ignore[arg-type]
 
 
 def test_rotation_and_binding_work_for_one_time_tokens() -> None:
     guard = SpyGuard()
-    token = state.seal(DATA, Ctx(), keys=[("b", KEY_B), ("a", KEY_A)], once=True, principal="p")
+    token = Keyring(keys=[("b", KEY_B), ("a", KEY_A)]).seal(DATA, Ctx(), once=True, principal="p")
     retry = replace(Ctx(), request_params={**Ctx().request_params, "requestState": token})
     ring = [("a", KEY_A), ("b", KEY_B)]
     assert open_once(token, guard, retry, secret=None, keys=ring, principal="p") == DATA

@@ -66,7 +66,7 @@ class MemoryTransport:
         if reply.response is None:
             raise TransportError("the server sent no response")
         # What a socket would carry: a proxy's kept bytes (``passed``) are read.
-        response: dict[str, Any] = jsonrpc.read_kept(reply.response)
+        response: dict[str, Any] = jsonrpc.decode_passthrough(reply.response)
         return response
 
     async def stream(
@@ -78,7 +78,7 @@ class MemoryTransport:
         await self._start()
         reply = await self.server.handle(message, principal=self.principal, emit=queue.put_nowait)
         if reply.response is not None:
-            yield jsonrpc.read_kept(reply.response)
+            yield jsonrpc.decode_passthrough(reply.response)
             return
         try:
             while True:

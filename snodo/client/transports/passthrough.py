@@ -6,10 +6,11 @@ of 20,000 text blocks (about 1 MB) costs 9.6 ms to decode (3.4 of them orjson's)
 0.4 ms to encode. ``decode`` reads the envelope and the result's members; a member
 larger than ``SMALL_MEMBER`` bytes is checked (well-formed JSON, valid UTF-8, no NaN,
 no line end, no key given twice) and kept as an ``orjson.Fragment`` of its bytes,
-which ``snodo.core.jsonrpc.encode`` writes out as they are (``snodo.core.jsonrpc.read_kept``
-decodes them for a reader that needs the values). Everything the proxy reads stays
-decoded: ``_meta``, the small members (``isError``, ``resultType``, a cursor), and the
-whole of a result that is not complete (its questions and state).
+which ``snodo.core.jsonrpc.encode`` writes out as they are
+(``snodo.core.jsonrpc.decode_passthrough`` decodes them for a reader that needs the
+values). Everything the proxy reads stays decoded: ``_meta``, the small members
+(``isError``, ``resultType``, a cursor), and the whole of a result that is not complete
+(its questions and state).
 
 A key given twice in one object means what the decoded path makes of it, the last
 value: a member holding one is decoded (``_collapses``), so a front never gets bytes

@@ -117,7 +117,7 @@ class StdioTransport:
         with contextlib.suppress(TypeError):  # an unhashable id answers nothing
             if type(message) is dict and message.get("id") in self.passing:
                 return message
-        return jsonrpc.read_kept(message)
+        return jsonrpc.decode_passthrough(message)
 
     def _receive(self, message: Any) -> None:
         if not isinstance(message, dict):

@@ -5,7 +5,7 @@ Theory of operation
 A sealed token proves the server made it for this request and principal, but a copy
 opens as well as the original until it expires. basic/patterns/mrtr.mdx: "servers
 needing at-most-once consumption MUST enforce that server-side". A token sealed with
-``once=True`` carries a random 128-bit id; ``snodo.core.state.open_once`` verifies the token
+``once=True`` carries a random 128-bit id; ``Keyring.open_once`` verifies the token
 and then calls ``guard.consume(id, expires_at)``, which answers True for the first
 call with an id and False for every later one, until ``expires_at``.
 

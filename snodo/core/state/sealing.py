@@ -1,13 +1,13 @@
 """The server's sealed-state step: what it does with an echoed state, and the sealer.
 
-``opened_now`` (or ``opened``, where a guard must consume the state) verifies the state
+``open_state_now`` (or ``open_state``, where a guard must consume the state) verifies the state
 a retry echoes before any middleware or handler sees the request, and gives the server
 the data and the questions the flow has asked so far (``ctx.asked``) for the request's
 context, whose ``Sealer`` seals for the next round.
 With an observer it also carries the observer's flow mark from one round's state to the
 next and reports a refusal's reason, which never reaches the client.
 
-``pinned`` is the other end: when a handler asks, the questions of the round are sealed
+``seal_asked`` is the other end: when a handler asks, the questions of the round are sealed
 into the state it hands out (a digest of each, by key), beside what the handler sealed,
 so that on the retry only answers to questions this flow asked count
 (``snodo.core.input_responses``). The handler does nothing for it.
@@ -25,7 +25,7 @@ from snodo.core.context import Context
 from snodo.core.errors import InternalError, InvalidState
 from snodo.core.input_responses import pin
 from snodo.core.observe import Observation
-from snodo.core.result import NO_STATE, InputRequired, taken
+from snodo.core.result import NO_STATE, InputRequired, mark_taken
 from snodo.core.state.keyring import Keyring
 from snodo.core.state.token import (
     Verified,
@@ -42,9 +42,9 @@ __all__ = [
     "UNKNOWN",
     "Opened",
     "Sealer",
-    "opened",
-    "opened_now",
-    "pinned",
+    "open_state",
+    "open_state_now",
+    "seal_asked",
     "sealer_of",
 ]
 
@@ -163,10 +163,10 @@ NOTHING_OPENED: Opened = (None, NOTHING_ASKED)
 """What a request without state has of one."""
 
 
-def opened_now(sealer: Sealer) -> Opened | None:
+def open_state_now(sealer: Sealer) -> Opened | None:
     """The state the request echoed, verified without waiting, as most requests can
     have it; None when the keyring's guard must consume it first (then await
-    ``opened``).
+    ``open_state``).
 
     A forged, expired or misbound state is -32602 (``InvalidState``), before any
     middleware or handler runs; with an observer, the reason is reported to it only.
@@ -187,11 +187,11 @@ def opened_now(sealer: Sealer) -> Opened | None:
     except InvalidState as exc:
         _refused(sealer.observation, exc)
         raise
-    return _opened(sealer.observation, verified)
+    return _accepted(sealer.observation, verified)
 
 
-async def opened(sealer: Sealer) -> Opened:
-    """``opened_now`` for any keyring: with a guard, a state presented a second time is
+async def open_state(sealer: Sealer) -> Opened:
+    """``open_state_now`` for any keyring: with a guard, a state presented a second time is
     refused the same way (and a store failure is an internal error); it is consumed
     here, before the handler runs."""
     token = sealer.request_state
@@ -202,7 +202,7 @@ async def opened(sealer: Sealer) -> Opened:
     except InvalidState as exc:
         _refused(sealer.observation, exc)
         raise
-    return _opened(sealer.observation, verified)
+    return _accepted(sealer.observation, verified)
 
 
 def _refused(observation: Observation | None, exc: InvalidState) -> None:
@@ -210,14 +210,14 @@ def _refused(observation: Observation | None, exc: InvalidState) -> None:
         observation.state_refused(exc.reason)
 
 
-def _opened(observation: Observation | None, verified: Verified) -> Opened:
+def _accepted(observation: Observation | None, verified: Verified) -> Opened:
     if observation is not None:
         observation.state_accepted(verified.flow)
     asked = NOTHING_ASKED if verified.asked is None else MappingProxyType(verified.asked)
     return verified.data, asked
 
 
-def pinned(keyring: Keyring, ctx: Context, outcome: InputRequired) -> InputRequired:
+def seal_asked(keyring: Keyring, ctx: Context, outcome: InputRequired) -> InputRequired:
     """``outcome`` with the questions this flow has asked sealed into its state.
 
     The state is what the handler handed over with ``input_required(state=...)``
@@ -226,7 +226,7 @@ def pinned(keyring: Keyring, ctx: Context, outcome: InputRequired) -> InputRequi
     itself, or none (an empty state carrying only the questions). A flow that has asked
     nothing is left as it is.
     """
-    taken(outcome)
+    mark_taken(outcome)
     asked = pin(ctx.asked, outcome.input_requests)
     handed = outcome.state
     if not asked and handed is NO_STATE:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import functools
 import hashlib
 import hmac
 import json
@@ -18,6 +17,7 @@ from snodo.core import state
 from snodo.core.context import Context
 from snodo.core.errors import InvalidState
 from snodo.core.state import token as state_token
+from snodo.core.state.keyring import Keyring
 from tests.support.state_vectors import (
     DATA,
     KEY_A,
@@ -72,13 +72,8 @@ def test_docs_hold_vectors_for_both_key_modes_and_all_principal_kinds() -> None:
 
 @pytest.mark.parametrize("vector", doc_vectors(SIGNED_VECTORS), ids=lambda v: v["name"])
 def test_vector_seals_to_the_documented_token(vector: dict[str, Any]) -> None:
-    token = state.seal(
-        vector["data"],
-        vector_ctx(vector),
-        principal=vector["principal"],
-        ttl=vector["ttl"],
-        **vector_options(vector),
-    )
+    keyring = Keyring(ttl=vector["ttl"], **vector_options(vector))
+    token = keyring.seal(vector["data"], vector_ctx(vector), principal=vector["principal"])
     assert token == vector["expect"]["token"]
 
 
@@ -112,13 +107,14 @@ def test_vector_follows_the_documented_rules(vector: dict[str, Any]) -> None:
 @pytest.mark.parametrize("vector", doc_vectors(SIGNED_VECTORS), ids=lambda v: v["name"])
 def test_vector_opens_until_it_expires(vector: dict[str, Any]) -> None:
     ctx = vector_ctx(vector)
-    options = {**vector_options(vector), "principal": vector["principal"], "ttl": vector["ttl"]}
+    keyring, principal = Keyring(ttl=vector["ttl"], **vector_options(vector)), vector["principal"]
     token = vector["expect"]["token"]
-    assert state.open(token, ctx, **options) == vector["data"]
+    assert keyring.open(token, ctx, principal=principal) == vector["data"]
     expires = math.floor(vector["clock"]) + vector["ttl"]
-    assert state.open(token, replace(ctx, now=expires - 0.001), **options) == vector["data"]
+    just_before = replace(ctx, now=expires - 0.001)
+    assert keyring.open(token, just_before, principal=principal) == vector["data"]
     with pytest.raises(InvalidState):
-        state.open(token, replace(ctx, now=expires), **options)
+        keyring.open(token, replace(ctx, now=expires), principal=principal)
 
 
 def test_inspect_reads_the_fields_without_a_key() -> None:
@@ -154,7 +150,7 @@ def test_inspect_reads_the_fields_without_a_key() -> None:
     ],
 )
 def test_canonical_scalars_match_the_documented_rules(value: Any, text: str) -> None:
-    token = state.seal(value, Ctx(), secret=KEY_A)
+    token = Keyring(secret=KEY_A).seal(value, Ctx())
     assert state.inspect(token)["data"] == value
     payload = base64.urlsafe_b64decode(token.split(".")[2] + "==").decode()
     assert payload.startswith(f'{{"data":{text},"exp":')
@@ -174,9 +170,9 @@ def test_round_trip_with_the_real_context() -> None:
         clock=lambda: NOW,
     )
     typed: state.StateContext = ctx
-    token = state.seal(DATA, typed, secret=KEY_A, principal=ctx.principal)
+    token = Keyring(secret=KEY_A).seal(DATA, typed, principal=ctx.principal)
     retry = replace(ctx, request_id=8, request_params={**PARAMS, "requestState": token})
-    assert state.open(token, retry, secret=KEY_A, principal=retry.principal) == DATA
+    assert Keyring(secret=KEY_A).open(token, retry, principal=retry.principal) == DATA
 
 
 @pytest.mark.parametrize(
@@ -184,8 +180,8 @@ def test_round_trip_with_the_real_context() -> None:
     [None, True, 0, -5, 2**70, 1.5, "", "é 🐙", [], {}, [1, [2, [3]]], {"a": {"b": [None]}}],
 )
 def test_any_json_value_round_trips(data: Any) -> None:
-    token = state.seal(data, Ctx(), secret=KEY_A)
-    opened = state.open(token, Ctx(), secret=KEY_A)
+    token = Keyring(secret=KEY_A).seal(data, Ctx())
+    opened = Keyring(secret=KEY_A).open(token, Ctx())
     assert opened == data
     assert type(opened) is type(data)
 
@@ -211,53 +207,55 @@ RETRY_ONLY_CHANGES: list[Mapping[str, Any]] = [
 
 @pytest.mark.parametrize("params", RETRY_ONLY_CHANGES)
 def test_retry_fields_and_key_order_are_not_bound(params: Mapping[str, Any]) -> None:
-    token = state.seal(DATA, Ctx(), secret=KEY_A, principal="alice")
-    assert state.open(token, Ctx(request_params=params), secret=KEY_A, principal="alice") == DATA
+    token = Keyring(secret=KEY_A).seal(DATA, Ctx(), principal="alice")
+    assert Keyring(secret=KEY_A).open(token, Ctx(request_params=params), principal="alice") == DATA
 
 
 def _failures(token: str) -> dict[str, Callable[[], Any]]:
     """Every way to present ``token`` (sealed for Ctx(), KEY_A, alice) that must fail."""
-    a: dict[str, Any] = {"secret": KEY_A, "principal": "alice"}
-    cases: dict[str, Callable[[], Any]] = {
-        name: functools.partial(state.open, token, ctx, **a) for name, ctx in OTHER_REQUESTS.items()
-    }
+    ring = Keyring(secret=KEY_A)
+
+    def present(presented: Any, ctx: Ctx | None = None) -> Callable[[], Any]:
+        return lambda: ring.open(presented, Ctx() if ctx is None else ctx, principal="alice")
+
+    cases = {name: present(token, ctx) for name, ctx in OTHER_REQUESTS.items()}
     head, mac = token.rsplit(".", 1)
     version, kid, payload = head.split(".")
     flipped = "A" if payload[5] != "A" else "B"
     cases |= {
-        "other principal": lambda: state.open(token, Ctx(), secret=KEY_A, principal="bob"),
-        "anonymous": lambda: state.open(token, Ctx(), secret=KEY_A),
-        "empty principal": lambda: state.open(token, Ctx(), secret=KEY_A, principal=""),
-        "other key": lambda: state.open(token, Ctx(), secret=KEY_B, principal="alice"),
-        "keyring without the key": lambda: state.open(
-            token, Ctx(), keys=[("b", KEY_B)], principal="alice"
+        "other principal": lambda: ring.open(token, Ctx(), principal="bob"),
+        "anonymous": lambda: ring.open(token, Ctx()),
+        "empty principal": lambda: ring.open(token, Ctx(), principal=""),
+        "other key": lambda: Keyring(secret=KEY_B).open(token, Ctx(), principal="alice"),
+        "keyring without the key": lambda: Keyring(keys=[("b", KEY_B)]).open(
+            token, Ctx(), principal="alice"
         ),
-        "expired": lambda: state.open(token, later(Ctx(), 300), **a),
-        "long expired": lambda: state.open(token, later(Ctx(), 10**6), **a),
-        "opener allows a shorter life": lambda: state.open(token, Ctx(), ttl=299, **a),
-        "issued too far in the future": lambda: state.open(token, later(Ctx(), -61.5), **a),
-        "NaN clock": lambda: state.open(token, later(Ctx(), math.nan), **a),
-        "payload tampered": lambda: state.open(
-            f"{version}.{kid}.{payload[:5]}{flipped}{payload[6:]}.{mac}", Ctx(), **a
+        "expired": present(token, later(Ctx(), 300)),
+        "long expired": present(token, later(Ctx(), 10**6)),
+        "opener allows a shorter life": lambda: Keyring(secret=KEY_A, ttl=299).open(
+            token, Ctx(), principal="alice"
         ),
-        "mac tampered": lambda: state.open(f"{head}.{mac[::-1]}", Ctx(), **a),
-        "kid swapped": lambda: state.open(f"v1.other.{payload}.{mac}", Ctx(), **a),
-        "bad kid": lambda: state.open(f"v1.a!b.{payload}.{mac}", Ctx(), **a),
-        "other version": lambda: state.open(f"v2.{kid}.{payload}.{mac}", Ctx(), **a),
-        "three parts": lambda: state.open(f"{version}.{payload}.{mac}", Ctx(), **a),
-        "five parts": lambda: state.open(f"{token}.x", Ctx(), **a),
-        "empty": lambda: state.open("", Ctx(), **a),
-        "not a string": lambda: state.open(123, Ctx(), **a),  # type: ignore[arg-type]
-        "non-ascii": lambda: state.open(token[:-1] + "é", Ctx(), **a),
-        "oversized": lambda: state.open(token + "A" * state.MAX_TOKEN_LENGTH, Ctx(), **a),
+        "issued too far in the future": present(token, later(Ctx(), -61.5)),
+        "NaN clock": present(token, later(Ctx(), math.nan)),
+        "payload tampered": present(f"{version}.{kid}.{payload[:5]}{flipped}{payload[6:]}.{mac}"),
+        "mac tampered": present(f"{head}.{mac[::-1]}"),
+        "kid swapped": present(f"v1.other.{payload}.{mac}"),
+        "bad kid": present(f"v1.a!b.{payload}.{mac}"),
+        "other version": present(f"v2.{kid}.{payload}.{mac}"),
+        "three parts": present(f"{version}.{payload}.{mac}"),
+        "five parts": present(f"{token}.x"),
+        "empty": present(""),
+        "not a string": present(123),
+        "non-ascii": present(token[:-1] + "é"),
+        "oversized": present(token + "A" * state.MAX_TOKEN_LENGTH),
     }
     return cases
 
 
 def test_every_failure_is_the_same_invalid_state() -> None:
-    token = state.seal(DATA, Ctx(), secret=KEY_A, principal="alice")
-    assert state.open(token, later(Ctx(), 299.49), secret=KEY_A, principal="alice") == DATA
-    assert state.open(token, later(Ctx(), -60.5), secret=KEY_A, principal="alice") == DATA
+    token = Keyring(secret=KEY_A).seal(DATA, Ctx(), principal="alice")
+    assert Keyring(secret=KEY_A).open(token, later(Ctx(), 299.49), principal="alice") == DATA
+    assert Keyring(secret=KEY_A).open(token, later(Ctx(), -60.5), principal="alice") == DATA
     seen = set()
     for name, attempt in _failures(token).items():
         with pytest.raises(InvalidState) as caught:
@@ -270,10 +268,10 @@ def test_every_failure_is_the_same_invalid_state() -> None:
 
 def test_principal_none_differs_from_every_string() -> None:
     for sealed_for, opened_for in [(None, ""), ("", None), (None, "null"), ("null", None)]:
-        token = state.seal(DATA, Ctx(), secret=KEY_A, principal=sealed_for)
-        assert state.open(token, Ctx(), secret=KEY_A, principal=sealed_for) == DATA
+        token = Keyring(secret=KEY_A).seal(DATA, Ctx(), principal=sealed_for)
+        assert Keyring(secret=KEY_A).open(token, Ctx(), principal=sealed_for) == DATA
         with pytest.raises(InvalidState):
-            state.open(token, Ctx(), secret=KEY_A, principal=opened_for)
+            Keyring(secret=KEY_A).open(token, Ctx(), principal=opened_for)
 
 
 @pytest.mark.parametrize(
@@ -298,15 +296,15 @@ def test_principal_none_differs_from_every_string() -> None:
 def test_authentic_but_malformed_payloads_are_refused(payload: str) -> None:
     token = forge(payload, KEY_A, "k", Ctx())
     with pytest.raises(InvalidState):
-        state.open(token, Ctx(), secret=KEY_A)
+        Keyring(secret=KEY_A).open(token, Ctx())
 
 
 def test_the_forge_helper_makes_tokens_that_open() -> None:
     deep = "[" * 32 + "]" * 32
     payload = f'{{"data":{deep},"exp":1800000300,"iat":1800000000}}'
-    assert state.open(forge(payload, KEY_A, "k", Ctx()), Ctx(), secret=KEY_A) == json.loads(deep)
+    assert Keyring(secret=KEY_A).open(forge(payload, KEY_A, "k", Ctx()), Ctx()) == json.loads(deep)
     brackets_in_strings = '{"data":"' + "[" * 100 + '","exp":1800000300,"iat":1800000000}'
-    assert state.open(forge(brackets_in_strings, KEY_A, "k", Ctx()), Ctx(), secret=KEY_A)
+    assert Keyring(secret=KEY_A).open(forge(brackets_in_strings, KEY_A, "k", Ctx()), Ctx())
 
 
 def test_oversized_tokens_are_refused_before_any_crypto(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -316,7 +314,7 @@ def test_oversized_tokens_are_refused_before_any_crypto(monkeypatch: pytest.Monk
     monkeypatch.setattr(state_token, "_mac", no_crypto)
     monkeypatch.setattr(state_token, "_binding", no_crypto)
     with pytest.raises(InvalidState):
-        state.open("v1.k." + "A" * state.MAX_TOKEN_LENGTH + ".x", Ctx(), secret=KEY_A)
+        Keyring(secret=KEY_A).open("v1.k." + "A" * state.MAX_TOKEN_LENGTH + ".x", Ctx())
 
 
 # --- seal-side limits and options ----------------------------------------------------
@@ -331,15 +329,15 @@ def _nested(depth: int) -> Any:
 
 def test_data_limits() -> None:
     deepest = _nested(state.MAX_DATA_DEPTH)
-    assert state.open(state.seal(deepest, Ctx(), secret=KEY_A), Ctx(), secret=KEY_A) == deepest
+    assert Keyring(secret=KEY_A).open(Keyring(secret=KEY_A).seal(deepest, Ctx()), Ctx()) == deepest
     with pytest.raises(ValueError, match="deeper"):
-        state.seal(_nested(state.MAX_DATA_DEPTH + 1), Ctx(), secret=KEY_A)
+        Keyring(secret=KEY_A).seal(_nested(state.MAX_DATA_DEPTH + 1), Ctx())
     with pytest.raises(ValueError, match="deeper"):
-        state.seal(_nested(5000), Ctx(), secret=KEY_A)
-    big = state.seal("x" * 6000, Ctx(), secret=KEY_A)
+        Keyring(secret=KEY_A).seal(_nested(5000), Ctx())
+    big = Keyring(secret=KEY_A).seal("x" * 6000, Ctx())
     assert len(big) <= state.MAX_TOKEN_LENGTH
     with pytest.raises(ValueError, match="exceeds"):
-        state.seal("x" * 6200, Ctx(), secret=KEY_A)
+        Keyring(secret=KEY_A).seal("x" * 6200, Ctx())
 
 
 class _Int(int):
@@ -367,20 +365,20 @@ class _Int(int):
 )
 def test_seal_refuses_what_is_not_exactly_json(data: Any) -> None:
     with pytest.raises(ValueError):
-        state.seal(data, Ctx(), secret=KEY_A)
+        Keyring(secret=KEY_A).seal(data, Ctx())
 
 
 def test_seal_refuses_params_it_cannot_bind() -> None:
     with pytest.raises(ValueError, match="params"):
-        state.seal(DATA, Ctx(request_params=with_args(days=[math.inf])), secret=KEY_A)
+        Keyring(secret=KEY_A).seal(DATA, Ctx(request_params=with_args(days=[math.inf])))
 
 
 def test_params_with_lone_surrogates_still_bind() -> None:
     ctx = Ctx(request_params=with_args(location="\ud800"))
-    token = state.seal(DATA, ctx, secret=KEY_A)
-    assert state.open(token, ctx, secret=KEY_A) == DATA
+    token = Keyring(secret=KEY_A).seal(DATA, ctx)
+    assert Keyring(secret=KEY_A).open(token, ctx) == DATA
     with pytest.raises(InvalidState):
-        state.open(token, Ctx(request_params=with_args(location="\ud801")), secret=KEY_A)
+        Keyring(secret=KEY_A).open(token, Ctx(request_params=with_args(location="\ud801")))
 
 
 @pytest.mark.parametrize(
@@ -412,68 +410,74 @@ def test_params_with_lone_surrogates_still_bind() -> None:
         ({"secret": KEY_A, "ttl": math.nan}, ValueError),
         ({"secret": KEY_A, "ttl": True}, TypeError),
         ({"secret": KEY_A, "ttl": "300"}, TypeError),
-        ({"secret": KEY_A, "principal": 7}, TypeError),
     ],
 )
-def test_invalid_options_raise_at_seal_and_open(options: dict[str, Any], error: type) -> None:
+def test_invalid_options_raise_when_the_keyring_is_made(
+    options: dict[str, Any], error: type
+) -> None:
     with pytest.raises(error):
-        state.check_options(**options)
-    with pytest.raises(error):
-        state.seal(DATA, Ctx(), **options)
-    with pytest.raises(error):
-        state.open("v1.a.e30.x", Ctx(), **options)
+        Keyring(**options)
+
+
+@pytest.mark.parametrize("principal", [7, b"alice", ["alice"]])
+def test_a_principal_that_is_not_a_string_raises_at_seal_and_open(principal: Any) -> None:
+    keyring = Keyring(secret=KEY_A)
+    with pytest.raises(TypeError):
+        keyring.seal(DATA, Ctx(), principal=principal)
+    with pytest.raises(TypeError):
+        keyring.open("v1.a.e30.x", Ctx(), principal=principal)
 
 
 def test_valid_option_edges() -> None:
     ring = [("k" * 32, KEY_A), *((f"k{i}", bytes([i]) * 32) for i in range(7))]
-    state.check_options(keys=ring, principal="", ttl=900)
-    state.check_options(secret=KEY_A)
-    assert state.open(state.seal(1, Ctx(), keys=ring), Ctx(), keys=ring) == 1
+    Keyring(keys=ring, ttl=900).seal(1, Ctx(), principal="")
+    Keyring(secret=KEY_A)
+    assert Keyring(keys=ring).open(Keyring(keys=ring).seal(1, Ctx()), Ctx()) == 1
     as_lists = [["a-_Z9", KEY_A]]  # unhashable, so the uncached path
-    assert state.open(state.seal(1, Ctx(), keys=as_lists), Ctx(), keys=as_lists) == 1  # type: ignore[arg-type]
+    assert Keyring(keys=as_lists).open(Keyring(keys=as_lists).seal(1, Ctx()), Ctx()) == 1  # type: ignore[arg-type]
     same_secret_twice = [("a", KEY_A), ("b", KEY_A)]
-    assert state.open(state.seal(1, Ctx(), keys=same_secret_twice), Ctx(), secret=KEY_A) == 1
+    assert Keyring(secret=KEY_A).open(Keyring(keys=same_secret_twice).seal(1, Ctx()), Ctx()) == 1
     for own_fingerprint in (
         [(state.fingerprint(KEY_A), KEY_A)],
         [("b", KEY_A), (state.fingerprint(KEY_A), KEY_A)],
         [(state.fingerprint(KEY_A), KEY_A), ("b", KEY_A)],
     ):
-        token = state.seal(1, Ctx(), keys=own_fingerprint)
-        assert state.open(token, Ctx(), secret=KEY_A) == 1
-        assert state.open(state.seal(1, Ctx(), secret=KEY_A), Ctx(), keys=own_fingerprint) == 1
+        token = Keyring(keys=own_fingerprint).seal(1, Ctx())
+        assert Keyring(secret=KEY_A).open(token, Ctx()) == 1
+        assert Keyring(keys=own_fingerprint).open(Keyring(secret=KEY_A).seal(1, Ctx()), Ctx()) == 1
     for ttl in (0.5, 900, 899.5):
-        token = state.seal(1, Ctx(), secret=KEY_A, ttl=ttl)
-        assert state.open(token, Ctx(), secret=KEY_A, ttl=ttl) == 1
+        token = Keyring(secret=KEY_A, ttl=ttl).seal(1, Ctx())
+        assert Keyring(secret=KEY_A, ttl=ttl).open(token, Ctx()) == 1
         assert state.inspect(token)["exp"] - state.inspect(token)["iat"] == math.ceil(ttl)
 
 
 def test_a_longer_ttl_opens_only_where_allowed() -> None:
-    token = state.seal(DATA, Ctx(), secret=KEY_A, ttl=900)
-    assert state.open(token, later(Ctx(), 899), secret=KEY_A, ttl=900) == DATA
+    token = Keyring(secret=KEY_A, ttl=900).seal(DATA, Ctx())
+    assert Keyring(secret=KEY_A, ttl=900).open(token, later(Ctx(), 899)) == DATA
     with pytest.raises(InvalidState):
-        state.open(token, Ctx(), secret=KEY_A)
+        Keyring(secret=KEY_A).open(token, Ctx())
 
 
 # --- keys: secret/keyring interop and rotation ------------------------------------------
 
 
 def test_secret_sealed_tokens_open_with_any_keyring_holding_the_secret() -> None:
-    token = state.seal(DATA, Ctx(), secret=KEY_A)
+    token = Keyring(secret=KEY_A).seal(DATA, Ctx())
     assert state.inspect(token)["kid"] == state.fingerprint(KEY_A)
     for ring in ([("a", KEY_A)], [("b", KEY_B), ("whatever", KEY_A)], [("c", KEY_C), ("a", KEY_A)]):
-        assert state.open(token, Ctx(), keys=ring) == DATA
+        assert Keyring(keys=ring).open(token, Ctx()) == DATA
     with pytest.raises(InvalidState):
-        state.open(token, Ctx(), keys=[("b", KEY_B), ("c", KEY_C)])
+        Keyring(keys=[("b", KEY_B), ("c", KEY_C)]).open(token, Ctx())
 
 
 def test_keyring_sealed_tokens_open_with_the_secret_they_name() -> None:
-    token = state.seal(DATA, Ctx(), keys=[("a", KEY_A), ("b", KEY_B)])
+    token = Keyring(keys=[("a", KEY_A), ("b", KEY_B)]).seal(DATA, Ctx())
     assert state.inspect(token)["kid"] == "a"
-    assert state.open(token, Ctx(), secret=KEY_A) == DATA
+    assert Keyring(secret=KEY_A).open(token, Ctx()) == DATA
     with pytest.raises(InvalidState):
-        state.open(token, Ctx(), secret=KEY_B)
+        Keyring(secret=KEY_B).open(token, Ctx())
     with pytest.raises(InvalidState):  # renaming the kid breaks the MAC, same secret or not
-        state.open(token.replace("v1.a.", "v1.z."), Ctx(), keys=[("z", KEY_A)])
+        Keyring(keys=[("z", KEY_A)]).open(token.replace("v1.a.", "v1.z."), Ctx())
 
 
 class Node:
@@ -484,10 +488,10 @@ class Node:
         self.secret = secret
 
     def seal(self, data: Any) -> str:
-        return state.seal(data, Ctx(), keys=self.keys, secret=self.secret, principal="p")
+        return Keyring(keys=self.keys, secret=self.secret).seal(data, Ctx(), principal="p")
 
     def open(self, token: str, ctx: Ctx | None = None) -> Any:
-        return state.open(token, ctx or Ctx(), keys=self.keys, secret=self.secret, principal="p")
+        return Keyring(keys=self.keys, secret=self.secret).open(token, ctx or Ctx(), principal="p")
 
 
 def _exchange(one: Node, two: Node) -> int:
@@ -537,17 +541,17 @@ def test_moving_from_secret_to_keyring_needs_no_coordinated_switch() -> None:
 @pytest.mark.parametrize("kid", ["", "a!b", "k" * 33, "a b"])
 def test_secret_mode_refuses_an_ill_formed_kid_even_under_a_good_mac(kid: str) -> None:
     payload = '{"data":1,"exp":1800000300,"iat":1800000000}'
-    assert state.open(forge(payload, KEY_A, "k" * 32, Ctx()), Ctx(), secret=KEY_A) == 1
+    assert Keyring(secret=KEY_A).open(forge(payload, KEY_A, "k" * 32, Ctx()), Ctx()) == 1
     with pytest.raises(InvalidState):
-        state.open(forge(payload, KEY_A, kid, Ctx()), Ctx(), secret=KEY_A)
+        Keyring(secret=KEY_A).open(forge(payload, KEY_A, kid, Ctx()), Ctx())
 
 
 def test_empty_arguments_bind_like_absent_ones() -> None:
     bare = Ctx(request_params={"name": "t"})
     empty = Ctx(request_params={"name": "t", "arguments": {}})
-    token = state.seal({"x": 1}, bare, secret=KEY_A)
-    assert state.open(token, empty, secret=KEY_A) == {"x": 1}
-    assert state.open(state.seal(2, empty, secret=KEY_A), bare, secret=KEY_A) == 2
+    token = Keyring(secret=KEY_A).seal({"x": 1}, bare)
+    assert Keyring(secret=KEY_A).open(token, empty) == {"x": 1}
+    assert Keyring(secret=KEY_A).open(Keyring(secret=KEY_A).seal(2, empty), bare) == 2
     other = Ctx(request_params={"name": "t", "arguments": {"a": None}})
     with pytest.raises(InvalidState):
-        state.open(token, other, secret=KEY_A)
+        Keyring(secret=KEY_A).open(token, other)

@@ -2,11 +2,14 @@
 the client before the answer (progress, log messages, the bridge's questions).
 
 An SSE answer is resumable (``snodo.legacy.events``): it opens with a priming event, and
-each event carries an id and goes to the stream's log, the answer last, then the end."""
+each event carries an id and goes to the stream's log, the answer last, then the end.
+``resume`` is the other end: the stream sent again to a client that names its last
+event (``Last-Event-ID``), from whichever worker runs the request."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
@@ -15,18 +18,29 @@ from typing import Any
 from snodo.core import jsonrpc
 from snodo.core.errors import InvalidRequest
 from snodo.legacy.events import EventLog
-from snodo.legacy.http_replies import Send, empty, json_reply, sse_event, sse_prime, sse_start
 from snodo.legacy.methods import LegacyKernel
+from snodo.legacy.replies import (
+    Receive,
+    Send,
+    empty,
+    json_reply,
+    plain,
+    sse_event,
+    sse_prime,
+    sse_start,
+    unavailable,
+    wait_disconnect,
+)
 from snodo.legacy.session import LegacySession
 from snodo.legacy.shared import Entry
 from snodo.legacy.store import StoreUnavailable
 
-__all__ = ["Answer"]
+__all__ = ["Post", "resume"]
 
 log = logging.getLogger("snodo.legacy")
 
 
-class Answer:
+class Post:
     """One legacy request over POST: JSON, or SSE once something goes out before it."""
 
     def __init__(
@@ -141,3 +155,38 @@ class Answer:
             await json_reply(self.send, 200, response)
         else:
             await empty(self.send, 202)
+
+
+async def resume(
+    events: EventLog, session: str, where: tuple[str, int], receive: Receive, send: Send
+) -> None:
+    """A POST's SSE stream, resumed: the events after the one named, then the rest as
+    they come (from whichever worker runs the request), its answer last."""
+    replay = events.replay(session, *where)
+    try:
+        first = await anext(replay, None)
+    except LookupError:
+        await plain(send, 400, b"that stream's events are no longer kept")
+        return
+    except StoreUnavailable as exc:
+        await unavailable(send, str(exc))
+        return
+    await sse_start(send)
+    watcher = asyncio.ensure_future(wait_disconnect(receive))
+    try:
+        item = first
+        while item is not None and item[1] is not None:
+            await sse_event(send, item[1], f"{where[0]}.{item[0]}")
+            following = asyncio.ensure_future(anext(replay, None))
+            await asyncio.wait({following, watcher}, return_when="FIRST_COMPLETED")
+            if not following.done():
+                following.cancel()
+                break  # the client went away again
+            item = following.result()
+    except StoreUnavailable:
+        pass  # the client may resume again
+    finally:
+        watcher.cancel()
+        await replay.aclose()
+        with contextlib.suppress(Exception):
+            await send({"type": "http.response.body", "body": b"", "more_body": False})

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from snodo.core import state
 from snodo.core.errors import InvalidState
 from snodo.core.state import canonical
+from snodo.core.state.keyring import Keyring
 from tests.support.state_vectors import DATA, KEY_A, KEY_B, PARAMS, Ctx
 from tests.support.strategies import strict_json_values
 from tests.support.typed_json import tagged
@@ -26,7 +27,7 @@ Sealed = tuple[str, str | None]
 
 def rejected(token: str, principal: str | None) -> bool:
     try:
-        state.open(token, Ctx(), keys=KEYS, principal=principal)
+        Keyring(keys=KEYS).open(token, Ctx(), principal=principal)
     except InvalidState:
         return True
     return False
@@ -37,7 +38,7 @@ def sealed(draw: st.DrawFn) -> Sealed:
     principal = draw(principals)
     data = draw(st.sampled_from([DATA, None, "x", [1, 1.0, True], {"k": "é🐙"}]))
     keys = draw(st.sampled_from([KEYS, [("a", KEY_A)]]))
-    token = state.seal(data, Ctx(), keys=keys, principal=principal)
+    token = Keyring(keys=keys).seal(data, Ctx(), principal=principal)
     assert not rejected(token, principal)
     return token, principal
 
@@ -94,8 +95,8 @@ def test_any_insertion_or_deletion_is_refused(case: Sealed, data: st.DataObject)
 @example([1, 1.0, True, -0.0, 2**64], None)
 @example({"": {"é": ["🐙", None]}}, "")
 def test_any_json_value_round_trips(value: Any, principal: str | None) -> None:
-    token = state.seal(value, Ctx(), secret=KEY_A, principal=principal)
-    assert tagged(state.open(token, Ctx(), keys=KEYS, principal=principal)) == tagged(value)
+    token = Keyring(secret=KEY_A).seal(value, Ctx(), principal=principal)
+    assert tagged(Keyring(keys=KEYS).open(token, Ctx(), principal=principal)) == tagged(value)
     assert tagged(state.inspect(token)["data"]) == tagged(value)
 
 
@@ -112,8 +113,8 @@ def test_key_order_never_changes_the_token(value: Any, rng: random.Random) -> No
         return item
 
     params = {**PARAMS, "arguments": value}
-    one = state.seal(value, Ctx(request_params=params), secret=KEY_A)
-    two = state.seal(shuffled(value), Ctx(request_params=shuffled(params)), secret=KEY_A)
+    one = Keyring(secret=KEY_A).seal(value, Ctx(request_params=params))
+    two = Keyring(secret=KEY_A).seal(shuffled(value), Ctx(request_params=shuffled(params)))
     assert one == two
 
 

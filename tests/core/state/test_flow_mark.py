@@ -13,7 +13,7 @@ from snodo.core.state.keyring import Keyring
 from snodo.core.state.keys import key_set
 from snodo.core.state.replay import MemoryGuard
 from snodo.core.state.token import MAX_FLOW_LENGTH, inspect, seal_token
-from tests.state.test_keyring import DATA, KEY_A, KEY_B, NOW, Ctx, later
+from tests.support.state_vectors import DATA, KEY_A, KEY_B, NOW, Ctx, later
 
 MARK = "0123456789abcdef.2.0af7651916cd43dd8448eb211c80319c00f067aa0ba902b7"
 

@@ -1,4 +1,5 @@
-"""Header values mirrored from the body: plain text, or the base64 sentinel, both ways."""
+"""snodo.core.http_headers: header values mirrored from the body (plain text, or the base64
+sentinel, both ways) and the check of a request's headers against its body."""
 
 from __future__ import annotations
 

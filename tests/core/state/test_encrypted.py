@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from snodo.core import state
 from snodo.core.errors import InvalidState
 from snodo.core.state import keys as state_keys
+from snodo.core.state.keyring import Keyring
 from snodo.core.state.replay import MemoryGuard
 from tests.support.state_vectors import (
     DATA,
@@ -65,15 +66,13 @@ def hkdf_sha256(secret: bytes, info: bytes) -> bytes:
 
 def vector_seal(vector: Mapping[str, Any]) -> str:
     take, rest = replay_bytes(vector["random"])
-    token = state.seal(
+    keyring = Keyring(ttl=vector["ttl"], encrypted=vector["encrypted"], **vector_options(vector))
+    token = keyring.seal(
         vector["data"],
         vector_ctx(vector),
         principal=vector["principal"],
-        ttl=vector["ttl"],
         once=vector["once"],
-        encrypted=vector["encrypted"],
         randbytes=take,
-        **vector_options(vector),
     )
     assert not rest, "seal drew exactly the documented bytes"
     return token
@@ -132,15 +131,15 @@ def test_vector_follows_the_documented_rules(vector: dict[str, Any]) -> None:
 @pytest.mark.parametrize("vector", doc_vectors(ONCE_AND_ENCRYPTED_VECTORS), ids=lambda v: v["name"])
 def test_vector_opens_until_it_expires(vector: dict[str, Any]) -> None:
     ctx = vector_ctx(vector)
-    options = {**vector_options(vector), "principal": vector["principal"], "ttl": vector["ttl"]}
+    keyring, principal = Keyring(ttl=vector["ttl"], **vector_options(vector)), vector["principal"]
     token = vector["expect"]["token"]
     expires = math.floor(vector["clock"]) + vector["ttl"]
 
     def opened(at: Ctx) -> Any:
         if not vector["once"]:
-            return state.open(token, at, **options)
+            return keyring.open(token, at, principal=principal)
         guard = MemoryGuard(clock=at.clock)
-        return asyncio.run(state.open_once(token, at, guard=guard, **options))
+        return asyncio.run(keyring.open_once(token, at, principal=principal, guard=guard))
 
     assert opened(ctx) == vector["data"]
     assert opened(replace(ctx, now=expires - 0.001)) == vector["data"]
@@ -152,14 +151,14 @@ def test_vector_opens_until_it_expires(vector: dict[str, Any]) -> None:
 
 
 def test_readable_hmac_tokens_stay_the_default() -> None:
-    token = state.seal(DATA, Ctx(), **OPTIONS)
+    token = Keyring(secret=KEY_A).seal(DATA, Ctx(), principal="alice")
     assert token.startswith("v1.")
     assert state.inspect(token)["data"] == DATA
 
 
 def test_the_payload_cannot_be_read_from_the_token() -> None:
     secret_data = {"card": "4111 1111 1111 1111", "pin": "0000"}
-    token = state.seal(secret_data, Ctx(), encrypted=True, **OPTIONS)
+    token = Keyring(encrypted=True, secret=KEY_A).seal(secret_data, Ctx(), principal="alice")
     version, kid, box = token.split(".")
     assert (version, kid) == ("e1", state.fingerprint(KEY_A))
     raw = base64.urlsafe_b64decode(box + "==")
@@ -168,12 +167,12 @@ def test_the_payload_cannot_be_read_from_the_token() -> None:
         for needle in (b"4111", b"card", plaintext[:8], b64(plaintext).encode()[:8]):
             assert needle not in haystack
     assert state.inspect(token) == {"version": "e1", "kid": kid}
-    assert state.open(token, Ctx(), **OPTIONS) == secret_data
+    assert Keyring(secret=KEY_A).open(token, Ctx(), principal="alice") == secret_data
 
 
 def test_same_data_seals_to_different_tokens_and_the_key_is_derived() -> None:
-    one = state.seal(DATA, Ctx(), encrypted=True, **OPTIONS)
-    two = state.seal(DATA, Ctx(), encrypted=True, **OPTIONS)
+    one = Keyring(encrypted=True, secret=KEY_A).seal(DATA, Ctx(), principal="alice")
+    two = Keyring(encrypted=True, secret=KEY_A).seal(DATA, Ctx(), principal="alice")
     assert one.split(".")[2][:16] != two.split(".")[2][:16], "a fresh nonce each time"
     kid, box = one.split(".")[1], base64.urlsafe_b64decode(one.split(".")[2] + "==")
     salient = {k: v for k, v in Ctx().request_params.items() if k not in UNBOUND}
@@ -190,7 +189,11 @@ def test_same_data_seals_to_different_tokens_and_the_key_is_derived() -> None:
     [None, True, 0, 2**70, 1.5, -0.0, "", "é 🐙", [], {}, [1, 1.0, True], {"a": {"b": [None]}}],
 )
 def test_any_json_value_round_trips_encrypted(data: Any) -> None:
-    opened = state.open(state.seal(data, Ctx(), encrypted=True, **OPTIONS), Ctx(), **OPTIONS)
+    opened = Keyring(secret=KEY_A).open(
+        Keyring(encrypted=True, secret=KEY_A).seal(data, Ctx(), principal="alice"),
+        Ctx(),
+        principal="alice",
+    )
     assert opened == data
     assert type(opened) is type(data)
 
@@ -200,44 +203,47 @@ def test_any_json_value_round_trips_encrypted(data: Any) -> None:
 
 def failures(token: str) -> dict[str, Callable[[], Any]]:
     """Every way to present ``token`` (e1, sealed for Ctx(), KEY_A, alice) that must fail."""
-    cases: dict[str, Callable[[], Any]] = {
-        name: functools.partial(state.open, token, ctx, **OPTIONS)
-        for name, ctx in OTHER_REQUESTS.items()
-    }
+    ring = Keyring(secret=KEY_A)
+
+    def present(presented: Any, ctx: Ctx | None = None) -> Callable[[], Any]:
+        return lambda: ring.open(presented, Ctx() if ctx is None else ctx, principal="alice")
+
+    cases = {name: present(token, ctx) for name, ctx in OTHER_REQUESTS.items()}
     version, kid, box = token.split(".")
 
     def flip(index: int) -> str:
         char = box[index]
         return f"{version}.{kid}.{box[:index]}{'A' if char != 'A' else 'B'}{box[index + 1 :]}"
 
-    a = OPTIONS
     cases |= {
-        "other principal": lambda: state.open(token, Ctx(), secret=KEY_A, principal="bob"),
-        "anonymous": lambda: state.open(token, Ctx(), secret=KEY_A),
-        "other key": lambda: state.open(token, Ctx(), secret=KEY_B, principal="alice"),
-        "keyring without the key": lambda: state.open(
-            token, Ctx(), keys=[("b", KEY_B)], principal="alice"
+        "other principal": lambda: ring.open(token, Ctx(), principal="bob"),
+        "anonymous": lambda: ring.open(token, Ctx()),
+        "other key": lambda: Keyring(secret=KEY_B).open(token, Ctx(), principal="alice"),
+        "keyring without the key": lambda: Keyring(keys=[("b", KEY_B)]).open(
+            token, Ctx(), principal="alice"
         ),
-        "expired": lambda: state.open(token, later(Ctx(), 300), **a),
-        "opener allows a shorter life": lambda: state.open(token, Ctx(), ttl=299, **a),
-        "issued too far in the future": lambda: state.open(token, later(Ctx(), -61.5), **a),
-        "nonce tampered": lambda: state.open(flip(3), Ctx(), **a),
-        "ciphertext tampered": lambda: state.open(flip(30), Ctx(), **a),
-        "tag tampered": lambda: state.open(flip(len(box) - 5), Ctx(), **a),
-        "kid swapped": lambda: state.open(f"e1.other.{box}", Ctx(), **a),
-        "bad kid": lambda: state.open(f"e1.a!b.{box}", Ctx(), **a),
-        "v1 prefix": lambda: state.open(f"v1.{kid}.{box}", Ctx(), **a),
-        "other version": lambda: state.open(f"e2.{kid}.{box}", Ctx(), **a),
-        "four parts": lambda: state.open(f"{token}.x", Ctx(), **a),
-        "two parts": lambda: state.open(f"e1.{box}", Ctx(), **a),
-        "truncated box": lambda: state.open(token[:-1], Ctx(), **a),
-        "box too short": lambda: state.open(f"e1.{kid}.{box[:36]}", Ctx(), **a),
-        "empty box": lambda: state.open(f"e1.{kid}.", Ctx(), **a),
-        "padded box": lambda: state.open(f"{token}==", Ctx(), **a),
-        "standard base64 alphabet": lambda: state.open(f"e1.{kid}.{box[:-4]}+/+/", Ctx(), **a),
-        "spare bits set": lambda: state.open(spare_bits_set(token), Ctx(), **a),
-        "non-ascii": lambda: state.open(token[:-1] + "é", Ctx(), **a),
-        "oversized": lambda: state.open(token + "A" * state.MAX_TOKEN_LENGTH, Ctx(), **a),
+        "expired": present(token, later(Ctx(), 300)),
+        "opener allows a shorter life": lambda: Keyring(secret=KEY_A, ttl=299).open(
+            token, Ctx(), principal="alice"
+        ),
+        "issued too far in the future": present(token, later(Ctx(), -61.5)),
+        "nonce tampered": present(flip(3)),
+        "ciphertext tampered": present(flip(30)),
+        "tag tampered": present(flip(len(box) - 5)),
+        "kid swapped": present(f"e1.other.{box}"),
+        "bad kid": present(f"e1.a!b.{box}"),
+        "v1 prefix": present(f"v1.{kid}.{box}"),
+        "other version": present(f"e2.{kid}.{box}"),
+        "four parts": present(f"{token}.x"),
+        "two parts": present(f"e1.{box}"),
+        "truncated box": present(token[:-1]),
+        "box too short": present(f"e1.{kid}.{box[:36]}"),
+        "empty box": present(f"e1.{kid}."),
+        "padded box": present(f"{token}=="),
+        "standard base64 alphabet": present(f"e1.{kid}.{box[:-4]}+/+/"),
+        "spare bits set": present(spare_bits_set(token)),
+        "non-ascii": present(token[:-1] + "é"),
+        "oversized": present(token + "A" * state.MAX_TOKEN_LENGTH),
     }
     return cases
 
@@ -258,9 +264,9 @@ def spare_bits_set(token: str) -> str:
 
 def test_every_failure_is_the_same_invalid_state() -> None:
     data = "x" * 10  # a box length that leaves spare bits in the last character
-    token = state.seal(data, Ctx(), encrypted=True, **OPTIONS)
+    token = Keyring(encrypted=True, secret=KEY_A).seal(data, Ctx(), principal="alice")
     assert len(token.split(".")[2]) % 4 in (2, 3)
-    assert state.open(token, later(Ctx(), 299.49), **OPTIONS) == data
+    assert Keyring(secret=KEY_A).open(token, later(Ctx(), 299.49), principal="alice") == data
     seen = set()
     for name, attempt in failures(token).items():
         with pytest.raises(InvalidState) as caught:
@@ -300,14 +306,14 @@ def forge_e1(fields: str, key: bytes, kid: str, ctx: Ctx, principal: str | None 
 )
 def test_authentic_but_malformed_plaintexts_are_refused(plaintext: str) -> None:
     good = '{"data":1,"exp":1800000300,"iat":1800000000}'
-    assert state.open(forge_e1(good, KEY_A, "k", Ctx()), Ctx(), secret=KEY_A) == 1
+    assert Keyring(secret=KEY_A).open(forge_e1(good, KEY_A, "k", Ctx()), Ctx()) == 1
     with pytest.raises(InvalidState):
-        state.open(forge_e1(plaintext, KEY_A, "k", Ctx()), Ctx(), secret=KEY_A)
+        Keyring(secret=KEY_A).open(forge_e1(plaintext, KEY_A, "k", Ctx()), Ctx())
 
 
 @functools.cache
 def _one_token() -> str:
-    return state.seal(DATA, Ctx(), encrypted=True, **OPTIONS)
+    return Keyring(encrypted=True, secret=KEY_A).seal(DATA, Ctx(), principal="alice")
 
 
 @settings(max_examples=150, deadline=None)
@@ -323,22 +329,24 @@ def test_any_single_character_change_is_refused(data: st.DataObject) -> None:
         )
     )
     with pytest.raises(InvalidState):
-        state.open(token[:index] + replacement + token[index + 1 :], Ctx(), **OPTIONS)
+        Keyring(secret=KEY_A).open(
+            token[:index] + replacement + token[index + 1 :], Ctx(), principal="alice"
+        )
 
 
 # --- keys, rotation, limits, options -------------------------------------------------------
 
 
 def test_secret_and_keyring_modes_open_each_others_encrypted_tokens() -> None:
-    from_secret = state.seal(DATA, Ctx(), secret=KEY_A, encrypted=True)
-    assert state.open(from_secret, Ctx(), keys=[("b", KEY_B), ("a", KEY_A)]) == DATA
-    from_ring = state.seal(DATA, Ctx(), keys=[("a", KEY_A), ("b", KEY_B)], encrypted=True)
+    from_secret = Keyring(secret=KEY_A, encrypted=True).seal(DATA, Ctx())
+    assert Keyring(keys=[("b", KEY_B), ("a", KEY_A)]).open(from_secret, Ctx()) == DATA
+    from_ring = Keyring(keys=[("a", KEY_A), ("b", KEY_B)], encrypted=True).seal(DATA, Ctx())
     assert state.inspect(from_ring)["kid"] == "a"
-    assert state.open(from_ring, Ctx(), secret=KEY_A) == DATA
+    assert Keyring(secret=KEY_A).open(from_ring, Ctx()) == DATA
     with pytest.raises(InvalidState):
-        state.open(from_ring, Ctx(), secret=KEY_B)
+        Keyring(secret=KEY_B).open(from_ring, Ctx())
     with pytest.raises(InvalidState):  # renaming the kid breaks the tag, same secret or not
-        state.open(from_ring.replace("e1.a.", "e1.z."), Ctx(), keys=[("z", KEY_A)])
+        Keyring(keys=[("z", KEY_A)]).open(from_ring.replace("e1.a.", "e1.z."), Ctx())
 
 
 def test_three_step_rotation_across_two_keyrings_rejects_nothing_until_the_end() -> None:
@@ -349,54 +357,58 @@ def test_three_step_rotation_across_two_keyrings_rejects_nothing_until_the_end()
     def exchange() -> int:
         rejected = 0
         for sealer in rings:
-            token = state.seal("x", Ctx(), keys=sealer, principal="p", encrypted=True)
+            token = Keyring(keys=sealer, encrypted=True).seal("x", Ctx(), principal="p")
             for opener in rings:
                 try:
-                    assert state.open(token, Ctx(), keys=opener, principal="p") == "x"
+                    assert Keyring(keys=opener).open(token, Ctx(), principal="p") == "x"
                 except InvalidState:
                     rejected += 1
         return rejected
 
-    in_flight = state.seal("old", Ctx(), keys=[a], principal="p", encrypted=True)
+    in_flight = Keyring(keys=[a], encrypted=True).seal("old", Ctx(), principal="p")
     for step in steps[1:]:
         rings[0] = step
         assert exchange() == 0
         rings[1] = step
         assert exchange() == 0
     with pytest.raises(InvalidState):
-        state.open(in_flight, Ctx(), keys=rings[0], principal="p")
+        Keyring(keys=rings[0]).open(in_flight, Ctx(), principal="p")
     with pytest.raises(InvalidState):
-        state.open(in_flight, Ctx(), keys=[b, ("c", KEY_C)], principal="p")
+        Keyring(keys=[b, ("c", KEY_C)]).open(in_flight, Ctx(), principal="p")
 
 
 def test_both_formats_open_whatever_the_sealer_chose() -> None:
     """So a fleet can switch ``encrypted`` on or off node by node."""
-    readable = state.seal(DATA, Ctx(), **OPTIONS)
-    hidden = state.seal(DATA, Ctx(), encrypted=True, **OPTIONS)
-    assert state.open(readable, Ctx(), **OPTIONS) == state.open(hidden, Ctx(), **OPTIONS) == DATA
+    readable = Keyring(secret=KEY_A).seal(DATA, Ctx(), principal="alice")
+    hidden = Keyring(encrypted=True, secret=KEY_A).seal(DATA, Ctx(), principal="alice")
+    assert (
+        Keyring(secret=KEY_A).open(readable, Ctx(), principal="alice")
+        == Keyring(secret=KEY_A).open(hidden, Ctx(), principal="alice")
+        == DATA
+    )
 
 
 def test_encrypted_tokens_respect_the_length_limit() -> None:
-    big = state.seal("x" * 6000, Ctx(), encrypted=True, secret=KEY_A)
+    big = Keyring(encrypted=True, secret=KEY_A).seal("x" * 6000, Ctx())
     assert len(big) <= state.MAX_TOKEN_LENGTH
     with pytest.raises(ValueError, match="exceeds"):
-        state.seal("x" * 6200, Ctx(), encrypted=True, secret=KEY_A)
+        Keyring(encrypted=True, secret=KEY_A).seal("x" * 6200, Ctx())
 
 
 def test_encrypted_option_errors() -> None:
-    state.check_options(secret=KEY_A, encrypted=True)
+    Keyring(secret=KEY_A, encrypted=True)
     with pytest.raises(TypeError):
-        state.check_options(secret=KEY_A, encrypted="yes")  # type: ignore[arg-type]
+        Keyring(secret=KEY_A, encrypted="yes")  # type: ignore[arg-type]
     with pytest.raises(TypeError):
-        state.seal(DATA, Ctx(), secret=KEY_A, encrypted=1)  # type: ignore[arg-type]
+        Keyring(secret=KEY_A, encrypted=1).seal(DATA, Ctx())  # type: ignore[arg-type]
 
 
 def test_without_cryptography_sealing_says_which_extra_and_opening_refuses(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     fresh = bytes(range(100, 132))  # not yet cached with a cipher
-    token = state.seal(DATA, Ctx(), secret=fresh, encrypted=True)
-    readable = state.seal(DATA, Ctx(), secret=fresh)
+    token = Keyring(secret=fresh, encrypted=True).seal(DATA, Ctx())
+    readable = Keyring(secret=fresh).seal(DATA, Ctx())
 
     def missing() -> Any:
         raise ImportError("encrypted request state needs ... snodo[encrypted-state]")
@@ -404,10 +416,10 @@ def test_without_cryptography_sealing_says_which_extra_and_opening_refuses(
     monkeypatch.setattr(state_keys, "aead", missing)
     other = bytes(range(140, 172))
     with pytest.raises(ImportError, match="encrypted-state"):
-        state.check_options(secret=other, encrypted=True)
+        Keyring(secret=other, encrypted=True)
     with pytest.raises(ImportError, match="encrypted-state"):
-        state.seal(DATA, Ctx(), secret=other, encrypted=True)
+        Keyring(secret=other, encrypted=True).seal(DATA, Ctx())
     fresh_token = token.replace(state.fingerprint(fresh), state.fingerprint(other))
     with pytest.raises(InvalidState):
-        state.open(fresh_token, Ctx(), secret=other)
-    assert state.open(readable, Ctx(), secret=fresh) == DATA
+        Keyring(secret=other).open(fresh_token, Ctx())
+    assert Keyring(secret=fresh).open(readable, Ctx()) == DATA

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pytest
@@ -14,30 +12,7 @@ from snodo.core.errors import InvalidState
 from snodo.core.state.keyring import SECRET_ENV, Keyring
 from snodo.core.state.replay import MemoryGuard
 from snodo.server import Server
-
-NOW = 1_900_000_000.25
-KEY_A = b"A" * 32
-KEY_B = b"B" * 32
-DATA: Any = {"step": 1, "chosen": ["x", 2, 2.0, True, None]}
-
-
-@dataclass(frozen=True)
-class Ctx:
-    """A request as sealing sees it: method, params and a fixed clock."""
-
-    request_method: str = "tools/call"
-    request_params: Mapping[str, Any] = field(
-        default_factory=lambda: {"name": "book", "arguments": {"nights": 2}}
-    )
-    now: float = NOW
-
-    @property
-    def clock(self) -> Callable[[], float]:
-        return lambda: self.now
-
-
-def later(ctx: Ctx, seconds: float) -> Ctx:
-    return replace(ctx, now=ctx.now + seconds)
+from tests.support.state_vectors import DATA, KEY_A, KEY_B, NOW, Ctx, later
 
 
 @pytest.mark.parametrize(
@@ -65,8 +40,8 @@ def test_a_keyring_and_the_module_functions_make_and_open_the_same_tokens() -> N
     ring = Keyring(keys=[("new", KEY_B), ("old", KEY_A)], ttl=60)
     token = ring.seal(DATA, Ctx(), principal="alice")
     assert token.startswith("v1.new.")
-    assert state.open(token, Ctx(), keys=[("new", KEY_B)], principal="alice", ttl=60) == DATA
-    older = state.seal(DATA, Ctx(), secret=KEY_A, principal="alice", ttl=60)
+    assert Keyring(keys=[("new", KEY_B)], ttl=60).open(token, Ctx(), principal="alice") == DATA
+    older = Keyring(secret=KEY_A, ttl=60).seal(DATA, Ctx(), principal="alice")
     assert ring.open(older, Ctx(), principal="alice") == DATA
     for wrong in (
         lambda: ring.open(token, Ctx(), principal="bob"),
