@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from snodo import MISSING
 from snodo.client import Client
 from snodo.client.transports import MemoryTransport
 from snodo.extensions import apps, gateway_halves
@@ -52,7 +53,8 @@ async def seen(front: Server, **client_options: Any) -> tuple[dict[str, Any], li
         async with Client(MemoryTransport(front), **client_options) as client:
             found = await client.discover()
             tools = [tool.name for tool in await client.list_tools()]
-            return dict(found.capabilities.extensions or {}), tools
+            declared = found.capabilities.extensions
+            return ({} if declared is MISSING else dict(declared)), tools
     finally:
         await front.shutdown()
 
