@@ -7,7 +7,9 @@ check         regenerate into a temporary folder and fail, with a unified diff, 
               templates produce. With --if-at-hand, a schema not at hand (no --schema,
               no SNODO_SCHEMA_DIR, not cached) skips the check in one line instead of
               downloading it: the packages are committed, so running them needs none.
-add-revision  REV --schema FILE --from BASE [--draft]: pin, overlay, package, catalog.
+add-revision  REV --schema FILE --from BASE [--draft]: pin, the base's overlay carried
+              into REV, package, catalog; a draft while a question is open or a required
+              field unfilled, which ``add-revision REV`` resumes.
 coverage      REV: what REV defines that the runtime does not serve, one line each.
 diff          A B: definitions added, removed and changed (descriptions apart).
 upstream      [--source URL]: each pin against what upstream publishes now.
@@ -24,13 +26,22 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from generator.add import add_revision, package_name, register, undo
+from generator.add import (
+    overlay_text,
+    package_name,
+    register,
+    set_draft,
+    set_key,
+    start_revision,
+    undo,
+    write_pin,
+)
+from generator.carry import carry
 from generator.catalog import CATALOG, render_catalog
 from generator.coverage import coverage
 from generator.overlay import OverlayError
 from generator.render import clashes, render_package
-from generator.revisions import SCHEMA_ROOT, Revision, revisions
-from generator.runtime import import_package, read_source, still_named
+from generator.revisions import SCHEMA_ROOT, Revision, load_revision, revisions
 from generator.schemadiff import diff_definitions
 from generator.source import ROOT, SCHEMA_DIR_ENV, SchemaSourceError, at_hand, locate_schema
 from generator.upstream import upstream
@@ -198,35 +209,99 @@ def _generate(chosen: tuple[Revision, ...], out: Path, schema: Path | None, cata
 
 
 def _add_revision(args: argparse.Namespace) -> int:
+    """Pin, carry the base overlay, generate, check what the runtime fills, register; a
+    draft when a question is open or a required field unfilled. A second run resumes a
+    draft. What this run wrote is undone when a step fails."""
     folder = SCHEMA_ROOT / args.revision
     package_dir = GENERATED / package_name(args.revision)
-    if folder.exists():
-        raise OverlayError(f"{folder} already exists: a revision is added once")
+    overlay_file = folder / "overlay.toml"
+    resuming = folder.exists()
+    before = overlay_file.read_text(encoding="utf-8") if resuming else None
+    kept = Path(tempfile.mkdtemp()) / "package"
+    if resuming and package_dir.is_dir():  # a draft generated before: restored on failure
+        shutil.copytree(package_dir, kept)
+    if resuming and load_revision(folder).overlay.served:
+        raise OverlayError(f"{folder} is a served revision already: a revision is added once")
     try:
-        revision = add_revision(
-            args.revision, args.schema, args.base, draft=args.draft, url=args.url, root=ROOT
-        )
-        print(f"wrote {_shown(folder / 'pin.toml')} and {_shown(folder / 'overlay.toml')}")
+        if resuming:
+            text, carried = _resumed(folder)
+        elif args.schema is None or args.base is None:
+            raise OverlayError("add-revision REV needs --schema FILE and --from BASE")
+        else:
+            pin, data, base = start_revision(
+                args.revision, args.schema, args.base, url=args.url, root=ROOT
+            )
+            write_pin(folder, pin, args.schema, data)
+            print(f"wrote {_shown(folder / 'pin.toml')}")
+            _, old = locate_schema(base.pin, None)
+            carried = carry(
+                overlay_text(base, args.revision, args.draft),
+                json.loads(old),
+                json.loads(data),
+                args.revision,
+            )
+            text = carried.text
+        for line in carried.lines:
+            print(line)
+        if carried.questions:
+            draft = set_key(set_draft(text, carried.questions, []), "package", "served", "false")
+            overlay_file.write_text(draft, encoding="utf-8")
+            print(f"wrote {_shown(overlay_file)}")
+            for question in carried.questions:
+                print(f"question: {question}")
+            print(
+                f"{args.revision} is a draft with {len(carried.questions)} open question(s): "
+                f"answer them in {_shown(overlay_file)} and run add-revision again"
+            )
+            return 3
+        overlay_file.write_text(set_draft(text, [], []), encoding="utf-8")
+        revision = load_revision(folder)
         generate_into(package_dir, revision, None)
         for note in clashes(package_dir):
             print(f"note: {note}", file=sys.stderr)
         print(f"wrote {_shown(package_dir)}")
-        problems = removed_names(revision)
+        report = coverage(revision)
+        problems = [line for line in report.lines if line.startswith("error: the registry")]
         for problem in problems:
-            print(f"{'warning' if args.draft else 'error'}: {problem}", file=sys.stderr)
-        if problems and not args.draft:
+            print(problem, file=sys.stderr)
+        if problems:
             raise OverlayError(
-                f"{len(problems)} name(s) the runtime uses are gone from {args.revision}: "
-                "serve it once the runtime no longer needs them, or add it with --draft"
+                f"the runtime's registry cannot read {revision.package}: "
+                f"{len(problems)} problem(s) above"
             )
+        served = not args.draft and not report.unfilled
+        final = set_key(
+            set_draft(text, [], list(report.unfilled)), "package", "served", str(served).lower()
+        )
+        overlay_file.write_text(final, encoding="utf-8")
+        for name in report.unfilled:
+            print(f"draft: {name} is required and no runtime code fills it")
+        print(f"wrote {_shown(overlay_file)}")
     except BaseException:
-        undo(folder, package_dir)
+        if resuming:
+            shutil.rmtree(package_dir, ignore_errors=True)
+            if kept.is_dir():
+                shutil.copytree(kept, package_dir)
+            if before is not None:
+                overlay_file.write_text(before, encoding="utf-8")
+        else:
+            undo(folder, package_dir)
         raise
+    finally:
+        shutil.rmtree(kept.parent, ignore_errors=True)
     CATALOG.write_text(render_catalog(revisions()), encoding="utf-8")
     print(f"wrote {_shown(CATALOG)}")
     register(revision.package, ROOT / "pyproject.toml")
     print(f"listed {revision.package} in pyproject.toml (mypy files, isort known-first-party)")
-    state = "a draft, not served" if args.draft else "served by `snodo run` beside the others"
+    if served:
+        state = "served by `snodo run` beside the others"
+    elif report.unfilled:
+        state = (
+            f"a draft, not served: {len(report.unfilled)} required field(s) no runtime code "
+            "fills; run add-revision again once code fills them"
+        )
+    else:
+        state = "a draft, not served"
     print(f"{args.revision} is {state}; see `python -m generator coverage {args.revision}`")
     return 0
 
@@ -236,33 +311,14 @@ def _shown(path: Path) -> str:
     return path.relative_to(ROOT).as_posix()
 
 
-def removed_names(revision: Revision) -> list[str]:
-    """What the runtime names that the newest served revision of the same era defines
-    and ``revision`` does not: a removal the runtime would trip over, by name."""
-    base = next(
-        (
-            r
-            for r in revisions()
-            if r.pin.revision != revision.pin.revision
-            and r.overlay.era == revision.overlay.era
-            and r.overlay.served
-        ),
-        None,
-    )
-    if base is None:
-        return []
-    new, old = import_package(revision.package), import_package(base.package)
-    return [
-        f"the runtime names {named.what} {named.name} ({named.where}), which "
-        f"{base.pin.revision} defines and {revision.pin.revision} does not"
-        for named in still_named(
-            read_source(ROOT),
-            {**vars(old.models), **vars(old.protocol)},
-            old.tables,
-            {**vars(new.models), **vars(new.protocol)},
-            new.tables,
-        )
-    ]
+def _resumed(folder: Path) -> tuple[str, Any]:
+    """A draft's overlay as the last run (and whoever answered its questions) left it,
+    checked again against its schema."""
+    text = (folder / "overlay.toml").read_text(encoding="utf-8")
+    revision = load_revision(folder)
+    _, data = locate_schema(revision.pin, None)
+    carried = carry(text, None, json.loads(data), revision.pin.revision)
+    return carried.text, carried
 
 
 def _coverage(args: argparse.Namespace) -> int:
@@ -316,10 +372,12 @@ def main(argv: list[str] | None = None) -> int:
                 action="store_true",
                 help="skip, in one line, when a pinned schema would have to be downloaded",
             )
-    add = commands.add_parser("add-revision", help="pin, overlay, generate and register REV")
+    add = commands.add_parser(
+        "add-revision", help="pin, carry the overlay, generate and register REV (again: resume)"
+    )
     add.add_argument("revision", metavar="REV")
-    add.add_argument("--schema", type=Path, required=True, help="REV's schema.json")
-    add.add_argument("--from", dest="base", required=True, help="the revision to copy from")
+    add.add_argument("--schema", type=Path, help="REV's schema.json (not when resuming)")
+    add.add_argument("--from", dest="base", help="the revision to copy from (not when resuming)")
     add.add_argument("--draft", action="store_true", help="generate, but do not serve it")
     add.add_argument("--url", help="where the file is published (recorded in the pin)")
     cover = commands.add_parser("coverage", help="what REV defines that the runtime does not serve")

@@ -1,9 +1,10 @@
-"""``python -m generator add-revision REV --schema FILE --from BASE [--draft]``.
+"""``python -m generator add-revision REV --schema FILE --from BASE [--draft]``: the
+pieces of a spec bump.
 
-A spec bump in one command: pin the file (its sha256, and where it came from), copy the
-base revision's overlay under the new revision's name, version and package, generate
-the package, render the runtime's catalog, and list the package where type checking
-and import sorting need it. Nothing is left behind when a step fails.
+Pin the file (its sha256, and where it came from), copy the base revision's overlay
+under the new revision's name, version and package (``generator.carry`` fits it to the
+new schema), say in ``[draft]`` what keeps it a draft, and list the package where type
+checking and import sorting need it. ``generator.__main__`` runs them in order.
 
 The schema file itself never enters the repository: it is copied into the user cache
 (``~/.cache/snodo/mcp-schema/REV/schema.json``), where ``locate_schema`` reads it, and the
@@ -16,22 +17,13 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from generator.overlay import OverlayError
-from generator.revisions import Revision, load_revision, revisions
+from generator.revisions import Revision, revisions
 from generator.source import Pin, cache_schema, sha256_of
 
 REVISION_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-
-
-@dataclass(frozen=True, slots=True)
-class Added:
-    revision: Revision
-    written: tuple[Path, ...]
-    warnings: tuple[str, ...]
 
 
 def package_name(revision: str) -> str:
@@ -48,7 +40,7 @@ def _pin_text(pin: Pin, given: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _set(text: str, table: str, key: str, value: str) -> str:
+def set_key(text: str, table: str, key: str, value: str) -> str:
     """Set ``key`` in ``[table]`` (added as the table's first key when absent)."""
     start = re.search(rf"(?m)^\[{re.escape(table)}\]\n", text)
     if start is None:
@@ -82,28 +74,57 @@ def overlay_text(base: Revision, revision: str, draft: bool) -> str:
     )
     head = f"# Copied from schema/{old}/overlay.toml by python -m generator add-revision.\n"
     text = head + text
-    text = _set(text, "package", "name", json.dumps(package_name(revision)))
-    text = _set(text, "package", "served", "false" if draft else "true")
-    text = _set(text, "protocol", "latest_version", json.dumps(revision))
-    text = _set(text, "protocol", "supported_versions", json.dumps([revision]))
+    text = set_key(text, "package", "name", json.dumps(package_name(revision)))
+    text = set_key(text, "package", "served", "false" if draft else "true")
+    text = set_key(text, "protocol", "latest_version", json.dumps(revision))
+    text = set_key(text, "protocol", "supported_versions", json.dumps([revision]))
     return _drop(text, "protocol", "batch_versions")
 
 
-def add_revision(
+def set_draft(text: str, asked: list[str], unfilled: list[str]) -> str:
+    """``text`` with its ``[draft]`` table saying what is still open (none: no table)."""
+    kept = []
+    skipping = False
+    for line in text.splitlines():
+        if line.startswith(DRAFT_COMMENT) or line == "[draft]":
+            skipping = True
+        elif skipping and line.startswith("["):
+            skipping = False
+        if not skipping:
+            kept.append(line)
+    text = "\n".join(kept).rstrip("\n") + "\n"
+    if not asked and not unfilled:
+        return text
+    lines = [
+        "",
+        f"{DRAFT_COMMENT} (python -m generator add-revision): answer each",
+        "# question in the entries above, or make runtime code fill each field, and run",
+        "# add-revision again; it finds them again from the overlay, the schema and the runtime.",
+        "[draft]",
+    ]
+    if asked:
+        lines.append("asked = [")
+        lines += [f"    {json.dumps(question)}," for question in asked]
+        lines.append("]")
+    if unfilled:
+        lines.append(f"unfilled = {json.dumps(unfilled)}")
+    return text + "\n".join(lines) + "\n"
+
+
+DRAFT_COMMENT = "# What keeps this revision a draft"
+
+
+def start_revision(
     revision: str,
     schema_file: Path,
     base_name: str,
     *,
-    draft: bool,
     url: str | None,
     root: Path,
-) -> Revision:
-    """Write ``schema/REV/`` (pin and overlay) under ``root``; the caller generates."""
+) -> tuple[Pin, bytes, Revision]:
+    """The pin of ``schema_file`` as ``revision``, its bytes, and the base revision."""
     if not REVISION_NAME.match(revision):
         raise OverlayError(f"revision {revision!r} is not a date like 2026-07-28")
-    folder = root / "schema" / revision
-    if folder.exists():
-        raise OverlayError(f"{folder} already exists: a revision is added once")
     known = {r.pin.revision: r for r in revisions(root / "schema")}
     base = known.get(base_name)
     if base is None or base.overlay.extension is not None:
@@ -123,42 +144,14 @@ def add_revision(
         sha256=sha256_of(data),
         url=source,
     )
-    text = overlay_text(base, revision, draft)
-    text += new_methods(json.loads(data)["$defs"], base)
+    return pin, data, base
+
+
+def write_pin(folder: Path, pin: Pin, given: Path, data: bytes) -> None:
+    """``folder/pin.toml``, and the file in the user cache, where the generator reads it."""
     folder.mkdir(parents=True)
-    (folder / "pin.toml").write_text(_pin_text(pin, schema_file), encoding="utf-8")
-    (folder / "overlay.toml").write_text(text, encoding="utf-8")
+    (folder / "pin.toml").write_text(_pin_text(pin, given), encoding="utf-8")
     cache_schema(pin, data)
-    return load_revision(folder)
-
-
-def new_methods(defs: dict[str, Any], base: Revision) -> str:
-    """``[methods]`` entries for requests the new schema's ``ClientRequest`` union adds,
-    paired as the schema names them (``XRequest`` answers ``XResult``) and asking for
-    input where its response allows the input-required result. Generation checks each
-    entry like any other; the comment says they were inferred."""
-    declared = {fact.request for fact in base.overlay.methods} | set(base.overlay.excluded)
-    union = defs.get("ClientRequest", {})
-    branches = [b["$ref"].rsplit("/", 1)[-1] for b in union.get("anyOf", []) if "$ref" in b]
-    out = []
-    for request in branches:
-        if request in declared or not request.endswith("Request"):
-            continue
-        result = request[: -len("Request")] + "Result"
-        method = defs.get(request, {}).get("properties", {}).get("method", {}).get("const")
-        if result not in defs or not isinstance(method, str):
-            continue  # nothing to infer from: generation names the request
-        answers = json.dumps(defs.get(f"{result}Response", {}))
-        asks = base.overlay.input_required_result
-        input_required = asks is not None and f'#/$defs/{asks}"' in answers
-        out.append(
-            f"\n# Inferred by add-revision: {request} is new in the ClientRequest union.\n"
-            f"[methods.{json.dumps(method)}]\n"
-            f"request = {json.dumps(request)}\n"
-            f"result = {json.dumps(result)}\n"
-            f"input_required = {str(input_required).lower()}\n"
-        )
-    return "".join(out)
 
 
 def register(package: str, pyproject: Path) -> None:

@@ -1,14 +1,17 @@
 """``python -m generator coverage REV``: what a revision defines that the runtime does
-not serve, one line each, read from the runtime (``generator.runtime``) rather than
-from a list kept by hand.
+not serve, one line each, field by field, read from the runtime's own declarations
+(``snodo.server.filled``) and a live probe of a default server (``generator.runtime``),
+never from a list kept beside it or from the words its source happens to contain.
 
 Lines start with what they report: ``not served:`` (a request method the default server
-answers -32601), ``never sent:`` / ``never handled:`` (notifications the runtime's
-source never names), ``flag never set:`` (a ``ServerCapabilities`` path neither
-advertised nor built), ``never filled:`` (a result field neither answered nor built;
-``error:`` when the schema requires it), ``no authoring keyword:`` (a ``Tool``,
-``Resource`` or ``Prompt`` field no decorator keyword sets) and ``error: the runtime
-still names`` (a definition or method the revision removed).
+answers -32601: its result is the handler's to fill, ``@server.method``), ``never
+sent:`` / ``never handled:`` (notifications the runtime does not declare), ``flag never
+set:`` (a ``ServerCapabilities`` path the runtime does not advertise by itself:
+``Server(capabilities={...})`` sets it), ``never filled:`` (a result field of a served
+method that no handler, nor the core, fills; ``error:`` when the schema requires it),
+``no authoring keyword:`` (a field of a listed item no decorator keyword sets:
+``fields={...}`` does) and ``error: the registry cannot read`` (a definition or fact the
+runtime reads of every revision, gone).
 """
 
 from __future__ import annotations
@@ -19,19 +22,28 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from generator.revisions import Revision, revisions
-from generator.runtime import Probe, SourceUse, import_package, probe, read_source, still_named
+from generator.revisions import Revision
+from generator.runtime import Probe, import_package, probe, registry_problems
 from generator.source import ROOT
 
-AUTHORED = ("Tool", "Resource", "Prompt")
+LISTED = {
+    "tools/list": ("tools", "Tool"),
+    "resources/list": ("resources", "Resource"),
+    "resources/templates/list": ("resourceTemplates", "ResourceTemplate"),
+    "prompts/list": ("prompts", "Prompt"),
+}
+"""Each list method, the key of its items, and the decorator kind that registers them."""
 
 
 @dataclass(frozen=True, slots=True)
 class Coverage:
     lines: tuple[str, ...]
     errors: int
-    """Lines that make the command fail: required fields never filled, removed names
-    the runtime still uses."""
+    """Lines that make the command fail: required fields never filled, definitions the
+    registry reads that are gone."""
+    unfilled: tuple[str, ...] = ()
+    """``Definition.field`` of each required field no runtime code fills: while there
+    is one, ``add-revision`` keeps the revision a draft, naming them."""
 
 
 def _wire(field_name: str, info: Any) -> str:
@@ -39,7 +51,8 @@ def _wire(field_name: str, info: Any) -> str:
 
 
 def _model_of(annotation: Any) -> type[BaseModel] | None:
-    """The model class a field holds (through ``X | MISSING`` and ``Annotated``)."""
+    """The model class a field holds (through ``X | MISSING``, ``list[X]`` and
+    ``Annotated``)."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     for arg in typing.get_args(annotation):
@@ -70,40 +83,28 @@ def _advertised(capabilities: Any, path: str) -> bool:
     return True
 
 
-def _served_base(revision: Revision) -> Revision | None:
-    """The newest other served revision of the same era: what the runtime serves today
-    that this revision would sit beside or replace."""
-    for other in revisions():
-        if (
-            other.pin.revision != revision.pin.revision
-            and other.overlay.era == revision.overlay.era
-            and other.overlay.served
-        ):
-            return other
-    return None
+def _probe_version(revision: Revision) -> str:
+    """Ask in the revision's own version when the runtime speaks it (a draft's too: a
+    server serves the versions it is given), else in the newest served version of its
+    era (which handlers a method has does not depend on which of the two it is)."""
+    from snodo.revisions import REVISIONS  # noqa: PLC0415 (only coverage reads the runtime)
 
-
-def _probe_version(revision: Revision, base: Revision | None) -> str:
-    """Ask in the revision's own version when the runtime speaks it, else in the
-    base's (the handlers a method has do not depend on which of the two it is)."""
-    from snodo.server import Server  # noqa: PLC0415 (only coverage reads the runtime)
-
-    server = Server("coverage-probe", "0")
-    spoken = (*server.supported_versions, *getattr(server, "legacy_versions", ()))
-    if revision.overlay.latest_version in spoken or base is None:
-        return revision.overlay.latest_version
-    return base.overlay.latest_version
+    version = revision.overlay.latest_version
+    if version in REVISIONS.by_version or revision.overlay.era is None:
+        return version
+    served = REVISIONS.versions(revision.overlay.era)
+    return served[0] if served else version
 
 
 def coverage(revision: Revision) -> Coverage:
     if revision.overlay.era is None:
         raise ValueError(f"coverage reads core revisions; {revision.pin.revision} is an extension")
+    from snodo.server import filled  # noqa: PLC0415 (only coverage reads the runtime)
+
     package = import_package(revision.package, ROOT)
     tables, models, protocol = package.tables, package.models, package.protocol
-    base = _served_base(revision)
-    use = read_source(ROOT)
     found = probe(
-        _probe_version(revision, base),
+        _probe_version(revision),
         list(tables.METHODS),
         {
             "protocol_version": getattr(protocol, "META_PROTOCOL_VERSION", ""),
@@ -111,84 +112,81 @@ def coverage(revision: Revision) -> Coverage:
         },
         revision.overlay.era,
     )
-    lines: list[str] = []
-    errors = 0
-    lines += [f"not served: {method}" for method in found.unhandled]
-    lines += _notifications(tables, use)
+    lines: list[str] = [f"not served: {method}" for method in found.unhandled]
+    lines += _notifications(tables, filled)
     lines += [
         f"flag never set: {path}"
         for path in _flags(models.ServerCapabilities)
-        if not _advertised(found.capabilities, path) and path.rsplit(".", 1)[-1] not in use.keys
+        if path not in filled.FLAGS and not _advertised(found.capabilities, path)
     ]
-    for line, required in _results(tables, found, use):
-        errors += required
-        lines.append(
-            f"error: required field never filled: {line}" if required else f"never filled: {line}"
-        )
-    lines += _authoring(models, found)
-    if base is not None:
-        base_package = import_package(base.package, ROOT)
-        for named in still_named(
-            use,
-            {**_definitions(base_package.models), **vars(base_package.protocol)},
-            base_package.tables,
-            {**_definitions(models), **vars(protocol)},
-            tables,
-        ):
-            errors += 1
-            lines.append(
-                f"error: the runtime still names {named.what} {named.name} ({named.where}), "
-                f"which {revision.pin.revision} does not define"
-            )
-    return Coverage(lines=tuple(lines), errors=errors)
+    unfilled: list[str] = []
+    for name, required in _results(tables, found, revision, filled):
+        if required:
+            unfilled.append(name)
+            lines.append(f"error: required field never filled: {name}")
+        else:
+            lines.append(f"never filled: {name}")
+    lines += _authoring(tables, found)
+    problems = registry_problems(revision.pin.revision, revision.package, revision.overlay.era)
+    lines += [f"error: the registry cannot read {problem}" for problem in problems]
+    return Coverage(
+        lines=tuple(lines), errors=len(unfilled) + len(problems), unfilled=tuple(unfilled)
+    )
 
 
-def _definitions(models: Any) -> dict[str, Any]:
-    return {
-        name: value
-        for name, value in vars(models).items()
-        if not name.startswith("_")
-        and (
-            getattr(value, "__module__", None) == models.__name__
-            or type(value).__name__ == "TypeAliasType"
-        )
-    }
-
-
-def _notifications(tables: Any, use: SourceUse) -> list[str]:
+def _notifications(tables: Any, filled: Any) -> list[str]:
     lines = []
-    kinds = (("never sent", "SERVER_NOTIFICATIONS"), ("never handled", "CLIENT_NOTIFICATIONS"))
-    for kind, table in kinds:
-        for method, spec in getattr(tables, table, {}).items():
-            named = method in use.strings or spec.notification.__name__ in use.names
-            if not named:
+    kinds = (
+        ("never sent", "SERVER_NOTIFICATIONS", filled.SENT),
+        ("never handled", "CLIENT_NOTIFICATIONS", filled.HANDLED),
+    )
+    for kind, table, declared in kinds:
+        for method in getattr(tables, table, {}):
+            if method not in declared:
                 lines.append(f"{kind}: {method}")
     return lines
 
 
-def _results(tables: Any, found: Probe, use: SourceUse) -> list[tuple[str, bool]]:
-    out = []
+def _results(tables: Any, found: Probe, revision: Revision, filled: Any) -> list[tuple[str, bool]]:
+    """Each result field of a served method nothing fills, and whether it is required."""
+    out: list[tuple[str, bool]] = []
     seen: set[tuple[str, str]] = set()
+    cache = frozenset(revision.overlay.cache_fields)
     for method, spec in tables.METHODS.items():
+        if method in found.unhandled or not hasattr(spec.result, "model_fields"):
+            continue  # not served: what its result holds is its handler's
+        declared = filled.RESULT_FIELDS.get(method, frozenset())
+        legacy = filled.LEGACY_FIELDS.get(method, frozenset())
         answered = found.result_keys.get(method, frozenset())
+        fills = (
+            declared | legacy | answered | filled.CORE_FIELDS | (cache if spec.cacheable else set())
+        )
         for name, info in spec.result.model_fields.items():
             wire = _wire(name, info)
             key = (spec.result.__name__, wire)
-            if key in seen or wire in answered or wire in use.keys:
+            if key in seen or wire in fills:
                 continue
             seen.add(key)
             out.append((f"{spec.result.__name__}.{wire}", info.is_required()))
     return out
 
 
-def _authoring(models: Any, found: Probe) -> list[str]:
+def _authoring(tables: Any, found: Probe) -> list[str]:
+    """Fields of a listed item (``Tool``, ``Resource``, ...) no decorator keyword sets."""
     lines = []
-    for kind in AUTHORED:
-        model = getattr(models, kind, None)
-        if model is None:
+    for method, (key, kind) in LISTED.items():
+        spec = tables.METHODS.get(method)
+        if spec is None or key not in _wire_fields(spec.result):
+            continue
+        item = _model_of(_wire_fields(spec.result)[key].annotation)
+        if item is None:
             continue
         keywords = found.authoring[kind]
-        for name, info in model.model_fields.items():
+        for name, info in item.model_fields.items():
             if name.rstrip("_") not in keywords:
-                lines.append(f"no authoring keyword: {kind}.{_wire(name, info)}")
+                lines.append(f"no authoring keyword: {item.__name__}.{_wire(name, info)}")
     return lines
+
+
+def _wire_fields(model: Any) -> dict[str, Any]:
+    return {_wire(name, info): info for name, info in model.model_fields.items()}

@@ -158,6 +158,12 @@ class Overlay:
     """Extension only: ``allOf: [A, anyOf: [...]]`` definitions split into named branches."""
     extension: ExtensionFact | None = None
     """Set for an extension schema: methods are checked one by one, not against unions."""
+    asked: tuple[str, ...] = ()
+    """``[draft] asked``: questions ``add-revision`` left to answer; while any is open
+    the revision is pending: neither generated nor listed in the catalog."""
+    unfilled: tuple[str, ...] = ()
+    """``[draft] unfilled``: required fields no runtime code fills, which keep the
+    revision a draft (not served)."""
     document: DocumentFact | None = None
     """Set for a document schema: no methods, no protocol versions."""
 
@@ -191,12 +197,20 @@ def _batch_versions(protocol: dict[str, Any]) -> tuple[str, ...]:
 
 
 def load_overlay(path: Path) -> Overlay:
-    with path.open("rb") as f:
-        raw = tomllib.load(f)
     try:
-        return _overlay(raw)
+        return parse_overlay(path.read_text(encoding="utf-8"))
+    except OverlayError as exc:
+        raise OverlayError(f"{path}: {exc}") from exc
+
+
+def parse_overlay(text: str) -> Overlay:
+    """An overlay from its TOML text."""
+    try:
+        return _overlay(tomllib.loads(text))
+    except tomllib.TOMLDecodeError as exc:
+        raise OverlayError(f"not TOML: {exc}") from exc
     except (KeyError, TypeError) as exc:
-        raise OverlayError(f"{path}: malformed entry ({exc!r})") from exc
+        raise OverlayError(f"malformed entry ({exc!r})") from exc
 
 
 def _era_and_served(raw: dict[str, Any]) -> tuple[str | None, bool]:
@@ -264,6 +278,8 @@ def _overlay(raw: dict[str, Any]) -> Overlay:
         distribute={k: list(v) for k, v in raw.get("distribute", {}).items()},
         split_required={k: list(v) for k, v in raw.get("split_required", {}).items()},
         extension=_extension(raw["extension"]) if "extension" in raw else None,
+        asked=tuple(str(q) for q in raw.get("draft", {}).get("asked", ())),
+        unfilled=tuple(str(f) for f in raw.get("draft", {}).get("unfilled", ())),
         document=document,
     )
 

@@ -29,7 +29,30 @@ JSON = Any
 _LINK = re.compile(r"\{@link ([^}]*)\}")
 
 
+def unnamed_inline(schema: JSON, overlay: Overlay) -> list[str]:
+    """The paths of the inline object schemas ``prepare`` would stop on, for want of a
+    name in ``overlay`` (``add-revision`` names them)."""
+    out = _rewritten(schema, overlay)
+    return _lift_inline(out, overlay.inline_names, unnamed_ok=True)
+
+
 def prepare(schema: JSON, overlay: Overlay) -> JSON:
+    out = _rewritten(schema, overlay)
+    _lift_inline(out, overlay.inline_names)
+    for where, tag in sorted(overlay.discriminators.items()):
+        _add_discriminator(out, where, tag)
+    defs = out["$defs"]
+    names = sorted(defs)
+    for name in names:
+        _clean_descriptions(defs[name], frozenset(names))
+        _describe(defs[name], name)
+    out["$defs"] = {name: defs[name] for name in names}
+    return out
+
+
+def _rewritten(schema: JSON, overlay: Overlay) -> JSON:
+    """The schema with the overlay's patches and reference replacements applied,
+    numbers widened, and an extension's envelopes, copies and branches worked out."""
     out = copy.deepcopy(schema)
     if overlay.document is not None:
         out = _as_definitions(out, overlay.document.root)
@@ -48,15 +71,6 @@ def prepare(schema: JSON, overlay: Overlay) -> JSON:
             _distribute(out["$defs"], name, branches)
         for name, branches in sorted(overlay.split_required.items()):
             _split_required(out["$defs"], name, branches)
-    _lift_inline(out, overlay.inline_names)
-    for where, tag in sorted(overlay.discriminators.items()):
-        _add_discriminator(out, where, tag)
-    defs = out["$defs"]
-    names = sorted(defs)
-    for name in names:
-        _clean_descriptions(defs[name], frozenset(names))
-        _describe(defs[name], name)
-    out["$defs"] = {name: defs[name] for name in names}
     return out
 
 
@@ -142,7 +156,7 @@ def _inline_pointers(node: JSON, document: JSON) -> None:
                 "definitions",
             )
         ):
-            parent, key = _resolve_pointer(document, ref[1:])
+            parent, key = resolve_pointer(document, ref[1:])
             target = copy.deepcopy(parent[key])
             del node["$ref"]
             node.update(target)
@@ -205,7 +219,8 @@ def _describe(definition: JSON, name: str) -> None:
         definition["description"] = f"``{name}`` as the schema defines it; it has no description."
 
 
-def _resolve_pointer(doc: JSON, pointer: str) -> tuple[JSON, str | int]:
+def resolve_pointer(doc: JSON, pointer: str) -> tuple[JSON, str | int]:
+    """The parent of the place a JSON Pointer names, and the key of it there."""
     parts = [p.replace("~1", "/").replace("~0", "~") for p in pointer.lstrip("/").split("/")]
     node = doc
     for part in parts[:-1]:
@@ -241,7 +256,7 @@ def _escape(key: str) -> str:
 
 def _apply_patch(doc: JSON, pointer: str, expect: JSON, value: JSON) -> None:
     try:
-        parent, key = _resolve_pointer(doc, pointer)
+        parent, key = resolve_pointer(doc, pointer)
         current = parent[key]
     except (KeyError, IndexError, ValueError, TypeError) as exc:
         raise OverlayError(f"patch target {pointer} no longer exists in the schema") from exc
@@ -317,7 +332,7 @@ def _inline_objects(node: JSON, path: str, parent_key: str | None) -> list[str]:
     return found
 
 
-def _lift_inline(schema: JSON, names: dict[str, str]) -> None:
+def _lift_inline(schema: JSON, names: dict[str, str], unnamed_ok: bool = False) -> list[str]:
     """Make each named inline object schema a definition of its own, and each unnamed one
     that is an exact copy of a definition (or of one just lifted) a reference to it.
 
@@ -333,7 +348,7 @@ def _lift_inline(schema: JSON, names: dict[str, str]) -> None:
             if path not in names:
                 continue
             matched.add(path)
-            parent, key = _resolve_pointer(defs, path)
+            parent, key = resolve_pointer(defs, path)
             sub = parent[key]
             name = names[path]
             if name in defs:
@@ -351,7 +366,7 @@ def _lift_inline(schema: JSON, names: dict[str, str]) -> None:
         changed = False
         for def_name in sorted(defs):
             for path in _inline_objects(defs[def_name], def_name, None):
-                parent, key = _resolve_pointer(defs, path)
+                parent, key = resolve_pointer(defs, path)
                 same = _shape_of(defs, parent[key])
                 if same is not None and same != def_name:
                     parent[key] = {"$ref": f"#/$defs/{same}"}
@@ -362,11 +377,12 @@ def _lift_inline(schema: JSON, names: dict[str, str]) -> None:
             if changed:
                 break
     unnamed = [path for name in sorted(defs) for path in _inline_objects(defs[name], name, None)]
-    if unnamed:
+    if unnamed and not unnamed_ok:
         listed = "\n  ".join(unnamed)
         raise OverlayError(
             f"inline schemas with no name (add them to [inline_names] in the overlay):\n  {listed}"
         )
+    return unnamed
 
 
 def _reference_copies(schema: JSON, names: dict[str, str]) -> None:
@@ -385,7 +401,7 @@ def _reference_copies(schema: JSON, names: dict[str, str]) -> None:
             for path in _inline_objects(defs[def_name], def_name, None):
                 if path in names:
                     continue
-                parent, key = _resolve_pointer(defs, path)
+                parent, key = resolve_pointer(defs, path)
                 same = _copy_of(defs, parent[key])
                 if same is not None and same != def_name:
                     parent[key] = {"$ref": f"#/$defs/{same}"}
@@ -514,7 +530,7 @@ def _deref(schema: JSON, node: JSON) -> JSON:
 
 def _add_discriminator(schema: JSON, where: str, tag: str) -> None:
     try:
-        parent, key = _resolve_pointer(schema["$defs"], where)
+        parent, key = resolve_pointer(schema["$defs"], where)
         union = _deref(schema, parent[key])
     except (KeyError, IndexError, ValueError) as exc:
         raise OverlayError(f"discriminated union {where} no longer exists") from exc

@@ -1,111 +1,29 @@
-"""What the runtime (``snodo/``) uses of a revision, read from the runtime itself.
+"""What the runtime (``snodo/``) does with a revision, read from the runtime itself.
 
-Two readings, both explained in docs/wire.md ("What coverage reads"):
-
-- the source: every ``snodo/**/*.py`` is parsed, and the names it takes from a wire
-  package (``from snodo_wire... import X``, ``anything.X`` where ``X`` is a definition),
-  the string literals it holds (method names, ``_meta`` keys) and the literal keys of
-  the dicts it builds (result fields, capability flags) are collected with the place
-  each first appears;
-- a live server: a default ``snodo.server.Server`` with a tool, a resource and a prompt
-  registered, asked every request method of a revision in process (a legacy revision's
-  within a session opened by ``initialize``); -32601 means the runtime has no handler.
-  What it advertises and the answers' keys say what it sets.
+Three readings, explained in docs/wire.md ("What coverage reads"): the runtime's own
+declarations of what it fills (``snodo.server.filled``, read by ``generator.coverage``);
+the registry, which must be able to read the revision's package (``registry_problems``);
+and a live server: a default ``snodo.server.Server`` with a tool, a resource, a template
+and a prompt registered, asked every request method of a revision in process (a legacy
+revision's within a session opened by ``initialize``); -32601 means the runtime has no
+handler. What it advertises and the answers' keys say what it sets.
 """
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import importlib
 import inspect
 import json
 import sys
 import typing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from generator.source import ROOT
 
 METHOD_NOT_FOUND = -32601
-
-
-@dataclass
-class SourceUse:
-    """What ``snodo/`` names, each with the first ``path:line`` that names it."""
-
-    names: dict[str, str] = field(default_factory=dict)
-    """Identifiers taken from a wire package or read as an attribute."""
-    strings: dict[str, str] = field(default_factory=dict)
-    """String literals."""
-    keys: dict[str, str] = field(default_factory=dict)
-    """Literal keys of dicts built or assigned (``{"isError": ...}``, ``d["x"] = ...``)."""
-
-
-def _walk(tree: ast.AST, where: str, use: SourceUse) -> None:
-    for node in ast.walk(tree):
-        line = f"{where}:{getattr(node, 'lineno', 0)}"
-        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("snodo_wire"):
-            for alias in node.names:
-                use.names.setdefault(alias.name, line)
-        elif isinstance(node, ast.Attribute):
-            use.names.setdefault(node.attr, line)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            use.strings.setdefault(node.value, line)
-        if isinstance(node, ast.Dict):
-            for key in node.keys:
-                if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                    use.keys.setdefault(key.value, line)
-        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
-            if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
-                use.keys.setdefault(node.slice.value, line)
-        elif isinstance(node, ast.Call) and getattr(node.func, "id", None) == "dict":
-            for keyword in node.keywords:
-                if keyword.arg is not None:
-                    use.keys.setdefault(keyword.arg, line)
-
-
-def read_source(root: Path = ROOT) -> SourceUse:
-    """Parse every module of the runtime under ``root / "snodo"``."""
-    use = SourceUse()
-    for path in sorted((root / "snodo").rglob("*.py")):
-        if path.name == "catalog.py" and path.parent.name == "revisions":
-            continue  # the generated catalog names every package; it is not a use
-        where = path.relative_to(root).as_posix()
-        _walk(ast.parse(path.read_text(encoding="utf-8"), where), where, use)
-    return use
-
-
-@dataclass(frozen=True, slots=True)
-class Named:
-    what: str
-    name: str
-    where: str
-
-
-def still_named(
-    use: SourceUse, base_defs: dict[str, Any], base_tables: Any, defs: dict[str, Any], tables: Any
-) -> list[Named]:
-    """What the runtime names that the base revision defines and the new one does not:
-    definitions (by identifier) and methods and notifications (by their literal name)."""
-    found: list[Named] = []
-    for name in sorted(set(base_defs) - set(defs)):
-        if name in use.names and not name.startswith("_"):
-            what = "protocol constant" if name.isupper() else "definition"
-            found.append(Named(what, name, use.names[name]))
-    kinds = (
-        ("METHODS", "method"),
-        ("SERVER_NOTIFICATIONS", "notification"),
-        ("CLIENT_NOTIFICATIONS", "notification"),
-    )
-    for table, what in kinds:
-        before = set(getattr(base_tables, table, {}))
-        after = set(getattr(tables, table, {}))
-        for method in sorted(before - after):
-            if method in use.strings:
-                found.append(Named(what, method, use.strings[method]))
-    return found
 
 
 def import_package(package: str, root: Path = ROOT) -> Any:
@@ -130,13 +48,14 @@ class Probe:
     result_keys: dict[str, frozenset[str]]
     """For each method answered with a result: the keys its result carried."""
     authoring: dict[str, frozenset[str]]
-    """The keyword parameters of ``Server.tool``, ``Server.resource``, ``Server.prompt``."""
+    """The keyword parameters of ``Server.tool``, ``Server.resource``,
+    ``Server.resource_template`` and ``Server.prompt``."""
 
 
 def _probe_server() -> Any:
     from snodo.server import Server  # noqa: PLC0415 (only coverage reads the runtime)
 
-    server = Server("coverage-probe", "0")
+    server = Server("coverage-probe", "0", check_answers=False)  # it reports, not serves
 
     @server.tool
     def probe_tool(text: str = "") -> str:
@@ -147,6 +66,11 @@ def _probe_server() -> Any:
     def probe_resource() -> str:
         """A resource, so resources/* answer."""
         return "probe"
+
+    @server.resource_template("probe://items/{item}", name="probe_template")
+    def probe_template(item: str) -> str:
+        """A template, so resources/templates/list answers with one."""
+        return item
 
     @server.prompt
     def probe_prompt() -> str:
@@ -257,6 +181,36 @@ def probe(version: str, methods: list[str], meta: dict[str, str], era: str = "mo
         authoring={
             "Tool": _keywords(server.tool),
             "Resource": _keywords(server.resource),
+            "ResourceTemplate": _keywords(server.resource_template),
             "Prompt": _keywords(server.prompt),
         },
     )
+
+
+def registry_problems(version: str, package: str, era: str) -> list[str]:
+    """What the runtime's registry cannot read of ``package`` (the revision ``version``
+    of ``era``): what it reads of every revision, whichever others stay served. Empty
+    when the runtime can serve it."""
+    from snodo.revisions import AUTHORING, REVISIONS  # noqa: PLC0415 (coverage alone)
+    from snodo.revisions import Revision as Read  # noqa: PLC0415
+
+    import_package(package)
+    try:
+        revision = Read(version, package, era, False, (version,))
+    except (AttributeError, ImportError, ValueError) as exc:
+        return [f"{package}: {exc}"]
+    problems = []
+    if era == "modern":
+        # Every modern request names its version and declares its client under these
+        # keys, read before the revision is known: the authoring revision's keys.
+        read_with = REVISIONS.of(AUTHORING).meta_keys
+        for name in ("protocol_version", "client_capabilities"):
+            key = revision.meta_keys.get(name)
+            if key != read_with[name]:
+                problems.append(
+                    f"{package}: the _meta key {name} is {key!r}; modern requests are read "
+                    f"with {read_with[name]!r}"
+                )
+    if revision.input_required_methods and revision.input_required_result is None:
+        problems.append(f"{package}: its methods ask for input and it names no result for it")
+    return problems

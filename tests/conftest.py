@@ -1,13 +1,22 @@
-"""Session fixtures every test directory may use."""
+"""Session fixtures every test directory may use, and the answer check every test runs
+under: each server the suite starts, in this process or in a child process, checks every
+answer against its request's revision (``snodo.server.answer_checks``) and records the
+invalid ones in one file, which fails the test during which one appeared (unless it is
+marked ``invalid_answers``: it makes them on purpose)."""
 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
 
+from snodo.server.answer_checks import CHECK_ENV, RECORD_ENV
 from tests.support.paths import schema_dir
 
 # Property tests run on small shared machines where the suite competes with other work:
@@ -26,6 +35,42 @@ def raw_schema() -> dict[str, Any]:
         pytest.fail(f"pinned schema not found at {path}; set SNODO_SCHEMA_DIR")
     data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     return data
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Before any test module is imported (some make servers at import): every server of
+    this run checks its answers, and records the invalid ones in a file of this process's."""
+    handle, name = tempfile.mkstemp(prefix="snodo-invalid-answers-", suffix=".jsonl")
+    os.close(handle)
+    os.environ[CHECK_ENV] = "1"
+    os.environ[RECORD_ENV] = name
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    name = os.environ.pop(RECORD_ENV, None)
+    os.environ.pop(CHECK_ENV, None)
+    if name:
+        Path(name).unlink(missing_ok=True)
+
+
+@pytest.fixture(autouse=True)
+def _answers_fit_their_revision(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Fails a test during which a server answered outside its request's revision."""
+    record = Path(os.environ[RECORD_ENV])
+    start = record.stat().st_size if record.is_file() else 0
+    yield
+    if not record.is_file() or request.node.get_closest_marker("invalid_answers"):
+        return
+    with record.open("rb") as found:
+        found.seek(start)
+        lines = found.read().decode("utf-8", "replace").splitlines()
+    invalid = [json.loads(line) for line in lines if line.strip()]
+    if invalid:
+        shown = "; ".join(
+            f"{i['method']} under {i['version']} at {i['path'] or '/'}: {i['reason']}"
+            for i in invalid[:5]
+        )
+        pytest.fail(f"{len(invalid)} answer(s) outside their revision: {shown}", pytrace=False)
 
 
 SLOW_SECONDS = 20.0

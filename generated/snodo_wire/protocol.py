@@ -15,6 +15,9 @@ LATEST_PROTOCOL_VERSION: Final = "2026-07-28"
 """The newest protocol version these models speak."""
 SUPPORTED_PROTOCOL_VERSIONS: Final[tuple[str, ...]] = ("2026-07-28",)
 """Every version these models speak, newest first."""
+INPUT_REQUIRED_RESULT: Final = "InputRequiredResult"
+"""The result a method answers with to ask the client for input: the overlay's name for it,
+which ``models`` defines."""
 
 # Reserved _meta keys.
 META_CLIENT_CAPABILITIES: Final = "io.modelcontextprotocol/clientCapabilities"

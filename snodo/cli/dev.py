@@ -9,11 +9,14 @@ its error and the loop waits for the next change instead of dying. ``--inspector
 starts the MCP Inspector (pinned below) against the server when ``npx`` is there, and
 prints the command to run when it is not. Ctrl-C or SIGTERM ends them all: the server
 child is stopped (and waited for) before ``snodo dev`` exits, so its port is free then.
+The child checks every answer against its request's revision and logs one that does
+not fit (``snodo.server.answer_checks``), unless ``SNODO_CHECK_ANSWERS=0`` says not to.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import signal
 import subprocess
@@ -21,6 +24,8 @@ import sys
 import threading
 from pathlib import Path
 from typing import Any
+
+from snodo.server.answer_checks import CHECK_ENV
 
 __all__ = ["INSPECTOR", "main", "register"]
 
@@ -68,7 +73,9 @@ def main(args: argparse.Namespace) -> int:
     # default it would end this process alone, leaving the server holding the port.
     signal.signal(signal.SIGTERM, _interrupt)
     inspector = _inspector(url) if args.inspector else None
-    child = subprocess.Popen(command)
+    # Answers checked against their revision, unless the environment says otherwise.
+    env = {**os.environ, CHECK_ENV: os.environ.get(CHECK_ENV, "1")}
+    child = subprocess.Popen(command, env=env)
     watcher = threading.Thread(target=_report_exit, args=(child,), daemon=True)
     watcher.start()
     say(f"serving {args.target} at {url}; watching {root} (Ctrl-C stops)")
@@ -79,7 +86,7 @@ def main(args: argparse.Namespace) -> int:
             more = f" and {len(changed) - 1} more" if len(changed) > 1 else ""
             say(f"{first}{more} changed: restarting")
             _stop(child)
-            child = subprocess.Popen(command)
+            child = subprocess.Popen(command, env=env)
             threading.Thread(target=_report_exit, args=(child,), daemon=True).start()
     except KeyboardInterrupt:
         pass

@@ -32,7 +32,7 @@ from snodo.client.call_scope import CALL_DEADLINE, OnLog, OnProgress, call_deadl
 from snodo.client.cards import read_card
 from snodo.client.checks import OutputSchemas, safe_result
 from snodo.client.connection import Connection, Notify
-from snodo.client.era import MODERN_PROTOCOL_VERSIONS, Era, EraChoice, ModernOnly, UnsupportedServer
+from snodo.client.era import Era, EraChoice, ModernOnly, UnsupportedServer, spoken_versions
 from snodo.client.errors import (
     ClientError,
     DeadlineExceeded,
@@ -58,6 +58,7 @@ from snodo.client.transports import ClientTransport, HttpTransport, StdioTranspo
 from snodo.client.url_required import URL_REQUIRED, Completions, UrlElicitationRequired
 from snodo.core.errors import ErrorCode
 from snodo.core.http_headers import request_headers
+from snodo.revisions import REVISIONS, Revisions
 from snodo.revisions.authoring import (
     CallToolResult,
     CompleteResult,
@@ -112,6 +113,12 @@ class Client(ClientTasks):
     hints allow (``snodo.client.cache``; a ``ResponseCache`` to share one between
     clients, False for none); ``principal`` names whom this client acts for, so that
     clients sharing a cache share private results only with their own principal.
+    ``versions``: the modern protocol versions it speaks, newest first (by default
+    every modern revision the catalog does not mark a draft: the client's own choice,
+    whatever a server serves); it starts with ``protocol_version`` (the newest of
+    them) and settles on the newest the server speaks too, so a client of a newer
+    snodo keeps working with servers of older revisions. ``revisions``: the registry
+    its answers are checked with.
     """
 
     def __init__(
@@ -120,7 +127,9 @@ class Client(ClientTasks):
         *,
         name: str = "snodo-client",
         version: str = "0.1.0",
-        protocol_version: str = MODERN_PROTOCOL_VERSIONS[0],
+        protocol_version: str | None = None,
+        versions: Sequence[str] | None = None,
+        revisions: Revisions = REVISIONS,
         era: EraChoice = "auto",
         probe_timeout: float = 5.0,
         elicitation: InputHandler | None = None,
@@ -141,6 +150,7 @@ class Client(ClientTasks):
     ) -> None:
         if era not in ("auto", "modern", "legacy"):
             raise ValueError(f"era must be 'auto', 'modern' or 'legacy', not {era!r}")
+        spoken = spoken_versions(versions, protocol_version, revisions)
         self.inputs = InputHandlers(
             elicitation=elicitation,
             url_elicitation=url_elicitation,
@@ -172,13 +182,15 @@ class Client(ClientTasks):
         self.connection = Connection(
             transport,
             info={"name": name, "version": version},
-            protocol_version=protocol_version,
+            protocol_version=protocol_version or spoken[0],
             era=era,
             probe_timeout=probe_timeout,
             capabilities=self.capabilities,
             inputs=self.inputs,
             on_notification=self._notified,
             limits=self.limits,
+            versions=spoken,
+            revisions=revisions,
         )
         # The parts that send get the one way to send and the call's deadline.
         requester = Requester(self._send, self._until)
@@ -468,7 +480,7 @@ class Client(ClientTasks):
                 raise  # the listing taught nothing new: the mismatch is the caller's
             result = await self.run("tools/call", params, manual, notify)
         if isinstance(result, CallToolResult):
-            self.outputs.check(name, result)
+            self.outputs.check(name, result.model_dump(mode="json", by_alias=True))
         return result
 
     async def read_resource(

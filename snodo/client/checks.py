@@ -22,7 +22,6 @@ import jsonschema_rs
 
 from snodo.client.errors import OutputMismatch
 from snodo.client.results import with_defaults
-from snodo.revisions.authoring import CallToolResult
 from snodo.revisions.authoring.protocol import META_SERVER_INFO
 
 __all__ = ["SAFE_ICON_SCHEMES", "OutputSchemas", "listed_tool", "safe_icons", "safe_result"]
@@ -47,14 +46,13 @@ class OutputSchemas:
         }
         self.compiled = {}
 
-    def check(self, name: str, result: CallToolResult) -> None:
-        """``OutputMismatch`` when ``result`` does not honour the tool's schema: no
-        ``structuredContent`` at all, or one that fails it. Error results are not
-        checked (server/tools.mdx: the schema describes a successful result)."""
+    def check(self, name: str, raw: Mapping[str, Any]) -> None:
+        """``OutputMismatch`` when the raw result ``raw`` does not honour the tool's
+        schema: no ``structuredContent`` at all, or one that fails it. Error results
+        are not checked (server/tools.mdx: the schema describes a successful result)."""
         schema = self.schemas.get(name)
-        if schema is None or result.is_error is True:
+        if schema is None or raw.get("isError") is True:
             return
-        raw = result.model_dump(mode="json", by_alias=True)
         if "structuredContent" not in raw:
             raise OutputMismatch(
                 f"tool {name} declares an outputSchema but sent no structuredContent"

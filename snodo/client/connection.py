@@ -48,7 +48,7 @@ from snodo.client.transports import (
 )
 from snodo.core.errors import ErrorCode
 from snodo.core.http_headers import outgoing_trace_context, request_headers
-from snodo.revisions import REVISIONS
+from snodo.revisions import REVISIONS, Revisions
 from snodo.revisions.authoring.protocol import (
     META_CLIENT_CAPABILITIES,
     META_CLIENT_INFO,
@@ -76,8 +76,15 @@ class Connection:
         inputs: InputHandlers,
         on_notification: Notify,
         limits: ClientLimits,
+        versions: tuple[str, ...] = MODERN_PROTOCOL_VERSIONS,
+        revisions: Revisions = REVISIONS,
     ) -> None:
         self.transport = transport
+        self.versions = versions
+        """The modern versions this client speaks, newest first: it settles on the
+        newest the server speaks too."""
+        self.revisions = revisions
+        """What the server's answers are checked with, by the version spoken."""
         self.info = info
         self.protocol_version = protocol_version
         self.era_choice: EraChoice = era
@@ -158,7 +165,8 @@ class Connection:
                 raise UnsupportedServer(
                     f"the server refused a {self.protocol_version} request "
                     f"(HTTP {refused.status}: {refused.detail}); "
-                    "it may speak an earlier revision (era='auto' or 'legacy')"
+                    "it may speak an earlier revision (era='auto' or 'legacy')",
+                    spoken=self.versions,
                 ) from None
             async with self.settling:
                 if self.legacy is None:
@@ -177,7 +185,7 @@ class Connection:
         for attempt in range(2):
             request = self.transport.request
             if passing and self.passing_transport is not None:
-                revision = REVISIONS.by_version.get(self.protocol_version)
+                revision = self.revisions.by_version.get(self.protocol_version)
                 if revision is not None and revision.authoring:  # unchecked (fits_revision)
                     request = self.passing_transport.request_passing
             message = self.message(method, params)
@@ -199,7 +207,7 @@ class Connection:
             if self.era != "modern":
                 self._verdict("modern")
             # basic/versioning.mdx: on -32022 pick a version both sides speak and retry.
-            usable = [v for v in MODERN_PROTOCOL_VERSIONS if v in named_versions(response)]
+            usable = [v for v in self.versions if v in named_versions(response)]
             error = response.get("error") or {}
             if (
                 attempt == 0
@@ -208,7 +216,7 @@ class Connection:
             ):
                 self.protocol_version = usable[0]
                 continue
-            revision = REVISIONS.by_version.get(self.protocol_version)
+            revision = self.revisions.by_version.get(self.protocol_version)
             return fits_revision(revision, method, result_of(response))
         raise AssertionError("unreachable")
 
@@ -251,6 +259,7 @@ class Connection:
                     timeout,
                     self.protocol_version,
                     self.era_choice,
+                    self.versions,
                 )
                 if until is not None and time.monotonic() >= until:
                     raise DeadlineExceeded(f"server/discover did not complete within {deadline} s")
@@ -277,7 +286,7 @@ class Connection:
         try:
             await within(session.open(), self.limits, until, "initialize", deadline)
         except UnsupportedServer as refused:
-            usable = [v for v in MODERN_PROTOCOL_VERSIONS if v in refused.supported]
+            usable = [v for v in self.versions if v in refused.supported]
             if not (probed and usable):
                 raise
             self.protocol_version = usable[0]
@@ -298,7 +307,7 @@ class Connection:
         assert self.legacy is not None
         if modern_only:
             raise ModernOnly(
-                f"manual=True and resume need a {MODERN_PROTOCOL_VERSIONS[0]} server; "
+                f"manual=True and resume need a {self.versions[0]} server; "
                 f"this one speaks {self.legacy.version}"
             )
         if method == "tools/call" and "task" not in params and self._offers_tool_tasks():

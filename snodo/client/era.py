@@ -24,12 +24,12 @@ holding (a legacy ``initialize`` refused, a modern request refused with a non-mo
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final, Literal
 
 from snodo.client.errors import ClientError
 from snodo.client.transports.base import SessionTransport, TransportError
-from snodo.revisions import REVISIONS
+from snodo.revisions import REVISIONS, Revisions
 from snodo.revisions.authoring.errors import ErrorCode
 
 __all__ = [
@@ -48,14 +48,17 @@ __all__ = [
     "named_versions",
     "probe",
     "read_probe",
+    "spoken_versions",
 ]
 
 Era = Literal["modern", "legacy"]
 EraChoice = Literal["auto", "modern", "legacy"]
 
 MODERN_PROTOCOL_VERSIONS: Final[tuple[str, ...]] = REVISIONS.versions("modern")
-"""The modern protocol versions the client speaks, newest (the one it starts with) first:
-those of every served modern revision in the catalog (``snodo.revisions``)."""
+"""The modern protocol versions a client speaks unless told others (``Client(versions=)``),
+newest (the one it starts with) first: those of every modern revision the catalog does
+not mark a draft (``snodo.revisions``). The client settles on the newest the server
+speaks too; a draft is spoken when named."""
 LEGACY_PROTOCOL_VERSIONS: Final[tuple[str, ...]] = REVISIONS.versions("legacy")
 """Initialize-based revisions a legacy session accepts, newest (the one offered) first:
 those the served legacy revisions' packages speak."""
@@ -73,14 +76,41 @@ VERDICTS: dict[str, Era] = {}
 """Era of each HTTP origin met by this process."""
 
 
+def spoken_versions(
+    versions: Sequence[str] | None, protocol_version: str | None, revisions: Revisions
+) -> tuple[str, ...]:
+    """The modern versions a client speaks, newest first: ``versions`` (each a version
+    a modern revision of ``revisions`` speaks, a draft's included), by default those
+    of every modern revision that is not a draft, with ``protocol_version`` (the one
+    it starts with) among them. ValueError for a version none of them speaks."""
+    spoken = tuple(versions) if versions is not None else revisions.versions("modern")
+    if protocol_version is not None and protocol_version not in spoken:
+        if versions is not None:
+            raise ValueError(f"protocol_version {protocol_version} is not one of {spoken}")
+        spoken = (*spoken, protocol_version)
+    modern = [v for r in revisions.all if r.era == "modern" for v in r.versions]
+    unknown = [v for v in spoken if v not in modern]
+    if unknown or not spoken:
+        raise ValueError(
+            f"versions: {', '.join(unknown) or 'none given'}: a client speaks modern "
+            f"versions of its registry ({', '.join(modern)})"
+        )
+    return tuple(sorted(spoken, key=modern.index))
+
+
 class UnsupportedServer(ClientError):
     """The server speaks no revision this client does; ``supported`` lists the
     versions it named (empty when it named none), ``detail`` what it said."""
 
-    def __init__(self, detail: str, supported: list[str] | None = None) -> None:
+    def __init__(
+        self,
+        detail: str,
+        supported: list[str] | None = None,
+        spoken: tuple[str, ...] = MODERN_PROTOCOL_VERSIONS,
+    ) -> None:
         self.detail = detail
         self.supported = list(supported or [])
-        ours = ", ".join((*MODERN_PROTOCOL_VERSIONS, *LEGACY_PROTOCOL_VERSIONS))
+        ours = ", ".join((*spoken, *LEGACY_PROTOCOL_VERSIONS))
         theirs = ", ".join(self.supported) or "none named"
         super().__init__(f"{detail} (server supports: {theirs}; this client: {ours})")
 
@@ -130,10 +160,16 @@ def named_versions(body: Any) -> list[str]:
     return [str(v) for v in supported] if isinstance(supported, list) else []
 
 
-def read_probe(response: Any, preferred: str, choice: EraChoice) -> tuple[Era, str]:
+def read_probe(
+    response: Any,
+    preferred: str,
+    choice: EraChoice,
+    spoken: tuple[str, ...] = MODERN_PROTOCOL_VERSIONS,
+) -> tuple[Era, str]:
     """The verdict of a ``server/discover`` probe's response, and the modern version to
-    speak: a DiscoverResult or a recognised modern error means modern (with a version
-    both sides speak); anything else means legacy (basic/transports/stdio.mdx)."""
+    speak: a DiscoverResult or a recognised modern error means modern (with the newest
+    version both sides speak, of ``spoken``); anything else means legacy
+    (basic/transports/stdio.mdx)."""
     result = response.get("result") if isinstance(response, dict) else None
     if isinstance(result, dict):
         raw = result.get("supportedVersions")
@@ -142,14 +178,14 @@ def read_probe(response: Any, preferred: str, choice: EraChoice) -> tuple[Era, s
         offered = named_versions(response)
     else:
         return "legacy", preferred
-    usable = [v for v in MODERN_PROTOCOL_VERSIONS if v in offered]
+    usable = [v for v in spoken if v in offered]
     if usable:
         return "modern", usable[0]
     if not offered or preferred in offered:
         return "modern", preferred
     if choice == "auto" and any(v in offered for v in LEGACY_PROTOCOL_VERSIONS):
         return "legacy", preferred  # a dual-era server whose modern versions are not ours
-    raise UnsupportedServer("no protocol version in common", offered)
+    raise UnsupportedServer("no protocol version in common", offered, spoken)
 
 
 async def probe(
@@ -159,6 +195,7 @@ async def probe(
     timeout: float,
     preferred: str,
     choice: EraChoice,
+    spoken: tuple[str, ...] = MODERN_PROTOCOL_VERSIONS,
 ) -> tuple[Era, str]:
     """Send the ``server/discover`` message and read the verdict (``read_probe``); a
     timeout means legacy, and so does a pipe that closed, after a restart, since some
@@ -171,4 +208,4 @@ async def probe(
     except (TransportError, ConnectionError):
         await transport.restart()
         return "legacy", preferred
-    return read_probe(response, preferred, choice)
+    return read_probe(response, preferred, choice, spoken)

@@ -1,32 +1,30 @@
 """What a Client's calls return or raise, whichever era the server speaks.
 
-Complete results are validated into their ``snodo_wire`` models; the fields an older
-server leaves out are filled the documented way (``complete_result``). A paused MRTR
-flow is a ``Flow``. Errors are those of ``snodo.client.errors``.
+Complete results are validated into the authoring revision's models (the typed API);
+the fields an older server leaves out are filled the documented way
+(``complete_result``). Which model that is, and which answers a result of another
+revision is checked with, the registry says (``snodo.revisions``): no revision's
+definition is named here. A paused MRTR flow is a ``Flow``. Errors are those of
+``snodo.client.errors``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
 
 from snodo.client.errors import ProtocolViolation, RequestError, TooManyRounds
 from snodo.core.errors import ErrorCode
-from snodo.revisions import Revision
-from snodo.revisions.authoring import (
-    CallToolResult,
-    CreateMessageResult,
-    ElicitResult,
-    GetPromptResult,
-    InputRequiredResult,
-    ListRootsResult,
-    ReadResourceResult,
-)
+from snodo.revisions import AUTHORING, REVISIONS, Revision
+
+if TYPE_CHECKING:  # the typed API's class; what checks a result is the registry's
+    from snodo.revisions.authoring import InputRequiredResult
 
 __all__ = [
+    "INPUT_REQUIRED",
     "INPUT_RESULTS",
     "RESULT_DEFAULTS",
     "RESULT_MODELS",
@@ -58,11 +56,17 @@ class Flow:
     result: InputRequiredResult
 
 
+_TYPED: Revision = REVISIONS.of(AUTHORING)
+"""The revision whose models the client returns."""
+
 RESULT_MODELS: dict[str, type[BaseModel]] = {
-    "tools/call": CallToolResult,
-    "resources/read": ReadResourceResult,
-    "prompts/get": GetPromptResult,
+    method: spec.result for method, spec in _TYPED.methods.items() if spec.input_required
 }
+"""The result model of each method a flow may run (those that may ask for input)."""
+
+INPUT_REQUIRED = cast("type[InputRequiredResult]", _TYPED.input_required_result)
+"""The model a paused flow's result is read into (``Flow.result``): the authoring
+revision's input-required result, by the name its overlay gives it."""
 
 SPEC_DEFAULTS: dict[str, dict[str, Any]] = {
     "CallToolResult": {"isError": False},
@@ -115,24 +119,33 @@ def _first_line(exc: Exception) -> str:
 
 
 INPUT_RESULTS: dict[str, type[BaseModel]] = {
-    "elicitation/create": ElicitResult,
-    "sampling/createMessage": CreateMessageResult,
-    "roots/list": ListRootsResult,
+    method: spec.result for method, spec in _TYPED.tables.INPUT_REQUESTS.items()
 }
+"""The answer model of each input request a server may make."""
 
 
 def fits_revision(revision: Revision | None, method: str, result: dict[str, Any]) -> dict[str, Any]:
-    """``result`` when the negotiated revision's model of ``method`` accepts it, else
+    """``result`` when the negotiated revision's model of it accepts it, else
     ``ProtocolViolation``. The authoring revision's results are checked by the typed
     models the client returns (``complete_result``); another revision's are checked here
-    with its own package first."""
-    if revision is None or revision.authoring or result.get("resultType") == "input_required":
+    with its own package first: a complete result with the method's result model, one
+    that asks for input with the revision's input-required result (by the name its
+    overlay gives it). A result of another kind (an extension's, such as a task) is
+    the extension's to check."""
+    if revision is None or revision.authoring:
         return result
+    kind = result.get("resultType", "complete")
     spec = revision.methods.get(method)
-    if spec is None:
+    if kind == "input_required":
+        model = revision.input_required_result
+    elif kind == "complete":
+        model = None if spec is None else spec.result
+    else:
+        return result
+    if model is None:
         return result
     try:
-        spec.result.model_validate(result)
+        model.model_validate(result)
     except ValidationError as exc:
         raise ProtocolViolation(
             f"the {method} result does not fit revision {revision.version}: {exc}"

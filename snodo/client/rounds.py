@@ -22,8 +22,7 @@ from typing import Any
 from snodo.client.errors import DeadlineExceeded, ProtocolViolation, TooManyRounds
 from snodo.client.handlers import InputHandlers
 from snodo.client.limits import ClientLimits
-from snodo.client.results import RESULT_MODELS, Flow, complete_result, validated
-from snodo.revisions.authoring import InputRequiredResult
+from snodo.client.results import INPUT_REQUIRED, RESULT_MODELS, Flow, complete_result, validated
 
 __all__ = ["FlowBounds", "OnTask", "Send", "run_flow"]
 
@@ -81,7 +80,7 @@ async def run_flow(
             return await on_task(result, until)
         if kind != "input_required":
             raise ProtocolViolation(f"unknown resultType {str(kind)[:80]!r}")
-        interim = validated(InputRequiredResult, result)
+        interim = validated(INPUT_REQUIRED, result)
         if manual:
             return Flow(method, params, interim)
         requests = result.get("inputRequests") or {}

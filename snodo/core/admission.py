@@ -55,7 +55,12 @@ def admit(
             sorted(revision.input_required_methods),
         )
         raise InternalError()
-    model: Any = revision.models.InputRequiredResult
+    model: Any = revision.input_required_result  # the overlay's name for it
+    if model is None:
+        log.error(
+            "%s handler returned input_required, which %s has no result for", method, revision
+        )
+        raise InternalError()
     result = outcome.to_result()
     requests = result.get("inputRequests", {})
     built = True

@@ -213,7 +213,7 @@ class Context:
             params["total"] = total
         if message is not None:
             params["message"] = message
-        self.emit({"jsonrpc": "2.0", "method": "notifications/progress", "params": params})
+        self.notify("notifications/progress", params)
 
     def log(self, level: str, data: Any, logger: str | None = None) -> None:
         """Send notifications/message when this request opted in at or below ``level``.
@@ -228,7 +228,17 @@ class Context:
         params: dict[str, Any] = {"level": level, "data": data}
         if logger is not None:
             params["logger"] = logger
-        self.emit({"jsonrpc": "2.0", "method": "notifications/message", "params": params})
+        self.notify("notifications/message", params)
+
+    def notify(self, method: str, params: dict[str, Any]) -> bool:
+        """Send a request-scoped notification, if the request's revision defines
+        ``method``: a client never gets a notification its revision lacks. Whether it
+        was sent."""
+        revision = self.revision
+        if revision is not None and method not in revision.server_notifications:
+            return False
+        self.emit({"jsonrpc": "2.0", "method": method, "params": params})
+        return True
 
 
 BOUND_DEFAULTS: dict[str, Any] = {

@@ -120,12 +120,12 @@ def read(
     raw = ctx.input_responses[key]
     revision = ctx.revision
     if revision is not None and not revision.authoring:
-        # Another revision's answer is read with its own model of the same name (the
-        # handler's typed access holds where the revisions agree).
-        own: type[M] | None = getattr(revision.models, model.__name__, None)
-        if own is None:
+        # Another revision's answer is read with its own model of the request's answer
+        # (the handler's typed access holds where the revisions agree).
+        spec = revision.tables.INPUT_REQUESTS.get(request.get("method"))
+        if spec is None:
             raise invalid(kind, key)
-        model = own
+        model = spec.result
     checked = ctx.checked_answers.get(key) if ctx.checked_answers else None
     if checked is not None and checked[0] is raw and type(checked[1]) is model:
         return checked[1]  # the same raw answer, validated by check_responses
@@ -176,13 +176,19 @@ def plain_elicit_result(answer: Any) -> bool:
     return True
 
 
-def _likely(answer: dict[str, Any], models: Any = None) -> type[BaseModel]:
+_ELICIT, _ROOTS, _SAMPLE = "elicitation/create", "roots/list", "sampling/createMessage"
+
+
+def _likely(
+    answer: dict[str, Any], answers: Mapping[str, Any] | None = None
+) -> type[BaseModel] | None:
     """The answer kind a required key points to; without one, most likely sampling.
-    ``models``: a revision's models module other than the authoring one."""
-    if models is not None:
-        if "action" in answer:
-            return models.ElicitResult  # type: ignore[no-any-return]
-        return models.ListRootsResult if "roots" in answer else models.CreateMessageResult  # type: ignore[no-any-return]
+    ``answers``: another revision's input requests (its ``INPUT_REQUESTS``), whose
+    answer models are read from there (None: that revision has no such request)."""
+    method = _ELICIT if "action" in answer else _ROOTS if "roots" in answer else _SAMPLE
+    if answers is not None:
+        spec = answers.get(method)
+        return None if spec is None else spec.result
     if "action" in answer:
         return ElicitResult
     return ListRootsResult if "roots" in answer else CreateMessageResult
@@ -223,18 +229,19 @@ def check_responses(
     if not isinstance(responses, dict):
         raise InvalidParams("Invalid params: inputResponses: must be an object")
     other = revision is not None and not revision.authoring
-    models = revision.models if other and revision is not None else None
+    answers = revision.tables.INPUT_REQUESTS if other and revision is not None else None
     checked: dict[str, tuple[Any, BaseModel]] = {}
     for key, answer in responses.items():
         if type(answer) is dict:
-            likely = _likely(answer, models)
+            likely = _likely(answer, answers)
             if likely is ElicitResult and plain_elicit_result(answer):
                 continue  # valid; ``snodo.asking.elicitation`` reads it as plainly
             try:
-                model = likely.model_validate(answer)
-                if likely in _REUSABLE:
-                    checked[key] = (answer, model)
-                continue
+                if likely is not None:
+                    model = likely.model_validate(answer)
+                    if likely in _REUSABLE:
+                        checked[key] = (answer, model)
+                    continue
             except ValidationError:
                 pass
         adapter = revision.adapters.input_response if other and revision is not None else None

@@ -46,8 +46,8 @@ from snodo.core.state.sealing import (
     open_state_now,
     seal_asked,
 )
-from snodo.core.types import CallNext, Middleware, Offering, OpenStream, Outcome
-from snodo.revisions.authoring.protocol import META_CLIENT_INFO, META_LOG_LEVEL, META_SERVER_INFO
+from snodo.core.types import AnswerCheck, CallNext, Middleware, Offering, OpenStream, Outcome
+from snodo.revisions import Revision
 
 __all__ = ["Answerer", "CallNext", "Middleware", "Reply", "answer", "request_context"]
 
@@ -131,6 +131,11 @@ class Answerer(Protocol):
     @property
     def observer(self) -> Observer: ...
 
+    @property
+    def answer_checks(self) -> AnswerCheck | None:
+        """None unless the server checks its answers against their revision."""
+        ...
+
     def check_version(self, version: str) -> None:
         """Raise the protocol's error for a version the server does not serve."""
         ...
@@ -173,6 +178,8 @@ async def answer(
     if observer is not QUIET:
         observation = observer.request(incoming, "modern", transport, headers or {})
     collected: list[dict[str, Any]] = []
+    checks = server.answer_checks  # None unless asked for: all it costs when off
+    revision: Revision | None = None
     # The whole request in this one coroutine: each coroutine between the transport and
     # the handler costs an interpreted frame more per request.
     try:
@@ -205,7 +212,10 @@ async def answer(
             spec = own  # an extension's method: its own params model
         checked_answers = check_params(spec.params, params, spec.input_required, revision)
         responses = params.get("inputResponses")
-        level = meta.get(META_LOG_LEVEL)  # most requests ask for no log messages
+        # The revision's own keys (None where it has none: nothing is read then).
+        level_key = revision.log_level_key
+        level = None if level_key is None else meta.get(level_key)  # most ask for none
+        info_key = revision.client_info_key
         request_params = MappingProxyType(params)
         keyring = server.keyring
         clock = server.clock
@@ -227,7 +237,7 @@ async def answer(
                 "protocol_version": version,
                 "revision": revision,
                 "client_capabilities": MappingProxyType(declared),
-                "client_info": meta.get(META_CLIENT_INFO),
+                "client_info": None if info_key is None else meta.get(info_key),
                 "log_level": None if level is None else check_log_level(level),
                 "principal": principal,
                 "scopes": granted,
@@ -242,7 +252,9 @@ async def answer(
                 "transport": transport,
                 "headers": headers or {},
                 "clock": clock,
-                "emit": emit or collected.append,
+                "emit": (emit or collected.append)
+                if checks is None
+                else checks.watch(revision, emit or collected.append, method),
             }
         )
         if granted is not None:  # OAuth: the token the transport verified, if it did
@@ -254,7 +266,7 @@ async def answer(
         else:  # nothing in between: no chain to build, and no coroutine for one
             outcome = await handler(offering, ctx, ctx.request_params)
         if not isinstance(outcome, OpenStream):
-            outcome = _finish(server, keyring, ctx, outcome, spec.cacheable, version)
+            outcome = _finish(server, keyring, ctx, outcome, spec.cacheable, revision)
     except McpError as exc:
         needed = exc.scopes if isinstance(exc, InsufficientScope) else None
         reply = Reply(jsonrpc.error_response(request_id, exc), collected, None, needed)
@@ -270,6 +282,8 @@ async def answer(
             reply = Reply(None, collected, outcome)
         else:
             reply = Reply({"jsonrpc": "2.0", "id": request_id, "result": outcome}, collected)
+    if checks is not None:
+        checks.reply(revision, method, reply.response)
     if observation is not None:
         if reply.subscription is not None:
             observer.listen_streams(1)
@@ -339,10 +353,9 @@ def _finish(
     ctx: Context,
     outcome: Any,
     cacheable: bool,
-    version: str,
+    revision: Revision,
 ) -> dict[str, Any]:
-    if isinstance(outcome, InputRequired):
-        revision = server.offering.revisions[version]  # its rules, its model
+    if isinstance(outcome, InputRequired):  # the request revision's rules, its model
         result = admit(ctx.request_method, outcome, ctx.client_capabilities, revision)
         state = seal_asked(keyring, ctx, outcome).request_state  # the questions
         if state is not None:
@@ -357,9 +370,12 @@ def _finish(
         log.error("%s produced %r, not a result", ctx.request_method, type(outcome).__name__)
         raise InternalError()
     meta = result.get("_meta")
+    key = revision.server_info_key
+    if key is None:  # the revision stamps no server info
+        return result
     # The server's Implementation with the fields of the request's revision, the proxy's
     # dict copied in C.
-    stamped = {META_SERVER_INFO: server.infos[version].copy()}
+    stamped = {key: server.infos[ctx.protocol_version].copy()}
     if isinstance(meta, dict):
         stamped.update(meta)
     result["_meta"] = stamped

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from snodo.revisions import Revision
 
 __all__ = [
+    "AnswerCheck",
     "CallNext",
     "Emit",
     "ExtensionMethod",
@@ -89,6 +90,20 @@ class ExtensionMethod(Protocol):
     def cacheable(self) -> bool: ...
 
     async def __call__(self, offering: Any, ctx: Context, params: Params) -> Any: ...
+
+
+class AnswerCheck(Protocol):
+    """What checks a server's answers against the request's revision when it asks to
+    (``Server(check_answers=True)``; ``snodo.server.answer_checks``): it tells, it never
+    changes an answer."""
+
+    def reply(self, revision: Revision | None, method: str, response: Any) -> None:
+        """Check one response to ``method`` (None: no response) of ``revision``."""
+        ...
+
+    def watch(self, revision: Revision, emit: Emit, method: str = "") -> Emit:
+        """``emit``, checking each message of the request to ``method`` it is given."""
+        ...
 
 
 class Offering(Protocol):

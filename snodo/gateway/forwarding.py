@@ -393,7 +393,7 @@ class Proxy:
             sent = f"{self.process}.{number}"
             if ctx.progress_token is None or params.get("progressToken") != sent:
                 return
-            ctx.emit({**note, "params": {**params, "progressToken": ctx.progress_token}})
+            ctx.notify(method, {**params, "progressToken": ctx.progress_token})
             return
         level = params.get("level")
         if ctx.log_level is None or LOG_RANK.get(str(level), -1) < LOG_RANK[ctx.log_level]:
@@ -403,7 +403,7 @@ class Proxy:
             if causes != [number]:
                 log.debug("a backend log message several requests may have caused: dropped")
                 return
-        ctx.emit(note)
+        ctx.notify(method, params)  # none to a front whose revision has no log messages
 
     def pass_on(self, note: Mapping[str, Any]) -> None:
         """A backend notification, told to the proxy's own listeners."""

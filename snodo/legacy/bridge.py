@@ -36,30 +36,44 @@ from snodo.core.errors import ErrorCode, InternalError, MissingClientCapability,
 from snodo.core.result import URL_REQUIRED_META
 from snodo.legacy.session import ClientAnswerError, LegacySession
 from snodo.legacy.wire import LEGACY, check_params, check_request, check_result, legacy_result
-from snodo.revisions.authoring.protocol import (
-    LATEST_PROTOCOL_VERSION,
-    META_CLIENT_CAPABILITIES,
-    META_CLIENT_INFO,
-    META_LOG_LEVEL,
-    META_PROTOCOL_VERSION,
-)
+from snodo.revisions import AUTHORING, REVISIONS, Revision
+from snodo.revisions.authoring.protocol import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
 from snodo.server import Server
+from snodo.server.revised import LISTS, shaped_items
 
-__all__ = ["forward"]
+__all__ = ["bridged", "forward"]
 
 RETRY_FIELDS = ("inputResponses", "requestState")
-NO_SESSION = (
-    "this server keeps no legacy sessions (stateless mode), so it cannot ask the client "
-    f"anything mid-call; this needs a client of revision {LATEST_PROTOCOL_VERSION}, or a "
-    "server that keeps sessions"
-)
-"""What a handler's question is answered with when the session is made for one POST."""
+
+
+def _no_session(version: str) -> str:
+    """What a handler's question is answered with when the session is made for one POST."""
+    return (
+        "This server keeps no legacy sessions (stateless mode), so it cannot ask the client "
+        f"anything mid-call; this needs a client of revision {version}, or a server that "
+        "keeps sessions"
+    )
+
+
 STATE_ONLY_BACKOFF = (0.0, 0.05, 0.1, 0.2, 0.4, 0.8)
 """Seconds before retrying a state-only round (no input requests), by round."""
 
 
-def _modern_params(session: LegacySession, params: Mapping[str, Any]) -> dict[str, Any]:
-    """The legacy params with the session's facts in a modern ``_meta``.
+def bridged(server: Server) -> Revision:
+    """The modern revision a legacy request is answered through: the authoring one
+    where the server offers it, else the newest it offers. Its ``_meta`` keys carry the
+    session's facts; its answers are reshaped for the legacy wire (``legacy_result``)."""
+    revisions = server.offering.revisions
+    if AUTHORING in revisions:
+        return revisions[AUTHORING]
+    return revisions[server.supported_versions[0]]
+
+
+def _modern_params(
+    session: LegacySession, params: Mapping[str, Any], revision: Revision
+) -> dict[str, Any]:
+    """The legacy params with the session's facts in a modern ``_meta`` of ``revision``
+    (a fact it has no key for is not carried).
 
     Retry fields a legacy client sent are dropped: in this era only the bridge answers
     input requests.
@@ -67,15 +81,24 @@ def _modern_params(session: LegacySession, params: Mapping[str, Any]) -> dict[st
     out = {key: value for key, value in params.items() if key not in RETRY_FIELDS}
     meta = params.get("_meta")
     facts: dict[str, Any] = {
-        META_PROTOCOL_VERSION: LATEST_PROTOCOL_VERSION,
+        META_PROTOCOL_VERSION: revision.version,
         META_CLIENT_CAPABILITIES: dict(session.client_capabilities),
     }
-    if session.client_info is not None:
-        facts[META_CLIENT_INFO] = dict(session.client_info)
-    if session.log_level is not None:
-        facts[META_LOG_LEVEL] = session.log_level
+    if session.client_info is not None and revision.client_info_key is not None:
+        facts[revision.client_info_key] = dict(session.client_info)
+    if session.log_level is not None and revision.log_level_key is not None:
+        facts[revision.log_level_key] = session.log_level
     out["_meta"] = {**meta, **facts} if isinstance(meta, dict) else facts
     return out
+
+
+def _shaped(result: dict[str, Any], method: str, session: LegacySession) -> dict[str, Any]:
+    """A list's items with the fields the session's revision defines for them."""
+    for kind, (listing, key) in LISTS.items():
+        if listing == method and isinstance(result.get(key), list) and session.version:
+            revision = REVISIONS.of(session.version)
+            return {**result, key: shaped_items(result[key], kind, revision)}
+    return result
 
 
 def _not_found(error: Mapping[str, Any]) -> bool:
@@ -176,7 +199,8 @@ async def forward(
 ) -> dict[str, Any]:
     """Answer one forwarded legacy request: a legacy-shaped JSON-RPC response."""
     check_params(request.method, request.params)
-    params = _modern_params(session, request.params)
+    revision = bridged(server)
+    params = _modern_params(session, request.params, revision)
     retry: dict[str, Any] = {}
     consented: list[str] = []
     for round_number in range(session.limits.max_rounds + 1):
@@ -201,7 +225,7 @@ async def forward(
                 return _refusal(
                     request.method,
                     request.id,
-                    NO_SESSION[0].upper() + NO_SESSION[1:]
+                    _no_session(revision.version)
                     if session.stateless
                     else "The client did not declare, at initialize, a capability this needs",
                     (error.get("data") or {}).get("requiredCapabilities"),
@@ -219,9 +243,14 @@ async def forward(
                 # The flow went on past the page the user agreed to open: that interaction
                 # is over (the legacy client/elicitation.mdx, URL mode completion).
                 emit(_elicitation_complete(elicitation_id))
-            return jsonrpc.result_response(
-                request.id, check_result(request.method, legacy_result(result))
-            )
+            if request.method not in LEGACY.methods:
+                # An extension's method: its result is what the extension defines, in
+                # either era (its schema is built on the modern Result).
+                return jsonrpc.result_response(request.id, result)
+            answered = legacy_result(result)
+            if server.registry.revised:  # fields given to items: only those it defines
+                answered = _shaped(answered, request.method, session)
+            return jsonrpc.result_response(request.id, check_result(request.method, answered))
         url_required = _url_required(request.id, result)
         if url_required is not None:
             return url_required

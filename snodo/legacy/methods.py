@@ -32,6 +32,7 @@ from snodo.core.observe import QUIET
 from snodo.legacy.bridge import forward
 from snodo.legacy.session import LegacySession
 from snodo.legacy.wire import FORWARDED, check_params, check_result, legacy_result, negotiate
+from snodo.revisions import Revision
 from snodo.revisions.authoring.protocol import (
     META_CLIENT_CAPABILITIES,
     META_PROTOCOL_VERSION,
@@ -75,19 +76,33 @@ class LegacyKernel:
             return Reply(None)
         if isinstance(incoming, jsonrpc.Notification):
             return Reply(None)
+        checks = self.server.answer_checks
+        if checks is not None:
+            emit = checks.watch(self._revision(session), emit)
         observer = self.server.observer
         if observer is QUIET:
-            return await self._request(session, incoming, principal, transport, emit, scopes)
-        # The legacy request is one span; each round the bridge sends through the core
-        # runs inside it, so the rounds are its children.
-        observation = observer.request(incoming, "legacy", transport, {})
-        try:
             reply = await self._request(session, incoming, principal, transport, emit, scopes)
-        except BaseException:
-            observation.cancelled()
-            raise
-        observation.finish(reply.response)
+        else:
+            # The legacy request is one span; each round the bridge sends through the
+            # core runs inside it, so the rounds are its children.
+            observation = observer.request(incoming, "legacy", transport, {})
+            try:
+                reply = await self._request(session, incoming, principal, transport, emit, scopes)
+            except BaseException:
+                observation.cancelled()
+                raise
+            observation.finish(reply.response)
+        if checks is not None:  # initialize settles the revision its answer is of
+            checks.reply(self._revision(session), incoming.method, reply.response)
         return reply
+
+    def _revision(self, session: LegacySession) -> Revision:
+        """The revision of the session's version; before ``initialize``, the newest
+        legacy one."""
+        revisions = self.server.revisions
+        if session.version is not None:
+            return revisions.of(session.version)
+        return revisions.newest("legacy")
 
     async def _request(
         self,

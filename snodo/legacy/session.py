@@ -22,6 +22,7 @@ from typing import Any
 from snodo.core.context import Emit
 from snodo.core.observe import QUIET, Observer
 from snodo.legacy.store import SessionRecord
+from snodo.revisions import REVISIONS
 from snodo.server.legacy_limits import LegacyLimits
 from snodo.server.subscriptions import Subscription, Subscriptions
 
@@ -100,7 +101,9 @@ class LegacySession:
                 "resourceSubscriptions": [],
             }
             self._bus = bus
-            self.subscription = bus.join(self.id, honoured, self._unsolicited)
+            revision = REVISIONS.by_version.get(version)
+            defined = None if revision is None else revision.server_notifications
+            self.subscription = bus.join(self.id, honoured, self._unsolicited, defined)
             self._observer = observer
             observer.legacy_sessions(1)
 

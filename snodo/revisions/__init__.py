@@ -23,8 +23,13 @@ from typing import Any, Final, TypeAlias
 
 from pydantic import BaseModel
 
-from snodo.revisions.authoring.protocol import REVISION as AUTHORING
 from snodo.revisions.catalog import CATALOG, EXTENSIONS
+from snodo.revisions.checkout import load_checkout_packages
+
+# Before any wire package is imported: a checkout's own (snodo.revisions.checkout).
+load_checkout_packages([row[1] for row in CATALOG] + [package for _, package in EXTENSIONS])
+
+from snodo.revisions.authoring.protocol import REVISION as AUTHORING  # noqa: E402
 
 __all__ = [
     "AUTHORING",
@@ -62,6 +67,17 @@ def _shape(model: type[BaseModel]) -> dict[str, Shape | None]:
     return shape
 
 
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The model a field holds, through ``list[...]``, unions and ``Annotated``."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
 def shaped(
     value: Mapping[str, Any], shape: Shape, carried: frozenset[str] = CARRIED
 ) -> dict[str, Any]:
@@ -97,11 +113,11 @@ class Revision:
         """The protocol versions this package speaks, newest first."""
         self.authoring = version == AUTHORING
         """Whether this is the revision of the typed models handlers and clients use."""
-        self.models: Any = importlib.import_module(f"{package}.models")
-        self.adapters: Any = importlib.import_module(f"{package}.adapters")
-        self.tables: Any = importlib.import_module(f"{package}.tables")
-        self.protocol: Any = importlib.import_module(f"{package}.protocol")
-        self.errors: Any = importlib.import_module(f"{package}.errors")
+        self.models: Any = wire_module(package, "models")
+        self.adapters: Any = wire_module(package, "adapters")
+        self.tables: Any = wire_module(package, "tables")
+        self.protocol: Any = wire_module(package, "protocol")
+        self.errors: Any = wire_module(package, "errors")
         self.methods: Mapping[str, Any] = self.tables.METHODS
         """Client-to-server requests: method name to its ``MethodSpec``."""
         self.input_required_methods: frozenset[str] = frozenset(
@@ -122,11 +138,49 @@ class Revision:
         self.namespaces: frozenset[str] = frozenset(n.split("/")[0] for n in named if "/" in n)
         """The namespaces of every method and notification it defines (``tools``,
         ``notifications``, ...): an extension's methods have namespaces of their own."""
+        self._items: dict[tuple[str, str], frozenset[str] | None] = {}
         self.capability_shape: Shape = _shape(self.models.ServerCapabilities)
         self.info_shape: Shape = _shape(self.models.Implementation)
+        asks = getattr(self.protocol, "INPUT_REQUIRED_RESULT", None)
+        self.input_required_result: type[BaseModel] | None = (
+            None if asks is None else getattr(self.models, asks)
+        )
+        """The result that asks the client for input, by the name the overlay gives it
+        (None: the revision has none, as an initialize-based one)."""
+        self.meta_keys: Mapping[str, str] = {
+            name[len("META_") :].lower(): value
+            for name, value in vars(self.protocol).items()
+            if name.startswith("META_") and isinstance(value, str)
+        }
+        """The reserved ``_meta`` keys the overlay names (``log_level``, ``server_info``,
+        ...), by name; a key the revision removed is not there."""
+        self.log_level_key: str | None = self.meta_keys.get("log_level")
+        """Where a request asks for log messages; None: the revision has no logging."""
+        self.client_info_key: str | None = self.meta_keys.get("client_info")
+        self.server_info_key: str | None = self.meta_keys.get("server_info")
+        self.server_notifications: frozenset[str] = frozenset(
+            getattr(self.tables, "SERVER_NOTIFICATIONS", ())
+        )
+        """The notifications a server may send its clients: no other reaches them."""
 
     def __repr__(self) -> str:
         return f"Revision({self.version!r}, {self.package!r}, {self.era!r})"
+
+    def item_fields(self, method: str, key: str) -> frozenset[str] | None:
+        """The wire names of the items ``method``'s result lists under ``key`` (a
+        ``tools/list`` result's ``tools``: the fields of its ``Tool``); None when the
+        revision has no such list."""
+        if (method, key) in self._items:
+            return self._items[(method, key)]
+        spec = self.methods.get(method)
+        fields = getattr(getattr(spec, "result", None), "model_fields", {})
+        info = next((f for n, f in fields.items() if (f.alias or n) == key), None)
+        item = None if info is None else _model_in(info.annotation)
+        found = (
+            None if item is None else frozenset(f.alias or n for n, f in item.model_fields.items())
+        )
+        self._items[(method, key)] = found
+        return found
 
     def capabilities(self, offered: Mapping[str, Any]) -> dict[str, Any]:
         """Server capabilities as this revision defines them: flags it lacks left out."""
@@ -150,6 +204,13 @@ class Revisions:
         """Each extension's package, by its pin revision (``ext-tasks``)."""
         self.namespaces: frozenset[str] = frozenset().union(*(r.namespaces for r in self.all))
         """The namespaces any of the revisions defines a method or notification in."""
+        self.extension_notifications: frozenset[str] = frozenset(
+            method
+            for package in extensions.values()
+            for method in getattr(package.tables, "SERVER_NOTIFICATIONS", ())
+        )
+        """The notifications the extensions define (``notifications/tasks``): sent in any
+        revision whose client negotiated the extension."""
 
     def served(self, era: str) -> tuple[Revision, ...]:
         """The revisions of ``era`` a server offers unless narrowed, newest first."""
@@ -179,8 +240,21 @@ def build(
     first, and extension rows ``(pin, package)``: each package imported once."""
     return Revisions(
         (Revision(*row) for row in catalog),
-        {pin: importlib.import_module(package) for pin, package in extensions},
+        {pin: _extension(package) for pin, package in extensions},
     )
+
+
+def _extension(package: str) -> ModuleType:
+    """An extension's package, its ``models`` and ``tables`` imported with it."""
+    for module in ("models", "tables"):
+        wire_module(package, module)
+    return importlib.import_module(package)
+
+
+def wire_module(package: str, module: str) -> ModuleType:
+    """``package.module`` of a wire package (the checkout's, where there is one:
+    ``snodo.revisions.checkout``)."""
+    return importlib.import_module(f"{package}.{module}")
 
 
 REVISIONS: Final = build()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 # (version, package, era, served, supported_versions)
 CATALOG: tuple[tuple[str, str, str, bool, tuple[str, ...]], ...] = (
+    ("2026-12-01", "snodo_wire_2026_12_01", "modern", False, ("2026-12-01",)),
     ("2026-07-28", "snodo_wire", "modern", True, ("2026-07-28",)),
     (
         "2025-11-25",

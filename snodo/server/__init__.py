@@ -49,6 +49,7 @@ from snodo.core.state.token import DEFAULT_TTL
 from snodo.core.types import OpenStream
 from snodo.revisions import REVISIONS, Revisions
 from snodo.server.access import Token
+from snodo.server.answer_checks import AnswerChecks, checking
 from snodo.server.backend import Backend
 from snodo.server.decorators import Decorators
 from snodo.server.extensions import Extension, ExtensionMethod, tasks_extension
@@ -58,6 +59,7 @@ from snodo.server.lifespan import Lifespan, Lifespans, StartupFailed, describe
 from snodo.server.methods import ServerOffering, capabilities
 from snodo.server.notify_bus import LocalBus, NotificationBus, RedisBus, notification_bus
 from snodo.server.registry import Registry
+from snodo.server.revised import check_flags
 from snodo.server.routes import Request, Response, Route, RouteHandler, route
 from snodo.server.settings import SettingsError
 from snodo.server.settings import declared as declared_settings
@@ -139,6 +141,13 @@ class Server(Decorators):
     ``mask_errors`` a tool's untyped exception reaches the client as a generic message
     (its text may hold a SQL error, a path, a secret), the detail only in the log; off by
     default, so that ``snodo dev`` shows what went wrong; for production. With
+    ``check_answers`` every answer is validated against the models of its request's
+    revision, and one that does not fit is logged with where it fails
+    (``snodo.server.answer_checks``; on under ``snodo dev``, else as
+    ``SNODO_CHECK_ANSWERS`` says). ``capabilities`` are flags a revision adds
+    (``{"tools": {"validate": True}}``), merged into what the server advertises and sent
+    to the revisions that define them; one no served revision defines is refused here
+    (``snodo.server.revised``, as ``fields=`` on the decorators).
     ``tool_search`` (``snodo.search.ToolSearch``) ``tools/list`` shows a tool that
     searches the others instead of them all.
     ``settings`` is a model of what its user configures, read from the environment by
@@ -184,6 +193,8 @@ class Server(Decorators):
         backend: Backend | None = None,
         revisions: Revisions = REVISIONS,
         mask_errors: bool = False,
+        check_answers: bool | None = None,
+        capabilities: Mapping[str, Any] | None = None,
         tool_search: ToolSearchOption | None = None,
         settings: type[BaseModel] | None = None,
         card_name: str | None = None,
@@ -206,6 +217,10 @@ class Server(Decorators):
         """The legacy protocol versions offered, newest first (none: modern-only)."""
         self.versions = (*modern, *legacy_versions)
         """Every protocol version offered, modern ones first, each era newest first."""
+        self.revisions_served = tuple(
+            dict.fromkeys(revisions.of(version) for version in self.versions)
+        )
+        """The revisions of the versions offered, each once."""
         self.info = info
         self.cache = hints(list_cache, read_cache, discover_cache)
         """The caching hint of each cacheable method (a resource's own overrides it)."""
@@ -250,6 +265,10 @@ class Server(Decorators):
             extensions = (*extensions, tasks_extension(tasks))
         for extension in extensions:
             self.add_extension(extension)
+        self.offering.given_capabilities = check_flags(capabilities or {}, self.revisions_served)
+        self.answer_checks = AnswerChecks(revisions) if checking(check_answers) else None
+        """Checks every answer against its request's revision (``check_answers``; None:
+        not checked, ``SNODO_CHECK_ANSWERS`` deciding when not given)."""
         if tool_search is not None:
             tool_search.attach(self)
         self.observer = observer

@@ -42,11 +42,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
+
 from snodo.asking import elicitation, roots, sampling
 from snodo.core.context import Context, refilled
 from snodo.core.result import MISSING, NO_STATE, InputRequired, mark_taken
 from snodo.core.state.sealing import UNKNOWN, Sealer
-from snodo.revisions.authoring.models import CreateMessageResult, ListRootsResult
 
 __all__ = [
     "Answered",
@@ -74,9 +75,11 @@ _RESPONSES: tuple[type, ...] = (
     elicitation.Accepted,
     elicitation.Declined,
     elicitation.Cancelled,
-    CreateMessageResult,
-    ListRootsResult,
+    sampling.CreateMessageResult,
+    roots.ListRootsResult,
 )
+"""What each input module's ``response`` reads, as a handler annotates it: a parameter
+of one of these types takes the response itself."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +119,8 @@ class Question:
     pick: str | None
     whole: bool
     """The parameter takes the response object itself."""
+    typed: tuple[type, ...] = ()
+    """The response types the annotation names (for ``whole``)."""
 
     def asked(self, arguments: Mapping[str, Any]) -> Request:
         """The request to ask on this call (built anew from ``arguments`` if it depends
@@ -127,20 +132,33 @@ class Question:
         _check(built, self.param, self.pick)
         return built
 
-    def value(self, answer: Any) -> Any:
-        """What the parameter receives for ``answer``, a read response."""
+    def value(self, answer: Any, method: str) -> Any:
+        """What the parameter receives for ``answer``, the response ``method``'s module
+        read. The answer is of the request's revision (``ctx.revision``): what a
+        parameter takes is read by the question's kind, never by the answer's class."""
         if self.whole:
-            return answer
+            return _as_annotated(answer, self.typed)
+        if method == sampling.METHOD:
+            return sampling.text(answer)
+        if method == roots.METHOD:
+            return list(answer.roots)
         if isinstance(answer, elicitation.Accepted):
             content = answer.content
             if not isinstance(content, Mapping):  # an instance of the form's model
                 return getattr(content, self.pick) if self.pick is not None else content
             return content.get(self.pick) if self.pick is not None else dict(content)
-        if isinstance(answer, CreateMessageResult):
-            return sampling.text(answer)
-        if isinstance(answer, ListRootsResult):
-            return list(answer.roots)
         return None  # declined or cancelled
+
+
+def _as_annotated(answer: Any, typed: tuple[type, ...]) -> Any:
+    """A whole response as the type the handler annotated: another revision's model of
+    the same name is read into it, where the two agree."""
+    if not typed or isinstance(answer, typed):
+        return answer
+    for kind in typed:
+        if issubclass(kind, BaseModel) and kind.__name__ == type(answer).__name__:
+            return kind.model_validate(answer.model_dump(mode="json", by_alias=True))
+    return answer
 
 
 def ask_of(annotation: Any) -> Ask | None:
@@ -156,7 +174,8 @@ def question(param: str, annotation: Any, ask: Ask) -> Question:
     when the request is not one it can ask or the annotation cannot take an answer."""
     inner = getattr(annotation, "__origin__", annotation)  # Annotated[T, ...] -> T
     members = typing.get_args(inner) if _is_union(inner) else (inner,)
-    whole = any(isinstance(m, type) and issubclass(m, _RESPONSES) for m in members)
+    typed = tuple(m for m in members if isinstance(m, type) and issubclass(m, _RESPONSES))
+    whole = bool(typed)
     optional = type(None) in members or inner is Any or inner is object
     request = None if callable(ask.request) else ask.request
     if request is None:
@@ -179,6 +198,7 @@ def question(param: str, annotation: Any, ask: Ask) -> Question:
         build=typing.cast(RequestFor, ask.request) if request is None else None,
         pick=ask.pick,
         whole=whole,
+        typed=typed,
     )
 
 
@@ -244,7 +264,7 @@ def answer_questions(
         if answer is MISSING:
             unanswered[q.key] = request
         else:
-            values[q.param] = q.value(answer)
+            values[q.param] = q.value(answer, request["method"])
             answered[q.key] = reading.input_responses[q.key]
     if unanswered:
         state = None

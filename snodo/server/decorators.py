@@ -9,9 +9,10 @@ completes it, and a misspelt option is a ``TypeError`` where the decorator is wr
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar, Unpack, overload
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar, Unpack, overload
 
+from snodo.revisions import Revision
 from snodo.server.invoke import Handler
 from snodo.server.options import (
     PromptOptions,
@@ -23,6 +24,7 @@ from snodo.server.options import (
 from snodo.server.prompts import Prompt, make_prompt
 from snodo.server.registry import CompletionRef, Registry
 from snodo.server.resources import Resource, ResourceTemplate, make_resource, make_template
+from snodo.server.revised import Kind, check_fields
 from snodo.server.tools import Tool, make_tool
 
 __all__ = ["Decorators"]
@@ -35,6 +37,20 @@ class ResourceDecorators:
     behind them, and their ``remove_*``."""
 
     registry: Registry
+    revisions_served: tuple[Revision, ...]
+    """The revisions the server serves: what ``fields`` may give."""
+
+    def _fielded(
+        self, kind: Kind, name: str, options: Mapping[str, Any], item: Any
+    ) -> dict[str, Any]:
+        """The ``fields`` option of an item, checked (``snodo.server.revised``); the
+        registry shapes its lists by revision from then on."""
+        given = check_fields(
+            kind, name, options.get("fields"), item.definition, self.revisions_served
+        )
+        if given:
+            self.registry.revised = True
+        return given
 
     def resource(self, uri: str, **options: Unpack[ResourceOptions]) -> Callable[[F], F]:
         """Register the resource at ``uri``: ``@server.resource(uri, ...)``, with the
@@ -57,9 +73,9 @@ class ResourceDecorators:
     ) -> Resource:
         """Register a resource as ``@server.resource(uri, ...)`` does."""
         check(ResourceOptions, options, f"resource {uri!r}")
-        return self.registry.add_resource(
-            make_resource(function, uri, options, threads=self.registry.threads)
-        )
+        resource = make_resource(function, uri, options, threads=self.registry.threads)
+        resource.definition.update(self._fielded("resources", uri, options, resource))
+        return self.registry.add_resource(resource)
 
     def remove_resource(self, uri: str) -> None:
         """Stop offering the resource at ``uri`` (nothing if there is none); listeners
@@ -87,9 +103,9 @@ class ResourceDecorators:
     ) -> ResourceTemplate:
         """Register a resource template as ``@server.resource_template(...)`` does."""
         check(TemplateOptions, options, f"resource template {uri_template!r}")
-        return self.registry.add_template(
-            make_template(function, uri_template, options, threads=self.registry.threads)
-        )
+        template = make_template(function, uri_template, options, threads=self.registry.threads)
+        template.definition.update(self._fielded("templates", uri_template, options, template))
+        return self.registry.add_template(template)
 
     def remove_template(self, uri_template: str) -> None:
         """Stop offering the resource template ``uri_template`` (nothing if there is
@@ -127,7 +143,9 @@ class Decorators(ResourceDecorators):
         """Register a tool as ``@server.tool(...)`` does, with the same options; returns
         the Tool as listed."""
         check(ToolOptions, options, "tool")
-        return self.registry.add_tool(make_tool(function, options, threads=self.registry.threads))
+        tool = make_tool(function, options, threads=self.registry.threads)
+        tool.definition.update(self._fielded("tools", tool.name, options, tool))
+        return self.registry.add_tool(tool)
 
     def remove_tool(self, name: str) -> None:
         """Stop offering the tool ``name`` (nothing if there is none)."""
@@ -160,9 +178,9 @@ class Decorators(ResourceDecorators):
     def add_prompt(self, function: Handler, **options: Unpack[PromptOptions]) -> Prompt:
         """Register a prompt as ``@server.prompt(...)`` does."""
         check(PromptOptions, options, "prompt")
-        return self.registry.add_prompt(
-            make_prompt(function, options, threads=self.registry.threads)
-        )
+        prompt = make_prompt(function, options, threads=self.registry.threads)
+        prompt.definition.update(self._fielded("prompts", prompt.name, options, prompt))
+        return self.registry.add_prompt(prompt)
 
     def remove_prompt(self, name: str) -> None:
         """Stop offering the prompt ``name`` (nothing if there is none); listeners hear

@@ -21,7 +21,7 @@ from snodo.core.context import Context
 from snodo.core.errors import InternalError, InvalidParams, McpError, ResourceNotFound
 from snodo.core.result import InputRequired, ToolError
 from snodo.core.types import ExtensionMethod, MethodHandler, Outcome, Params
-from snodo.revisions import Revision
+from snodo.revisions import REVISIONS, Revision
 from snodo.server.backend import FEATURES, FORWARDED, Backend
 from snodo.server.dependencies import DependencyFailed
 from snodo.server.extensions import Answered, Listening, ToolCalls, Visibility
@@ -30,6 +30,7 @@ from snodo.server.pagination import page
 from snodo.server.prompts import prompt_messages
 from snodo.server.registry import Kind, Registry
 from snodo.server.resources import read_contents
+from snodo.server.revised import merged, shaped_items
 from snodo.server.subscriptions import Subscriptions, check_resource_subscriptions
 from snodo.server.tools import failure, finished, plain_bind, tool_result
 
@@ -88,6 +89,9 @@ class ServerOffering:
     """The extensions' hooks around each tool call."""
     listening: tuple[Listening, ...] = ()
     """The listen members the extensions honour."""
+    given_capabilities: Mapping[str, Any] = field(default_factory=dict)
+    """Flags the author gave (``Server(capabilities=...)``), merged into what is
+    advertised; each revision's answers keep those it defines."""
     tool_search: SearchLayer | None = None
     """Tool search (``Server(tool_search=...)``): answers the tool methods first."""
 
@@ -139,6 +143,8 @@ def capabilities(served: ServerOffering) -> dict[str, Any]:
             offered.pop(feature, None)
             if isinstance(theirs.get(feature), Mapping):
                 offered[feature] = dict(theirs[feature])
+    if served.given_capabilities:
+        offered = merged(offered, served.given_capabilities)
     return offered
 
 
@@ -197,6 +203,9 @@ def visible_definitions(served: ServerOffering, ctx: Context, kind: Kind) -> tup
 
 def _listing(served: ServerOffering, ctx: Context, params: Params, key: str, kind: Kind) -> Outcome:
     items, own = visible_definitions(served, ctx, kind)
+    revision = ctx.revision
+    if revision is not None and (served.registry.revised or not revision.authoring):
+        items = shaped_items(items, kind, revision)  # the fields its revision defines
     chosen, next_cursor = page(items, ctx.request_method, params.get("cursor"), served.page_size)
     result: dict[str, Any] = {key: list(chosen)}
     if next_cursor is not None:
@@ -388,7 +397,13 @@ async def subscriptions_listen(served: ServerOffering, ctx: Context, params: Par
     if uris and offered.get("resources", {}).get("subscribe"):
         honoured["resourceSubscriptions"] = uris
     assert ctx.request_id is not None  # a listen is a request: the core never calls this otherwise
-    return served.subscriptions.open(ctx.request_id, honoured, ctx.emit)
+    revision = ctx.revision
+    defined = (
+        None
+        if revision is None
+        else revision.server_notifications | REVISIONS.extension_notifications
+    )
+    return served.subscriptions.open(ctx.request_id, honoured, ctx.emit, defined)
 
 
 HANDLERS: Mapping[str, MethodHandler] = {

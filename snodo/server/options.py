@@ -19,6 +19,9 @@ Every kind takes ``ItemOptions``:
   that never blocks.
 - ``timeout``: seconds a call may take; past them the caller gets an error saying so,
   and the call is cancelled (async) or abandoned (thread).
+- ``fields``: fields of the item's definition a revision adds, by their wire names
+  (``{"deprecated": True}``), sent only to the revisions that define them; one no
+  served revision defines is refused (``snodo.server.revised``).
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ class ItemOptions(TypedDict, total=False):
     scopes: Iterable[str]
     inline: bool
     timeout: float | None
+    fields: Mapping[str, Any] | None
 
 
 class ToolOptions(ItemOptions, total=False):

@@ -59,6 +59,9 @@ class Registry:
         """The requests extensions add (``snodo.server.extensions.ExtensionMethod``)."""
         self.modern_methods: set[str] = set()
         """Those of them legacy sessions may not call (``Extension(legacy=False)``)."""
+        self.revised = False
+        """Some item was given ``fields=``: lists are shaped by each request's revision
+        (``snodo.server.revised``)."""
 
     # -- registration ------------------------------------------------------------------
 

@@ -67,6 +67,9 @@ class Subscription(OpenStream):
     send: Callable[[dict[str, Any]], None]
     ended: asyncio.Event = field(default_factory=asyncio.Event)
     """Set when the server ended the stream itself (``end``): the transport closes it."""
+    defined: frozenset[str] | None = None
+    """The notifications the stream's revision (and its extensions) define: no other
+    is sent on it (None: any)."""
 
     def end(self) -> None:
         """End the stream gracefully: the listen request's completion result, with the
@@ -79,6 +82,8 @@ class Subscription(OpenStream):
         self.ended.set()
 
     def _notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
+        if self.defined is not None and method not in self.defined:
+            return  # the stream's revision has no such notification
         body = {"_meta": {META_SUBSCRIPTION_ID: self.id}, **(params or {})}
         self.send({"jsonrpc": "2.0", "method": method, "params": body})
 
@@ -113,20 +118,26 @@ class Subscriptions:
         request_id: str | int,
         honoured: dict[str, Any],
         send: Callable[[dict[str, Any]], None],
+        defined: frozenset[str] | None = None,
     ) -> Subscription:
+        """Open a listen stream; ``defined``: the notifications its revision defines."""
         if len(self._open) >= self.max_open:
             raise InternalError("Too many open subscriptions/listen streams; try again later")
-        subscription = Subscription(request_id, honoured, send)
+        subscription = Subscription(request_id, honoured, send, defined=defined)
         subscription.acknowledge()
         self._open.append(subscription)
         return subscription
 
     def join(
-        self, key: str, honoured: dict[str, Any], send: Callable[[dict[str, Any]], None]
+        self,
+        key: str,
+        honoured: dict[str, Any],
+        send: Callable[[dict[str, Any]], None],
+        defined: frozenset[str] | None = None,
     ) -> Subscription:
         """Put a legacy session on the bus: no listen request, so no acknowledgement, and
         not counted against ``max_open`` (legacy sessions have their own bound)."""
-        subscription = Subscription(key, honoured, send)
+        subscription = Subscription(key, honoured, send, defined=defined)
         self._joined.append(subscription)
         return subscription
 

@@ -10,6 +10,7 @@ here too."""
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from typing import Any
 
@@ -65,7 +66,9 @@ def test_the_official_python_client_answers_all_three_in_one_round(transport: st
         from mcp import StdioServerParameters
 
         params = StdioServerParameters(
-            command=sys.executable, args=["-m", "snodo", "run", TARGET, "--transport", "stdio"]
+            command=sys.executable,
+            args=["-m", "snodo", "run", TARGET, "--transport", "stdio"],
+            env=dict(os.environ),  # the test's paths, not the SDK's bare environment
         )
         text = asyncio.run(asyncio.wait_for(scenario(params), 30))
     assert text == EXPECTED

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from typing import Any
 
@@ -89,8 +90,12 @@ def session_of(read: Any, write: Any, asked: list[str]) -> ClientSession:
 async def main(argv: list[str]) -> None:
     asked: list[str] = []
     if argv[0] == "stdio":
+        # The server sees this process's environment (the SDK passes a bare one by
+        # default), so it imports the snodo and wire packages the test runs.
         parameters = StdioServerParameters(
-            command=argv[1], args=["-m", "snodo", "run", argv[2], "--transport", "stdio"]
+            command=argv[1],
+            args=["-m", "snodo", "run", argv[2], "--transport", "stdio"],
+            env=dict(os.environ),
         )
         async with (
             stdio_client(parameters) as (read, write),

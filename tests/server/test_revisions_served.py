@@ -4,7 +4,8 @@ A throwaway modern revision "2099-01-01" is made the way a spec bump makes one: 
 the generated ``snodo_wire`` under another name with its versions changed, plus a few
 typical changes (a new required param of tools/call, a new request tools/validate, a new
 capability flag, a flag removed, new required fields of the elicitation and sampling
-answers and of an image block), and a catalog listing it. Nothing else is edited: the
+answers and of an image block, the input-required result renamed, logging removed), and a
+catalog listing it. Nothing else is edited: the
 registry built from that catalog is all the server is given.
 """
 
@@ -18,13 +19,16 @@ import shutil
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 
-from snodo import MISSING, elicitation, sampling
+from snodo import MISSING, Ask, elicitation, roots, sampling
+from snodo.client import Client
+from snodo.client.era import UnsupportedServer, read_probe
 from snodo.client.errors import ProtocolViolation
 from snodo.client.results import fits_revision
+from snodo.client.transports import MemoryTransport
 from snodo.core.context import Context
 from snodo.core.errors import InvalidParams
 from snodo.core.result import InputRequired, input_required
@@ -64,6 +68,13 @@ CAPABILITY_RULES = tuple(r for r in CAPABILITY_RULES if r.method != "elicitation
 """
 """A relaxation: asking a question no longer needs a declared elicitation capability."""
 
+NO_LOGGING = """
+SERVER_NOTIFICATIONS = MappingProxyType(
+    {k: v for k, v in SERVER_NOTIFICATIONS.items() if k != "notifications/message"}
+)
+"""
+"""Logging removed: no log messages for this revision's clients."""
+
 
 def _edit(path: Path, old: str, new: str) -> None:
     text = path.read_text()
@@ -84,11 +95,12 @@ def _make_fake(root: Path) -> None:
         "class CallToolRequestParams(BaseModel):\n",
         "class CallToolRequestParams(BaseModel):\n    purpose: StrictStr\n",
     )
-    # A new required result field.
+    # A new required result field (of a method no server here answers: the server's
+    # answers stay within the revision).
     _edit(
         models,
-        "class CallToolResult(BaseModel):\n",
-        "class CallToolResult(BaseModel):\n"
+        "class CompleteResult(BaseModel):\n",
+        "class CompleteResult(BaseModel):\n"
         "    checked_at: Annotated[StrictStr, Field(alias='checkedAt')]\n",
     )
     # Answers to input requests change: an elicitation answer names its question, and a
@@ -111,6 +123,12 @@ def _make_fake(root: Path) -> None:
         "class ImageContent(BaseModel):\n"
         "    alt_text: Annotated[StrictStr, Field(alias='altText')]\n",
     )
+    # A new optional field of a tool's definition.
+    _edit(
+        models,
+        "class Tool(BaseModel):\n",
+        "class Tool(BaseModel):\n    deprecated: StrictBool | MISSING = MISSING\n",
+    )
     # A new flag of the tools capability, and logging no longer a capability.
     _edit(
         models,
@@ -124,7 +142,11 @@ def _make_fake(root: Path) -> None:
     assert "logging" not in changed
     models.write_text(text.replace(body, changed))
     tables = target / "tables.py"
-    tables.write_text(tables.read_text() + NEW_METHOD + NO_ELICITATION_RULES)
+    tables.write_text(tables.read_text() + NEW_METHOD + NO_ELICITATION_RULES + NO_LOGGING)
+    # The input-required result renamed, and the log-level key gone with logging.
+    for path in target.glob("*.py"):
+        path.write_text(path.read_text().replace("InputRequiredResult", "InputNeededResult"))
+    _edit(protocol, 'META_LOG_LEVEL: Final = "io.modelcontextprotocol/logLevel"\n', "")
 
 
 @pytest.fixture(scope="module")
@@ -304,13 +326,15 @@ def test_an_unserved_method_names_the_method_and_the_revision(revisions: Revisio
 
 
 def test_the_client_checks_a_result_with_the_negotiated_revision(revisions: Revisions) -> None:
-    """A complete tools/call result without ``checkedAt`` fits 2026-07-28 and not 2099."""
-    result = {"resultType": "complete", "content": [{"type": "text", "text": "hi"}]}
-    assert fits_revision(revisions.of(MODERN), "tools/call", result) is result
+    """A complete completion/complete result without ``checkedAt`` fits 2026-07-28 and
+    not 2099."""
+    completion = {"values": ["a"], "total": 1, "hasMore": False}
+    result = {"resultType": "complete", "completion": completion}
+    assert fits_revision(revisions.of(MODERN), "completion/complete", result) is result
     with pytest.raises(ProtocolViolation, match=FAKE):
-        fits_revision(revisions.of(FAKE), "tools/call", result)
+        fits_revision(revisions.of(FAKE), "completion/complete", result)
     stamped = {**result, "checkedAt": "now"}
-    assert fits_revision(revisions.of(FAKE), "tools/call", stamped) is stamped
+    assert fits_revision(revisions.of(FAKE), "completion/complete", stamped) is stamped
     asking = {"resultType": "input_required", "inputRequests": {}}
     assert fits_revision(revisions.of(FAKE), "tools/call", asking) is asking
 
@@ -455,3 +479,208 @@ def test_a_tool_returns_content_blocks_of_the_request_revision(revisions: Revisi
     assert content(MODERN, alt=False) == [image]
     assert content(FAKE, alt=False) == [{"type": "text", "text": json.dumps(image)}]
     assert content(FAKE, alt=True) == [{**image, "altText": "hi"}]
+
+
+def test_the_registry_reads_names_from_each_revision_package(revisions: Revisions) -> None:
+    """The input-required result and the ``_meta`` keys are the package's own facts
+    (its overlay's), read through the registry: no runtime module names them."""
+    fake, modern = revisions.of(FAKE), revisions.of(MODERN)
+    assert fake.input_required_result is not None
+    assert fake.input_required_result.__name__ == "InputNeededResult"
+    assert modern.protocol.INPUT_REQUIRED_RESULT == "InputRequiredResult"
+    assert modern.log_level_key == "io.modelcontextprotocol/logLevel"
+    assert fake.log_level_key is None
+    assert "notifications/message" in modern.server_notifications
+    assert "notifications/message" not in fake.server_notifications
+    assert revisions.of(LEGACY).input_required_result is None
+
+
+def test_a_revision_without_logging_gets_no_log_message(revisions: Revisions) -> None:
+    """The same request asking for log messages: answered with one under 2026-07-28,
+    without under 2099-01-01, which has neither the key nor the notification."""
+    server = Server("logs", "1.0", revisions=revisions)
+
+    @server.tool
+    def noisy(ctx: Context) -> str:
+        ctx.log("info", "working")
+        return "done"
+
+    def notes(version: str) -> list[dict[str, Any]]:
+        message = _request("tools/call", version, {"name": "noisy", "purpose": "p"})
+        message["params"]["_meta"]["io.modelcontextprotocol/logLevel"] = "debug"
+        reply = asyncio.run(server.handle(message))
+        assert reply.response is not None
+        assert reply.response["result"]["content"] == [{"type": "text", "text": "done"}]
+        return reply.notifications
+
+    assert [note["method"] for note in notes(MODERN)] == ["notifications/message"]
+    assert notes(FAKE) == []
+
+
+def test_an_ask_for_roots_reads_the_roots_of_any_revision(revisions: Revisions) -> None:
+    """A declarative ask reads the answer by the question's kind: the roots answered
+    under 2099-01-01 (its own ListRootsResult) reach the handler as a list, and a
+    handler that takes the whole answer gets the model it annotated."""
+    server = Server("roots", "1.0", revisions=revisions, state_secret=SECRET)
+    seen: list[object] = []
+
+    @server.tool
+    def where(
+        found: Annotated[list[roots.Root] | None, Ask(roots.list_roots())],
+        whole: Annotated[roots.ListRootsResult, Ask(roots.list_roots())],
+    ) -> str:
+        seen.extend([found, whole])
+        return "ok"
+
+    answer = {"roots": [{"uri": "file:///home/ana", "name": "home"}]}
+    for version in (FAKE, MODERN):
+        seen.clear()
+        call = {"name": "where", "arguments": {}, "purpose": "p"}
+        message = _request("tools/call", version, call)
+        message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] = {"roots": {}}
+        first = _answer(server, message)["result"]
+        assert first["resultType"] == "input_required"
+        assert sorted(first["inputRequests"]) == ["found", "whole"]
+        message["params"]["inputResponses"] = {"found": answer, "whole": answer}
+        message["params"]["requestState"] = first["requestState"]
+        assert _answer(server, message)["result"]["content"] == [{"type": "text", "text": "ok"}]
+        found, whole = seen
+        assert isinstance(found, list) and [root.uri for root in found] == ["file:///home/ana"]
+        assert isinstance(whole, roots.ListRootsResult)
+
+
+def test_the_client_leaves_a_task_result_to_the_tasks_extension(revisions: Revisions) -> None:
+    """A result of another kind than complete or input_required is an extension's to
+    check, under any revision."""
+    task = {"resultType": "task", "task": {"taskId": "t1", "status": "working"}}
+    for version in (FAKE, MODERN):
+        assert fits_revision(revisions.of(version), "tools/call", task) is task
+    renamed = {"resultType": "input_required", "inputRequests": {"x": "not a request"}}
+    with pytest.raises(ProtocolViolation, match=FAKE):
+        fits_revision(revisions.of(FAKE), "tools/call", renamed)
+
+
+def test_a_flag_a_revision_adds_is_given_to_the_server(revisions: Revisions) -> None:
+    """``Server(capabilities=...)`` merges a flag into what the server advertises; each
+    revision's answer keeps it only where the revision defines it."""
+    server = Server(
+        "flags", "1.0", revisions=revisions, capabilities={"tools": {"validation": True}}
+    )
+
+    @server.tool
+    def echo(text: str) -> str:
+        return text
+
+    fake = _answer(server, _request("server/discover", FAKE))["result"]["capabilities"]
+    modern = _answer(server, _request("server/discover", MODERN))["result"]["capabilities"]
+    assert fake["tools"] == {"listChanged": True, "validation": True}
+    assert modern["tools"] == {"listChanged": True}
+    assert _legacy_initialize(server)["result"]["capabilities"]["tools"] == {"listChanged": True}
+    assert server.capabilities()["tools"] == {"listChanged": True, "validation": True}
+    with pytest.raises(ValueError, match=r"tools\.madeUp is a flag no served revision defines"):
+        Server("x", "1", revisions=revisions, capabilities={"tools": {"madeUp": True}})
+    with pytest.raises(ValueError, match=r"tools\.validation .*\(2026-07-28, 2025-11-25\)"):
+        Server(
+            "x",
+            "1",
+            revisions=revisions,
+            versions=[MODERN, LEGACY],
+            capabilities={"tools": {"validation": True}},
+        )
+    Server("x", "1", revisions=revisions, capabilities={"experimental": {"any": {"x": 1}}})
+
+
+def test_a_field_a_revision_adds_goes_to_that_revision_only(revisions: Revisions) -> None:
+    """``fields=`` on a decorator: the tool's ``deprecated`` is listed under 2099-01-01,
+    whose Tool defines it, and neither under 2026-07-28 nor in a legacy session."""
+    server = Server("fields", "1.0", revisions=revisions)
+
+    @server.tool(fields={"deprecated": True})
+    def old(text: str) -> str:
+        return text
+
+    @server.prompt(fields={"title": "A greeting"})
+    def greet() -> str:
+        return "hi"
+
+    def listed(method: str, version: str) -> list[dict[str, Any]]:
+        result = _answer(server, _request(method, version, {}))["result"]
+        return result["tools" if method == "tools/list" else "prompts"]  # type: ignore[no-any-return]
+
+    (fake,) = listed("tools/list", FAKE)
+    (modern,) = listed("tools/list", MODERN)
+    assert fake["deprecated"] is True
+    assert "deprecated" not in modern and modern["name"] == "old"
+    assert listed("prompts/list", MODERN)[0]["title"] == "A greeting"
+
+    async def legacy_tools() -> list[dict[str, Any]]:
+        kernel, session = LegacyKernel(server), LegacySession(LegacyLimits())
+        opened = {
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": LEGACY,
+                "capabilities": {},
+                "clientInfo": {"name": "c", "version": "1"},
+            },
+        }
+        await kernel.handle(session, opened, emit=lambda m: None)
+        listing = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+        reply = await kernel.handle(session, listing, emit=lambda m: None)
+        assert reply.response is not None
+        return reply.response["result"]["tools"]  # type: ignore[no-any-return]
+
+    (legacy,) = asyncio.run(legacy_tools())
+    assert legacy["name"] == "old" and "deprecated" not in legacy
+    with pytest.raises(ValueError, match="'madeUp', which no served revision defines"):
+        server.add_tool(lambda: "x", name="made_up", fields={"madeUp": 1})
+    with pytest.raises(ValueError, match="'name', which it has already"):
+        server.add_tool(lambda: "x", name="named", fields={"name": "other"})
+    fake_only = Server("narrow", "1.0", revisions=revisions, versions=[MODERN])
+    with pytest.raises(ValueError, match="'deprecated', which no served revision"):
+        fake_only.add_tool(lambda: "x", name="old", fields={"deprecated": True})
+
+
+def test_the_client_settles_on_the_newest_revision_both_sides_speak(
+    revisions: Revisions,
+) -> None:
+    """A client of the registry that knows 2099-01-01 speaks it to a server that does,
+    and keeps working with a server of 2026-07-28 alone (its -32022 names what it
+    speaks); told to speak 2026-07-28 only, it does, whatever the server serves."""
+
+    def answering(versions: list[str]) -> Server:
+        server = Server("sides", "1.0", revisions=revisions, versions=versions)
+
+        @server.tool
+        def echo(text: str) -> str:
+            return text
+
+        return server
+
+    async def call(server: Server, **options: Any) -> tuple[str, str]:
+        """The version spoken, and the tool's text (2099-01-01 requires a purpose)."""
+        async with Client(MemoryTransport(server), revisions=revisions, **options) as client:
+            params = {"name": "echo", "arguments": {"text": "hi"}, "purpose": "p"}
+            result = await client.request("tools/call", params)
+            return client.protocol_version, result["content"][0]["text"]
+
+    newer = answering([FAKE, MODERN])
+    older = answering([MODERN])
+    assert asyncio.run(call(older)) == (MODERN, "hi")
+    assert asyncio.run(call(older, versions=[MODERN])) == (MODERN, "hi")
+    assert asyncio.run(call(newer)) == (FAKE, "hi")
+    assert asyncio.run(call(newer, versions=[MODERN])) == (MODERN, "hi")
+    with pytest.raises(ValueError, match="1999-01-01"):
+        Client(MemoryTransport(newer), revisions=revisions, versions=["1999-01-01"])
+    with pytest.raises(ValueError, match=LEGACY):
+        Client(MemoryTransport(newer), revisions=revisions, versions=[LEGACY])
+
+
+def test_a_probe_settles_on_the_newest_version_both_sides_speak() -> None:
+    """The stdio probe's reading, with the versions the client speaks."""
+    discover = {"result": {"supportedVersions": [MODERN, "2027-02-02"]}}
+    assert read_probe(discover, MODERN, "auto", (FAKE, MODERN)) == ("modern", MODERN)
+    assert read_probe(discover, FAKE, "auto", ("2027-02-02", MODERN)) == ("modern", "2027-02-02")
+    with pytest.raises(UnsupportedServer, match=f"this client: {FAKE}"):
+        read_probe({"result": {"supportedVersions": ["2001-01-01"]}}, FAKE, "modern", (FAKE,))
