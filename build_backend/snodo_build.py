@@ -1,10 +1,10 @@
 """setuptools' build backend, asking for mypyc only when the compiled build is wanted.
 
 ``SNODO_COMPILE=1`` (see ``setup.py``) needs mypy, whose mypyc does the compiling, and
-pydantic, whose types the compiled modules use; a pure-Python build needs neither, so
-neither is in ``[build-system] requires``. Only building a wheel compiles: metadata,
-source distributions and editable installs are built as pure Python (extension modules
-beside the sources would shadow every edit).
+pydantic and msgspec, whose types the compiled modules' type check reads; a pure-Python
+build needs none of them, so none is in ``[build-system] requires``. Only building a
+wheel compiles: metadata, source distributions and editable installs are built as pure
+Python (extension modules beside the sources would shadow every edit).
 """
 
 from __future__ import annotations
@@ -28,7 +28,10 @@ __all__ = [
     "prepare_metadata_for_build_wheel",
 ]
 
-COMPILER = ["mypy==2.4.1", "pydantic>=2.14,<3"]
+COMPILER = ["mypy==2.4.1", "pydantic>=2.14,<3", "msgspec>=0.19,<1"]
+"""mypyc, and the packages whose types the compiled modules' type check reads: pydantic's
+models, and msgspec's ``Struct`` options, which the check refuses as unknown keywords when
+msgspec is not there to say what they are (``snodo.client.transports.passthrough``)."""
 P = ParamSpec("P")
 R = TypeVar("R")
 

@@ -11,11 +11,16 @@ if [ -n "${SNODO_VENV:-}" ]; then
   export PYTHONPATH="$ROOT:$ROOT/generated${PYTHONPATH:+:$PYTHONPATH}"
 else
   VENV="$ROOT/.venv"
+  # Each step says what it does before it starts (the first run installs for minutes),
+  # on stderr, and how long it took once done.
+  _step() { echo "== $1" >&2; }
   if [ ! -x .venv/bin/python ]; then
+    _step "creating .venv"
     "$PY" -m venv .venv
   fi
   stamp=.venv/.snodo-installed
   if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+    _step "installing snodo and what working on it needs into .venv (the first time takes several minutes)"
     started=$SECONDS
     .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[dev,docs]"
     touch "$stamp"
@@ -23,6 +28,7 @@ else
   fi
   legacy_sdk=interop/python_sdk_legacy/requirements.txt
   if [ ! -x .venv-mcp1/bin/python ] || [ "$legacy_sdk" -nt .venv-mcp1/.installed ]; then
+    _step "installing the official SDK 1.x into .venv-mcp1 (the tests' legacy peer)"
     started=$SECONDS
     "$PY" -m venv .venv-mcp1
     .venv-mcp1/bin/python -m pip install --quiet --disable-pip-version-check -r "$legacy_sdk"
@@ -31,6 +37,7 @@ else
   fi
   fastmcp=interop/fastmcp/requirements.txt
   if [ ! -x .venv-fastmcp/bin/python ] || [ "$fastmcp" -nt .venv-fastmcp/.installed ]; then
+    _step "installing FastMCP into .venv-fastmcp (the tests' other peer)"
     started=$SECONDS
     "$PY" -m venv .venv-fastmcp
     .venv-fastmcp/bin/python -m pip install --quiet --disable-pip-version-check -r "$fastmcp"

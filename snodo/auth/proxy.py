@@ -73,6 +73,21 @@ from snodo.auth.proxy_tokens import TokenMinter
 from snodo.auth.proxy_upstream import exchange
 from snodo.auth.tokens import AccessToken, canonical_resource
 
+REDIS_ENV = "SNODO_REDIS"
+"""The deployment's Redis URL: the store of a proxy given none (snodo.server.shared_stores)."""
+
+
+def default_store() -> ProxyStore:
+    """A proxy's store when given none: Redis's at ``SNODO_REDIS``, else this process's
+    memory."""
+    url = os.environ.get(REDIS_ENV)
+    if url:
+        from snodo.auth.proxy_store import RedisProxyStore  # noqa: PLC0415 - the redis extra
+
+        return RedisProxyStore(url)
+    return MemoryProxyStore()
+
+
 __all__ = ["OAuthProxy", "Verify"]
 
 log = logging.getLogger("snodo.auth")
@@ -94,7 +109,8 @@ class OAuthProxy(ProtectedResource):
     the identity's claims. ``base_url`` is where the server is reached (its issuer);
     ``resource`` the MCP endpoint, ``{base_url}/mcp`` unless given. ``secret`` signs
     and seals (``SNODO_AUTH_SECRET`` unless given; workers must share it, as they
-    share ``store``). ``limits`` bounds what strangers may leave in the store
+    share ``store``: given none, Redis's at ``SNODO_REDIS``, else this process's
+    memory). ``limits`` bounds what strangers may leave in the store
     (``ProxyLimits``); ``loopback_documents``, for development only, lets client-id
     metadata documents come from this machine. ``dpop`` (a ``DPoP``, True: the store's
     and secret's) binds tokens to keys clients prove; ``identity_assertion`` takes
@@ -140,7 +156,8 @@ class OAuthProxy(ProtectedResource):
         key = os.urandom(32) if key is None else key.encode() if isinstance(key, str) else key
         if len(key) < 16:
             raise ValueError("the proxy's secret must be at least 16 bytes")
-        self.store: ProxyStore = store if store is not None else MemoryProxyStore()
+        self.store: ProxyStore = store if store is not None else default_store()
+        self.store_given = store is not None
         self.minter = TokenMinter(key, base, resource, self.store, lifetime=access_lifetime)
         proofs = DPoP.in_proxy(dpop, self.store, derive(key, "dpop"))
         super().__init__(

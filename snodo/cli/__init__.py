@@ -1,12 +1,13 @@
 """``snodo run TARGET`` serves a Server object, like ``uvicorn module:app`` serves an app.
 
 TARGET is ``package.module:name`` or ``path/to/file.py:name``; the name may also be a
-function that returns the Server (or an ASGI app, for HTTP). Without ``:name``, the
+function that returns the Server. Without ``:name``, the
 module's only ``Server`` is served. ``snodo list`` and ``snodo
 call`` are a terminal client (``client_commands``, with ``terminal`` asking the person),
 ``snodo install`` adds a server to a host's configuration (``install``), ``snodo dev``
-serves one and restarts it on every change (``dev``), ``snodo card``, ``server-json`` and
-``bundle`` publish one (``publish_commands``).
+serves one and restarts it on every change (``dev``), ``snodo auth`` signs in to an
+OAuth-protected one and keeps the tokens (``sign_in``), ``snodo card``, ``server-json``
+and ``bundle`` publish one (``publish_commands``).
 
 The command line is the top of the house: it may import any package, and none imports
 it (``python -m snodo`` runs it). ``observer`` builds the OpenTelemetry observer from
@@ -17,8 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
-import importlib.util
 import json
 import logging
 import os
@@ -26,18 +25,16 @@ import platform
 import secrets
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
-from snodo.cli import client_commands, dev, install, proxy_command, publish_commands
+from snodo.cli import client_commands, dev, install, proxy_command, publish_commands, sign_in
 from snodo.cli.http_limits import add_limit_options, export_limits
 from snodo.cli.serve_options import add_serve_options
 from snodo.cli.state_inspect import inspect_command, inspect_token
+from snodo.cli.targets import check_exists, load
 from snodo.cli.worker_checks import unshared_legacy, unshared_sign_ins
 from snodo.core.state.keyring import SECRET_ENV, environment_secret
 from snodo.server import Server
-from snodo.server.invoke import DefinitionError
-from snodo.server.tools import ToolDefinitionError
 
 __all__ = ["inspect_token", "load", "main"]
 
@@ -59,110 +56,36 @@ H11_MAX_INCOMPLETE_EVENT_BYTES = 16 * 1024
 """h11's own default: a request head larger than this is refused with 431."""
 
 
-def load(target: str) -> Any:
-    """Import ``module:name`` or ``file.py:name`` and return the object it names.
-
-    The current directory goes on ``sys.path`` first, as uvicorn does, so a module
-    beside the caller imports by name. A missing file or module, or a tool (a handler, a
-    lifespan) that cannot be registered, ends the program with one ``snodo:`` line
-    instead of a traceback.
-    """
-    location, colon, name = target.rpartition(":")
-    if not colon:  # `app.py` or `package.app`: the module's only Server
-        location = target
-    elif not location or not name:
-        raise SystemExit(
-            f"snodo: target must look like module:name or file.py:name, got {target!r}"
-        )
-    _search_cwd()
-    try:
-        module = _import(location)
-    except (ToolDefinitionError, DefinitionError) as exc:
-        raise SystemExit(f"snodo: {location}: {exc}") from None
-    if not colon:
-        return _only_server(module, location)
-    try:
-        found = getattr(module, name)
-    except AttributeError:
-        raise SystemExit(f"snodo: {location} has no attribute {name!r}") from None
-    return found
-
-
-def _only_server(module: ModuleType, location: str) -> Server:
-    """The one ``Server`` a module holds at its top level; one line when it holds none
-    or several (then ``:name`` says which)."""
-    found = {name: value for name, value in vars(module).items() if isinstance(value, Server)}
-    servers = list({id(server): server for server in found.values()}.values())
-    if len(servers) == 1:
-        return servers[0]
-    if not servers:
-        raise SystemExit(f"snodo: {location} holds no Server; name one with {location}:name")
-    names = ", ".join(sorted(found))
-    raise SystemExit(
-        f"snodo: {location} holds several Servers ({names}); name one: {location}:NAME"
-    )
-
-
-def _search_cwd() -> None:
-    cwd = os.getcwd()
-    if cwd not in sys.path:
-        sys.path.insert(0, cwd)
-
-
-def _check_exists(target: str) -> None:
-    """Fail with one line if the target's file or module is missing, without running it:
-    with ``--workers`` each worker imports the target itself, too late to say so once."""
-    location = target.rpartition(":")[0] or target
-    if location.endswith(".py") or os.sep in location:
-        if not Path(location).is_file():
-            raise SystemExit(f"snodo: no such file: {location}")
-        return
-    _search_cwd()
-    try:
-        found = importlib.util.find_spec(location)
-    except ModuleNotFoundError as exc:
-        missing = exc.name or location
-    else:
-        if found is not None:
-            return
-        missing = location
-    raise SystemExit(
-        f"snodo: no module named {missing!r} (looked in the current directory and sys.path)"
-    )
-
-
-def _import(location: str) -> ModuleType:
-    if location.endswith(".py") or os.sep in location:
-        path = Path(location).resolve()
-        if not path.is_file():
-            raise SystemExit(f"snodo: no such file: {location}")
-        module_name = f"snodo_target_{path.stem}"  # never shadows a real module
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        if spec is None or spec.loader is None:
-            raise SystemExit(f"snodo: cannot import {path}")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        spec.loader.exec_module(module)
-        return module
-    try:
-        return importlib.import_module(location)
-    except ModuleNotFoundError as exc:
-        # Only the target itself (or its package) missing is the user's typo; a module
-        # the target imports that is missing keeps its traceback.
-        if exc.name is None or not (location == exc.name or location.startswith(f"{exc.name}.")):
-            raise
-        raise SystemExit(
-            f"snodo: no module named {exc.name!r} (looked in the current directory and sys.path)"
-        ) from None
-
-
 def _plain_server(target: str) -> Server:
     found = load(target)
-    if not isinstance(found, Server) and callable(found):
+    if not isinstance(found, Server) and callable(found) and not _is_asgi_app(found):
         found = found()
+    if _is_asgi_app(found):
+        module = target.rpartition(":")[0]
+        raise SystemExit(
+            f"snodo: {target} is an ASGI app (a web framework's), not a snodo Server: name"
+            f" the Server it mounts ({module}:server), or serve the app with uvicorn"
+        )
     if not isinstance(found, Server):
-        raise SystemExit(f"snodo: {target} is not a snodo Server")
+        raise SystemExit(
+            f"snodo: {target} is a {type(found).__name__}, not a snodo Server (or a"
+            " function returning one)"
+        )
     return found
+
+
+def _is_asgi_app(found: object) -> bool:
+    """Whether ``found`` is called as an ASGI app is (scope, receive, send), which a
+    Server factory is not: a FastAPI or Starlette app named where a Server belongs."""
+    import inspect
+
+    if isinstance(found, Server) or not callable(found):
+        return False
+    try:
+        parameters = inspect.signature(found).parameters
+    except (TypeError, ValueError):
+        return False
+    return list(parameters)[:3] == ["scope", "receive", "send"]
 
 
 def _server(target: str) -> Server:
@@ -185,6 +108,18 @@ def _app(target: str, path: str, hosts: str, origins: str, beside: str = "{}") -
     allowed = [h for h in hosts.split(",") if h]
     extra = json.loads(beside)
     server = _server(target)
+    tokens = extra.get("token_file")
+    if tokens and server.authorization is not None:
+        raise SystemExit(
+            f"snodo: {target} is protected with OAuth (authorization=): --token-file would"
+            " be a second way in; give one of them"
+        )
+    from snodo.cli.token_file import token_file
+
+    try:
+        authenticate = token_file(tokens) if tokens else None
+    except ValueError as exc:
+        raise SystemExit(f"snodo: {exc}") from None
     if extra.get("card_name"):
         server.card_name = extra["card_name"]
     try:
@@ -196,6 +131,7 @@ def _app(target: str, path: str, hosts: str, origins: str, beside: str = "{}") -
             cors_origins=extra.get("cors_origins", ()),
             health_path=extra.get("health_path"),
             ready_path=extra.get("ready_path"),
+            authenticate=authenticate,
             card_url=extra.get("card_url"),
             catalog=bool(extra.get("ai_catalog")),
         )
@@ -214,6 +150,7 @@ def _beside(args: argparse.Namespace) -> str:
             "cors_origins": args.cors_origin,
             "health_path": args.health_path or None,
             "ready_path": args.ready_path or None,
+            "token_file": str(Path(args.token_file).resolve()) if args.token_file else None,
             "card_name": args.card_name,
             "card_url": args.card_url,
             "ai_catalog": args.ai_catalog,
@@ -259,7 +196,8 @@ def _announce(args: argparse.Namespace) -> None:
     host = f"[{args.host}]" if ":" in args.host else args.host
     where = f"http://{host}:{args.port}{args.path or '/'}" + ("" if args.path else " (any path)")
     workers = f", {args.workers} workers" if args.workers > 1 else ""
-    print(f"snodo: serving {args.target} at {where}{workers}", file=sys.stderr, flush=True)
+    served = proxy_command.shown(args.target)  # a proxy names its backend
+    print(f"snodo: {served} at {where}{workers}", file=sys.stderr, flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -381,6 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     inspect.add_argument("--principal", help="the principal the retry came from")
     commands.add_parser("version", help="the installed release, and whether it is compiled")
     client_commands.register(commands)
+    sign_in.register(commands)
     proxy_command.register(commands)
     install.register(commands)
     dev.register(commands)
@@ -400,6 +339,8 @@ def main(argv: list[str] | None = None) -> int:
         return _version()
     if args.command in ("list", "call"):
         return client_commands.main(args)
+    if args.command == "auth":
+        return sign_in.main(args)
     if args.command == "install":
         return install.main(args)
     if args.command == "proxy":
@@ -412,6 +353,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.request_log:
         os.environ[REQUEST_LOG_ENV] = "1"
     if args.transport == "stdio":
+        if args.token_file:
+            raise SystemExit("snodo: --token-file is for --transport http (stdio has no tokens)")
         from snodo.server.lifespan import StartupFailed
         from snodo.transports.stdio import serve_stdio
 
@@ -459,8 +402,15 @@ def main(argv: list[str] | None = None) -> int:
     os.environ[HOSTS_ENV] = ",".join(args.allow_host)
     os.environ[ORIGINS_ENV] = ",".join(args.allow_origin)
     os.environ[BESIDE_ENV] = _beside(args)
-    _check_exists(args.target)
+    check_exists(args.target)
     served = _plain_server(args.target)
+    if args.token_file:  # said once here, not by every worker
+        from snodo.cli.token_file import read_tokens
+
+        try:
+            read_tokens(args.token_file)
+        except ValueError as exc:
+            raise SystemExit(f"snodo: {exc}") from None
     refusal = unshared_sign_ins(served, args.workers)
     if refusal is None and not args.unshared_legacy_sessions:
         refusal = unshared_legacy(served, args.workers)

@@ -9,7 +9,8 @@ gets a prompt (``--prompt``), answering the server's questions on the terminal
 (``snodo.cli.terminal``) and showing its result (``snodo.cli.printing``). An
 OAuth-protected server takes a bearer token (``--auth TOKEN``, ``--auth-file PATH`` or
 ``SNODO_AUTH_TOKEN``: the command line is readable by every local user, the other two
-are not), or ``--oauth``: the browser flow of ``snodo.oauth``. Progress and log
+are not), or the sign-in ``snodo auth login`` kept for it (``--oauth`` signs in in the
+browser when none is kept: ``snodo.cli.sign_in``). Progress and log
 messages go to stderr; ``--output json`` prints the raw result on stdout. Errors are
 one ``snodo:`` line and exit status 1; a tool's ``isError`` result exits 1 too.
 """
@@ -24,16 +25,17 @@ import shlex
 import socket
 import sys
 import tempfile
-import webbrowser
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from pydantic import MISSING, BaseModel
 
+from snodo.cli.failures import unanswered
 from snodo.cli.printing import show_log, show_progress, show_result
+from snodo.cli.sign_in import browser_agent, is_kept, kept_auth, sign_in_failed
 from snodo.cli.terminal import Terminal
-from snodo.client import Client, ClientError, ProtocolViolation, TransportError
+from snodo.client import Client, ClientError, NotAuthorized, ProtocolViolation, TransportError
 from snodo.extensions.skills import EXTENSION_ID as SKILLS_EXTENSION
 from snodo.extensions.skills import SkillsClient
 
@@ -43,7 +45,9 @@ __all__ = [
     "auth_token",
     "bearer",
     "browser_oauth",
+    "http_auth",
     "main",
+    "not_authorized",
     "register",
 ]
 
@@ -102,7 +106,9 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--era", choices=["auto", "modern", "legacy"], default="auto")
     add_auth_options(parser, "an OAuth bearer token for HTTP")
     parser.add_argument(
-        "--oauth", action="store_true", help="authorize in the browser (an OAuth-protected URL)"
+        "--oauth",
+        action="store_true",
+        help="sign in in the browser unless signed in (snodo auth login); the tokens are kept",
     )
     parser.add_argument("--output", choices=["text", "json"], default="text")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds for the whole call")
@@ -151,10 +157,16 @@ def main(args: argparse.Namespace) -> int:
         args.server_log = server_log
         try:
             return asyncio.run(_main(args))
+        except NotAuthorized as exc:
+            error = f"snodo: {not_authorized(args.server, exc)}"
         except ClientError as exc:
-            error = f"snodo: {type(exc).__name__}: {exc}"
+            error = f"snodo: {unanswered(args.server, exc) or f'{type(exc).__name__}: {exc}'}"
         except (ValueError, OSError) as exc:
             error = f"snodo: {exc}"
+        except Exception as exc:  # snodo[auth]'s OAuthError, raised through httpx
+            if type(exc).__name__ != "OAuthError":
+                raise
+            error = f"snodo: {sign_in_failed(args.server, exc)}"
         server_log.seek(0)
         tail = _tail(server_log.read())
         if tail[-1:] and tail[-1].startswith("snodo: "):
@@ -165,6 +177,19 @@ def main(args: argparse.Namespace) -> int:
         else:
             print(error, file=sys.stderr)
         return 1
+
+
+def not_authorized(url: str, refused: NotAuthorized) -> str:
+    """What a 401 or 403 means for the person at the terminal, and what to do."""
+    body = refused.body if isinstance(refused.body, dict) else {}
+    said = body.get("error_description") or body.get("error") or refused.body or ""
+    detail = f"HTTP {refused.status}{f': {said}' if said else ''}"
+    if refused.status == 401:
+        return (
+            f"{url} needs a sign-in ({detail}): snodo auth login {url}, or a bearer token"
+            f" (--auth-file PATH or {AUTH_ENV})"
+        )
+    return f"{url} refused the credentials sent ({detail}): they do not allow this request"
 
 
 def _tail(log: str) -> list[str]:
@@ -180,37 +205,48 @@ def _tail(log: str) -> list[str]:
 def _client(args: argparse.Namespace, handlers: Mapping[str, Any]) -> Client:
     options: dict[str, Any] = {"era": args.era, "deadline": args.timeout, **handlers}
     if args.server.startswith(("http://", "https://")):
-        token = auth_token(args)
-        auth = browser_oauth() if args.oauth else None if token is None else bearer(token)
-        return Client.http(args.server, auth=auth, **options)
+        return Client.http(args.server, auth=http_auth(args), **options)
     argv = shlex.split(args.server) if args.stdio else _snodo_run(args.server)
     return Client.stdio(argv, stderr=args.server_log, **options)
+
+
+def http_auth(args: argparse.Namespace) -> Any:
+    """How an HTTP server is called: with the token given (``--auth``, ``--auth-file``,
+    ``SNODO_AUTH_TOKEN``), else with the sign-in kept for it (``snodo auth login``;
+    ``--oauth`` signs in in the browser when none is), else as nobody."""
+    token = auth_token(args)
+    if token is not None:
+        if args.oauth:
+            raise ValueError("give --oauth or a bearer token, not both")
+        return bearer(token)
+    if args.oauth or is_kept(args.server):
+        return kept_auth(args.server, browser=args.oauth)
+    return None
 
 
 def _snodo_run(target: str) -> list[str]:
     if ":" not in target and not target.endswith(".py"):
         raise ValueError(f"{target!r} is not a URL or a module:name target (or use --stdio)")
-    return [sys.executable, "-m", "snodo", "run", target, "--transport", "stdio"]
+    # -P: the current folder is not searched before the package (a clone named snodo
+    # there would be taken for it); the target is still found there (load).
+    return [sys.executable, "-P", "-m", "snodo", "run", target, "--transport", "stdio"]
 
 
 def browser_oauth(open_page: Any = None, transport: Any = None) -> Any:
-    """The OAuth client ``--oauth`` uses: it registers itself, sends the person to the
-    authorization page in their browser (the address printed too, for a terminal with
-    no browser) and listens for the way back on a free loopback port."""
+    """An OAuth client that registers itself, sends the person to the authorization page
+    in their browser (the address printed too, for a terminal with no browser) and
+    listens for the way back on a free loopback port; its tokens in memory (``--oauth``
+    keeps them: ``snodo.cli.sign_in``)."""
     try:
-        from snodo.oauth import BrowserUserAgent, OAuth  # snodo[auth]: on demand
+        from snodo.oauth import OAuth  # snodo[auth]: on demand
     except ModuleNotFoundError as exc:
         raise ValueError("--oauth needs the snodo[auth] extra: pip install 'snodo[auth]'") from exc
-
-    def show(url: str) -> object:
-        print(f"snodo: authorize in your browser: {url}", file=sys.stderr, flush=True)
-        return webbrowser.open(url) if open_page is None else open_page(url)
 
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     return OAuth(
-        user_agent=BrowserUserAgent(open_page=show),
+        user_agent=browser_agent(open_page),
         redirect_uri=f"http://127.0.0.1:{port}/callback",
         client_name="snodo call",
         transport=transport,
@@ -230,6 +266,7 @@ async def _main(args: argparse.Namespace) -> int:
         card = await _card(args)
         async with _client(args, {}) as client:
             return await _list(client, args.output, card)
+    _what_to_call(args)
     answers = json.loads(Path(args.answers).read_text()) if args.answers else None
     if answers is not None and not isinstance(answers, dict):
         raise ValueError("--answers: the file must hold a JSON object")
@@ -391,6 +428,24 @@ def _extensions(capabilities: Any) -> list[tuple[str, Any]]:
             shown = json.dumps(settings, ensure_ascii=False) if settings else ""
             rows.append((name + (" (experimental)" if field == "experimental" else ""), shown))
     return rows
+
+
+def _what_to_call(args: argparse.Namespace) -> None:
+    """With ``--prompt`` or ``--resource`` no tool is named, so a first ``key=value``
+    that argparse took for the tool's name is the first argument; checked before the
+    server is reached, as any other mistake on the command line."""
+    if args.prompt and args.resource:
+        raise ValueError("give --prompt NAME or --resource URI, not both")
+    if not (args.prompt or args.resource):
+        return
+    if args.tool is not None:
+        if "=" not in args.tool:
+            chosen = "--prompt" if args.prompt else "--resource"
+            raise ValueError(f"{args.tool!r}: name a tool or use {chosen}, not both")
+        args.arguments = [args.tool, *args.arguments]
+        args.tool = None
+    if args.resource and (args.arguments or args.json_arguments):
+        raise ValueError("--resource URI takes no arguments: the URI says what to read")
 
 
 async def _call(client: Client, args: argparse.Namespace) -> int:

@@ -67,7 +67,7 @@ def main(args: argparse.Namespace) -> int:
         return 1
     root = Path(args.watch).resolve()
     url = f"http://{args.host}:{args.port}/mcp"
-    command = [sys.executable, "-m", "snodo", "run", args.target, "--transport", "http"]
+    command = [sys.executable, "-P", "-m", "snodo", "run", args.target, "--transport", "http"]
     command += ["--host", args.host, "--port", str(args.port)]
     # SIGTERM (a service manager, a parent's kill) ends the loop as Ctrl-C does: by
     # default it would end this process alone, leaving the server holding the port.

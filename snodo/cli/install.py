@@ -167,7 +167,7 @@ def entry(
         target = f"{file}:{attribute}"
     server: dict[str, Any] = {
         "command": sys.executable,
-        "args": ["-m", "snodo", "run", target, "--transport", "stdio"],
+        "args": ["-P", "-m", "snodo", "run", target, "--transport", "stdio"],
         "env": {"PYTHONPATH": str(project.resolve()), **env},
     }
     if host in ("claude-code", "vscode"):

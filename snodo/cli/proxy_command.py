@@ -7,7 +7,11 @@
 The backend is an HTTP endpoint, or a stdio server the proxy starts (once per worker),
 of either era; or every server of an ``mcpServers`` configuration file, each under its
 name as a prefix (``snodo.gateway.serve_group``); with ``--tool-search`` its tools are
-searched rather than listed (``snodo.search``). The proxy serves it like
+searched rather than listed (``snodo.search``). An HTTP backend is called with a
+bearer token (``--auth-file``), or with the sign-in ``snodo auth login`` kept for it
+(``--oauth``, refreshed as it expires); front clients are checked as a server's are,
+with ``--token-file`` (fixed tokens) or ``--authorization`` (a ``ProtectedResource``,
+OAuth). The proxy serves it like
 ``snodo run`` serves a target, with the same options (``--transport``, ``--host``,
 ``--port``, ``--workers``, ...): the command describes the backend in
 ``SNODO_PROXY_BACKEND`` and runs ``snodo run`` on ``from_environment``, which each
@@ -19,18 +23,21 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 from pathlib import Path
 from typing import Any
 
 from snodo.cli.client_commands import add_auth_options, auth_token, bearer
 from snodo.cli.serve_options import SERVE_OPTIONS, add_serve_options
+from snodo.cli.sign_in import is_kept, kept_auth
+from snodo.cli.targets import load
 from snodo.client import Client
 from snodo.extensions import gateway_halves
 from snodo.gateway import proxy, serve_group
 from snodo.server import Server
 from snodo.server.notify_bus import notification_bus
 
-__all__ = ["BACKEND_ENV", "from_environment", "main", "register"]
+__all__ = ["BACKEND_ENV", "from_environment", "main", "register", "shown"]
 
 BACKEND_ENV = "SNODO_PROXY_BACKEND"
 TARGET = "snodo.cli.proxy_command:from_environment"
@@ -48,6 +55,17 @@ def register(commands: Any) -> None:
     )
     add_serve_options(parser)
     add_auth_options(parser, "a bearer token for an HTTP backend")
+    parser.add_argument(
+        "--oauth",
+        action="store_true",
+        help="call an HTTP backend with the sign-in snodo auth login kept for it (refreshed)",
+    )
+    parser.add_argument(
+        "--authorization",
+        metavar="TARGET",
+        help="module:name of the ProtectedResource (snodo.auth) front clients' tokens are"
+        " checked with, as a server's authorization=; --token-file for fixed tokens",
+    )
     parser.add_argument(
         "--era",
         choices=["auto", "modern", "legacy"],
@@ -138,14 +156,28 @@ def backend_of(args: argparse.Namespace) -> dict[str, Any]:
         return described
     if not words:
         raise SystemExit("snodo proxy: give the backend: a URL, -- COMMAND ARG..., or --config")
+    if args.authorization is not None:
+        if args.token_file:
+            raise SystemExit("snodo proxy: give --authorization or --token-file, not both")
+        described["authorization"] = args.authorization
     if len(words) == 1 and words[0].startswith(("http://", "https://")):
         described["url"] = words[0]
         try:
             token = auth_token(args)
         except ValueError as exc:
             raise SystemExit(f"snodo proxy: {exc}") from None
+        if token and args.oauth:
+            raise SystemExit("snodo proxy: give --oauth or a bearer token, not both")
         if token:
             described["auth"] = token
+        if args.oauth:
+            if not is_kept(words[0]):
+                raise SystemExit(
+                    f"snodo proxy: not signed in to {words[0]}: snodo auth login {words[0]}"
+                )
+            described["oauth"] = True
+    elif args.oauth:
+        raise SystemExit("snodo proxy: --oauth is for an HTTP backend (a URL)")
     else:
         described["command"] = words
     return described
@@ -156,11 +188,25 @@ def main(args: argparse.Namespace, run: Any) -> int:
     os.environ[BACKEND_ENV] = json.dumps(backend_of(args))
     argv = ["run", TARGET]
     for option in SERVE_OPTIONS:
-        argv += [option, str(getattr(args, option[2:].replace("-", "_")))]
+        value = getattr(args, option[2:].replace("-", "_"))
+        if value is not None:
+            argv += [option, str(value)]
     if args.unshared_legacy_sessions:
         argv.append("--unshared-legacy-sessions")
     code: int = run(argv)
     return code
+
+
+def shown(target: str) -> str:
+    """What ``snodo run`` says it serves: a target by name, the proxy by its backend."""
+    if target != TARGET or BACKEND_ENV not in os.environ:
+        return f"serving {target}"
+    described = json.loads(os.environ[BACKEND_ENV])
+    if "config" in described:
+        return f"proxying the servers of {described['config']}"
+    if "url" in described:
+        return f"proxying {described['url']}"
+    return f"proxying {shlex.join(described.get('command') or [])}"
 
 
 def from_environment() -> Server:
@@ -183,13 +229,33 @@ def from_environment() -> Server:
     answer_timeout = float(described.get("answer_timeout", 300.0))
     if "config" in described:
         return serve_group(described["config"], name=name, answer_timeout=answer_timeout, **shared)
+    if "authorization" in described:
+        shared["authorization"] = _front_authorization(described["authorization"])
     options: dict[str, Any] = {"era": described.get("era", "auto")}
     url, command, token = described.get("url"), described.get("command"), described.get("auth")
+    signed_in = bool(described.get("oauth"))
 
     def connect(**handlers: Any) -> Client:
         if url is not None:
-            auth = None if token is None else bearer(token)
+            # The kept sign-in: each worker refreshes it in turn (snodo.oauth.kept).
+            auth = kept_auth(url, browser=False) if signed_in else None
+            auth = bearer(token) if token is not None else auth
             return Client.http(url, auth=auth, **options, **handlers)
         return Client.stdio(command, **options, **handlers)
 
     return proxy(connect, name=name, answer_timeout=answer_timeout, **shared)
+
+
+def _front_authorization(target: str) -> Any:
+    """The ``ProtectedResource`` ``--authorization`` names (or a function making it):
+    what ``Server(authorization=...)`` takes, told by what the HTTP app asks of it."""
+    found = load(target)
+    if not _protects(found) and callable(found):
+        found = found()
+    if not _protects(found):
+        raise SystemExit(f"snodo proxy: {target} is not a ProtectedResource (snodo.auth)")
+    return found
+
+
+def _protects(found: Any) -> bool:
+    return callable(getattr(found, "authorize", None)) and hasattr(found, "metadata_paths")

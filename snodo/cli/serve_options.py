@@ -16,6 +16,7 @@ SERVE_OPTIONS: Final = (
     "--workers",
     "--log-level",
     "--graceful-timeout",
+    "--token-file",
 )
 GRACEFUL_SECONDS: Final = 10.0
 """How long a stop signal lets what is running finish before it is cancelled."""
@@ -23,7 +24,8 @@ GRACEFUL_SECONDS: Final = 10.0
 
 def add_serve_options(parser: argparse.ArgumentParser) -> None:
     """Where and how to serve: transport, address, endpoint path, workers, log level,
-    and how long a stop signal waits for what is running."""
+    the tokens an HTTP request must carry, and how long a stop signal waits for what
+    is running."""
     parser.add_argument("--transport", choices=["stdio", "http"], default="stdio")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
@@ -36,6 +38,12 @@ def add_serve_options(parser: argparse.ArgumentParser) -> None:
         " memory (refused otherwise: a legacy client's requests may reach any worker)",
     )
     parser.add_argument("--log-level", default="warning")
+    parser.add_argument(
+        "--token-file",
+        metavar="PATH",
+        help="HTTP: bearer tokens a request must carry one of, one a line (the file"
+        " readable by you alone)",
+    )
     parser.add_argument(
         "--graceful-timeout",
         metavar="SECONDS",

@@ -3,7 +3,9 @@
 A form becomes one prompt per field, with its title, type, choices (numbered; a number or
 the value itself answers), default (an empty line takes it; an optional field without
 one is left out) and the form's own checks (``snodo.asking.form_schema``), asking again until a
-value fits; before the fields, the person may decline or cancel the whole form. A URL
+value fits; before the fields, the person may decline or cancel the whole form. A form
+of one yes-or-no field (a confirmation) is one question, which takes decline and cancel
+too. A URL
 request prints the page and asks for consent. A sampling request prints the messages and
 takes the reply typed (or, with ``sampling_command``, what that program prints when the
 messages are piped to it as JSON). Roots are the paths given.
@@ -118,6 +120,9 @@ class Terminal:
             return CANCEL
         checked = _lenient(params.get("requestedSchema"))
         self.say(f"\n? {message}")
+        fields = list(checked.fields.items())
+        if len(fields) == 1 and fields[0][1].kind == "boolean":
+            return await self._checkbox(checked, fields[0][0], fields[0][1])
         try:
             choice = (await self.ask("  answer it? [Y]es / [n]o, decline / [c]ancel: ")).lower()
             if choice in ("n", "no", "decline"):
@@ -132,6 +137,36 @@ class Terminal:
         except InputEnded:
             return CANCEL
         return {"action": "accept", "content": content}
+
+    async def _checkbox(self, checked: CheckedSchema, name: str, field: Field) -> dict[str, Any]:
+        """A form of one yes-or-no field (a confirmation) is one question: its answer,
+        or the form declined or cancelled, never asked twice."""
+        prop = checked.schema["properties"][name]
+        title = prop.get("title") or name
+        default = prop.get("default")
+        shown = "y/n" + (f", default {json.dumps(default)}" if isinstance(default, bool) else "")
+        while True:
+            try:
+                line = (await self.ask(f"  {title} ({shown}; or decline, cancel): ")).strip()
+            except InputEnded:
+                return CANCEL
+            if line.lower() == "decline":
+                return DECLINE
+            if line.lower() in ("c", "cancel"):
+                return CANCEL
+            if not line:
+                if isinstance(default, bool):
+                    return {"action": "accept", "content": {name: default}}
+                if name not in checked.required:
+                    return {"action": "accept", "content": {}}
+                self.say("    an answer is required")
+                continue
+            try:
+                value = check_value(field, _parse(line, field, []))
+            except (RejectedValueError, ValueError) as exc:
+                self.say(f"    {title} {exc}")
+                continue
+            return {"action": "accept", "content": {name: value}}
 
     async def _field(self, checked: CheckedSchema, name: str, field: Field) -> Any:
         prop = checked.schema["properties"][name]

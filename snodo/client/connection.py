@@ -34,7 +34,7 @@ from snodo.client.era import (
     named_versions,
     probe,
 )
-from snodo.client.errors import DeadlineExceeded
+from snodo.client.errors import DeadlineExceeded, NotAuthorized
 from snodo.client.handlers import InputHandlers
 from snodo.client.legacy_session import LegacySession
 from snodo.client.legacy_tasks import call_as_task, task_tools, tools_take_tasks
@@ -166,6 +166,7 @@ class Connection:
                     f"the server refused a {self.protocol_version} request "
                     f"(HTTP {refused.status}: {refused.detail}); "
                     "it may speak an earlier revision (era='auto' or 'legacy')",
+                    status=refused.status,
                     spoken=self.versions,
                 ) from None
             async with self.settling:
@@ -197,6 +198,8 @@ class Connection:
                     method,
                     deadline,
                 )
+            except NotAuthorized:
+                raise  # credentials, not the era: the other era would be refused too
             except HttpRefused as refused:
                 modern = is_modern_error(refused.body)
                 if not (modern or (self.era == "modern" and is_error_response(refused.body))):

@@ -100,16 +100,22 @@ def spoken_versions(
 
 class UnsupportedServer(ClientError):
     """The server speaks no revision this client does; ``supported`` lists the
-    versions it named (empty when it named none), ``detail`` what it said."""
+    versions it named (empty when it named none), ``detail`` what it said; ``status``
+    the HTTP status it refused with (a redirect's ``location`` too), when it did."""
 
     def __init__(
         self,
         detail: str,
         supported: list[str] | None = None,
         spoken: tuple[str, ...] = MODERN_PROTOCOL_VERSIONS,
+        *,
+        status: int | None = None,
+        location: str = "",
     ) -> None:
         self.detail = detail
         self.supported = list(supported or [])
+        self.status = status
+        self.location = location
         ours = ", ".join((*spoken, *LEGACY_PROTOCOL_VERSIONS))
         theirs = ", ".join(self.supported) or "none named"
         super().__init__(f"{detail} (server supports: {theirs}; this client: {ours})")

@@ -33,6 +33,7 @@ __all__ = [
     "DeadlineExceeded",
     "HttpRefused",
     "LimitExceeded",
+    "NotAuthorized",
     "OutputMismatch",
     "ProtocolViolation",
     "RequestError",
@@ -55,10 +56,23 @@ class HttpRefused(TransportError):
     (JSON, else text; None when empty). The client reads the body to tell the
     server's era."""
 
-    def __init__(self, status: int, body: Any) -> None:
+    def __init__(self, status: int, body: Any, location: str = "") -> None:
         super().__init__(f"HTTP {status}")
         self.status = status
         self.body = body
+        self.location = location
+        """Where a redirect (3xx) points: a client of MCP does not follow it."""
+
+
+class NotAuthorized(HttpRefused):
+    """The server refused the request's credentials: 401 (none, or not valid: sign in,
+    or sign in again) or 403 (not enough, or not allowed). Never a question of the
+    server's era, so the client does not try the other one. ``www_authenticate`` is the
+    challenge, when the server sent one."""
+
+    def __init__(self, status: int, body: Any, www_authenticate: str = "") -> None:
+        super().__init__(status, body)
+        self.www_authenticate = www_authenticate
 
 
 class ProtocolViolation(ClientError):

@@ -46,7 +46,7 @@ from snodo.client.era import (
     error_message,
     named_versions,
 )
-from snodo.client.errors import ClientError, ProtocolViolation, RequestError
+from snodo.client.errors import ClientError, NotAuthorized, ProtocolViolation, RequestError
 from snodo.client.handlers import InputHandlers
 from snodo.client.limits import ClientLimits
 from snodo.client.results import result_of
@@ -117,11 +117,15 @@ class LegacySession:
         """initialize, check the revision, initialized, and the GET stream."""
         try:
             await self._open()
+        except NotAuthorized:
+            raise  # credentials, not the era
         except HttpRefused as refused:
             raise UnsupportedServer(
                 f"the server refused initialize (HTTP {refused.status}: "
                 f"{error_message(refused.body)})",
                 named_versions(refused.body),
+                status=refused.status,
+                location=refused.location,
             ) from None
 
     async def _open(self) -> None:

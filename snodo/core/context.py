@@ -11,7 +11,7 @@ middleware wants a handler to see.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import MISSING, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -50,6 +50,25 @@ Emit = Callable[[dict[str, Any]], None]
 
 def _drop(_: dict[str, Any]) -> None:
     return None
+
+
+class Sent:
+    """What ``report_progress`` and ``log`` return: the notification is already on its
+    way, so awaiting it (``await ctx.log(...)``, as in other SDKs) does nothing more and
+    not awaiting it loses nothing."""
+
+    __slots__ = ()
+
+    def __await__(self) -> Generator[None, None, None]:
+        return
+        yield  # a generator that ends at once: ``await`` returns None
+
+    def __repr__(self) -> str:
+        return "Sent()"
+
+
+SENT = Sent()
+"""The one ``Sent`` every call returns."""
 
 
 @dataclass(slots=True)
@@ -198,13 +217,15 @@ class Context:
 
     def report_progress(
         self, progress: float, total: float | None = None, message: str | None = None
-    ) -> None:
+    ) -> Sent:
         """Send notifications/progress if the client asked for it with a progressToken.
 
-        progress must increase with each call (basic/patterns/progress.mdx).
+        progress must increase with each call (basic/patterns/progress.mdx). Sent at
+        once, from a ``def`` or an ``async def`` handler alike; awaiting what it returns
+        is allowed and does nothing more.
         """
         if self.progress_token is None:
-            return
+            return SENT
         if self._progress.last is not None and progress <= self._progress.last:
             raise ValueError("progress must increase with every notification")
         self._progress.last = progress
@@ -214,21 +235,24 @@ class Context:
         if message is not None:
             params["message"] = message
         self.notify("notifications/progress", params)
+        return SENT
 
-    def log(self, level: str, data: Any, logger: str | None = None) -> None:
+    def log(self, level: str, data: Any, logger: str | None = None) -> Sent:
         """Send notifications/message when this request opted in at or below ``level``.
 
         With no ``META_LOG_LEVEL`` entry in the request's _meta nothing is sent
         (server/utilities/logging.mdx: the server MUST NOT emit log messages then).
+        Sent at once; awaiting what it returns is allowed and does nothing more.
         """
         if level not in LOG_RANK:
             raise ValueError(f"unknown log level {level!r}")
         if self.log_level is None or LOG_RANK[level] < LOG_RANK[self.log_level]:
-            return
+            return SENT
         params: dict[str, Any] = {"level": level, "data": data}
         if logger is not None:
             params["logger"] = logger
         self.notify("notifications/message", params)
+        return SENT
 
     def notify(self, method: str, params: dict[str, Any]) -> bool:
         """Send a request-scoped notification, if the request's revision defines

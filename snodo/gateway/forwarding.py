@@ -39,7 +39,7 @@ from functools import partial
 from types import MappingProxyType
 from typing import Any, Final
 
-from snodo.client import Client, ClientError, RequestError
+from snodo.client import Client, ClientError, NotAuthorized, RequestError
 from snodo.client.transports.stdio import StdioTransport
 from snodo.core.admission import admit
 from snodo.core.context import LOG_RANK, Context
@@ -307,6 +307,9 @@ class Proxy:
             return await connection.send(method, params, False, None, None, notify, passing)
         except RequestError as exc:
             raise BackendError(exc.code, exc.message, exc.data) from None
+        except NotAuthorized as exc:
+            log.warning("the backend refused the proxy's credentials for %s: %s", method, exc)
+            raise InternalError(refused_credentials(exc.status)) from None
         except ClientError as exc:
             log.warning("the backend did not answer %s: %s", method, exc)
             raise InternalError("The server behind this proxy did not answer") from None
@@ -442,6 +445,20 @@ def _as_ours(result: dict[str, Any]) -> dict[str, Any]:
         if not meta:
             del result["_meta"]
     return result
+
+
+def refused_credentials(status: int) -> str:
+    """What a front client is told of the backend's 401 or 403: which it was, never the
+    challenge or body (they are about the proxy's credentials, not the client's)."""
+    if status == 401:
+        return (
+            "The server behind this proxy refused the proxy's credentials (HTTP 401:"
+            " none, or no longer valid)"
+        )
+    return (
+        "The server behind this proxy refused this request with the proxy's credentials"
+        f" (HTTP {status})"
+    )
 
 
 def proxy(

@@ -13,6 +13,7 @@ from snodo.oauth.dpop import DPoPKey
 from snodo.oauth.errors import OAuthError
 from snodo.oauth.flow import OAuth
 from snodo.oauth.jwt_bearer import AssertionSource, CrossAppAccess, WorkloadIdentity
+from snodo.oauth.kept import KeptTokens
 from snodo.oauth.storage import ClientInfo, MemoryTokenStorage, Tokens, TokenStorage
 from snodo.oauth.user_agent import BrowserUserAgent, HeadlessUserAgent, UserAgent
 
@@ -26,6 +27,7 @@ __all__ = [
     "DPoPKey",
     "Discovery",
     "HeadlessUserAgent",
+    "KeptTokens",
     "MemoryTokenStorage",
     "OAuth",
     "OAuthError",

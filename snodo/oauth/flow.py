@@ -29,8 +29,10 @@ authentication) come from authlib.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
+from contextlib import AbstractAsyncContextManager
 from typing import Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
@@ -87,6 +89,8 @@ class OAuth(httpx.Auth):
     only when neither the challenge nor the resource metadata names scopes.
     ``refresh_tokens`` asks for refresh tokens (``refresh_token`` grant type at
     registration, ``offline_access`` when the authorization server lists it).
+    ``lock`` is held around obtaining or refreshing tokens where the storage is shared
+    with other processes (``KeptTokens.locked``), so one of them spends a refresh token.
     ``grant="jwt_bearer"`` presents what ``assertion`` gives (``WorkloadIdentity``,
     ``CrossAppAccess``) as ``client_id``; ``dpop`` binds tokens to a ``DPoPKey`` (True:
     a new one) unless the server lists DPoP algorithms without the key's.
@@ -112,6 +116,7 @@ class OAuth(httpx.Auth):
         transport: httpx.AsyncBaseTransport | None = None,
         assertion: AssertionSource | None = None,
         dpop: DPoPKey | bool = False,
+        lock: Callable[[], AbstractAsyncContextManager[object]] | None = None,
     ) -> None:
         if grant == "client_credentials" and client_id is None:
             raise ValueError("the client credentials grant needs client_id (and a secret or key)")
@@ -137,6 +142,9 @@ class OAuth(httpx.Auth):
         self.assertion = assertion
         self.dpop = DPoPSession(DPoPKey() if dpop is True else dpop or None)
         self._lock = asyncio.Lock()
+        self._shared = lock or contextlib.nullcontext
+        """Held, inside this process's lock, around obtaining or refreshing tokens: a
+        storage that other processes share has them wait for one another."""
         self._found: dict[str, Discovery] = {}
         """The last discovery for each server URL, for refreshing before expiry."""
 
@@ -196,7 +204,7 @@ class OAuth(httpx.Auth):
         *,
         step_up: bool,
     ) -> Tokens:
-        async with self._lock:
+        async with self._lock, self._shared():
             stored = await self.storage.get_tokens()
             if not step_up and stored is not None and stored != held and _for(stored, server_url):
                 return stored  # another request renewed it while this one waited
@@ -222,7 +230,7 @@ class OAuth(httpx.Auth):
         found = self._found.get(server_url)
         if found is None or found.issuer != held.issuer:
             return held
-        async with self._lock:
+        async with self._lock, self._shared():
             stored = await self.storage.get_tokens()
             if stored is not None and stored != held:
                 return stored
@@ -230,6 +238,35 @@ class OAuth(httpx.Auth):
                 tokens = await self._refresh(http, found, held)
             if tokens is None:
                 return held
+            await self.storage.set_tokens(tokens)
+            return tokens
+
+    async def fresh_tokens(self, server_url: str) -> Tokens:
+        """The held tokens for ``server_url``, refreshed first when they are about to
+        expire (the authorization server found from the server's well-known metadata
+        when no request found it yet): a valid access token to hand to another program.
+        OAuthError when none is held, or it cannot be refreshed."""
+        held = await self.storage.get_tokens()
+        if held is None or not _for(held, server_url):
+            raise OAuthError(f"no tokens are held for {server_url}")
+        if not held.expired():
+            return held
+        if not held.refresh_token:
+            raise OAuthError(f"the token for {server_url} expired, and no refresh token is held")
+        async with self._lock, self._shared():
+            stored = await self.storage.get_tokens()
+            if stored is not None and stored != held and _for(stored, server_url):
+                held = stored  # refreshed meanwhile: its refresh token is the one to use
+                if not held.expired() or not held.refresh_token:
+                    return held
+            async with httpx.AsyncClient(timeout=self.timeout, transport=self.transport) as http:
+                found = self._found.get(server_url)
+                if found is None or found.issuer != held.issuer:
+                    found = await discover(http, server_url, BearerChallenge())
+                    self._found[server_url] = found
+                tokens = await self._refresh(http, found, held)
+            if tokens is None:
+                raise OAuthError(f"the refresh token for {server_url} was refused")
             await self.storage.set_tokens(tokens)
             return tokens
 

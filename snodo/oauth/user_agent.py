@@ -21,6 +21,7 @@ import asyncio
 import ipaddress
 import webbrowser
 from collections.abc import Callable
+from html.parser import HTMLParser
 from typing import Any, Protocol
 from urllib.parse import urljoin, urlsplit
 
@@ -73,36 +74,116 @@ class UserAgent(Protocol):
 
 
 class HeadlessUserAgent:
-    """Follows the authorization server's redirects without a browser or a person."""
+    """Follows the authorization server's redirects without a browser or a person.
+
+    ``approve=True`` is for tests: a page with a form on the way (an OAuth proxy's
+    consent page, a test provider's sign-in) is submitted with its approving button
+    (allow, approve, accept, ...), as a person who approves everything would; never
+    point one at a real user's provider."""
 
     def __init__(
-        self, *, max_redirects: int = 10, timeout: float = 10.0, transport: Any = None
+        self,
+        *,
+        max_redirects: int = 10,
+        timeout: float = 10.0,
+        transport: Any = None,
+        approve: bool = False,
     ) -> None:
         self.max_redirects = max_redirects
         self.timeout = timeout
         self.transport = transport  # an httpx.AsyncBaseTransport, for tests
+        self.approve = approve
 
     async def authorize(self, authorization_url: str, redirect_uri: str) -> str:
-        """Follow redirects from ``authorization_url`` to the first one that starts with
-        ``redirect_uri``, without requesting it; OAuthError if none does."""
+        """Follow redirects from ``authorization_url`` (and, with ``approve``, approve
+        the forms met) to the first address that starts with ``redirect_uri``, without
+        requesting it; OAuthError if none does."""
         import httpx  # noqa: PLC0415 - optional dependency (snodo[auth])
 
         url = check_authorization_url(authorization_url)
         async with httpx.AsyncClient(
             timeout=self.timeout, follow_redirects=False, transport=self.transport
         ) as client:
+            request = client.build_request("GET", url)
             for _ in range(self.max_redirects):
-                response = await client.get(url)
+                response = await client.send(request)
                 location: str | None = response.headers.get("location")
-                if not response.is_redirect or not location:
+                if response.is_redirect and location:
+                    url = urljoin(str(request.url), location)
+                    if url.startswith(redirect_uri):
+                        return url
+                    request = client.build_request("GET", check_authorization_url(url))
+                    continue
+                form = _approving(response.text) if self.approve and response.is_success else None
+                if form is None:
                     raise OAuthError(
                         f"the authorization endpoint answered {response.status_code} "
                         "without redirecting back"
                     )
-                url = urljoin(url, location)
-                if url.startswith(redirect_uri):
-                    return url
+                action, method, fields = form
+                target = check_authorization_url(urljoin(str(request.url), action or url))
+                if method == "post":
+                    request = client.build_request("POST", target, data=fields)
+                else:
+                    request = client.build_request("GET", target, params=fields)
         raise OAuthError("too many redirects before the redirect URI")
+
+
+APPROVING = frozenset({"allow", "approve", "accept", "authorize", "consent", "continue", "yes"})
+"""What an approving button's name, value or label says."""
+
+
+class _Forms(HTMLParser):
+    """The forms of a page: action, method, the fields sent, and each submit button."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.forms: list[tuple[str, str, dict[str, str], list[tuple[str, str, str]]]] = []
+        self._button: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = {name: value or "" for name, value in attrs}
+        if tag == "form":
+            self.forms.append((found.get("action", ""), found.get("method", "get").lower(), {}, []))
+        elif not self.forms:
+            return
+        elif tag == "input" and found.get("type", "text").lower() == "submit":
+            value = found.get("value", "")
+            self.forms[-1][3].append((found.get("name", ""), value, value))
+        elif (
+            tag == "input"
+            and found.get("name")
+            and found.get("type", "text").lower()
+            in (
+                "hidden",
+                "text",
+            )
+        ):
+            self.forms[-1][2][found["name"]] = found.get("value", "")
+        elif tag == "button" and found.get("type", "submit").lower() == "submit":
+            self._button = [found.get("name", ""), found.get("value", ""), ""]
+
+    def handle_data(self, data: str) -> None:
+        if self._button is not None:
+            self._button[2] += data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "button" and self._button is not None and self.forms:
+            name, value, label = self._button
+            self.forms[-1][3].append((name, value, label.strip()))
+            self._button = None
+
+
+def _approving(page: str) -> tuple[str, str, dict[str, str]] | None:
+    """The form and fields that approve on ``page``: its approving button pressed."""
+    parser = _Forms()
+    parser.feed(page)
+    for action, method, fields, buttons in parser.forms:
+        for name, value, label in buttons:
+            words = set(f"{name} {value} {label}".lower().replace("_", " ").split())
+            if words & APPROVING:
+                return action, method, {**fields, **({name: value} if name else {})}
+    return None
 
 
 class BrowserUserAgent:

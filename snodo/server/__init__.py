@@ -64,6 +64,7 @@ from snodo.server.routes import Request, Response, Route, RouteHandler, route
 from snodo.server.settings import SettingsError
 from snodo.server.settings import declared as declared_settings
 from snodo.server.settings import read as read_settings
+from snodo.server.shared_stores import redis_url, shared_stores
 from snodo.server.subscriptions import MAX_OPEN_STREAMS, Subscriptions
 from snodo.server.threads import DEFAULT_THREAD_LIMIT, Threads
 from snodo.server.versions import offered_revisions
@@ -149,7 +150,10 @@ class Server(Decorators):
     to the revisions that define them; one no served revision defines is refused here
     (``snodo.server.revised``, as ``fields=`` on the decorators).
     ``tool_search`` (``snodo.search.ToolSearch``) ``tools/list`` shows a tool that
-    searches the others instead of them all.
+    searches the others instead of them all. ``redis`` (else ``SNODO_REDIS``) is the
+    one Redis URL that every store left at its default then shares, for several workers
+    (``snodo.server.shared_stores``): the replay guard, legacy sessions, the
+    notification bus, the tasks' store, the OAuth proxy's.
     ``settings`` is a model of what its user configures, read from the environment by
     ``read_settings`` (``snodo.server.settings``); ``card_name`` (``NAMESPACE/NAME``)
     and ``repository`` (its source's URL) are what its Server Card, registry entry and
@@ -199,6 +203,7 @@ class Server(Decorators):
         settings: type[BaseModel] | None = None,
         card_name: str | None = None,
         repository: str | None = None,
+        redis: str | None = None,
     ) -> None:
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
@@ -225,6 +230,19 @@ class Server(Decorators):
         self.cache = hints(list_cache, read_cache, discover_cache)
         """The caching hint of each cacheable method (a resource's own overrides it)."""
         self.clock = clock
+        self.redis = redis_url(redis)
+        """The Redis URL the stores left at their defaults share (``SNODO_REDIS``)."""
+        shared = shared_stores(
+            self.redis,
+            state_guard=state_guard,
+            legacy=legacy,
+            notifications=notifications,
+            tasks=tasks,
+            authorization=authorization,
+            keyring_given=keyring is not None,
+        )
+        state_guard, legacy = shared.state_guard, shared.legacy
+        notifications = shared.notifications
         self.keyring, self.state_per_process = server_keyring(
             keyring, state_secret, state_keys, state_ttl, state_guard, state_encrypted, clock
         )

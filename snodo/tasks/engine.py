@@ -56,7 +56,7 @@ from snodo.core.result import NO_STATE, InputRequired, ToolError
 from snodo.revisions.authoring import adapters
 from snodo.revisions.tasks.protocol import EXTENSION_ID
 from snodo.tasks.record import Status, TaskRecord, advance
-from snodo.tasks.store import StoreFull, TaskStore, settle
+from snodo.tasks.store import MemoryTaskStore, StoreFull, TaskStore, settle
 
 __all__ = ["Background", "StatusHook", "Tasks", "background", "declares_tasks"]
 
@@ -103,11 +103,12 @@ def _drop(_: dict[str, Any]) -> None:
 
 
 class Tasks:
-    """Tasks over one store; give every worker of a server the same store."""
+    """Tasks over one store; give every worker of a server the same store (none: this
+    process's memory, or Redis's with the server's ``redis=``)."""
 
     def __init__(
         self,
-        store: TaskStore,
+        store: TaskStore | None = None,
         *,
         ttl_ms: int | None = 3_600_000,
         poll_interval_ms: int = 500,
@@ -120,7 +121,9 @@ class Tasks:
             raise ValueError("ttl_ms must be positive, or None for no TTL")
         if poll_interval_ms <= 0 or lease <= 0 or watch_interval <= 0:
             raise ValueError("poll_interval_ms, lease and watch_interval must be positive")
-        self.store = store
+        self.store: TaskStore = store if store is not None else MemoryTaskStore(clock)
+        self.store_given = store is not None
+        """Given no store, a server with ``redis=`` (``SNODO_REDIS``) gives it Redis's."""
         self.mask_errors = False
         """Set by ``Server(mask_errors=True)``: work's untyped exception reaches the
         client as a generic message."""

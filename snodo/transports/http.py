@@ -22,6 +22,7 @@ is ``snodo.transports.http_routes``'s; its Server Card, when the server has a
 from __future__ import annotations
 
 import logging
+import urllib.parse
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
@@ -44,6 +45,7 @@ from snodo.transports.http_exchange import STATUS, Exchange, answered, send_json
 from snodo.transports.http_head import HeadRules, Plain, read_headers
 from snodo.transports.http_routes import Aside
 from snodo.transports.lifespan import lifespan, on_stop_signal, running
+from snodo.transports.mounted import Mounted, route_mounts
 
 __all__ = ["HttpApp", "Unauthorized"]
 
@@ -142,6 +144,8 @@ class HttpApp:
         self.head.cors_origins = self.aside.cors_origins
         self.cors = self.aside if self.aside.cors_origins else None
         """Only with CORS origins does the usual request pass through ``aside``."""
+        self.mounts: list[Mounted] = []
+        """Where a host framework mounted this app, found when its lifespan began."""
         self.published: PublishedDocuments | None = None
         """The Server Card (and with ``catalog`` the AI Catalog) beside the endpoint."""
         if server.card_name is not None:  # imported only by a server that has a card
@@ -153,8 +157,40 @@ class HttpApp:
         """What a host framework runs around serving when it mounts this app (FastAPI
         ``lifespan=``, Starlette's ``lifespan``): the server's lifespans, notification
         bus, stores and legacy sessions, started before the first request and stopped
-        after the last. Mounted, the app itself is never sent the lifespan messages."""
+        after the last. Mounted, the app itself is never sent the lifespan messages.
+
+        Given the host ``app`` (as FastAPI and Starlette give it), the host also routes
+        to this app the mount's own path and what it answers outside the mount, the
+        OAuth metadata at the host's root (``snodo.transports.mounted``)."""
+        if app is not None:
+            self.mounts = route_mounts(app, self, self._outside())
+            self._check_resource()
         return running(self._startup, self._stopped)
+
+    def _outside(self) -> frozenset[str]:
+        """The paths this app answers wherever it is mounted: the OAuth documents and
+        endpoints, at the paths their URLs name."""
+        if self.authorization is None:
+            return frozenset()
+        return self.authorization.metadata_paths | self.authorization.endpoint_paths
+
+    def _check_resource(self) -> None:
+        """A warning when the resource clients are told to ask tokens for is not where
+        the endpoint is mounted: every token would be for another URL."""
+        if self.authorization is None or not self.mounts or self.path is None:
+            return
+        below = self.path.rstrip("/")
+        served = [mount.prefix + below for mount in self.mounts]
+        resource = urllib.parse.urlsplit(self.authorization.resource).path.rstrip("/")
+        if resource not in served:
+            logging.getLogger("snodo").warning(
+                "snodo: the endpoint is mounted at %s, but the OAuth resource %s names %s:"
+                " clients will ask tokens for another URL (set the resource to the"
+                " endpoint's URL)",
+                " and ".join(served),
+                self.authorization.resource,
+                resource or "/",
+            )
 
     async def _stopped(self) -> None:
         await self._shutdown()

@@ -112,10 +112,12 @@ class Aside:
         path: str = scope["path"]
         if refusal.status == 404:
             root = scope.get("root_path", "")
-            if root and path.startswith(root) and path != root:
-                # Mounted: the path below the prefix, taken again from the start.
+            if root and (path == root or path.startswith(root + "/")):
+                # Mounted: the path below the prefix (the prefix itself is the mount's
+                # root, "/"), taken again from the start.
                 inner = send.inner if isinstance(send, CorsSend) else send
-                await app({**scope, "path": path[len(root) :], "root_path": ""}, receive, inner)
+                below = path[len(root) :] or "/"
+                await app({**scope, "path": below, "root_path": ""}, receive, inner)
                 return
             if self._serves(path):
                 await self._route(scope, headers, receive, send)

@@ -21,6 +21,8 @@ PER_ADDRESS = int(os.environ.get("TEST_REGISTRATIONS_PER_ADDRESS") or 1000)
 """The tests register many clients from one loopback address."""
 LIMITS = json.loads(os.environ.get("TEST_LIMITS") or "{}")
 """More ``ProxyLimits`` fields, as JSON."""
+ACCESS_LIFETIME = float(os.environ.get("TEST_ACCESS_LIFETIME") or 900)
+"""Seconds the proxy's access tokens live: short where a test watches them refreshed."""
 LOOPBACK_DOCUMENTS = os.environ.get("TEST_LOOPBACK_DOCUMENTS") == "1"
 """The tests' metadata documents are served on loopback: the development setting."""
 SECRET = b"the proxy's shared secret, 32+ b"
@@ -48,6 +50,7 @@ server = Server(
         scopes_supported=["notes:read", "notes:write"],
         limits=ProxyLimits(**{"max_registrations_per_address": PER_ADDRESS, **LIMITS}),
         loopback_documents=LOOPBACK_DOCUMENTS,
+        access_lifetime=ACCESS_LIFETIME,
         token_exchange=TokenExchange(issuer=IDP, client_id=CLIENT_ID, client_secret=CLIENT_SECRET),
     ),
 )

@@ -36,11 +36,13 @@ def proxied(
     *,
     loopback_documents: bool = True,
     limits: Mapping[str, Any] | None = None,
+    access_lifetime: float | None = None,
 ) -> Iterator[Site]:
     """The server before ``idp``; ``base``: the address of the worker whose issuer it
     shares, else its own; ``per_address``: registrations one address may make;
     ``loopback_documents``: the development setting that lets the tests' loopback
-    document server be fetched from; ``limits``: more ``ProxyLimits`` fields."""
+    document server be fetched from; ``limits``: more ``ProxyLimits`` fields;
+    ``access_lifetime``: seconds its access tokens live."""
     sites: list[Site] = []
 
     def command(port: int) -> list[str]:
@@ -52,6 +54,7 @@ def proxied(
         env.append(f"TEST_REGISTRATIONS_PER_ADDRESS={per_address or ''}")
         env.append(f"TEST_LOOPBACK_DOCUMENTS={int(loopback_documents)}")
         env.append(f"TEST_LIMITS={json.dumps(dict(limits or {}))}")
+        env.append(f"TEST_ACCESS_LIFETIME={access_lifetime or ''}")
         target = "tests/auth_proxy/servers.py:server"
         return ["env", *env, *snodo_run(target, "http", "--port", str(port))]
 

@@ -51,3 +51,20 @@ def test_a_failed_login_at_the_provider_is_access_denied(site: Site) -> None:
             me(site, TestUser())
     finally:
         site.idp.deny_login = False
+
+
+def test_a_headless_user_agent_that_approves_passes_the_consent_page(site: Site) -> None:
+    """docs/oauth.md's way for tests: ``HeadlessUserAgent(approve=True)`` presses the
+    consent page's Allow and the provider's sign-in, as a person who approves would;
+    without ``approve`` the consent page stops it."""
+    from snodo.oauth import HeadlessUserAgent
+
+    async def call(agent: HeadlessUserAgent) -> str:
+        async with Client.http(site.mcp, auth=OAuth(user_agent=agent)) as client:
+            text: str = (await client.call_tool("me", {})).content[0].text
+            return text
+
+    expected = f"{USER['sub']} {USER['email']} {USER['name']} notes:read notes:write"
+    assert asyncio.run(call(HeadlessUserAgent(approve=True))) == expected
+    with pytest.raises(OAuthError, match="answered 200 without redirecting back"):
+        asyncio.run(call(HeadlessUserAgent()))

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.support.processes import SNODO, serving, snodo, snodo_run
 
 TARGET = "examples/preferences.py:server"
@@ -23,7 +25,36 @@ def test_the_help_example_of_a_prompt_with_arguments() -> None:
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["messages"][0]["role"] == "user"
     extra = snodo("call", TARGET, "--prompt", "preferences_prompt", "style=short", "--no-input")
-    assert extra.returncode == 0, extra.stderr  # accepted: prompt arguments are strings
+    assert extra.returncode == 1  # sent: the prompt takes no arguments, and says so
+    assert extra.stderr == (
+        "snodo: RequestError: -32602: Unknown argument(s) for prompt preferences_prompt:"
+        " ['style']\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["--prompt", "review", "code=x", "style=long"],
+        ["code=x", "--prompt", "review", "style=long"],
+        ["code=x", "style=long", "--prompt", "review"],
+        ["--prompt", "review", "style=long", "code=x"],
+    ],
+)
+def test_a_prompts_arguments_in_any_order(words: list[str]) -> None:
+    """The first ``key=value`` is an argument, not a tool's name (docs/hosts.md)."""
+    done = snodo("call", "tests/cli/typed_server.py:server", *words)
+    assert (done.returncode, done.stdout) == (0, "[user] Review 'x', long.\n"), done.stderr
+
+
+def test_a_tool_with_a_prompt_or_a_resource_is_one_line() -> None:
+    typed = "tests/cli/typed_server.py:server"
+    both = snodo("call", typed, "review", "--prompt", "review")
+    assert both.stderr == "snodo: 'review': name a tool or use --prompt, not both\n"
+    read = snodo("call", typed, "--resource", "notes://x", "a=1")
+    assert read.stderr == "snodo: --resource URI takes no arguments: the URI says what to read\n"
+    twice = snodo("call", typed, "--resource", "notes://x", "--prompt", "review")
+    assert twice.stderr == "snodo: give --prompt NAME or --resource URI, not both\n"
 
 
 def test_list_with_options_before_and_after_the_server() -> None:

@@ -37,6 +37,7 @@ def stdio_entry(project: Path, typed: bool, extra_env: str = "") -> str:
     return f"""{{{kind}
       "command": {PYTHON},
       "args": [
+        "-P",
         "-m",
         "snodo",
         "run",

@@ -4,6 +4,7 @@ mistake, and a logged traceback when a tool fails. Every case is a real CLI proc
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -92,6 +93,26 @@ def test_http_prints_the_url_it_serves() -> None:
     assert err == f"snodo: serving examples/preferences.py:server at http://127.0.0.1:{port}/mcp\n"
 
 
+def test_a_proxy_names_its_backend() -> None:
+    """Not the function each worker builds it with (snodo.cli.proxy_command)."""
+    port = free_port()
+    backend = [SNODO, "run", "examples/preferences.py:server"]
+    process = subprocess.Popen(
+        [SNODO, "proxy", "--transport", "http", "--port", str(port), "--", *backend],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert accepting(process, port)
+    finally:
+        stop(process)
+    _, err = process.communicate(timeout=10)
+    shown = shlex.join(backend)
+    assert err.splitlines()[0] == f"snodo: proxying {shown} at http://127.0.0.1:{port}/mcp"
+
+
 def test_a_module_in_the_current_directory_is_found(tmp_path: Path) -> None:
     write(tmp_path, "weather.py", WEATHER)
     done = snodo("run", "weather:server", cwd=tmp_path, stdin=call("forecast", {"city": "Oslo"}, 1))
@@ -175,3 +196,33 @@ def test_a_parameter_type_without_json_schema_is_one_line(tmp_path: Path) -> Non
             "cannot be turned into a JSON Schema; annotate it with a JSON type (or a "
             "pydantic model), or pass input_schema=\n"
         )
+
+
+def test_a_folder_taken_for_the_package_is_one_line(tmp_path: Path) -> None:
+    """``python -m snodo`` beside a clone named snodo: Python imports that folder as a
+    namespace package (the package's __init__ never runs, and every name is missing);
+    the command says so instead of failing further on. Simulated here by importing the
+    package as such a namespace, which an editable install beside the folder gives."""
+    clone = tmp_path / "snodo"
+    clone.mkdir()
+    program = (
+        "import importlib.util, runpy, sys\n"
+        "from importlib.machinery import ModuleSpec\n"
+        "spec = ModuleSpec('snodo', None, is_package=True)\n"
+        f"spec.submodule_search_locations = [{str(clone)!r}, {str(ROOT / 'snodo')!r}]\n"
+        "sys.modules['snodo'] = importlib.util.module_from_spec(spec)\n"
+        "runpy.run_module('snodo', run_name='__main__')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program, "version"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert done.stderr == (
+        f"snodo: Python took {clone} for the snodo package (a clone of snodo there?):"
+        " run from another folder, or rename that one\n"
+    )

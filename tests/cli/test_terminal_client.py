@@ -37,9 +37,8 @@ def answer_the_preferences(person: Typing, wrong_first: bool = False) -> None:
     person.expect("Language: ")
     person.line("ja")  # a choice by its value
     person.expect("Save these preferences?")
-    person.expect("answer it?")
-    person.line("y")
-    person.expect("Save (y/n, default true): ")
+    # One yes-or-no field: one question, not "answer it?" first.
+    person.expect("Save (y/n, default true; or decline, cancel): ")
     person.line("")  # the default
 
 
@@ -168,3 +167,37 @@ def test_the_end_of_input_cancels_at_once() -> None:
     assert status == 1, seen
     assert seen.count("an answer is required") == 1, seen
     assert "snodo: standard input ended during a question, which was cancelled" in seen
+
+
+CONFIRMING = """
+from typing import Annotated
+
+from pydantic import BaseModel
+
+from snodo import Ask, Server, elicitation
+
+server = Server("confirming", "1.0.0", state_secret=b"k" * 32)
+
+
+class Sure(BaseModel):
+    sure: bool
+
+
+@server.tool
+def wipe(sure: Annotated[bool | None, Ask(elicitation.form("Wipe?", Sure), pick="sure")]) -> str:
+    return {None: "left alone", True: "wiped", False: "kept"}[sure]
+"""
+
+
+def test_a_confirmation_is_asked_once(tmp_path: Path) -> None:
+    """A form of one yes-or-no field is one question (it was "answer it?" and then the
+    field): y and n answer it, decline declines the form."""
+    target = tmp_path / "confirming.py"
+    target.write_text(CONFIRMING, encoding="utf-8")
+    for typed, said in [("y", "wiped"), ("n", "kept"), ("decline", "left alone")]:
+        done = snodo("call", f"{target}:server", "wipe", input=f"{typed}\n")
+        assert (done.returncode, done.stdout) == (0, f"{said}\n"), done.stderr
+        assert done.stderr.count("sure (y/n; or decline, cancel): ") == 1, done.stderr
+        assert "answer it?" not in done.stderr
+    again = snodo("call", f"{target}:server", "wipe", input="maybe\ny\n")
+    assert again.stdout == "wiped\n" and "sure must be y or n" in again.stderr

@@ -49,3 +49,9 @@ def store(
         "anything": anything,
     }
     return json.dumps({k: [v, type(v).__name__] for k, v in received.items()})
+
+
+@server.prompt
+def review(code: str, style: str = "short") -> str:
+    """docs/hosts.md's example: ``snodo call SERVER --prompt review code=...``."""
+    return f"Review {code!r}, {style}."

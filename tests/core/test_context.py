@@ -87,3 +87,74 @@ def test_refilled_equals_replace_and_shares_what_replace_shares() -> None:
     assert fast == slow
     assert fast.state is ctx.state is slow.state
     assert ctx.state_data is None and ctx.sealer is None
+
+
+def _emitting(sent: list[dict[str, Any]]) -> Context:
+    return Context(
+        request_id=1,
+        request_method="tools/call",
+        request_params={},
+        protocol_version="2026-07-28",
+        client_capabilities={},
+        log_level="info",
+        progress_token="p",
+        emit=sent.append,
+    )
+
+
+def test_progress_and_log_send_at_once_whether_awaited_or_not() -> None:
+    import asyncio
+
+    plain: list[dict[str, Any]] = []
+    ctx = _emitting(plain)
+    ctx.report_progress(1, 2, "half")
+    ctx.log("warning", "careful", logger="x")
+    ctx.log("debug", "below the level asked for")
+
+    awaited: list[dict[str, Any]] = []
+
+    async def handler() -> None:
+        ctx = _emitting(awaited)
+        pending = ctx.report_progress(1, 2, "half")
+        assert len(awaited) == 1  # sent before it is awaited
+        assert await pending is None
+        assert await ctx.log("warning", "careful", logger="x") is None
+        assert await ctx.log("debug", "below the level asked for") is None
+
+    asyncio.run(handler())
+    assert (
+        awaited
+        == plain
+        == [
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/progress",
+                "params": {"progressToken": "p", "progress": 1, "total": 2, "message": "half"},
+            },
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/message",
+                "params": {"level": "warning", "data": "careful", "logger": "x"},
+            },
+        ]
+    )
+
+
+def test_progress_without_a_token_is_nothing_awaited_or_not() -> None:
+    import asyncio
+
+    ctx = Context(
+        request_id=1,
+        request_method="tools/call",
+        request_params={},
+        protocol_version="2026-07-28",
+        client_capabilities={},
+    )
+
+    async def handler() -> None:
+        assert await ctx.report_progress(1) is None
+        assert await ctx.log("emergency", "nobody asked") is None
+
+    asyncio.run(handler())
+    with pytest.raises(ValueError, match="unknown log level"):
+        ctx.log("loud", "x")

@@ -47,6 +47,10 @@ RUN_ELSEWHERE = {
     # They serve until stopped: uvicorn runs each, and every flow is driven through it.
     "docs/examples/fastapi_app.py": "tests/transports/test_web_apps.py",
     "docs/examples/starlette_app.py": "tests/transports/test_web_apps.py",
+    # They serve until stopped and sign in at a provider: uvicorn runs each before the
+    # loopback one, and a client signs in through each.
+    "docs/examples/fastapi_oauth.py": "tests/transports/test_web_apps.py",
+    "docs/examples/starlette_oauth.py": "tests/transports/test_web_apps.py",
 }
 PROGRAMS = sorted(
     path

@@ -183,9 +183,13 @@ def test_the_official_typescript_client_signs_in_and_reads_the_claims(site: Site
 # -- snodo's command line -----------------------------------------------------------------
 
 
-def test_snodo_call_oauth_signs_in_with_the_test_user_as_browser(site: Site) -> None:
+def test_snodo_call_oauth_signs_in_with_the_test_user_as_browser(
+    site: Site, tmp_path: Path
+) -> None:
     browser = f"{sys.executable} -m tests.support.idp %s"
+    # The sign-in is kept (snodo.oauth.kept): in a folder of this test's own.
     env = {**os.environ, "BROWSER": browser, "PYTHONPATH": str(ROOT)}
+    env["XDG_CONFIG_HOME"] = str(tmp_path)
     run = subprocess.run(
         [sys.executable, "-m", "snodo", "call", site.server.mcp, "me", "--oauth"],
         cwd=ROOT,
@@ -201,9 +205,10 @@ def test_snodo_call_oauth_signs_in_with_the_test_user_as_browser(site: Site) -> 
     assert f"authorize in your browser: {site.server.base}/authorize?" in run.stderr
 
 
-def test_snodo_call_oauth_fails_when_the_user_refuses(site: Site) -> None:
+def test_snodo_call_oauth_fails_when_the_user_refuses(site: Site, tmp_path: Path) -> None:
     browser = f"{sys.executable} -m tests.support.idp --deny %s"
     env = {**os.environ, "BROWSER": browser, "PYTHONPATH": str(ROOT)}
+    env["XDG_CONFIG_HOME"] = str(tmp_path)
     run = subprocess.run(
         [sys.executable, "-m", "snodo", "call", site.server.mcp, "me", "--oauth"],
         cwd=ROOT,

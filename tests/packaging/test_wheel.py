@@ -38,6 +38,7 @@ NEEDS_EXTRA: dict[str, str] = {
             ".discovery",
             ".errors",
             ".flow",
+            ".kept",
             ".storage",
             ".user_agent",
         )

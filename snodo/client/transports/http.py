@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from snodo.client.errors import LimitExceeded
+from snodo.client.errors import LimitExceeded, NotAuthorized
 from snodo.client.limits import ClientLimits
 from snodo.client.transports import passthrough
 from snodo.client.transports.base import (
@@ -270,7 +270,11 @@ class HttpTransport:
                 async for item in posted:
                     yield item
         except HttpRefused as refused:
-            if not (isinstance(refused.body, dict) and "error" in refused.body):
+            # A JSON-RPC error in a refusal's body is the answer; a credential refused
+            # is not, whatever its body (an OAuth error has an "error" too).
+            if isinstance(refused, NotAuthorized) or not (
+                isinstance(refused.body, dict) and "error" in refused.body
+            ):
                 raise
             yield refused.body
 
@@ -281,7 +285,8 @@ class HttpTransport:
             self._exchange("POST", self._headers(headers), jsonrpc.encode(message)) as response,
         ):
             if not 200 <= response.status < 300:
-                raise HttpRefused(response.status, await self._refusal(response))
+                status = response.status
+                raise self._refused(status, await self._refusal(response), response)
 
     async def _body(self, response: Answer) -> bytes:
         """The whole body, within ``max_message_bytes``."""
@@ -295,6 +300,14 @@ class HttpTransport:
             if len(raw) > limit:
                 raise LimitExceeded(f"a body larger than {limit} bytes")
         return bytes(raw)
+
+    @staticmethod
+    def _refused(status: int, body: Any, response: Answer) -> HttpRefused:
+        """The error for a status outside 2xx: ``NotAuthorized`` for 401 and 403, a
+        redirect's ``location`` kept for the error to name."""
+        if status in (401, 403):
+            return NotAuthorized(status, body, response.header("www-authenticate"))
+        return HttpRefused(status, body, response.header("location") if status < 400 else "")
 
     async def _refusal(self, response: Answer) -> Any:
         """The start of a refusal's body, parsed (``parsed_body``)."""
@@ -323,7 +336,7 @@ class HttpTransport:
         try:  # as _exchange(), without a context manager's cost on every request
             status = response.status
             if not 200 <= status < 300:
-                raise HttpRefused(status, await self._refusal(response))
+                raise self._refused(status, await self._refusal(response), response)
             session = response.header("mcp-session-id")
             if session:
                 self.session_id = session

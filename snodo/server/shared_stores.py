@@ -1,0 +1,91 @@
+"""One Redis setting for every store a server's workers must share.
+
+``Server(redis=URL)``, or ``SNODO_REDIS`` when it is not given, stands for five
+settings: the replay guard that makes request state one-time (``RedisGuard``), legacy
+sessions (``LegacyLimits(store=)``), the notification bus (``RedisBus``), the tasks'
+store (``RedisTaskStore``, when ``Tasks()`` was given none) and the OAuth proxy's
+(``RedisProxyStore``: the proxy reads ``SNODO_REDIS`` itself when it is built with no
+``store=``). Whatever is set alone stays as it is set: the URL fills only the settings
+left at their defaults, so one of them may still point elsewhere.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Any, Final, Literal
+
+from snodo.auth.protected import ProtectedResource
+from snodo.core.state.replay import ReplayGuard
+from snodo.server.legacy_limits import LegacyLimits
+from snodo.server.notify_bus import NotificationBus, RedisBus
+from snodo.tasks.engine import Tasks
+
+__all__ = ["REDIS_ENV", "SharedStores", "redis_url", "shared_stores"]
+
+REDIS_ENV: Final = "SNODO_REDIS"
+"""The Redis URL every worker of a deployment shares, when the code names none."""
+
+
+def redis_url(given: str | None = None) -> str | None:
+    """``given``, else ``SNODO_REDIS``, else None; checked to be a Redis URL."""
+    url = given if given is not None else os.environ.get(REDIS_ENV) or None
+    if url is not None and not url.startswith(("redis://", "rediss://")):
+        where = "redis=" if given is not None else REDIS_ENV
+        raise ValueError(f"{where} must be a redis:// or rediss:// URL, got {url!r}")
+    return url
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SharedStores:
+    """The settings a server is built with, the Redis URL's filled in."""
+
+    state_guard: ReplayGuard | bool
+    legacy: LegacyLimits | Literal["stateless"] | None
+    notifications: NotificationBus | None
+
+
+def shared_stores(
+    url: str | None,
+    *,
+    state_guard: ReplayGuard | bool,
+    legacy: LegacyLimits | Literal["stateless"] | None,
+    notifications: NotificationBus | None,
+    tasks: Tasks | None,
+    authorization: ProtectedResource | None,
+    keyring_given: bool = False,
+) -> SharedStores:
+    """The settings with ``url`` (``redis_url``'s) filling those left at their defaults;
+    a ``Tasks`` given no store gets the Redis one (a ``keyring`` given whole keeps its
+    own guard). An OAuth proxy built with a store of
+    this process's memory, given none, is refused: it was built before the server, so
+    it takes the URL itself (``store=URL``, or ``SNODO_REDIS``)."""
+    if url is None:
+        return SharedStores(state_guard, legacy, notifications)
+    if isinstance(state_guard, bool) and not keyring_given:  # a guard object stays
+        from snodo.stores.replay import RedisGuard  # noqa: PLC0415 - the redis extra
+
+        state_guard = RedisGuard(url)
+    if isinstance(legacy, LegacyLimits) and legacy.store is None and not legacy.stateless:
+        legacy = dataclasses.replace(legacy, store=url)
+    if notifications is None:
+        notifications = RedisBus(url)
+    if tasks is not None and not tasks.store_given:
+        from snodo.tasks.redis import RedisTaskStore  # noqa: PLC0415 - the redis extra
+
+        tasks.store = RedisTaskStore(url)
+    if _memory_proxy(authorization):
+        raise ValueError(
+            "redis= reaches an OAuth proxy only through its own store: give it"
+            " store=RedisProxyStore(URL) (snodo.auth), or set SNODO_REDIS, which it reads"
+        )
+    return SharedStores(state_guard, legacy, notifications)
+
+
+def _memory_proxy(authorization: Any) -> bool:
+    """Whether ``authorization`` is an OAuth proxy keeping sign-ins in this process's
+    memory because it was given no store."""
+    from snodo.auth.proxy_store import MemoryProxyStore  # noqa: PLC0415
+
+    store = getattr(authorization, "store", None)
+    return isinstance(store, MemoryProxyStore) and not getattr(authorization, "store_given", True)
