@@ -27,7 +27,9 @@ snodo (``HttpApp`` over a ``Server``, proxy headers off). All on the 2026-07-28 
   ``Mcp-Session-Id`` on every call), sessions in process;
 * **legacy-redis**: the same with ``LegacyLimits(store="redis://...")`` against a
   redis-server started on loopback (skipped, saying so, without one); the worker's CPU
-  only, not redis-server's.
+  only, not redis-server's;
+* **ratelimit**: the async echo behind ``RateLimit`` in memory (``snodo.middleware``),
+  its budget too large to refuse anything: what one built-in middleware costs.
 
 Each server is checked before timing (the answer's text, the typed tool's output schema
 and structured content, the ask flows' question and both answers, a retry without state
@@ -116,6 +118,7 @@ CASES = (
     Case("typed", "typed output (pydantic model)", "echo_typed", ECHO, ""),
     Case("legacy", "legacy session echo", "echo", ECHO, ECHOED, legacy=True),
     Case("legacy-redis", "legacy session echo, Redis", "echo", ECHO, ECHOED, legacy=True),
+    Case("ratelimit", "async echo, RateLimit in memory", "echo", ECHO, ECHOED),
 )
 BY_NAME = {case.name: case for case in CASES}
 
@@ -129,20 +132,24 @@ def snodo_app(case: Case) -> Any:
 
     from snodo import Ask, Context, Depends, Server, elicitation  # noqa: PLC0415
     from snodo.core.result import InputRequired  # noqa: PLC0415
+    from snodo.middleware import RateLimit  # noqa: PLC0415
     from snodo.server import LegacyLimits  # noqa: PLC0415
     from snodo.transports.http import HttpApp  # noqa: PLC0415
 
     store = os.environ[REDIS_ENV] if case.name == "legacy-redis" else None
+    # A budget no run reaches: every request is counted, none refused.
+    limits = [RateLimit(10**9, burst=10**9)] if case.name == "ratelimit" else []
     server = Server(
         "bench-features",
         "1.0.0",
         state_secret=SECRET,
         legacy=LegacyLimits(store=store, max_sessions=100_000),
+        middleware=limits,
     )
     question = elicitation.form(QUESTION, SCHEMA)
     ask_theme = theme_asker()
 
-    if case.name in (BASELINE, "legacy", "legacy-redis"):
+    if case.name in (BASELINE, "legacy", "legacy-redis", "ratelimit"):
 
         @server.tool
         async def echo(text: str) -> str:

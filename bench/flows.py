@@ -48,6 +48,8 @@ AsgiApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 KINDS = ("floor", "snodo", "official")
 OBSERVED = "snodo-otel"
+LIMITED = "snodo-ratelimit"
+"""snodo behind ``RateLimit`` in memory, its budget too large to refuse anything."""
 """snodo with an OtelObserver (opt-in: ``http_flow.py --servers floor,snodo,snodo-otel``)."""
 FLOWS = ("mrtr", "echo")
 REQUESTS_PER_FLOW = {"mrtr": 2, "echo": 1}
@@ -110,7 +112,7 @@ def theme_asker() -> Callable[[Any, str, Any], Any]:
     return ask_theme
 
 
-def snodo_app(observed: bool = False) -> AsgiApp:
+def snodo_app(observed: bool = False, limited: bool = False) -> AsgiApp:
     from snodo.asking import elicitation  # noqa: PLC0415 - only the snodo process needs it
     from snodo.core.context import Context  # noqa: PLC0415
     from snodo.core.result import InputRequired  # noqa: PLC0415
@@ -130,6 +132,10 @@ def snodo_app(observed: bool = False) -> AsgiApp:
         server.observer = OtelObserver(
             tracer_provider=TracerProvider(), meter_provider=MeterProvider()
         )
+    if limited:
+        from snodo.middleware import RateLimit  # noqa: PLC0415
+
+        server.middleware(RateLimit(10**9, burst=10**9))
     question = elicitation.form(QUESTION, SCHEMA)
     ask_theme = theme_asker()
 
@@ -302,6 +308,7 @@ APPS: dict[str, Callable[[], AsgiApp]] = {
     "snodo": snodo_app,
     "official": official_app,
     OBSERVED: lambda: snodo_app(observed=True),
+    LIMITED: lambda: snodo_app(limited=True),
 }
 
 

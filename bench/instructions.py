@@ -5,7 +5,8 @@ Run from the repository root (needs ``valgrind`` on PATH):
     .venv/bin/python bench/instructions.py [--flows mrtr,echo]
         [--apps 'floor,snodo,snodo core'] [--requests 1000] [--quick]
 
-``--apps`` takes ``official`` too (the official SDK's app; slow under valgrind).
+``--apps`` takes ``official`` too (the official SDK's app; slow under valgrind), and
+``snodo-ratelimit`` (snodo behind ``RateLimit`` in memory: what one middleware costs).
 
 The flows and apps are ``inprocess.py``'s (``bench/flows.py`` says what each does), on
 the standard asyncio loop rather than uvloop (the same for every app). Each
@@ -47,7 +48,7 @@ from pathlib import Path
 
 from flows import REQUESTS_PER_FLOW, snodo_build
 
-APPS = ("floor", "snodo", "snodo core", "official")
+APPS = ("floor", "snodo", "snodo core", "official", "snodo-ratelimit")
 WARMUP_FLOWS = 20
 _REFS = re.compile(r"I\s+refs:\s+([\d,]+)")
 

@@ -34,12 +34,15 @@ from snodo.asking import Root
 from snodo.client import Client, Flow, RequestError
 from snodo.client.transports import MemoryTransport
 from snodo.server import LegacyLimits, Server, notification_bus
+from snodo.stores import RedisGuard
 
 SECRET = (
     bytes.fromhex(os.environ["SNODO_STATE_SECRET"])
     if os.environ.get("SNODO_STATE_SECRET")
     else secrets.token_bytes(32)
 )
+
+GUARD = os.environ.get("SNODO_REPLAY_GUARD")
 
 THEME = elicitation.form(
     "Which theme do you prefer?",
@@ -92,9 +95,10 @@ server = Server(
     "1.0.0",
     instructions="Ask the user for display preferences; nothing is written.",
     state_secret=SECRET,
-    # Each request state is one-time: a replayed final retry is refused, not run again
-    # (this guard is the process's own; SQLiteGuard or RedisGuard share one).
-    state_guard=True,
+    # Each request state is one-time (the default): a replayed final retry is refused,
+    # not run again. The guard is this process's own, or, with SNODO_REPLAY_GUARD=
+    # redis://..., one every worker shares (docs/deploy.md).
+    state_guard=RedisGuard(GUARD) if GUARD else True,
     # Legacy sessions on any worker: SNODO_LEGACY_STORE=redis://... (docs/deploy.md), with
     # SNODO_NOTIFY=redis://... for list changes and resource updates raised elsewhere.
     legacy=LegacyLimits(store=os.environ.get("SNODO_LEGACY_STORE") or None),

@@ -8,9 +8,10 @@ from snodo import Ask, Server, elicitation
 
 # Request state is signed with SNODO_STATE_SECRET when it is set (every worker of a
 # deployment shares it), else with a secret made for this process (fine for one).
-# The guard makes each request state one-time: a replayed final retry is refused instead
-# of running the tool again (one process; SQLiteGuard or RedisGuard for several).
-server = Server("weather", "1.0.0", description="Forecasts for the user's city.", state_guard=True)
+# Each request state is one-time too: a replayed final retry is refused instead of
+# running the tool again (a guard in this process by default; SQLiteGuard or RedisGuard
+# shared by several).
+server = Server("weather", "1.0.0", description="Forecasts for the user's city.")
 
 
 class Place(BaseModel):

@@ -32,7 +32,7 @@ from snodo.cli.http_limits import add_limit_options, export_limits
 from snodo.cli.serve_options import add_serve_options
 from snodo.cli.state_inspect import inspect_command, inspect_token
 from snodo.cli.targets import check_exists, load
-from snodo.cli.worker_checks import unshared_legacy, unshared_sign_ins
+from snodo.cli.worker_checks import unshared_guard, unshared_legacy, unshared_sign_ins
 from snodo.core.state.keyring import SECRET_ENV, environment_secret
 from snodo.server import Server
 
@@ -414,6 +414,8 @@ def main(argv: list[str] | None = None) -> int:
     refusal = unshared_sign_ins(served, args.workers)
     if refusal is None and not args.unshared_legacy_sessions:
         refusal = unshared_legacy(served, args.workers)
+    if refusal is None and not args.unshared_replay_guard:
+        refusal = unshared_guard(served, args.workers)
     if refusal is not None:
         raise SystemExit(f"snodo: {refusal}")
     if environment_secret() is None:

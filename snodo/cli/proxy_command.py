@@ -6,7 +6,9 @@
 
 The backend is an HTTP endpoint, or a stdio server the proxy starts (once per worker),
 of either era; or every server of an ``mcpServers`` configuration file, each under its
-name as a prefix (``snodo.gateway.serve_group``); with ``--tool-search`` its tools are
+name as a prefix (``snodo.gateway.serve_group``). ``--include``, ``--exclude``,
+``--rename`` and ``--shape FILE`` say what is taken of the backend and how it is offered
+(``snodo.gateway.Shape``); with ``--tool-search`` its tools are
 searched rather than listed (``snodo.search``). An HTTP backend is called with a
 bearer token (``--auth-file``), or with the sign-in ``snodo auth login`` kept for it
 (``--oauth``, refreshed as it expires); front clients are checked as a server's are,
@@ -33,7 +35,7 @@ from snodo.cli.sign_in import is_kept, kept_auth
 from snodo.cli.targets import load
 from snodo.client import Client
 from snodo.extensions import gateway_halves
-from snodo.gateway import proxy, serve_group
+from snodo.gateway import Shape, proxy, serve_group
 from snodo.server import Server
 from snodo.server.notify_bus import notification_bus
 
@@ -79,6 +81,20 @@ def register(commands: Any) -> None:
         default=300.0,
         help="how long a legacy backend's question waits for the front client's answer",
     )
+    parser.add_argument(
+        "--backend-sessions",
+        metavar="N",
+        type=int,
+        default=32,
+        help="a legacy backend's sessions (stdio: processes), one per front client, at once",
+    )
+    parser.add_argument(
+        "--backend-idle",
+        metavar="SECONDS",
+        type=float,
+        default=300.0,
+        help="how long a front client's legacy backend session stays open unused",
+    )
     parser.add_argument("--name", default="snodo-proxy", help="the proxy's server name")
     parser.add_argument(
         "--notify",
@@ -111,6 +127,34 @@ def register(commands: Any) -> None:
         help="a tool listed beside the search (repeat for more); implies --tool-search",
     )
     parser.add_argument(
+        "--include",
+        metavar="PATTERN",
+        action="append",
+        help="serve only the backend's tools, prompts and resources whose name or URI"
+        " fits (a shell pattern; repeat for more)",
+    )
+    parser.add_argument(
+        "--exclude",
+        metavar="PATTERN",
+        action="append",
+        default=[],
+        help="do not serve the backend's tools, prompts and resources whose name or URI"
+        " fits (repeat for more)",
+    )
+    parser.add_argument(
+        "--rename",
+        metavar="OLD=NEW",
+        action="append",
+        default=[],
+        help="serve the backend's tool or prompt OLD as NEW (repeat for more)",
+    )
+    parser.add_argument(
+        "--shape",
+        metavar="FILE",
+        help="a JSON file of what to take of the backend and how to offer it: include,"
+        " exclude, rename, and tools reshaped (snodo.gateway.Shape)",
+    )
+    parser.add_argument(
         "backend", nargs=argparse.REMAINDER, help="URL, or -- COMMAND ARG... (stdio)"
     )
     parser.set_defaults(options_after_url=parser.parse_args)
@@ -136,9 +180,13 @@ def backend_of(args: argparse.Namespace) -> dict[str, Any]:
     words = list(args.backend)
     if words[:1] == ["--"]:
         words = words[1:]
+    if args.backend_sessions < 1 or args.backend_idle <= 0:
+        raise SystemExit("snodo proxy: --backend-sessions and --backend-idle must be positive")
     described: dict[str, Any] = {
         "era": args.era,
         "answer_timeout": args.answer_timeout,
+        "backend_sessions": args.backend_sessions,
+        "backend_idle": args.backend_idle,
         "name": args.name,
         "notify": args.notify,
     }
@@ -149,13 +197,18 @@ def backend_of(args: argparse.Namespace) -> dict[str, Any]:
             "max_results": args.tool_search_results,
             "always_visible": list(args.always_visible),
         }
+    shape = _shape_of(args)
     if args.config is not None:
         if words:
             raise SystemExit("snodo proxy: give --config or a backend, not both")
+        if shape is not None:
+            raise SystemExit('snodo proxy: with --config, give each server its "shape" in the file')
         described["config"] = str(Path(args.config).resolve())
         return described
     if not words:
         raise SystemExit("snodo proxy: give the backend: a URL, -- COMMAND ARG..., or --config")
+    if shape is not None:
+        described["shape"] = shape
     if args.authorization is not None:
         if args.token_file:
             raise SystemExit("snodo proxy: give --authorization or --token-file, not both")
@@ -183,6 +236,34 @@ def backend_of(args: argparse.Namespace) -> dict[str, Any]:
     return described
 
 
+def _shape_of(args: argparse.Namespace) -> dict[str, Any] | None:
+    """The shape ``--shape`` and the filter and rename options describe, checked."""
+    shape: dict[str, Any] = {}
+    if args.shape is not None:
+        try:
+            shape = json.loads(Path(args.shape).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise SystemExit(f"snodo proxy: --shape {args.shape}: {exc}") from None
+        if not isinstance(shape, dict):
+            raise SystemExit(f"snodo proxy: --shape {args.shape}: not a JSON object")
+    if args.include:
+        shape["include"] = [*(shape.get("include") or []), *args.include]
+    if args.exclude:
+        shape["exclude"] = [*(shape.get("exclude") or []), *args.exclude]
+    for pair in args.rename:
+        old, equals, new = pair.partition("=")
+        if not equals or not old or not new:
+            raise SystemExit(f"snodo proxy: --rename takes OLD=NEW, not {pair!r}")
+        shape["rename"] = {**(shape.get("rename") or {}), old: new}
+    if not shape:
+        return None
+    try:
+        Shape.from_json(shape)
+    except (ValueError, TypeError) as exc:
+        raise SystemExit(f"snodo proxy: the shape: {exc}") from None
+    return shape
+
+
 def main(args: argparse.Namespace, run: Any) -> int:
     """Describe the backend for the workers, then serve as ``snodo run`` does."""
     os.environ[BACKEND_ENV] = json.dumps(backend_of(args))
@@ -193,6 +274,8 @@ def main(args: argparse.Namespace, run: Any) -> int:
             argv += [option, str(value)]
     if args.unshared_legacy_sessions:
         argv.append("--unshared-legacy-sessions")
+    if args.unshared_replay_guard:
+        argv.append("--unshared-replay-guard")
     code: int = run(argv)
     return code
 
@@ -226,9 +309,11 @@ def from_environment() -> Server:
             always_visible=searched.get("always_visible") or (),
         )
     name = described.get("name", "snodo-proxy")
-    answer_timeout = float(described.get("answer_timeout", 300.0))
+    shared["answer_timeout"] = float(described.get("answer_timeout", 300.0))
+    shared["backend_sessions"] = int(described.get("backend_sessions", 32))
+    shared["backend_idle"] = float(described.get("backend_idle", 300.0))
     if "config" in described:
-        return serve_group(described["config"], name=name, answer_timeout=answer_timeout, **shared)
+        return serve_group(described["config"], name=name, **shared)
     if "authorization" in described:
         shared["authorization"] = _front_authorization(described["authorization"])
     options: dict[str, Any] = {"era": described.get("era", "auto")}
@@ -243,7 +328,10 @@ def from_environment() -> Server:
             return Client.http(url, auth=auth, **options, **handlers)
         return Client.stdio(command, **options, **handlers)
 
-    return proxy(connect, name=name, answer_timeout=answer_timeout, **shared)
+    shape = described.get("shape")
+    if shape is not None:
+        shared["shape"] = Shape.from_json(shape)
+    return proxy(connect, name=name, **shared)
 
 
 def _front_authorization(target: str) -> Any:

@@ -37,6 +37,12 @@ def add_serve_options(parser: argparse.ArgumentParser) -> None:
         help="with --workers: start even though legacy sessions stay in each worker's"
         " memory (refused otherwise: a legacy client's requests may reach any worker)",
     )
+    parser.add_argument(
+        "--unshared-replay-guard",
+        action="store_true",
+        help="with --workers: start even though a handler that asks the client has a replay"
+        " guard of each worker's own (refused otherwise: a replayed retry may reach another)",
+    )
     parser.add_argument("--log-level", default="warning")
     parser.add_argument(
         "--token-file",

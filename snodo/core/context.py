@@ -14,7 +14,7 @@ import time
 from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping
 from contextvars import ContextVar
 from dataclasses import MISSING, dataclass, field, fields
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from snodo.core.capabilities import missing
 from snodo.core.errors import InsufficientScope, InvalidParams
@@ -35,6 +35,10 @@ HTTP app for the request its task answers when the resource has a token exchange
 (``snodo.auth``), read by the server into the handler's context. The core knows only
 that it is an awaitable function."""
 
+PEER_ADDRESS: ContextVar[str | None] = ContextVar("snodo_peer_address", default=None)
+"""The network address of the client whose request the task answers, where the transport
+knows it (HTTP, set for a server with middleware): what a rate limit by address counts."""
+
 # RFC 5424 severities in ascending order (server/utilities/logging.mdx).
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 """The syslog severities MCP logging uses (server/utilities/logging.mdx), least first."""
@@ -50,6 +54,58 @@ Emit = Callable[[dict[str, Any]], None]
 
 def _drop(_: dict[str, Any]) -> None:
     return None
+
+
+class UserState(Protocol):
+    """A caller's own small key-value store, kept across requests by the server
+    (``snodo.server.callers``): values are JSON, each key lives a while after its last
+    write, and a caller holds a bounded number of keys, each of a bounded size."""
+
+    async def get(self, key: str, default: Any = None) -> Any:
+        """The value of ``key``, or ``default`` when there is none (or it expired)."""
+        ...
+
+    async def set(self, key: str, value: Any, *, ttl: float | None = None) -> None:
+        """Keep ``value`` (JSON) under ``key`` for ``ttl`` seconds (else the server's)."""
+        ...
+
+    async def delete(self, key: str) -> None:
+        """Forget ``key`` (nothing when there is none)."""
+        ...
+
+    async def keys(self) -> list[str]:
+        """The caller's keys now, sorted."""
+        ...
+
+    async def clear(self) -> None:
+        """Forget every key of the caller."""
+        ...
+
+
+class CallerSpace(Protocol):
+    """What a server lends each request for its caller's own things, which outlive the
+    request and so are not the core's to keep."""
+
+    def user_state(self, ctx: Context) -> UserState:
+        """The caller's ``UserState``; an error when the request names no caller."""
+        ...
+
+    async def change_visibility(
+        self,
+        ctx: Context,
+        enable: bool | None,
+        names: Iterable[str],
+        tags: Iterable[str],
+        kinds: Iterable[str] | None,
+    ) -> None:
+        """Show (``enable``) or hide the caller's items of these names or tags from now
+        on; ``enable`` None forgets the caller's changes. An error when the request
+        names no caller."""
+        ...
+
+
+def _many(given: str | Iterable[str]) -> tuple[str, ...]:
+    return (given,) if isinstance(given, str) else tuple(given)
 
 
 class Sent:
@@ -144,6 +200,9 @@ class Context:
     lifespan: Any = None
     """What the server's lifespans yielded (``Server(lifespan=...)``): one's value, or a
     tuple of several's; ``lifespan_as`` finds one by type."""
+    caller_space: CallerSpace | None = field(default=None, repr=False)
+    """What the server keeps for the request's caller (``user_state``); None in a
+    context built by hand."""
     _progress: Progress = field(default_factory=Progress, repr=False)
 
     def seal(self, data: Any) -> str:
@@ -210,6 +269,47 @@ class Context:
                 " request and ProtectedResource(token_exchange=...)"
             )
         return await self.token_exchange(audience=audience, resource=resource, scopes=scopes)
+
+    @property
+    def user_state(self) -> UserState:
+        """The caller's own key-value store across requests: its principal's, else its
+        legacy session's (``snodo.server.callers``); ``await ctx.user_state.get(key)``."""
+        if self.caller_space is None:
+            raise RuntimeError("this context was not made by a server: it has no user_state")
+        return self.caller_space.user_state(self)
+
+    async def enable(
+        self,
+        *,
+        names: str | Iterable[str] = (),
+        tags: str | Iterable[str] = (),
+        kinds: Iterable[str] | None = None,
+    ) -> None:
+        """Show this caller (its principal, else its legacy session) the items of these
+        names or tags, of these ``kinds`` (``tools``, ``resources``, ``templates``,
+        ``prompts``; all by default), across requests and workers
+        (``snodo.server.visibility``); the listeners hear that the lists changed."""
+        await self._space().change_visibility(self, True, _many(names), _many(tags), kinds)
+
+    async def disable(
+        self,
+        *,
+        names: str | Iterable[str] = (),
+        tags: str | Iterable[str] = (),
+        kinds: Iterable[str] | None = None,
+    ) -> None:
+        """Hide from this caller the items of these names or tags, as ``enable`` shows
+        them: they answer it as missing ones."""
+        await self._space().change_visibility(self, False, _many(names), _many(tags), kinds)
+
+    async def reset_visibility(self) -> None:
+        """Forget this caller's ``enable`` and ``disable``: it sees what the server shows."""
+        await self._space().change_visibility(self, None, (), (), None)
+
+    def _space(self) -> CallerSpace:
+        if self.caller_space is None:
+            raise RuntimeError("this context was not made by a server: it keeps nothing")
+        return self.caller_space
 
     @property
     def is_retry(self) -> bool:

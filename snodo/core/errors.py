@@ -25,9 +25,11 @@ __all__ = [
     "MethodNotFound",
     "MissingClientCapability",
     "ParseError",
+    "RateLimited",
     "ResourceNotFound",
     "UnsupportedProtocolVersion",
     "capability_names",
+    "retry_after",
 ]
 
 
@@ -178,3 +180,36 @@ class InsufficientScope(McpError):
     def __init__(self, scopes: Iterable[str]) -> None:
         self.scopes = tuple(sorted(set(scopes)))
         super().__init__(None, {"requiredScopes": list(self.scopes)})
+
+
+RATE_LIMITED = -32000
+"""The code of a refusal for rate: JSON-RPC's range for a server's own errors, as other
+MCP servers use it for this; ``data.retryAfterMs`` is what tells it apart."""
+
+
+class RateLimited(McpError):
+    """The caller has used its rate for now; ``data.retryAfterMs`` says when to try again.
+    Over HTTP the answer is also 429 with ``Retry-After`` (a legacy session's, 200 with
+    the header)."""
+
+    code = RATE_LIMITED
+    default_message = "Rate limited"
+
+    def __init__(self, retry_after_ms: int) -> None:
+        self.retry_after_ms = max(1, int(retry_after_ms))
+        seconds = self.retry_after_ms / 1000
+        super().__init__(
+            f"Rate limited: try again in {seconds:g} s", {"retryAfterMs": self.retry_after_ms}
+        )
+
+
+def retry_after(response: Mapping[str, Any] | None) -> int | None:
+    """The whole seconds of ``Retry-After`` for a response refusing for rate, else None."""
+    error = (response or {}).get("error")
+    if not isinstance(error, Mapping) or error.get("code") != RATE_LIMITED:
+        return None
+    data = error.get("data")
+    wait = data.get("retryAfterMs") if isinstance(data, Mapping) else None
+    if type(wait) is not int or wait < 0:
+        return None
+    return -(-wait // 1000)

@@ -22,6 +22,7 @@ from snodo.core.context import (
     FIELD_FACTORIES,
     TOKEN_EXCHANGE,
     UNTRACKED,
+    CallerSpace,
     Context,
     Emit,
     Progress,
@@ -130,6 +131,11 @@ class Answerer(Protocol):
 
     @property
     def observer(self) -> Observer: ...
+
+    @property
+    def caller_space(self) -> CallerSpace | None:
+        """What the server keeps for each caller, lent to every request's context."""
+        ...
 
     @property
     def answer_checks(self) -> AnswerCheck | None:
@@ -255,6 +261,7 @@ async def answer(
                 "emit": (emit or collected.append)
                 if checks is None
                 else checks.watch(revision, emit or collected.append, method),
+                "caller_space": server.caller_space,
             }
         )
         if granted is not None:  # OAuth: the token the transport verified, if it did
@@ -300,10 +307,13 @@ async def _through_middleware(
         outcome: Outcome = await handler(offering, ctx, ctx.request_params)
         return outcome
 
+    if len(middlewares) == 1:  # the common case: no link of the chain to build
+        only: Outcome = await middlewares[0](original, innermost)
+        return only
     call: CallNext = innermost
-    for middleware in reversed(middlewares):
+    for middleware in reversed(middlewares[1:]):
         call = _wrap(middleware, call)
-    outcome: Outcome = await call(original)
+    outcome: Outcome = await middlewares[0](original, call)
     return outcome
 
 

@@ -12,9 +12,13 @@ front's retry brings it back to the backend with the answers. A legacy backend a
 inside its session while the call is open: the call stays open in this process
 (``snodo.gateway.open_calls``), its questions go to a modern front as an
 ``InputRequiredResult`` whose sealed state names the call and this process, and the
-retry answers them. A retry that reaches another process is carried to the one
-holding the call by the relay (``snodo.gateway.relay``, over Redis) when there is one,
-and gets a clear error when there is none. A legacy front gets either backend's
+retry answers them. Each front client's calls that may ask go to a legacy HTTP
+backend in a session of that client's own (``snodo.gateway.backend_sessions``:
+bounded, idle ones closed), so one client's unanswered questions never hold up
+another's; a legacy stdio backend takes them one at a time, in the order they came.
+A retry that reaches another process is carried to the one holding the call by the
+relay (``snodo.gateway.relay``, over Redis) when there is one, and gets a clear error
+when there is none. A legacy front gets either backend's
 questions through the server's bridge, as requests in its own session.
 
 An extension the backend declares passes through only by its gateway half
@@ -31,6 +35,7 @@ import contextlib
 import itertools
 import logging
 import secrets
+import time
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
@@ -40,15 +45,18 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from snodo.client import Client, ClientError, NotAuthorized, RequestError
+from snodo.client.connection import Connection
 from snodo.client.transports.stdio import StdioTransport
 from snodo.core.admission import admit
 from snodo.core.context import LOG_RANK, Context
 from snodo.core.errors import InternalError, McpError
 from snodo.core.result import InputRequired, input_required
+from snodo.gateway.backend_sessions import ANONYMOUS, BackendSession, BackendSessions
 from snodo.gateway.front import GATEWAYS, front_client
-from snodo.gateway.open_calls import CURRENT, REFUSE, FlowElsewhere, OpenCalls
+from snodo.gateway.open_calls import CURRENT, REFUSE, FlowElsewhere, OpenCall, OpenCalls
 from snodo.gateway.passing import Passing, halves
 from snodo.gateway.relay import Relay
+from snodo.gateway.shaping import NOTHING_COMPLETED, Shape
 from snodo.revisions.authoring.protocol import (
     META_CLIENT_CAPABILITIES,
     META_LOG_LEVEL,
@@ -100,29 +108,26 @@ class Proxy:
         answer_timeout: float = 300.0,
         relay: str | None = None,
         calls_per_client: int = 16,
+        backend_sessions: int = 32,
+        backend_idle: float = 300.0,
+        shape: Shape | None = None,
     ) -> None:
-        self.client = connect(
-            elicitation=self.asker("elicitation/create"),
-            url_elicitation=self.asker("elicitation/create"),
-            sampling=self.asker("sampling/createMessage"),
-            sampling_tools=True,
-            sampling_context=True,
-            roots=self.asker("roots/list"),
-            tasks=False,
-            cache=False,
-        )
+        self.shape = shape
+        """What is taken of the backend, and how it is offered (``snodo.gateway.shaping``)."""
+        self.connect = connect
+        self.open_calls = OpenCalls(answer_timeout, per_client=calls_per_client)
+        self.main = BackendSession(ANONYMOUS, False, time.monotonic)
+        self.client = self._client_of(self.main)
         self.connection = self.client.connection
         """The client's way to the backend, which each forwarded request takes."""
+        if isinstance(self.connection.transport, StdioTransport):
+            self.main.turn = asyncio.Lock()  # one question stream for every call
         self.process = secrets.token_urlsafe(9)
         """Names this process in the state of a legacy backend's open calls."""
-        self.open_calls = OpenCalls(answer_timeout, per_client=calls_per_client)
-        # Each open call's question is one request the legacy backend's session has
-        # pending at the client: as many as the calls the proxy may hold.
-        limits = self.client.connection.limits
-        if limits.max_pending_server_requests < self.open_calls.limit:
-            self.client.connection.limits = replace(
-                limits, max_pending_server_requests=self.open_calls.limit
-            )
+        self.session_bounds = (backend_sessions, backend_idle)
+        self.sessions: BackendSessions | None = None
+        """A legacy backend's session for each front client (``start`` makes them)."""
+        self._sweeping: asyncio.Task[None] | None = None
         self.advertised: dict[str, Any] = {}
         self.relay_url = relay
         """Redis, for retries of a legacy backend's rounds that reach another worker."""
@@ -143,12 +148,38 @@ class Proxy:
 
     # -- the client's handlers: a legacy backend's questions -------------------------
 
-    def asker(self, method: str) -> Any:
+    def _client_of(self, session: BackendSession) -> Client:
+        """A client of the backend whose questions are ``session``'s calls'."""
+        client = self.connect(
+            elicitation=self.asker("elicitation/create", session),
+            url_elicitation=self.asker("elicitation/create", session),
+            sampling=self.asker("sampling/createMessage", session),
+            sampling_tools=True,
+            sampling_context=True,
+            roots=self.asker("roots/list", session),
+            tasks=False,
+            cache=False,
+        )
+        # Each open call's question is one request the legacy backend's session has
+        # pending at the client: as many as the calls the proxy may hold.
+        limits = client.connection.limits
+        if limits.max_pending_server_requests < self.open_calls.limit:
+            client.connection.limits = replace(
+                limits, max_pending_server_requests=self.open_calls.limit
+            )
+        return client
+
+    def asker(self, method: str, session: BackendSession | None = None) -> Any:
         """The client's handler for ``method`` asked by a legacy backend: the question
-        goes to the open call it belongs to, which waits for the front's answer."""
+        goes to the open call it belongs to, which waits for the front's answer. Over
+        stdio that is the call whose turn it is."""
 
         async def ask(params: dict[str, Any]) -> Any:
-            opened = self.open_calls.of_question()
+            opened: OpenCall | None
+            if session is not None and session.turn is not None:
+                opened = session.holder
+            else:
+                opened = self.open_calls.of_question()
             if opened is None or opened is REFUSE:
                 log.warning("%s from the backend with no call to ask it in: refused", method)
                 raise RuntimeError("the proxy cannot tell which call this question is for")
@@ -165,7 +196,24 @@ class Proxy:
     async def forward(
         self, ctx: Context, params: Mapping[str, Any]
     ) -> dict[str, Any] | InputRequired:
-        """The backend's answer to the front's request, or its questions as ours."""
+        """The backend's answer to the front's request, or its questions as ours; with a
+        ``shape``, the request and a list's answer as it says."""
+        shape = self.shape
+        if shape is None:
+            return await self._forward(ctx, params)
+        sent = await shape.request(ctx, params)
+        if sent is None:
+            return dict(NOTHING_COMPLETED)
+        outcome = await self._forward(ctx, sent)
+        return (
+            outcome
+            if isinstance(outcome, InputRequired)
+            else shape.result(ctx.request_method, outcome)
+        )
+
+    async def _forward(
+        self, ctx: Context, params: Mapping[str, Any]
+    ) -> dict[str, Any] | InputRequired:
         method = ctx.request_method
         if "inputResponses" in params or "requestState" in params:
             sent = {key: value for key, value in params.items() if key not in _RETRY_KEYS}
@@ -181,7 +229,7 @@ class Proxy:
                 sent["requestState"] = data["backend"]
         token = CURRENT.set(REFUSE)  # a question now belongs to no call of a front's
         try:
-            result = await self._send(method, sent, [ctx], self._passes(ctx))
+            result = await self._send(method, sent, [ctx], passing=self._passes(ctx))
         finally:
             CURRENT.reset(token)
         if result.get("resultType") == "input_required":
@@ -198,6 +246,7 @@ class Proxy:
         server = self.server
         return (
             self.label is None
+            and self.shape is None
             and server is not None
             and not server.middlewares
             and ctx.revision is not None
@@ -214,9 +263,9 @@ class Proxy:
             opened.front[:] = [ctx]  # its notifications now go to this round's stream
             opened.answer(ctx.input_responses)
         else:
-            front = [ctx]
+            front, owner = [ctx], front_client(ctx)
             opened = self.open_calls.start(
-                lambda: self._send(ctx.request_method, sent, front), front_client(ctx)
+                lambda: self._in_session(owner, ctx.request_method, sent, front), owner
             )
             opened.front = front
         try:
@@ -235,6 +284,18 @@ class Proxy:
             return outcome
         assert result is not None
         return _as_ours(result)
+
+    async def _in_session(
+        self, owner: str, method: str, sent: dict[str, Any], front: list[Context]
+    ) -> dict[str, Any]:
+        """An open call's request: in its front client's own session of a legacy HTTP
+        backend; to a stdio one, in its turn."""
+        if self.sessions is None:
+            async with self.main.turn_of(CURRENT.get()):
+                return await self._send(method, sent, front)
+        async with self.sessions.using(owner) as session:
+            assert session.client is not None
+            return await self._send(method, sent, front, session.client.connection)
 
     async def _elsewhere(
         self, ctx: Context, data: Mapping[str, Any]
@@ -275,6 +336,7 @@ class Proxy:
         method: str,
         params: dict[str, Any],
         front: list[Context] | None = None,
+        connection: Connection | None = None,
         passing: bool = False,
     ) -> dict[str, Any]:
         """``method`` at the backend, as the front's request (``front[0]``) asked it:
@@ -283,10 +345,11 @@ class Proxy:
         its client's capabilities, so the backend asks only what the front client can
         answer. The backend's progress and log notifications go to the front's stream
         (``_heard``). ``passing``: a complete result's large members may come as their
-        bytes, passed on as they are (``_passes``)."""
+        bytes, passed on as they are (``_passes``). ``connection``: a front client's
+        own session (``_in_session``), else the proxy's."""
         notify = None
         number = next(self._sends)
-        connection = self.connection
+        connection = connection or self.connection
         modern = connection.era == "modern"
         wants_logs = not modern
         if front:
@@ -335,7 +398,7 @@ class Proxy:
             cursor = result.get("nextCursor")
             if not isinstance(cursor, str) or not cursor:
                 break
-        return items
+        return items if self.shape is None else self.shape.listed(method, items)
 
     # -- lifespan -----------------------------------------------------------------------
 
@@ -350,6 +413,13 @@ class Proxy:
             await self.relay.start()
         found = await self._send("server/discover", {})
         self.advertised = dict(found.get("capabilities") or {})
+        stdio = self.main.turn is not None  # one process: its calls take turns instead
+        if self.connection.era == "legacy" and self.connection.session_transport and not stdio:
+            limit, idle = self.session_bounds
+            self.sessions = BackendSessions(
+                self._client_of, self.main, limit=limit, idle_timeout=idle
+            )
+            self._sweeping = asyncio.create_task(self.sessions.sweeping())
         wanted: dict[str, Any] = {
             f"{kind}ListChanged": True
             for kind in ("tools", "prompts", "resources")
@@ -417,7 +487,7 @@ class Proxy:
             self.server.notify_list_changed(_LIST_CHANGED[method])  # type: ignore[arg-type]
         elif method == "notifications/resources/updated":
             uri = (note.get("params") or {}).get("uri")
-            if isinstance(uri, str):
+            if isinstance(uri, str) and (self.shape is None or self.shape.takes(uri)):
                 if self.served_uri is not None:  # as a mounting server serves it
                     uri = self.served_uri(uri)
                 self.server.notify_resource_updated(uri)
@@ -429,6 +499,12 @@ class Proxy:
             with contextlib.suppress(BaseException):
                 await self._listening
         await self.open_calls.close()
+        if self._sweeping is not None:
+            self._sweeping.cancel()
+            with contextlib.suppress(BaseException):
+                await self._sweeping
+        if self.sessions is not None:
+            await self.sessions.close()
         if self.relay is not None:
             await self.relay.stop()
         await self.client.close()
@@ -469,6 +545,9 @@ def proxy(
     answer_timeout: float = 300.0,
     relay: str | None = None,
     calls_per_client: int = 16,
+    backend_sessions: int = 32,
+    backend_idle: float = 300.0,
+    shape: Shape | None = None,
     passing: Iterable[Passing] = (),
     **server_options: Any,
 ) -> Server:
@@ -481,16 +560,27 @@ def proxy(
     ``relay`` (a Redis URL) lets a retry that reaches another worker be answered by the
     one holding the backend call (``snodo.gateway.relay``); ``calls_per_client`` is how
     many of a legacy backend's calls waiting for answers one front client may hold
-    (``snodo.gateway.open_calls``). ``passing``: the gateway halves of the extensions
-    the backend may declare that the proxy passes on (``snodo.gateway.passing``; none
-    by default). ``server_options`` are ``Server``'s (limits, state keys, auth, ...).
+    (``snodo.gateway.open_calls``). A legacy backend is sent each front client's
+    calls that may ask in a session of its own (over HTTP; a stdio backend takes them
+    one at a time): at most ``backend_sessions`` at once, each closed after
+    ``backend_idle`` seconds unused (``snodo.gateway.backend_sessions``). ``shape``
+    filters, renames and reshapes what is taken of the backend (``snodo.gateway.shaping``).
+    ``passing``: the gateway halves of the extensions the backend may declare that the
+    proxy passes on (``snodo.gateway.passing``; none by default). ``server_options`` are
+    ``Server``'s (limits, state keys, auth, middleware, ...).
     """
     chosen = halves(passing)
 
     @asynccontextmanager
     async def lifespan(server: Server) -> AsyncIterator[Proxy]:
         backend = Proxy(
-            connect, answer_timeout=answer_timeout, relay=relay, calls_per_client=calls_per_client
+            connect,
+            answer_timeout=answer_timeout,
+            relay=relay,
+            calls_per_client=calls_per_client,
+            backend_sessions=backend_sessions,
+            backend_idle=backend_idle,
+            shape=shape,
         )
         await backend.start(server)
         server.offering.serve_backend(backend)

@@ -32,6 +32,7 @@ from snodo.gateway.forwarding import Connect, Proxy
 from snodo.gateway.front import GATEWAYS
 from snodo.gateway.mounting import composite_of
 from snodo.gateway.passing import Passing, halves
+from snodo.gateway.shaping import Shape
 from snodo.revisions.authoring import (
     CallToolResult,
     GetPromptResult,
@@ -112,12 +113,22 @@ def serve_group(
     answer_timeout: float = 300.0,
     relay: str | None = None,
     calls_per_client: int = 16,
+    backend_sessions: int = 32,
+    backend_idle: float = 300.0,
     passing: Iterable[Passing] = (),
     **server_options: Any,
 ) -> Server:
-    """One server serving every server of the configuration, each under its prefix;
-    ``answer_timeout``, ``relay``, ``calls_per_client`` and ``passing`` are
-    ``proxy``'s, for each member."""
+    """One server serving every server of the configuration, each under its prefix (an
+    entry's ``"shape"`` object, ``Shape.from_json``, says what is taken of it);
+    ``answer_timeout``, ``relay``, ``calls_per_client``, ``backend_sessions``,
+    ``backend_idle`` and ``passing`` are ``proxy``'s, for each member."""
+    entries = _read(config)
+    prefixes = safe_prefixes(list(entries))
+    shapes = {
+        prefixes[key]: Shape.from_json(entry["shape"])
+        for key, entry in entries.items()
+        if isinstance(entry, Mapping) and entry.get("shape") is not None
+    }
     server = Server(
         server_options.pop("name", "snodo-gateway"),
         server_options.pop("version", "1.0.0"),
@@ -125,9 +136,15 @@ def serve_group(
     )
     composite: Composite = composite_of(server)
     composite.passing = halves(passing, composite.passing)
-    for prefix, connect in servers(config).items():
+    for prefix, connect in servers({"mcpServers": entries}).items():
         member = Proxy(
-            connect, answer_timeout=answer_timeout, relay=relay, calls_per_client=calls_per_client
+            connect,
+            answer_timeout=answer_timeout,
+            relay=relay,
+            calls_per_client=calls_per_client,
+            backend_sessions=backend_sessions,
+            backend_idle=backend_idle,
+            shape=shapes.get(prefix),
         )
         composite.add(prefix, member, {})
     GATEWAYS.add(server)

@@ -23,6 +23,7 @@ from snodo.client.transports import MemoryTransport
 from snodo.gateway.composite import Composite, Kind
 from snodo.gateway.forwarding import PROXIES, Connect, Proxy
 from snodo.gateway.passing import Passing, halves
+from snodo.gateway.shaping import Shape
 from snodo.server import Server
 
 __all__ = ["composite_of", "mount"]
@@ -70,13 +71,16 @@ def mount(
     other: Server | Connect,
     *,
     prefix: str,
+    shape: Shape | None = None,
     passing: Iterable[Passing] = (),
     **client_options: Any,
 ) -> None:
-    """Serve ``other`` inside ``server`` under ``prefix``; ``client_options`` go to the
-    client that reaches it (``Client`` options: limits, deadline, era, ...). ``passing``:
-    gateway halves (``snodo.gateway.passing``) of extensions the mounted servers may
-    declare that ``server`` passes on, beside those of earlier mounts."""
+    """Serve ``other`` inside ``server`` under ``prefix``; ``shape`` filters, renames and
+    reshapes what is taken of it (``snodo.gateway.shaping``, before the prefix);
+    ``client_options`` go to the client that reaches it (``Client`` options: limits,
+    deadline, era, ...). ``passing``: gateway halves (``snodo.gateway.passing``) of
+    extensions the mounted servers may declare that ``server`` passes on, beside those
+    of earlier mounts."""
     if other is server:
         raise ValueError("a server cannot be mounted inside itself")
     composite = composite_of(server)
@@ -96,9 +100,11 @@ def mount(
             "resources": [composite.served_uri(prefix, offered, u) for u in registry.resources],
             "resourceTemplates": [t.definition["uriTemplate"] for t in registry.templates],
         }
-        composite.add(prefix, Proxy(connect), names)
+        if shape is not None:
+            names = {kind: shape.names(kind, found) for kind, found in names.items()}
+        composite.add(prefix, Proxy(connect, shape=shape), names)
     else:
-        composite.add(prefix, Proxy(other), names)
+        composite.add(prefix, Proxy(other, shape=shape), names)
 
 
 async def _names(composite: Composite, prefix: str, member: Proxy) -> dict[Kind, list[str]]:

@@ -39,6 +39,7 @@ from snodo.legacy.wire import LEGACY, check_params, check_request, check_result,
 from snodo.revisions import AUTHORING, REVISIONS, Revision
 from snodo.revisions.authoring.protocol import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
 from snodo.server import Server
+from snodo.server.callers import LEGACY_SESSION
 from snodo.server.revised import LISTS, shaped_items
 
 __all__ = ["bridged", "forward"]
@@ -199,6 +200,23 @@ async def forward(
 ) -> dict[str, Any]:
     """Answer one forwarded legacy request: a legacy-shaped JSON-RPC response."""
     check_params(request.method, request.params)
+    # Whose the request is, for what the server keeps per caller (snodo.server.callers).
+    named = LEGACY_SESSION.set(session.id)
+    try:
+        return await _rounds(server, session, request, principal, transport, emit, scopes)
+    finally:
+        LEGACY_SESSION.reset(named)
+
+
+async def _rounds(
+    server: Server,
+    session: LegacySession,
+    request: jsonrpc.Request,
+    principal: str | None,
+    transport: str,
+    emit: Emit,
+    scopes: frozenset[str] | None,
+) -> dict[str, Any]:
     revision = bridged(server)
     params = _modern_params(session, request.params, revision)
     retry: dict[str, Any] = {}

@@ -314,7 +314,8 @@ class LegacyHttp:
         owner: str,
     ) -> None:
         self._sweep()
-        if not self.owners.make_room(owner, self.sessions, self._end):
+        # With a shared store the owner's sessions are counted there (``shared.create``).
+        if self.shared is None and not self.owners.make_room(owner, self.sessions, self._end):
             await plain(send, 503, b"too many sessions of this client", ((b"retry-after", b"5"),))
             return
         if self.shared is None and len(self.sessions) >= self.limits.max_sessions:
@@ -330,7 +331,7 @@ class LegacyHttp:
             return
         if self.shared is not None:
             try:
-                kept = await self.shared.create(session)
+                kept = await self.shared.create(session, owner)
             except StoreUnavailable as exc:
                 session.close()
                 await unavailable(send, str(exc))
@@ -340,7 +341,8 @@ class LegacyHttp:
                 await plain(send, 503, b"too many sessions", ((b"retry-after", b"5"),))
                 return
         self.sessions[session.id] = Entry(session, self.clock(), owner=owner)
-        self.owners.add(owner, session.id)
+        if self.shared is None:
+            self.owners.add(owner, session.id)
         extra = ((SESSION_HEADER.encode(), session.id.encode()),)
         await json_reply(send, 200, response, extra)
 

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from snodo.core import jsonrpc
-from snodo.core.errors import InvalidRequest
+from snodo.core.errors import InvalidRequest, retry_after
 from snodo.legacy.events import EventLog
 from snodo.legacy.methods import LegacyKernel
 from snodo.legacy.replies import (
@@ -152,7 +152,9 @@ class Post:
                 await self._logged(self.seq + 1, None)
             await self.send({"type": "http.response.body", "body": b"", "more_body": False})
         elif response is not None:
-            await json_reply(self.send, 200, response)
+            wait = retry_after(response) if "error" in response else None
+            extra = () if wait is None else ((b"retry-after", b"%d" % wait),)
+            await json_reply(self.send, 200, response, extra)
         else:
             await empty(self.send, 202)
 

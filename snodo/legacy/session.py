@@ -57,6 +57,8 @@ class LegacySession:
         sends the client begin with (``ORIGIN.N``), so any worker can route an answer."""
         self.limits = limits
         self.principal = principal
+        self.owner = ""
+        """Who opened it, with a shared store (``snodo.legacy.owners.owner_of``)."""
         self.version: str | None = None
         self.client_capabilities: Mapping[str, Any] = {}
         self.client_info: Mapping[str, Any] | None = None
@@ -112,6 +114,7 @@ class LegacySession:
         this worker sees of the session, and again on every later one."""
         self.start(record.version, record.capabilities, record.client_info, bus, observer)
         self.log_level = record.log_level
+        self.owner = record.owner
         assert self.subscription is not None
         self.subscription.honoured["resourceSubscriptions"] = list(record.subscriptions)
 
@@ -127,6 +130,7 @@ class LegacySession:
             None if self.client_info is None else dict(self.client_info),
             self.log_level,
             list(uris),
+            self.owner,
         )
 
     def _unsolicited(self, note: dict[str, Any]) -> None:

@@ -102,9 +102,19 @@ class SharedSessions:
         entry.last_seen = self.table.clock()
         return entry
 
-    async def create(self, session: LegacySession) -> bool:
-        """Keep a new session's record; False when ``max_sessions`` are live."""
-        return await self.store.create(session.record(), self.ttl, self.table.limits.max_sessions)
+    async def create(self, session: LegacySession, owner: str) -> bool:
+        """Keep a new session's record; False when ``max_sessions`` are live. At the
+        owner's cap (counted in the store, across workers) its least recently used
+        session ends, here and wherever it is held."""
+        session.owner = owner
+        limits = self.table.limits
+        created = await self.store.create(
+            session.record(), self.ttl, limits.max_sessions, limits.max_sessions_per_principal
+        )
+        if created.ended is not None:
+            self.table._end(created.ended)
+            self.relay.announce(created.ended, "ended")
+        return created.kept
 
     async def delete(self, session_id: str) -> None:
         await self.store.delete(session_id)

@@ -12,9 +12,13 @@ that holds it; ``snodo.legacy.relay`` carries what must reach it.
 so none is made) or ``redis[s]://HOST:PORT/DB`` (``RedisSessionStore``, the
 ``snodo[redis]`` extra). A record expires ``idle_timeout`` after its last use; the
 number of live sessions (``max_sessions``) is counted across all workers, in a sorted
-set of ids by expiry, so an initialize beyond it gets 503 wherever it lands. A store
-that cannot be reached raises ``StoreUnavailable``, which the transport answers with
-503 and a JSON-RPC error at once: a request never hangs on it.
+set of ids by expiry, so an initialize beyond it gets 503 wherever it lands. Each
+owner's sessions (``max_sessions_per_principal``) are counted there too, in a set of
+ids per owner: at its cap a new session ends the owner's least recently used one, for
+every worker. Both counts are checked and the record written in one script, so
+workers initializing at once cannot pass a bound together. A store that cannot be
+reached raises ``StoreUnavailable``, which the transport answers with 503 and a
+JSON-RPC error at once: a request never hangs on it.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from typing import Any, Final, Protocol
 from snodo.stores.redis import RedisClients, RedisError, standard_errors
 
 __all__ = [
+    "Created",
     "RedisSessionStore",
     "SessionRecord",
     "SessionStore",
@@ -37,6 +42,65 @@ __all__ = [
 ]
 
 DEFAULT_PREFIX: Final = "snodo:legacy"
+
+_CREATE: Final = """
+local live, owned, key = KEYS[1], KEYS[2], KEYS[3]
+local now, expiry, ttl = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
+local most, cap = tonumber(ARGV[4]), tonumber(ARGV[5])
+local id, record, records = ARGV[6], ARGV[7], ARGV[8]
+redis.call('ZREMRANGEBYSCORE', live, '-inf', now)
+local count, oldest, oldest_use = 0, nil, nil
+local others = {}
+if cap > 0 then others = redis.call('SMEMBERS', owned) end
+for _, other in ipairs(others) do
+  local use = redis.call('ZSCORE', live, other)
+  if use then
+    count = count + 1
+    use = tonumber(use)
+    if oldest_use == nil or use < oldest_use then oldest, oldest_use = other, use end
+  else
+    redis.call('SREM', owned, other)
+  end
+end
+local ending = cap > 0 and count >= cap
+local taken = redis.call('ZCARD', live)
+if ending then taken = taken - 1 end
+if taken >= most then return {0, ''} end
+local ended = ''
+if ending then
+  redis.call('SREM', owned, oldest)
+  redis.call('ZREM', live, oldest)
+  redis.call('DEL', records .. oldest)
+  ended = oldest
+end
+redis.call('SET', key, record, 'PX', ttl)
+redis.call('ZADD', live, expiry, id)
+if cap > 0 then
+  redis.call('SADD', owned, id)
+  redis.call('PEXPIRE', owned, ttl)
+end
+return {1, ended}
+"""
+"""A new session, within the live count and its owner's (at the cap, the owner's least
+recently used session ends): 1 and the id it ended ('' none), or 0 when all are taken."""
+
+_LOAD: Final = """
+local key, live = KEYS[1], KEYS[2]
+local ttl, expiry, id, owners = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
+local raw = redis.call('GET', key)
+if not raw then
+  redis.call('ZREM', live, id)
+  return false
+end
+redis.call('PEXPIRE', key, ttl)
+redis.call('ZADD', live, expiry, id)
+local ok, body = pcall(cjson.decode, raw)
+if ok and type(body) == 'table' and type(body.owner) == 'string' and body.owner ~= '' then
+  redis.call('PEXPIRE', owners .. body.owner, ttl)
+end
+return raw
+"""
+"""The record, its expiry, its place in the live count and its owner's set renewed."""
 
 
 class StoreUnavailable(Exception):
@@ -54,6 +118,8 @@ class SessionRecord:
     client_info: dict[str, Any] | None
     log_level: str | None
     subscriptions: list[str] = field(default_factory=list)
+    owner: str = ""
+    """Who opened it (``snodo.legacy.owners.owner_of``), whose sessions are counted."""
 
     def encode(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"))
@@ -70,11 +136,27 @@ class SessionRecord:
             raise ValueError(f"not a session record: {exc}") from None
 
 
+@dataclass(frozen=True, slots=True)
+class Created:
+    """What ``create`` did: whether the record is kept, and the id of the owner's
+    session it ended to make room (None: none). True when kept."""
+
+    kept: bool
+    ended: str | None = None
+
+    def __bool__(self) -> bool:
+        return self.kept
+
+
 class SessionStore(Protocol):
     """The records of the legacy sessions every worker shares."""
 
-    async def create(self, record: SessionRecord, ttl: float, max_sessions: int) -> bool:
-        """Keep a new record for ``ttl`` seconds; False when ``max_sessions`` live already."""
+    async def create(
+        self, record: SessionRecord, ttl: float, max_sessions: int, per_owner: int = 0
+    ) -> Created:
+        """Keep a new record for ``ttl`` seconds, unless ``max_sessions`` live already;
+        with ``per_owner``, at that many live sessions of ``record.owner`` the least
+        recently used one of them ends."""
         ...
 
     async def load(self, session_id: str, ttl: float) -> SessionRecord | None:
@@ -92,8 +174,9 @@ class SessionStore(Protocol):
 
 class RedisSessionStore:
     """Session records in Redis: one key per record (``PREFIX:s:ID``, expiring with the
-    session) and a sorted set of live ids by expiry (``PREFIX:live``) that counts them.
-    ``timeout`` bounds every call; past it, ``StoreUnavailable``."""
+    session) and a sorted set of live ids by expiry (``PREFIX:live``) that counts them;
+    a set of each owner's ids (``PREFIX:o:OWNER``, expiring with its last used session)
+    that counts theirs. ``timeout`` bounds every call; past it, ``StoreUnavailable``."""
 
     def __init__(
         self,
@@ -117,6 +200,9 @@ class RedisSessionStore:
     def _key(self, session_id: str) -> str:
         return f"{self.prefix}:s:{session_id}"
 
+    def _owned(self, owner: str) -> str:
+        return f"{self.prefix}:o:{owner}"
+
     async def _run(self, commands: Callable[[Any], None], atomic: bool = True) -> list[Any]:
         """One pipeline of ``commands`` (in MULTI/EXEC when ``atomic``), within ``timeout``."""
         try:
@@ -129,34 +215,27 @@ class RedisSessionStore:
         except (TimeoutError, OSError, RedisError) as exc:
             raise StoreUnavailable(f"the legacy session store did not answer: {exc!r}") from None
 
-    async def create(self, record: SessionRecord, ttl: float, max_sessions: int) -> bool:
+    async def create(
+        self, record: SessionRecord, ttl: float, max_sessions: int, per_owner: int = 0
+    ) -> Created:
         now = self.clock()
-        live = f"{self.prefix}:live"
-        _, count = await self._run(
-            lambda pipe: pipe.zremrangebyscore(live, "-inf", now).zcard(live)
+        keys = (f"{self.prefix}:live", self._owned(record.owner), self._key(record.id))
+        values = (now, now + ttl, int(ttl * 1000), max_sessions, per_owner, record.id)
+        arguments = (*values, record.encode(), self._key(""))
+        [(kept, ended)] = await self._run(
+            lambda pipe: pipe.eval(_CREATE, len(keys), *keys, *arguments), atomic=False
         )
-        if count >= max_sessions:
-            return False
-        expiry = int(ttl * 1000)
-        await self._run(
-            lambda pipe: pipe.set(self._key(record.id), record.encode(), px=expiry).zadd(
-                live, {record.id: now + ttl}
-            )
-        )
-        return True
+        if isinstance(ended, bytes):
+            ended = ended.decode()
+        return Created(bool(kept), ended or None)
 
     async def load(self, session_id: str, ttl: float) -> SessionRecord | None:
-        key, live = self._key(session_id), f"{self.prefix}:live"
-        raw, renewed, _ = await self._run(
-            lambda pipe: (
-                pipe.get(key)
-                .pexpire(key, int(ttl * 1000))
-                .zadd(live, {session_id: self.clock() + ttl}, xx=True)
-            ),
-            atomic=False,  # three independent renewals: no transaction needed
+        keys = (self._key(session_id), f"{self.prefix}:live")
+        arguments = (int(ttl * 1000), self.clock() + ttl, session_id, self._owned(""))
+        [raw] = await self._run(
+            lambda pipe: pipe.eval(_LOAD, len(keys), *keys, *arguments), atomic=False
         )
-        if raw is None or not renewed:
-            await self._run(lambda pipe: pipe.zrem(live, session_id))  # not live: uncounted
+        if raw is None:
             return None
         try:
             return SessionRecord.decode(raw)

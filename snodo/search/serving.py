@@ -36,7 +36,7 @@ from snodo.core.types import Outcome
 from snodo.search.disclosure import disclosure_extension
 from snodo.search.engine import Engine, Index, Lexical
 from snodo.search.text import stemmer
-from snodo.server.methods import ServerOffering, forwarded, visible_definitions
+from snodo.server.methods import ServerOffering, forwarded, view_of, visible_definitions
 from snodo.server.pagination import page
 
 if TYPE_CHECKING:
@@ -273,7 +273,8 @@ class ToolSearch:
     async def catalog(self, served: ServerOffering, ctx: Context) -> _Entry:
         """The tools this caller may see (its ``tools/list``, every page), kept."""
         if served.backend is None:
-            definitions, private = visible_definitions(served, ctx, "tools")
+            view = await view_of(served, ctx)
+            definitions, private = visible_definitions(served, ctx, "tools", view)
             key: tuple[Any, ...] = (
                 "own",
                 self.version,

@@ -16,7 +16,9 @@ once), ``routes`` (plain HTTP beside the endpoint, readiness), ``access`` (the v
 access token as a dependency), ``type_schemas`` (JSON Schemas of Python types),
 ``extensions`` (the public extension API: what an extension declares, its methods and
 its hooks), ``subscriptions`` and ``notify_bus`` (listen streams and the bus that feeds
-them across workers), ``pagination``, ``schemas`` (tool schemas compiled once) and
+them across workers), ``callers`` (who a caller is, and ``ctx.user_state``, kept for
+each across requests), ``visibility`` (who sees which item), ``transforms`` (tools under
+a new shape), ``pagination``, ``schemas`` (tool schemas compiled once) and
 ``legacy_limits`` (what a legacy client may make the server keep). It may import the
 core, ``snodo.asking``, ``snodo.stores``, ``snodo.tasks`` and ``snodo.auth``; never the
 legacy era, a transport, the client, an extension or OpenTelemetry.
@@ -39,18 +41,20 @@ from pydantic import BaseModel
 
 from snodo.auth.protected import ProtectedResource
 from snodo.core.caching import NO_CACHE, CacheHint, hints
-from snodo.core.context import Emit
+from snodo.core.context import Context, Emit
 from snodo.core.envelope import check_version
+from snodo.core.errors import MethodNotFound
 from snodo.core.observe import QUIET, Observer
 from snodo.core.request_path import CallNext, Middleware, Reply, answer
 from snodo.core.state.keyring import Keyring, server_keyring
 from snodo.core.state.replay import ReplayGuard
 from snodo.core.state.token import DEFAULT_TTL
-from snodo.core.types import OpenStream
+from snodo.core.types import OpenStream, Outcome
 from snodo.revisions import REVISIONS, Revisions
 from snodo.server.access import Token
 from snodo.server.answer_checks import AnswerChecks, checking
 from snodo.server.backend import Backend
+from snodo.server.callers import CallerSpaces, UserStore
 from snodo.server.decorators import Decorators
 from snodo.server.extensions import Extension, ExtensionMethod, tasks_extension
 from snodo.server.invoke import can_ask
@@ -67,7 +71,10 @@ from snodo.server.settings import read as read_settings
 from snodo.server.shared_stores import redis_url, shared_stores
 from snodo.server.subscriptions import MAX_OPEN_STREAMS, Subscriptions
 from snodo.server.threads import DEFAULT_THREAD_LIMIT, Threads
+from snodo.server.tools import Tool
+from snodo.server.transforms import ToolShape, prompt_tool, resource_tool, transformed
 from snodo.server.versions import offered_revisions
+from snodo.server.visibility import Item, Rule
 from snodo.tasks.engine import Tasks
 
 __all__ = [
@@ -85,6 +92,7 @@ __all__ = [
     "Server",
     "Token",
     "ToolSearchOption",
+    "UserStore",
     "notification_bus",
 ]
 
@@ -116,8 +124,11 @@ class Server(Decorators):
 
     Sealed request state needs a ``keyring`` (``snodo.core.state.keyring.Keyring``), or the
     ``state_secret``/``state_keys`` conveniences with ``state_ttl``, ``state_encrypted``
-    and ``state_guard`` (True: an in-process ``MemoryGuard``), which build one; they
-    are checked here, so a bad key fails at start-up. Without them the secret comes from
+    and ``state_guard``, which build one; they are checked here, so a bad key fails at
+    start-up. Request state is one-time by default: ``state_guard`` True (the default)
+    is an in-process ``MemoryGuard``, a ``SQLiteGuard`` or ``RedisGuard`` is shared by
+    several processes, and False opts out (a replayed final retry then runs its
+    handler again). Without them the secret comes from
     ``SNODO_STATE_SECRET``, else the server makes a key for this process alone
     (``state_per_process``): a flow's retry must then come back to this process.
     ``clock`` is the time source for state and guards. The server holds no per-client
@@ -150,9 +161,15 @@ class Server(Decorators):
     to the revisions that define them; one no served revision defines is refused here
     (``snodo.server.revised``, as ``fields=`` on the decorators).
     ``tool_search`` (``snodo.search.ToolSearch``) ``tools/list`` shows a tool that
-    searches the others instead of them all. ``redis`` (else ``SNODO_REDIS``) is the
-    one Redis URL that every store left at its default then shares, for several workers
-    (``snodo.server.shared_stores``): the replay guard, legacy sessions, the
+    searches the others instead of them all. ``middleware`` runs around every handler,
+    the first outermost (``snodo.middleware`` has rate limits, a response cache, timing,
+    request logs, retries, result limits and error handling), as ``@server.middleware``
+    adds them. ``user_store`` is where ``ctx.user_state`` is kept for each caller
+    (``snodo.server.callers.UserStore``, or a store's URL: ``redis://...`` for every
+    worker; the ``redis`` URL when it is given; else this process's memory). ``redis``
+    (else ``SNODO_REDIS``) is the one Redis URL that every store left at its default
+    then shares, for several workers (``snodo.server.shared_stores``): the replay guard,
+    ``ctx.user_state`` and each caller's visibility, legacy sessions, the
     notification bus, the tasks' store, the OAuth proxy's.
     ``settings`` is a model of what its user configures, read from the environment by
     ``read_settings`` (``snodo.server.settings``); ``card_name`` (``NAMESPACE/NAME``)
@@ -181,7 +198,7 @@ class Server(Decorators):
         state_secret: bytes | None = None,
         state_keys: Sequence[tuple[str, bytes]] | None = None,
         state_ttl: float = DEFAULT_TTL,
-        state_guard: ReplayGuard | bool = False,
+        state_guard: ReplayGuard | bool = True,
         state_encrypted: bool = False,
         keyring: Keyring | None = None,
         max_listen_streams: int = MAX_OPEN_STREAMS,
@@ -200,6 +217,8 @@ class Server(Decorators):
         check_answers: bool | None = None,
         capabilities: Mapping[str, Any] | None = None,
         tool_search: ToolSearchOption | None = None,
+        middleware: Sequence[Middleware] = (),
+        user_store: UserStore | str | None = None,
         settings: type[BaseModel] | None = None,
         card_name: str | None = None,
         repository: str | None = None,
@@ -254,6 +273,11 @@ class Server(Decorators):
         default (snodo.legacy); ``"stateless"``: no legacy sessions; None makes the
         server modern-only."""
         self.middlewares: list[Middleware] = []
+        users = (
+            user_store
+            if isinstance(user_store, UserStore)
+            else UserStore(user_store or self.redis or "memory:")  # one Redis setting too
+        )
         # Listen streams here; ``notifications`` (snodo.server.notify_bus) reaches other workers'.
         self.subscriptions = Subscriptions(max_listen_streams, notifications or LocalBus())
         self._serving = False
@@ -264,6 +288,10 @@ class Server(Decorators):
         run on the event loop)."""
         self.registry = Registry(self.subscriptions.list_changed, self.threads)
         """What is registered: tools, resources, templates, prompts, completions."""
+        self.registry.visibility.changed = self.subscriptions.list_changed
+        self.caller_space = CallerSpaces(users, self.registry.visibility)
+        """What each request's context keeps for its caller: ``ctx.user_state`` and its
+        own visibility (``snodo.server.callers``)."""
         self.offering = ServerOffering(
             self.registry,
             self.subscriptions,
@@ -294,6 +322,8 @@ class Server(Decorators):
         self.authorization = authorization
         self.routes: dict[str, Route] = {}
         """Plain HTTP routes the HTTP app answers beside the endpoint (``route``)."""
+        for each in middleware:
+            self.middleware(each)
         if settings is not None:
             declared_settings(settings)  # a type no host can ask for fails here
         self.settings = settings
@@ -369,9 +399,113 @@ class Server(Decorators):
         extension.observe(self._observer)
         return extension
 
+    def transform(
+        self,
+        tool: str,
+        /,
+        *,
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        hide: Mapping[str, Any] | None = None,
+        rename: Mapping[str, str] | None = None,
+        keep: bool = False,
+        tags: Iterable[str] | None = None,
+    ) -> Tool:
+        """Offer the tool ``tool`` under a new shape (``snodo.server.transforms``): as
+        ``name``, with another ``title`` or ``description``, its arguments in ``hide``
+        filled with their values (or computed from the ``Context`` by a function) and
+        those in ``rename`` offered by their new names; ``tags`` its tags (else the
+        original's). The original is offered no more unless ``keep``. Returns the new
+        tool as listed."""
+        original = self.registry.tools.get(tool)
+        if original is None:
+            raise KeyError(f"no tool named {tool!r} to transform")
+        shape = ToolShape(name, title, description, dict(hide or {}), dict(rename or {}))
+        visibility = self.registry.visibility
+        marks = visibility.marks.get(("tools", tool))
+        made = self.registry.add_tool(transformed(original, shape))
+        if marks is not None or tags is not None:
+            chosen = frozenset(tags) if tags is not None else marks.tags if marks else ()
+            visibility.mark(
+                "tools",
+                made.name,
+                {
+                    "tags": chosen,
+                    "enabled": marks is None or marks.enabled,
+                    "visible": None if marks is None else marks.visible,
+                },
+            )
+        if not keep and made.name != tool:
+            self.registry.remove_tool(tool)
+        return made
+
+    def resource_as_tool(
+        self, uri: str | None = None, *, name: str | None = None, description: str | None = None
+    ) -> Tool:
+        """A tool that reads the resource at ``uri`` (a template's variables are its
+        arguments), for hosts that only call tools; with no ``uri``, one tool that reads
+        any resource by its URI and lists them without one. It reads through the server's
+        own ``resources/read``: what a caller may not read, it may not read this way."""
+        found = self.registry.resources.get(uri) if uri is not None else None
+        template = next((t for t in self.registry.templates if t.uri_template == uri), None)
+        made = resource_tool(
+            self._answer, uri, found or template, name=name, description=description
+        )
+        return self.registry.add_tool(made)
+
+    def prompt_as_tool(
+        self, prompt: str | None = None, *, name: str | None = None, description: str | None = None
+    ) -> Tool:
+        """A tool that gets the prompt ``prompt`` (its arguments the tool's), for hosts
+        that only call tools; with no ``prompt``, one tool that gets any prompt by its
+        name and lists them without one. It gets them through the server's own
+        ``prompts/get``."""
+        found = self.registry.prompts.get(prompt) if prompt is not None else None
+        made = prompt_tool(self._answer, prompt, found, name=name, description=description)
+        return self.registry.add_tool(made)
+
+    async def _answer(self, ctx: Context, method: str, params: dict[str, Any]) -> Outcome:
+        """``method`` as this server answers it, for a tool made of its resources or
+        prompts (``snodo.server.transforms.Read``)."""
+        offering = self.offering
+        if not offering.offers(method):
+            raise MethodNotFound(f"This server has no {method.split('/', maxsplit=1)[0]}")
+        outcome: Outcome = await offering.methods[method](offering, ctx, params)
+        return outcome
+
+    def enable(
+        self,
+        *,
+        names: str | Iterable[str] = (),
+        tags: str | Iterable[str] = (),
+        kinds: Iterable[str] | None = None,
+        where: Callable[[Item], bool] | None = None,
+    ) -> None:
+        """Show every caller the items of these ``names`` or ``tags`` (or those ``where``
+        accepts), of these ``kinds`` (``tools``, ``resources``, ``templates``,
+        ``prompts``; all by default), from now on (``snodo.server.visibility``); the
+        listen streams and legacy sessions of every worker hear the lists changed."""
+        self.registry.visibility.server_rule(Rule.of(True, names, tags, kinds, where))
+
+    def disable(
+        self,
+        *,
+        names: str | Iterable[str] = (),
+        tags: str | Iterable[str] = (),
+        kinds: Iterable[str] | None = None,
+        where: Callable[[Item], bool] | None = None,
+    ) -> None:
+        """Hide from every caller what ``enable`` would show: it answers as missing."""
+        self.registry.visibility.server_rule(Rule.of(False, names, tags, kinds, where))
+
     def middleware(self, function: Middleware) -> Middleware:
-        """Add a middleware; the first added is the outermost."""
+        """Add a middleware; the first added is the outermost. One with an ``attach``
+        method (``snodo.middleware``'s that listen for list changes) is attached here."""
         self.middlewares.append(function)
+        attach = getattr(function, "attach", None)
+        if callable(attach):
+            attach(self)
         return function
 
     def notify_resource_updated(self, uri: str) -> int:
@@ -439,13 +573,17 @@ class Server(Decorators):
 
     async def shutdown(self) -> None:
         """Transports call this when serving ends: open listen streams end gracefully,
-        the bus stops, the sync handlers' threads take no more calls, and the lifespans
-        are left in reverse order."""
+        the bus stops, the sync handlers' threads take no more calls, middleware with an
+        ``aclose`` closes, and the lifespans are left in reverse order."""
         self._serving = False
         self.end_listening()
         try:
             await self.subscriptions.bus.stop()
             self.threads.close()
+            for each in self.middlewares:  # a store's connections, made on this loop
+                close = getattr(each, "aclose", None)
+                if callable(close):
+                    await close()
         finally:
             await self.lifespans.leave()
 

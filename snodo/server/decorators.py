@@ -74,6 +74,7 @@ class ResourceDecorators:
         """Register a resource as ``@server.resource(uri, ...)`` does."""
         check(ResourceOptions, options, f"resource {uri!r}")
         resource = make_resource(function, uri, options, threads=self.registry.threads)
+        self.registry.visibility.mark("resources", uri, options)
         resource.definition.update(self._fielded("resources", uri, options, resource))
         return self.registry.add_resource(resource)
 
@@ -104,6 +105,7 @@ class ResourceDecorators:
         """Register a resource template as ``@server.resource_template(...)`` does."""
         check(TemplateOptions, options, f"resource template {uri_template!r}")
         template = make_template(function, uri_template, options, threads=self.registry.threads)
+        self.registry.visibility.mark("templates", uri_template, options)
         template.definition.update(self._fielded("templates", uri_template, options, template))
         return self.registry.add_template(template)
 
@@ -144,6 +146,7 @@ class Decorators(ResourceDecorators):
         the Tool as listed."""
         check(ToolOptions, options, "tool")
         tool = make_tool(function, options, threads=self.registry.threads)
+        self.registry.visibility.mark("tools", tool.name, options)
         tool.definition.update(self._fielded("tools", tool.name, options, tool))
         return self.registry.add_tool(tool)
 
@@ -179,6 +182,7 @@ class Decorators(ResourceDecorators):
         """Register a prompt as ``@server.prompt(...)`` does."""
         check(PromptOptions, options, "prompt")
         prompt = make_prompt(function, options, threads=self.registry.threads)
+        self.registry.visibility.mark("prompts", prompt.name, options)
         prompt.definition.update(self._fielded("prompts", prompt.name, options, prompt))
         return self.registry.add_prompt(prompt)
 

@@ -20,9 +20,11 @@ calls ``ext.install(server)`` once, which declares it, routes its methods and pl
 its hooks. An extension that offers more (tools, resources) overrides ``install`` and
 calls the base one. The hooks, each absent unless the extension sets it:
 
-* ``visibility`` (``Visibility``): which items a caller sees. An item hidden from a
-  caller is left out of its lists and answers every request exactly as an item that
-  does not exist; a list that a rule may change by caller is marked ``private``.
+* ``visibility`` (``VisibilityHook``): which items a caller sees, a rule among the
+  server's own (``snodo.server.visibility``, through ``Visibility.add_hook``). An item
+  hidden from a caller is left out of its lists and answers every request exactly as an
+  item that does not exist; a list that the rule may change by caller is marked
+  ``private``.
 * ``calls`` (``ToolCalls``): around each tool's handler; ``before`` may refuse a call
   (it raises), ``after`` may turn what the handler returned into the call's answer
   (``Answered``), as the tasks extension turns background work into a task.
@@ -54,9 +56,10 @@ from snodo.core.result import ToolError
 from snodo.core.types import Outcome
 from snodo.revisions import REVISIONS
 from snodo.revisions.tasks.protocol import EXTENSION_ID as TASKS_EXTENSION_ID
-from snodo.server.registry import Kind, Registry
+from snodo.server.registry import Registry
 from snodo.server.subscriptions import MAX_RESOURCE_SUBSCRIPTIONS
 from snodo.server.tools import failure, finished
+from snodo.server.visibility import Kind
 from snodo.tasks.engine import Background, Tasks, declares_tasks, required_extension
 from snodo.tasks.methods import TASK_METHODS
 from snodo.tasks.redis import RedisTaskStore
@@ -71,7 +74,7 @@ __all__ = [
     "Listening",
     "TasksExtension",
     "ToolCalls",
-    "Visibility",
+    "VisibilityHook",
     "tasks_extension",
 ]
 
@@ -123,13 +126,14 @@ class ExtensionMethod:
         return value
 
 
-class Visibility(Protocol):
-    """Which items a caller sees (an extension's ``visibility``).
+class VisibilityHook(Protocol):
+    """Which items a caller sees (an extension's ``visibility``), added to the server's
+    ``Visibility`` as a hook of its own.
 
     Listing, ``tools/call``, ``prompts/get``, ``resources/read`` and
-    ``completion/complete`` ask it of every item they would show or use: an item not
-    ``visible`` is left out of the caller's lists and answers as one that does not
-    exist, so what a caller cannot see it cannot find by asking for it either.
+    ``completion/complete`` ask it of every item they would show or use: an item it
+    ``hides`` is left out of the caller's lists and answers as one that does not exist,
+    so what a caller cannot see it cannot find by asking for it either.
     """
 
     def caller_dependent(self, kind: Kind) -> bool:
@@ -137,9 +141,10 @@ class Visibility(Protocol):
         others: the lists of ``kind`` are then each caller's own (``private``)."""
         ...
 
-    def visible(self, kind: Kind, item: Any, ctx: Context) -> bool:
-        """Whether the caller of ``ctx`` sees ``item`` (a registered ``Tool``,
-        ``Resource``, ``ResourceTemplate`` or ``Prompt``)."""
+    def hides(self, ctx: Context, kind: Kind, key: str) -> bool:
+        """Whether the item ``key`` of ``kind`` (a tool's or prompt's name, a
+        resource's URI, a template's URI template) is hidden from the caller of
+        ``ctx``."""
         ...
 
 
@@ -180,7 +185,6 @@ class Hooks(Protocol):
     """Where an extension's hooks plug in: the server's ``ServerOffering``, which the
     method handlers read."""
 
-    visibility: tuple[Visibility, ...]
     calls: tuple[ToolCalls, ...]
     listening: tuple[Listening, ...]
     mask_errors: bool
@@ -205,7 +209,7 @@ class Extension:
     """An extension a server offers: its identifier, settings, methods, notifications,
     and the hooks it plugs into the server (``install``)."""
 
-    visibility: Visibility | None = None
+    visibility: VisibilityHook | None = None
     """Which items each caller sees; None: this extension hides nothing."""
     calls: ToolCalls | None = None
     """Around each tool's handler; None: this extension leaves calls alone."""
@@ -237,9 +241,10 @@ class Extension:
         registry.extension_methods.update(self.methods)
         if not self.legacy:
             registry.modern_methods.update(self.methods)
-        offering = server.offering
         if self.visibility is not None:
-            offering.visibility = (*offering.visibility, self.visibility)
+            rule = self.visibility
+            registry.visibility.add_hook(rule.hides, rule.caller_dependent)
+        offering = server.offering
         if self.calls is not None:
             offering.calls = (*offering.calls, self.calls)
         if self.listening is not None:

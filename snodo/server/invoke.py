@@ -44,6 +44,18 @@ PLAIN = frozenset({str, dict, list, int, float, bool, type(None), InputRequired}
 check, the dearest step of a sync call)."""
 
 
+class FailedCall(dict[str, Any]):
+    """A tool's ``isError`` result made from an exception its function raised, with the
+    exception: what a middleware that retries or maps failures reads (``exception``);
+    on the wire it is the plain result."""
+
+    __slots__ = ("exception",)
+
+    def __init__(self, result: dict[str, Any], exception: BaseException) -> None:
+        super().__init__(result)
+        self.exception = exception
+
+
 class TimedOut(Exception):
     """A handler did not finish within its ``timeout``: awaited no longer (an async one
     is cancelled, a thread's result is dropped)."""

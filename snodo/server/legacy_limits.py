@@ -25,7 +25,9 @@ class LegacyLimits:
     max_sessions_per_principal: int = 64
     """Legacy HTTP sessions one principal (unauthenticated: one client address) keeps at
     once; an initialize beyond it ends that principal's longest idle session (503 when
-    none of them is idle), so one client cannot take every place of ``max_sessions``."""
+    none of them is idle), so one client cannot take every place of ``max_sessions``.
+    With a shared ``store`` they are counted there, across workers, and the principal's
+    least recently used session ends, wherever it is held."""
     max_batch: int = 64
     """Messages one JSON-RPC batch may carry (revisions with batches); beyond it, -32600."""
     max_running: int = 1000

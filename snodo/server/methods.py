@@ -15,7 +15,7 @@ import logging
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from inspect import isawaitable
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from snodo.core.context import Context
 from snodo.core.errors import InternalError, InvalidParams, McpError, ResourceNotFound
@@ -23,16 +23,18 @@ from snodo.core.result import InputRequired, ToolError
 from snodo.core.types import ExtensionMethod, MethodHandler, Outcome, Params
 from snodo.revisions import REVISIONS, Revision
 from snodo.server.backend import FEATURES, FORWARDED, Backend
+from snodo.server.callers import caller_of
 from snodo.server.dependencies import DependencyFailed
-from snodo.server.extensions import Answered, Listening, ToolCalls, Visibility
-from snodo.server.invoke import PLAIN, TimedOut
+from snodo.server.extensions import Answered, Listening, ToolCalls
+from snodo.server.invoke import PLAIN, FailedCall, TimedOut
 from snodo.server.pagination import page
 from snodo.server.prompts import prompt_messages
-from snodo.server.registry import Kind, Registry
+from snodo.server.registry import Registry
 from snodo.server.resources import read_contents
 from snodo.server.revised import merged, shaped_items
 from snodo.server.subscriptions import Subscriptions, check_resource_subscriptions
 from snodo.server.tools import failure, finished, plain_bind, tool_result
+from snodo.server.visibility import Kind, View
 
 __all__ = [
     "HANDLERS",
@@ -40,8 +42,8 @@ __all__ = [
     "ServerOffering",
     "capabilities",
     "forwarded",
-    "hidden",
     "offers",
+    "view_of",
     "visible_definitions",
 ]
 
@@ -83,8 +85,6 @@ class ServerOffering:
     mask_errors: bool = False
     """A tool's untyped exception reaches the client as a generic message, the detail
     only in the log (``Server(mask_errors=True)``)."""
-    visibility: tuple[Visibility, ...] = ()
-    """The extensions' rules of which items each caller sees (``snodo.server.extensions``)."""
     calls: tuple[ToolCalls, ...] = ()
     """The extensions' hooks around each tool call."""
     listening: tuple[Listening, ...] = ()
@@ -179,30 +179,49 @@ async def discover(served: ServerOffering, ctx: Context, params: Params) -> Outc
     return result
 
 
-def hidden(served: ServerOffering, ctx: Context, kind: Kind, item: Any) -> bool:
-    """Whether ``item`` is hidden from this caller: its token's scopes do not reach it
-    (``hide_unauthorized``), or an extension's ``Visibility`` keeps it from this caller.
-    A hidden item answers exactly as an item that does not exist, so that what a caller
-    cannot see it cannot find by asking for it either."""
+async def view_of(served: ServerOffering, ctx: Context) -> View | None:
+    """What hides items from this caller (``snodo.server.visibility``: its rules and the
+    extensions' hooks); None: nothing."""
+    visibility = served.registry.visibility
+    if not visibility.active:
+        return None
+    return await visibility.view(ctx, caller_of(ctx))
+
+
+_KEYS: Final = {"tools": "name", "prompts": "name", "resources": "uri", "templates": "uriTemplate"}
+
+
+def is_hidden(served: ServerOffering, ctx: Context, scopes: frozenset[str]) -> bool:
+    """Whether an item needing ``scopes`` is hidden from this caller
+    (``hide_unauthorized``): then it answers exactly as an item that does not exist,
+    so that what a caller cannot see it cannot find by asking for it either."""
     granted = ctx.scopes
-    if served.hide_unauthorized and granted is not None and not item.scopes <= granted:
-        return True
-    return not all(rule.visible(kind, item, ctx) for rule in served.visibility)
+    return served.hide_unauthorized and granted is not None and not scopes <= granted
 
 
-def visible_definitions(served: ServerOffering, ctx: Context, kind: Kind) -> tuple[list[Any], bool]:
-    """The definitions of ``kind`` this caller sees, in registration order, and whether
-    the list is this caller's own (it may differ by caller: never to be shared)."""
-    scoped = served.hide_unauthorized and ctx.scopes is not None
-    rules = served.visibility
-    if not (scoped or rules):
-        return served.registry.definitions(kind), False
-    own = scoped or any(rule.caller_dependent(kind) for rule in rules)
-    return served.registry.definitions(kind, lambda item: not hidden(served, ctx, kind, item)), own
+def visible_definitions(
+    served: ServerOffering,
+    ctx: Context,
+    kind: Kind,
+    view: View | None = None,
+) -> tuple[list[Any], bool]:
+    """The definitions of ``kind`` this caller may see (``view``: what hides items from
+    it), in registration order, and whether the list is this caller's own (it differs
+    by caller: never to be shared)."""
+    filtered = served.hide_unauthorized and ctx.scopes is not None
+    items = served.registry.definitions(kind, ctx.scopes if filtered else None)
+    if view is not None:
+        key = _KEYS[kind]
+        items = [item for item in items if not view.hides(kind, item[key])]
+        filtered = filtered or view.private(kind)
+    return items, filtered
 
 
-def _listing(served: ServerOffering, ctx: Context, params: Params, key: str, kind: Kind) -> Outcome:
-    items, own = visible_definitions(served, ctx, kind)
+async def _listing(
+    served: ServerOffering, ctx: Context, params: Params, key: str, kind: Kind
+) -> Outcome:
+    view = await view_of(served, ctx) if served.registry.visibility.active else None
+    items, filtered = visible_definitions(served, ctx, kind, view)
     revision = ctx.revision
     if revision is not None and (served.registry.revised or not revision.authoring):
         items = shaped_items(items, kind, revision)  # the fields its revision defines
@@ -210,22 +229,24 @@ def _listing(served: ServerOffering, ctx: Context, params: Params, key: str, kin
     result: dict[str, Any] = {key: list(chosen)}
     if next_cursor is not None:
         result["nextCursor"] = next_cursor
-    if own:  # this caller's list: never to be shared with another
+    if filtered:  # this caller's list: never to be shared with another
         result["cacheScope"] = "private"
     return result
 
 
 async def tools_list(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
-    return _listing(served, ctx, params, "tools", "tools")
+    return await _listing(served, ctx, params, "tools", "tools")
 
 
 async def tools_call(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
     name = params["name"]
     tool = served.registry.tools.get(name)
-    if tool is None or (
-        (served.hide_unauthorized or served.visibility) and hidden(served, ctx, "tools", tool)
-    ):
+    if tool is None or is_hidden(served, ctx, tool.scopes):
         raise InvalidParams(f"Unknown tool: {name}")
+    if served.registry.visibility.active:
+        view = await view_of(served, ctx)
+        if view is not None and view.hides("tools", name):
+            raise InvalidParams(f"Unknown tool: {name}")
     if ctx.scopes is not None:  # OAuth: checked before the arguments are looked at
         ctx.require_scopes(tool.scopes)
     calls = served.calls
@@ -259,8 +280,8 @@ async def tools_call(served: ServerOffering, ctx: Context, params: Params) -> Ou
     except DependencyFailed as failed:
         log.warning("tool %s: %s", name, failed, exc_info=failed.__cause__)
         raise InternalError() from None
-    except Exception as exc:
-        value = failure(tool, exc, served.mask_errors)
+    except Exception as exc:  # its result, carrying the exception for middleware
+        return FailedCall(tool_result(tool, failure(tool, exc, served.mask_errors)), exc)
     if calls:  # each may turn the value into another, or answer the call itself
         for hook in calls:
             value = await hook.after(tool, ctx, value)
@@ -291,20 +312,20 @@ async def _guarded(ctx: Context, what: str, call: Awaitable[Any]) -> Any:
 
 
 async def resources_list(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
-    return _listing(served, ctx, params, "resources", "resources")
+    return await _listing(served, ctx, params, "resources", "resources")
 
 
 async def resources_templates_list(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
-    return _listing(served, ctx, params, "resourceTemplates", "templates")
+    return await _listing(served, ctx, params, "resourceTemplates", "templates")
 
 
 async def resources_read(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
     uri: str = params["uri"]
     # Hidden resources and templates are passed over, as if never registered.
-    screened = (served.hide_unauthorized and ctx.scopes is not None) or served.visibility
-    found = served.registry.find_resource(
-        uri, (lambda kind, item: not hidden(served, ctx, kind, item)) if screened else None
-    )
+    hide = served.hide_unauthorized and ctx.scopes is not None
+    view = await view_of(served, ctx) if served.registry.visibility.active else None
+    hides = None if view is None else view.hides
+    found = served.registry.find_resource(uri, ctx.scopes if hide else None, hides)
     if found is None:
         raise ResourceNotFound(uri)
     run, arguments, mime, scopes, cache = found
@@ -325,12 +346,17 @@ async def resources_read(served: ServerOffering, ctx: Context, params: Params) -
 
 
 async def prompts_list(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
-    return _listing(served, ctx, params, "prompts", "prompts")
+    return await _listing(served, ctx, params, "prompts", "prompts")
 
 
 async def prompts_get(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
     prompt = served.registry.prompts.get(params["name"])
-    if prompt is None or hidden(served, ctx, "prompts", prompt):
+    view = await view_of(served, ctx) if served.registry.visibility.active else None
+    if (
+        prompt is None
+        or is_hidden(served, ctx, prompt.scopes)
+        or (view is not None and view.hides("prompts", prompt.name))
+    ):
         raise InvalidParams(f"Unknown prompt: {params['name']}")
     ctx.require_scopes(prompt.scopes)
     arguments = prompt.check_arguments(params.get("arguments") or {})
@@ -346,18 +372,20 @@ async def prompts_get(served: ServerOffering, ctx: Context, params: Params) -> O
 
 async def completion_complete(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
     ref = params["ref"]
-    prompted = ref.get("type") == "ref/prompt"
-    key = ref.get("name") if prompted else ref.get("uri")
-    item = served.registry.completed(ref.get("type"), key)
-    concealed = item is not None and hidden(
-        served, ctx, "prompts" if prompted else "templates", item
-    )
-    if prompted and (item is None or concealed):
+    key = ref.get("name") if ref.get("type") == "ref/prompt" else ref.get("uri")
+    scopes = served.registry.completed_scopes(ref.get("type"), key)
+    concealed = is_hidden(served, ctx, scopes)
+    view = await view_of(served, ctx) if served.registry.visibility.active else None
+    if view is not None and isinstance(key, str):
+        concealed = concealed or view.hides(
+            "prompts" if ref.get("type") == "ref/prompt" else "templates", key
+        )
+    if ref.get("type") == "ref/prompt" and (key not in served.registry.prompts or concealed):
         raise InvalidParams(f"Unknown prompt: {key}")
     # A hidden template completes nothing, as a template that does not exist.
     provider = None if concealed else served.registry.completions.get((ref.get("type"), key))
-    if item is not None and not concealed:
-        ctx.require_scopes(item.scopes)
+    if not concealed:
+        ctx.require_scopes(scopes)
     values: list[str] = []
     if provider is not None:
         argument = params["argument"]

@@ -19,6 +19,11 @@ Every kind takes ``ItemOptions``:
   that never blocks.
 - ``timeout``: seconds a call may take; past them the caller gets an error saying so,
   and the call is cancelled (async) or abandoned (thread).
+- ``tags``: names ``server.enable``/``server.disable`` and ``ctx.enable``/``ctx.disable``
+  select it by (``snodo.server.visibility``).
+- ``enabled``: False: hidden until enabled.
+- ``visible``: a function of the request's ``Context`` (its token's claims: roles,
+  groups) that says whether the caller sees it; hidden, it answers as a missing item.
 - ``fields``: fields of the item's definition a revision adds, by their wire names
   (``{"deprecated": True}``), sent only to the revisions that define them; one no
   served revision defines is refused (``snodo.server.revised``).
@@ -26,10 +31,11 @@ Every kind takes ``ItemOptions``:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Literal, TypedDict
 
 from snodo.core.caching import CacheHint
+from snodo.core.context import Context
 
 __all__ = [
     "ItemOptions",
@@ -56,6 +62,9 @@ class ItemOptions(TypedDict, total=False):
     scopes: Iterable[str]
     inline: bool
     timeout: float | None
+    tags: Iterable[str]
+    enabled: bool
+    visible: Callable[[Context], bool] | None
     fields: Mapping[str, Any] | None
 
 

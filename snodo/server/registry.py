@@ -18,16 +18,14 @@ from snodo.server.prompts import Prompt
 from snodo.server.resources import Resource, ResourceTemplate
 from snodo.server.threads import Threads
 from snodo.server.tools import Tool
+from snodo.server.visibility import Visibility
 
-__all__ = ["Changed", "CompletionRef", "Kind", "Registry"]
+__all__ = ["Changed", "CompletionRef", "Registry"]
 
 Changed = Callable[[str], object]
 """Told ``toolsListChanged``, ``resourcesListChanged`` or ``promptsListChanged``."""
 
 CompletionRef = Literal["ref/prompt", "ref/resource"]
-
-Kind = Literal["tools", "resources", "templates", "prompts"]
-"""The kinds of item a server lists."""
 
 MirroredHeaders = tuple[tuple[tuple[str, ...], str], ...]
 
@@ -59,6 +57,8 @@ class Registry:
         """The requests extensions add (``snodo.server.extensions.ExtensionMethod``)."""
         self.modern_methods: set[str] = set()
         """Those of them legacy sessions may not call (``Extension(legacy=False)``)."""
+        self.visibility = Visibility()
+        """Each item's tags and who sees it (``snodo.server.visibility``)."""
         self.revised = False
         """Some item was given ``fields=``: lists are shaped by each request's revision
         (``snodo.server.revised``)."""
@@ -73,6 +73,7 @@ class Registry:
         return tool
 
     def remove_tool(self, name: str) -> None:
+        self.visibility.forget("tools", name)
         if self.tools.pop(name, None) is not None:
             self._changed("toolsListChanged")
 
@@ -82,6 +83,7 @@ class Registry:
         return resource
 
     def remove_resource(self, uri: str) -> None:
+        self.visibility.forget("resources", uri)
         if self.resources.pop(uri, None) is not None:
             self._changed("resourcesListChanged")
 
@@ -92,6 +94,7 @@ class Registry:
         return template
 
     def remove_template(self, uri_template: str) -> None:
+        self.visibility.forget("templates", uri_template)
         kept = [t for t in self.templates if t.uri_template != uri_template]
         if len(kept) != len(self.templates):
             self.templates = kept
@@ -103,6 +106,7 @@ class Registry:
         return prompt
 
     def remove_prompt(self, name: str) -> None:
+        self.visibility.forget("prompts", name)
         if self.prompts.pop(name, None) is not None:
             self._changed("promptsListChanged")
 
@@ -155,35 +159,49 @@ class Registry:
         return tool.headers if tool is not None else ()
 
     def find_resource(
-        self, uri: str, shown: Callable[[Kind, Any], bool] | None = None
+        self,
+        uri: str,
+        granted: frozenset[str] | None = None,
+        hides: Callable[[Any, str], bool] | None = None,
     ) -> tuple[Invoker, dict[str, Any], str | None, frozenset[str], CacheHint | None] | None:
         """The reader of ``uri``, its template arguments, MIME type, required scopes and
         caching hint; a fixed resource wins over templates, and templates are tried in
-        registration order. With ``shown`` (of ``"resources"`` or ``"templates"`` and
-        the item), items it does not show are passed over, as the lists that
-        ``definitions`` filters leave them out."""
+        registration order. With ``granted``, items needing other scopes are passed
+        over, as the lists that ``definitions`` filters leave them out; so are those
+        ``hides(kind, key)`` hides (``snodo.server.visibility``)."""
         resource = self.resources.get(uri)
-        if resource is not None and (shown is None or shown("resources", resource)):
+        if (
+            resource is not None
+            and (granted is None or resource.scopes <= granted)
+            and (hides is None or not hides("resources", uri))
+        ):
             return resource.invoker, {}, resource.mime_type, resource.scopes, resource.cache
         for template in self.templates:
-            if shown is not None and not shown("templates", template):
+            if granted is not None and not template.scopes <= granted:
+                continue
+            if hides is not None and hides("templates", template.uri_template):
                 continue
             found = template.match(uri)
             if found is not None:
                 return template.invoker, found, template.mime_type, template.scopes, template.cache
         return None
 
-    def completed(self, ref_type: str, key: str) -> Prompt | ResourceTemplate | None:
-        """What a completion request completes: its prompt (by name) or its resource
-        template (by URI template), or None; completing arguments reads the item's data,
-        so its scopes and visibility apply."""
+    def completed_scopes(self, ref_type: str, key: str) -> frozenset[str]:
+        """The scopes of what a completion request completes: its prompt (by name) or its
+        resource template (by URI template); completing arguments reads the item's data."""
         if ref_type == "ref/prompt":
-            return self.prompts.get(key)
-        return next((t for t in self.templates if t.uri_template == key), None)
+            prompt = self.prompts.get(key)
+            return prompt.scopes if prompt is not None else frozenset()
+        found = (t.scopes for t in self.templates if t.uri_template == key)
+        return next(found, frozenset())
 
-    def definitions(self, kind: Kind, shown: Callable[[Any], bool] | None = None) -> list[Any]:
-        """The definitions a list method shows, in registration order; with ``shown``,
-        only those of the items it shows."""
+    def definitions(
+        self,
+        kind: Literal["tools", "resources", "templates", "prompts"],
+        granted: frozenset[str] | None = None,
+    ) -> list[Any]:
+        """The definitions a list method shows, in registration order; with ``granted``,
+        only those of items whose scopes it holds."""
         items: Iterable[Tool | Resource | ResourceTemplate | Prompt]
         if kind == "tools":
             items = self.tools.values()
@@ -193,6 +211,6 @@ class Registry:
             items = self.templates
         else:
             items = self.prompts.values()
-        if shown is None:
+        if granted is None:
             return [item.definition for item in items]
-        return [item.definition for item in items if shown(item)]
+        return [item.definition for item in items if item.scopes <= granted]

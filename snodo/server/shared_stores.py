@@ -62,7 +62,9 @@ def shared_stores(
     it takes the URL itself (``store=URL``, or ``SNODO_REDIS``)."""
     if url is None:
         return SharedStores(state_guard, legacy, notifications)
-    if isinstance(state_guard, bool) and not keyring_given:  # a guard object stays
+    # The default guard (True) becomes the shared one; a guard object, or False (the
+    # author's opt-out), stays.
+    if state_guard is True and not keyring_given:
         from snodo.stores.replay import RedisGuard  # noqa: PLC0415 - the redis extra
 
         state_guard = RedisGuard(url)

@@ -110,6 +110,8 @@ class Subscriptions:
     watchers: list[Callable[[str], object]] = field(default_factory=list)
     """Told the key of every list change this process hears of (``toolsListChanged``),
     raised here or brought by the bus: what keeps an index of the list (tool search)."""
+    update_watchers: list[Callable[[str], object]] = field(default_factory=list)
+    """Told the URI of every resource update this process hears of (a response cache)."""
     _open: list[Subscription] = field(default_factory=list)
     _joined: list[Subscription] = field(default_factory=list)
 
@@ -167,6 +169,9 @@ class Subscriptions:
         told = 0
         if notice.kind == "list":
             for watcher in self.watchers:
+                watcher(notice.key)
+        elif notice.kind == "resource":
+            for watcher in self.update_watchers:
                 watcher(notice.key)
         for subscription in self:
             if notice.kind == "list" and subscription.wants(notice.key):

@@ -48,6 +48,23 @@ _DRIVE = re.compile(r"^[A-Za-z]:")
 
 Convert = Callable[[Any], Any]
 
+_JOINS = {
+    "": ("", ","),
+    "+": ("", ","),
+    "#": ("#", ","),
+    "/": ("/", "/"),
+    ".": (".", "."),
+    "?": ("?", "&"),
+}
+"""What an expression's values begin with and are joined by, by operator (RFC 6570)."""
+_RESERVED = ":/?#[]@!$&'()*+,;="
+"""Left as they are by ``{+var}`` and ``{#var}``."""
+
+
+def _text(value: Any, safe: str) -> str:
+    text = ("true" if value else "false") if isinstance(value, bool) else str(value)
+    return urllib.parse.quote(text, safe=safe)
+
 
 @dataclass(frozen=True, slots=True)
 class Variable:
@@ -73,6 +90,30 @@ class UriTemplate:
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(v.name for v in self.variables)
+
+    def expand(self, values: Mapping[str, Any]) -> str:
+        """The URI ``values`` make (RFC 6570 section 3.2, for the expressions above): each
+        value percent-encoded as its operator says, a value left out (None) left out."""
+
+        def expression(found: re.Match[str]) -> str:
+            body = found.group(1)
+            operator = body[:1] if body[:1] in _OPERATORS - {""} else ""
+            prefix, separator = _JOINS[operator]
+            safe = _RESERVED if operator in ("+", "#") else ""
+            parts = []
+            for spec in body[len(operator) :].split(","):
+                value = values.get(spec.rstrip("*"))
+                if value is None:
+                    continue
+                if isinstance(value, list | tuple):
+                    parts.append(separator.join(_text(item, safe) for item in value))
+                elif operator == "?":
+                    parts.append(f"{spec}={_text(value, safe)}")
+                else:
+                    parts.append(_text(value, safe))
+            return prefix + separator.join(parts) if parts else ""
+
+        return _EXPRESSION.sub(expression, self.text)
 
     def match(self, uri: str) -> dict[str, Any] | None:
         """The converted values of ``uri``; None when it does not match, a required

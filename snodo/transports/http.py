@@ -29,7 +29,7 @@ from typing import Any, Protocol
 
 from snodo.auth.protected import EndpointRequest, ProtectedResource, Refused
 from snodo.core import jsonrpc
-from snodo.core.context import ACCESS_TOKEN, TOKEN_EXCHANGE
+from snodo.core.context import ACCESS_TOKEN, PEER_ADDRESS, TOKEN_EXCHANGE
 from snodo.core.envelope import check_version, required_meta
 from snodo.core.errors import (
     HeaderMismatch,
@@ -78,9 +78,10 @@ PER_PROCESS_STATE = (
 """Said once at start-up over HTTP, where a second worker or a restart would refuse the
 retries of flows this process began."""
 NO_GUARD = (
-    "snodo: %s can ask the client, and the server has no state_guard: a replayed final"
-    " retry runs the handler again (Server(state_guard=True) for one process,"
-    " SQLiteGuard or RedisGuard for several; docs/sealed-state.md)"
+    "snodo: %s can ask the client, and the server's replay guard is off (state_guard=False,"
+    " or a keyring without a guard): a replayed final retry runs the handler again"
+    " (the default state_guard for one process, SQLiteGuard or RedisGuard for several;"
+    " docs/sealed-state.md)"
 )
 """Said once at start-up over HTTP, where a request can be replayed by anyone who saw
 it; over stdio only the host that started the process speaks."""
@@ -308,6 +309,9 @@ class HttpApp:
                     ),
                 )
                 return
+        if self.server.middlewares:  # what a middleware may count a caller by
+            client = scope.get("client")
+            PEER_ADDRESS.set(str(client[0]) if client else None)
         if self.legacy is not None and scope["method"] == "GET":  # with a session id
             await self.legacy.get(headers, principal, receive, send)
         elif self.legacy is not None and scope["method"] == "DELETE":

@@ -13,7 +13,7 @@ from typing import Any
 
 from snodo.auth.protected import Answer, ProtectedResource
 from snodo.core import jsonrpc
-from snodo.core.errors import ErrorCode
+from snodo.core.errors import ErrorCode, retry_after
 from snodo.core.request_path import answer
 from snodo.core.types import OpenStream
 from snodo.server import Server
@@ -144,15 +144,19 @@ class Exchange:
             else:  # send_json's two messages, sent from here: a coroutine fewer
                 error = reply.response.get("error")  # Reply.error_code, without its call
                 body = jsonrpc.encode(reply.response)
+                status = 200
+                headers = [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", b"%d" % len(body)),
+                ]
+                if type(error) is dict:
+                    status = STATUS.get(error["code"], 200)
+                    wait = retry_after(reply.response)
+                    if wait is not None:  # refused for rate: 429, and when to come back
+                        status = 429
+                        headers.append((b"retry-after", b"%d" % wait))
                 await self.send(
-                    {
-                        "type": "http.response.start",
-                        "status": STATUS.get(error["code"], 200) if type(error) is dict else 200,
-                        "headers": [
-                            (b"content-type", b"application/json"),
-                            (b"content-length", b"%d" % len(body)),
-                        ],
-                    }
+                    {"type": "http.response.start", "status": status, "headers": headers}
                 )
                 await self.send({"type": "http.response.body", "body": body})
         except asyncio.CancelledError:

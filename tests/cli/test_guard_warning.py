@@ -1,7 +1,8 @@
 """``snodo run --transport http`` warns once at start when a handler can ask the client
-(``Ask`` parameters, or a return annotation naming ``InputRequired``) and the server has
-no replay guard: a replayed final retry would run it again. Real processes, their
-stderr read after they stopped."""
+(``Ask`` parameters, or a return annotation naming ``InputRequired``) and the server's
+replay guard is off (``state_guard=False``): a replayed final retry would run it again.
+A server left as it is has one, and is not warned. Real processes, their stderr read
+after they stopped."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ NAME = elicitation.form(
     {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
 )
 
-declared = Server("declared", "1", state_secret=SECRET)
+declared = Server("declared", "1", state_secret=SECRET, state_guard=False)
 
 
 @declared.tool
@@ -35,7 +36,7 @@ def greet(name: Annotated[dict | None, Ask(NAME)]) -> str:
     return "hello"
 
 
-explicit = Server("explicit", "1", state_secret=SECRET)
+explicit = Server("explicit", "1", state_secret=SECRET, state_guard=False)
 
 
 @explicit.prompt
@@ -44,7 +45,7 @@ def welcome(ctx: Context) -> InputRequired | str:
     return input_required({"name": NAME})
 
 
-guarded = Server("guarded", "1", state_secret=SECRET, state_guard=True)
+guarded = Server("guarded", "1", state_secret=SECRET)  # one-time state: the default
 guarded.tool(greet)
 
 quiet = Server("quiet", "1", state_secret=SECRET)
@@ -55,7 +56,7 @@ def add(a: int, b: int) -> int:
     """Asks nothing."""
     return a + b
 '''
-WARNING = "can ask the client, and the server has no state_guard"
+WARNING = "can ask the client, and the server's replay guard is off"
 
 
 def started_and_stopped(tmp_path: Path, target: str) -> str:
@@ -87,7 +88,8 @@ def test_an_asking_server_without_a_guard_is_warned_once(
 ) -> None:
     output = started_and_stopped(tmp_path, target)
     assert output.count(WARNING) == 1, output
-    assert f"snodo: {named} {WARNING}: a replayed final retry runs the handler again" in output
+    said = f"snodo: {named} {WARNING} (state_guard=False, or a keyring without a guard): a"
+    assert said + " replayed final retry runs the handler again" in output
 
 
 @pytest.mark.parametrize("target", ["guarded", "quiet"])

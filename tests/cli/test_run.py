@@ -131,11 +131,13 @@ def test_workers_without_a_secret_share_one_made_for_the_run(
     monkeypatch.delenv(SECRET_ENV, raising=False)
     argv = ["run", "examples/preferences.py:server", "--transport", "http", "--workers", "2"]
     argv.append("--unshared-legacy-sessions")  # no legacy client here (tests/cli/test_workers.py)
+    argv.append("--unshared-replay-guard")  # and no replay: each worker's guard will do
     assert cli.main(argv) == 0
     made = seen[-1]
     assert made is not None and len(bytes.fromhex(made)) == 32
     assert f"{SECRET_ENV} is not set" in capsys.readouterr().err
-    one, two = Server("w1", "1"), Server("w2", "1")  # two workers of that run
+    # Two workers of that run (their states sealed to be opened more than once here).
+    one, two = Server("w1", "1", state_guard=False), Server("w2", "1", state_guard=False)
     assert not one.state_per_process
     request = Context(1, "tools/call", {"name": "t"}, "2026-07-28", {})
     assert two.keyring.open(one.keyring.seal("paused", request), request) == "paused"

@@ -111,12 +111,14 @@ def test_the_proxy_hands_the_opt_out_on(monkeypatch: pytest.MonkeyPatch) -> None
     proxy_command.register(parser.add_subparsers())
     handed: list[list[str]] = []
     monkeypatch.setenv(proxy_command.BACKEND_ENV, "")  # put back as it was afterwards
-    for extra in ([], ["--unshared-legacy-sessions"]):
+    for extra in ([], ["--unshared-legacy-sessions"], ["--unshared-replay-guard"]):
         args = parser.parse_args(["proxy", "--workers", "2", *extra, "https://b.example/mcp"])
         proxy_command.main(args, lambda argv: handed.append(argv) or 0)
     assert "--unshared-legacy-sessions" not in handed[0]
+    assert "--unshared-replay-guard" not in handed[0]
     assert handed[1][-1] == "--unshared-legacy-sessions"
     assert handed[1][handed[1].index("--workers") + 1] == "2"
+    assert handed[2][-1] == "--unshared-replay-guard"
 
 
 PROXIES = """from snodo import Server
@@ -168,3 +170,59 @@ def test_an_oauth_proxy_sharing_store_and_secret_serves_workers(
     monkeypatch.setenv("SNODO_AUTH_SECRET", "t" * 32)
     assert run("keyless", "--workers", "2") == 0
     assert started[-1]["workers"] == 2
+
+
+GUARDED = """from typing import Annotated
+
+from snodo import Ask, Server, elicitation
+from snodo.stores import SQLiteGuard
+
+NAME = elicitation.form(
+    "Your name?",
+    {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
+)
+
+
+def greet(name: Annotated[str | None, Ask(NAME)]) -> str:
+    \"\"\"Asks the client.\"\"\"
+    return f"hello {name}"
+
+
+def add(a: int, b: int) -> int:
+    \"\"\"Asks nothing.\"\"\"
+    return a + b
+
+
+default = Server("default", "1", legacy=None)
+default.tool(greet)
+shared = Server("shared", "1", legacy=None, state_guard=SQLiteGuard("state-ids.sqlite3"))
+shared.tool(greet)
+unguarded = Server("unguarded", "1", legacy=None, state_guard=False)
+unguarded.tool(greet)
+quiet = Server("quiet", "1", legacy=None)
+quiet.tool(add)
+"""
+GUARD_REFUSAL = (
+    "snodo: --workers 2: tool greet can ask the client, and the replay guard that makes"
+    " its request state one-time is each worker's own"
+)
+
+
+def test_an_asking_server_with_each_workers_own_guard_is_refused(
+    started: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    """One-time state is the default; with a guard of each worker's own a final retry
+    replayed to another worker would run the handler again: refused, with the ways out."""
+    (tmp_path / "servers.py").write_text(GUARDED)
+    with pytest.raises(SystemExit) as refused:
+        run("default", "--workers", "2")
+    message = str(refused.value)
+    assert message.startswith(GUARD_REFUSAL), message
+    for way_out in ("SQLiteGuard(", "RedisGuard(", "state_guard=False", "--unshared-replay-guard"):
+        assert way_out in message
+    assert "\n" not in message and started == []
+    for target in ("shared", "unguarded", "quiet"):  # shared, opted out, or nothing to replay
+        assert run(target, "--workers", "2") == 0
+    assert run("default", "--workers", "2", "--unshared-replay-guard") == 0
+    assert run("default") == 0
+    assert len(started) == 5

@@ -44,6 +44,7 @@ _ROLES: dict[str, frozenset[str]] = {
     "publishing": frozenset({CORE, "server"}),
     "transports": frozenset({CORE, "auth", "legacy", "server", "publishing"}),
     "search": frozenset({CORE, "server"}),
+    "middleware": frozenset({CORE, "stores", "server"}),
     # server: the in-memory transport; search: tools searched here for a
     # server that searches none
     "client": frozenset({CORE, "asking", "server", "search"}),
@@ -66,6 +67,7 @@ _ROLES: dict[str, frozenset[str]] = {
             "gateway",
             "extensions",
             "search",
+            "middleware",
             "publishing",
         }
     ),

@@ -28,6 +28,7 @@ PUBLIC = frozenset(
         "snodo.extensions.apps",
         "snodo.extensions.skills",
         "snodo.gateway",
+        "snodo.middleware",
         "snodo.oauth",
         "snodo.otel",
         "snodo.search",

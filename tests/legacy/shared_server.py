@@ -4,7 +4,8 @@
         snodo run tests/legacy/shared_server.py:server --transport http --port PORT
 
 Every answer names the worker that gave it (``SNODO_WORKER``), so a test can tell where
-each request of a session landed.
+each request of a session landed. ``SNODO_LEGACY_MAX_SESSIONS`` and
+``SNODO_LEGACY_PER_PRINCIPAL`` lower the session bounds.
 """
 
 from __future__ import annotations
@@ -23,7 +24,11 @@ WORKER = os.environ.get("SNODO_WORKER", "?")
 server = Server(
     "shared",
     "1.0.0",
-    legacy=LegacyLimits(store=os.environ.get("SNODO_LEGACY_STORE") or None),
+    legacy=LegacyLimits(
+        store=os.environ.get("SNODO_LEGACY_STORE") or None,
+        max_sessions=int(os.environ.get("SNODO_LEGACY_MAX_SESSIONS") or 1024),
+        max_sessions_per_principal=int(os.environ.get("SNODO_LEGACY_PER_PRINCIPAL") or 64),
+    ),
     notifications=notification_bus(os.environ.get("SNODO_NOTIFY") or "memory:"),
 )
 CITY = elicitation.form(

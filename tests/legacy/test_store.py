@@ -13,6 +13,7 @@ import pytest
 from snodo.legacy.events import MemoryEventLog, RedisEventLog, parse_event_id
 from snodo.legacy.relay import RedisRelay
 from snodo.legacy.store import (
+    Created,
     RedisSessionStore,
     SessionRecord,
     StoreUnavailable,
@@ -59,6 +60,64 @@ def test_idle_expiry_and_max_sessions_count_every_worker(redis_url: str) -> None
         assert (await one.load("b", ttl=60)) is not None
         await one.close()
         await two.close()
+
+    asyncio.run(main())
+
+
+def owned(session_id: str, owner: str) -> SessionRecord:
+    made = record(session_id)
+    made.owner = owner
+    return made
+
+
+def test_an_owners_sessions_are_counted_across_workers(redis_url: str) -> None:
+    """Two workers' stores, one owner: at its cap a new session ends its least recently
+    used one (renewed by a load on either worker), and another owner keeps its places."""
+
+    async def main() -> None:
+        prefix = f"test:{secrets.token_hex(4)}"
+        one, two = (RedisSessionStore(redis_url, prefix=prefix) for _ in range(2))
+        made = await one.create(owned("a1", "address:x"), 60, max_sessions=10, per_owner=2)
+        assert made == Created(True, None)
+        assert await two.create(owned("a2", "address:x"), 60, max_sessions=10, per_owner=2)
+        assert await two.load("a1", ttl=60) is not None  # a1 used last: a2 is the oldest
+        third = await one.create(owned("a3", "address:x"), 60, max_sessions=10, per_owner=2)
+        assert third == Created(True, "a2")
+        assert await one.load("a2", ttl=60) is None, "ended for every worker"
+        assert (await two.load("a1", ttl=60)).owner == "address:x"  # type: ignore[union-attr]
+        other = await two.create(owned("b1", "address:y"), 60, max_sessions=10, per_owner=2)
+        assert other == Created(True, None)
+        await one.close()
+        await two.close()
+
+    asyncio.run(main())
+
+
+def test_the_bounds_hold_when_workers_create_at_once(redis_url: str) -> None:
+    """Forty creates at once from four stores: exactly the bound is kept, and each
+    owner never holds more than its cap."""
+
+    async def main() -> None:
+        prefix = f"test:{secrets.token_hex(4)}"
+        stores = [RedisSessionStore(redis_url, prefix=prefix) for _ in range(4)]
+        made = await asyncio.gather(
+            *(
+                stores[n % 4].create(owned(f"s{n}", f"address:{n % 8}"), 60, 5, per_owner=100)
+                for n in range(40)
+            )
+        )
+        assert sum(bool(m) for m in made) == 5
+        capped = await asyncio.gather(
+            *(
+                stores[n % 4].create(owned(f"c{n}", "address:one"), 60, 1000, per_owner=3)
+                for n in range(30)
+            )
+        )
+        assert all(capped) and sum(m.ended is not None for m in capped) == 27
+        live = [s for n in range(30) if await stores[0].load(s := f"c{n}", ttl=60)]
+        assert len(live) == 3
+        for store in stores:
+            await store.close()
 
     asyncio.run(main())
 

@@ -143,7 +143,7 @@ def refused_reason(seen: Observed) -> Any:
 
 def test_a_replayed_state_is_refused_with_its_reason_kept_on_the_server() -> None:
     seen = observed()
-    server = weather_server(seen, state_guard=True)
+    server = weather_server(seen)  # one-time state: the default
     first, second = two_rounds(server)
     state = first["result"]["requestState"]
     assert second["result"]["resultType"] == "complete"

@@ -175,7 +175,8 @@ def test_state_options_are_checked_at_start_up(options: dict[str, Any], error: t
 
 def test_a_guard_without_a_secret_guards_the_servers_own_key() -> None:
     """A server given no secret seals with a key of its process (or SNODO_STATE_SECRET):
-    a guard or encryption applies to that key as to a given one."""
-    guarded = Server("s", "1", state_guard=True)
-    assert guarded.keyring.guard is not None
+    its guard (there by default) or encryption applies to that key as to a given one."""
+    guarded = Server("s", "1")
+    assert isinstance(guarded.keyring.guard, MemoryGuard)
+    assert Server("s", "1", state_guard=False).keyring.guard is None
     assert Server("s", "1", state_encrypted=True).keyring.encrypted

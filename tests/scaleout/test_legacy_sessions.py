@@ -89,12 +89,14 @@ class Worker:
     process: subprocess.Popen[bytes]
 
 
-def start_worker(name: str, redis: Redis, target: str = TARGET) -> Worker:
+def start_worker(name: str, redis: Redis, target: str = TARGET, **extra: str) -> Worker:
     port = free_port()
     env = {
         **os.environ,
+        **extra,
         "SNODO_LEGACY_STORE": redis.url,
         "SNODO_NOTIFY": redis.url,
+        "SNODO_REPLAY_GUARD": redis.url,  # examples/preferences.py: one-time across workers
         "SNODO_WORKER": name,
         "SNODO_STATE_SECRET": "5e" * 32,  # MRTR retries of modern clients, on any worker
     }

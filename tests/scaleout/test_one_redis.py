@@ -69,8 +69,11 @@ def test_one_url_fills_every_store_left_at_its_default(
         stateless=True
     )
 
+    opted_out = Server("opted out", "1", redis=redis_url, state_guard=False)
+    assert opted_out.keyring.guard is None
+
     plain = Server("plain", "1")
-    assert plain.redis is None and plain.keyring.guard is None
+    assert plain.redis is None and isinstance(plain.keyring.guard, MemoryGuard)
     assert isinstance(plain.subscriptions.bus, LocalBus)
 
     monkeypatch.setenv("SNODO_REDIS", redis_url)

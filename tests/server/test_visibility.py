@@ -1,4 +1,5 @@
-"""An extension's visibility rule (``snodo.server.extensions.Visibility``), on the wire:
+"""An extension's visibility rule (``snodo.server.extensions.VisibilityHook``, a hook of
+the server's ``Visibility``), on the wire:
 what it hides from a caller is left out of that caller's lists and answers every
 request exactly as an item that does not exist; a list it may change by caller is
 ``private``; what it shows is served as if there were no rule."""
@@ -11,8 +12,12 @@ from typing import Any
 import pytest
 
 from snodo.core.context import Context
+from snodo.search import ToolSearch
 from snodo.server import CacheHint, Server
 from snodo.server.extensions import Extension, Kind
+from tests.middleware.support import LegacyPeer
+from tests.search.test_serving import result as search_result
+from tests.search.test_serving import searched
 from tests.support.wire import request
 
 SEES = "com.example/sees"
@@ -30,9 +35,8 @@ class Secret:
         self.asked.append(kind)
         return kind != "prompts"  # says so for the prompts' list: it stays shared
 
-    def visible(self, kind: Kind, item: Any, ctx: Context) -> bool:
-        key = getattr(item, "name", None) or getattr(item, "uri", None) or item.uri_template
-        return not key.startswith("secret") or ctx.client_supports(SEES)
+    def hides(self, ctx: Context, kind: Kind, key: str) -> bool:
+        return key.startswith("secret") and not ctx.client_supports(SEES)
 
 
 class Hiding(Extension):
@@ -191,3 +195,95 @@ def test_an_extension_is_offered_once() -> None:
     server = Server("v", "1", extensions=[Hiding()])
     with pytest.raises(ValueError, match="offered already"):
         server.add_extension(Hiding())
+
+
+def listed(server: Server, sees: bool) -> list[str]:
+    return [tool["name"] for tool in result(server, "tools/list", {}, sees)["tools"]]
+
+
+def test_the_rule_is_a_hook_of_the_servers_one_visibility() -> None:
+    """The extension's rule is one of the server's visibility rules, not a filter of its
+    own: the server's rules cannot show what it hides, and hide what it shows."""
+    server, extension = hiding_server()
+    assert server.registry.visibility.hooks == [extension.rule.hides]
+    server.enable(names="secret_tool")
+    assert listed(server, sees=False) == ["open_tool"]
+    assert answer(server, "tools/call", {"name": "secret_tool"}, sees=False)["error"]["code"] == (
+        -32602
+    )
+    server.disable(names="secret_tool")
+    assert listed(server, sees=True) == ["open_tool"]
+    assert answer(server, "tools/call", {"name": "secret_tool"}, sees=True)["error"]["code"] == (
+        -32602
+    )
+
+
+@pytest.mark.parametrize("sees", [False, True])
+def test_a_legacy_session_sees_what_the_rule_lets_it_see(sees: bool) -> None:
+    server, _ = hiding_server()
+    capabilities = {"extensions": {SEES: {}}} if sees else {}
+
+    async def session() -> None:
+        peer = LegacyPeer(server)
+        opened = await peer.ask(
+            "initialize",
+            {
+                "protocolVersion": "2025-11-25",
+                "capabilities": capabilities,
+                "clientInfo": {"name": "legacy-test", "version": "1"},
+            },
+        )
+        assert "result" in opened, opened
+        tools = await peer.ask("tools/list")
+        assert [t["name"] for t in tools["result"]["tools"]] == [
+            "open_tool",
+            *(["secret_tool"] * sees),
+        ]
+        called = await peer.call("secret_tool")
+        read = await peer.ask("resources/read", {"uri": "secret://fixed"})
+        got = await peer.ask("prompts/get", {"name": "secret_prompt"})
+        if sees:
+            assert called["result"]["content"] == [{"type": "text", "text": "secret"}]
+            assert read["result"]["contents"][0]["text"] == "the fixed resource"
+            assert "result" in got
+        else:
+            assert called["error"] == {"code": -32602, "message": "Unknown tool: secret_tool"}
+            assert read["error"]["code"] == -32002
+            assert got["error"] == {"code": -32602, "message": "Unknown prompt: secret_prompt"}
+
+    asyncio.run(session())
+
+
+def test_tool_search_never_finds_what_the_rule_hides() -> None:
+    server = Server("v", "1", tool_search=ToolSearch(), extensions=[Hiding()])
+
+    @server.tool
+    def open_report(day: str) -> str:
+        """Write the daily sales report."""
+        return day
+
+    @server.tool
+    def open_mail(to: str) -> str:
+        """Send an email to a customer."""
+        return to
+
+    @server.tool
+    def secret_shredder(folder: str) -> str:
+        """Shred the confidential contracts in a folder."""
+        return folder
+
+    query = "shred the contracts"
+    assert "secret_shredder" not in searched(server, query)
+    assert searched(server, "daily sales report")[0] == "open_report"
+    shown = searched(server, query, capabilities={"extensions": {SEES: {}}})
+    assert shown[0] == "secret_shredder"
+    through = search_result(
+        server,
+        "tools/call",
+        {
+            "name": "call_tool",
+            "arguments": {"name": "secret_shredder", "arguments": {"folder": "x"}},
+        },
+    )
+    assert through["isError"] is True
+    assert "Unknown tool: secret_shredder" in through["content"][0]["text"]

@@ -944,7 +944,8 @@ def _alive(pid: int) -> bool:
 def test_workers_share_rounds_and_any_path_is_served() -> None:
     """``--workers 2 --path ''``: an MRTR flow completes whichever worker takes each round."""
     workers: set[int] = set()
-    with http_server("--workers", "2", "--path", "", "--unshared-legacy-sessions") as server:
+    unshared = ("--unshared-legacy-sessions", "--unshared-replay-guard")  # no replay here
+    with http_server("--workers", "2", "--path", "", *unshared) as server:
         base = server.base
         with httpx.Client(base_url=base, timeout=10) as session:
             for path in ("/", "/mcp", "/anything/at/all"):

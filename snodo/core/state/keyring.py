@@ -195,8 +195,8 @@ def server_keyring(
     it sealed: fine for stdio or one worker, not for several). Checked here, so a bad
     combination fails when the server is made.
     """
-    if keyring is not None:
-        given = (secret, keys) != (None, None) or guard is not False or encrypted
+    if keyring is not None:  # it brings its own guard, or none
+        given = (secret, keys) != (None, None) or guard is not True or encrypted
         if given or ttl != DEFAULT_TTL:
             raise ValueError("pass keyring= or the state_* options, not both")
         return keyring, False
@@ -205,9 +205,10 @@ def server_keyring(
         secret = environment_secret()
         if secret is None:
             secret, per_process = os.urandom(32), True
-    # True: a MemoryGuard on the server's clock (one process). With a guard every state is
-    # sealed one-time and consumed when it comes back (mrtr.mdx: at-most-once consumption
-    # MUST be enforced server-side).
+    # True (the default): a MemoryGuard on the server's clock (one process); False: none,
+    # by the author's choice. With a guard every state is sealed one-time and consumed
+    # when it comes back (mrtr.mdx: servers needing at-most-once consumption MUST enforce
+    # it server-side; a handler that asks cannot know whether its retry is a replay).
     if guard is True:
         chosen: ReplayGuard | None = MemoryGuard(clock=clock)
     elif guard is False:

@@ -15,8 +15,8 @@ content, so every linked tool must return something a model can read.
 ``@view.tool(visibility=["app"])`` makes a tool only the view may call (a refresh
 button, a form's submit): listed to clients that declare the extension, whose hosts keep
 it from the model (the extension's specification, "Visibility"), and, through the
-extension's ``Visibility`` rule, neither listed nor callable for a client that renders
-no apps, whose model would otherwise see it.
+extension's visibility rule (a hook of the server's ``Visibility``), neither listed nor
+callable for a client that renders no apps, whose model would otherwise see it.
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ from snodo.extensions.apps.csp import check_csp
 from snodo.revisions.apps import McpUiResourceMeta, McpUiToolMeta
 from snodo.revisions.apps.protocol import EXTENSION_ID, RESOURCE_MIME_TYPE
 from snodo.server.extensions import Extension, Host
-from snodo.server.registry import Kind, Registry
+from snodo.server.registry import Registry
 from snodo.server.tools import Tool
+from snodo.server.visibility import Kind
 
 if TYPE_CHECKING:
     from snodo.server import Server
@@ -88,7 +89,7 @@ def ui_meta(
 
 
 class AppOnly:
-    """The extension's ``Visibility``: a tool only a view may call is for clients that
+    """The extension's ``VisibilityHook``: a tool only a view may call is for clients that
     render views; the tools list differs by client while there is one."""
 
     def __init__(self) -> None:
@@ -104,11 +105,14 @@ class AppOnly:
             return False
         return any(registry.tools.get(name) is tool for name, tool in self.tools.items())
 
-    def visible(self, kind: Kind, item: Any, ctx: Context) -> bool:
-        """Every item but an app-only tool, which only a client rendering views sees."""
-        if kind != "tools" or self.tools.get(item.name) is not item:
-            return True
-        return renders_apps(ctx.client_capabilities)
+    def hides(self, ctx: Context, kind: Kind, key: str) -> bool:
+        """Nothing but an app-only tool, which only a client rendering views sees."""
+        if kind != "tools" or self.registry is None:
+            return False
+        tool = self.tools.get(key)
+        if tool is None or self.registry.tools.get(key) is not tool:
+            return False
+        return not renders_apps(ctx.client_capabilities)
 
 
 class Apps(Extension):

@@ -5,8 +5,11 @@ A skill entry (``skills/list``, ``skills/get``) is a complete manifest: the URI 
 ``SKILL.md``, its frontmatter, and every file with its ``sha256:`` digest and size (or
 ``"dynamic"``, which promises nothing). The client checks each entry when it arrives:
 an entry whose URI does not end in ``<name>/SKILL.md``, whose files lie outside the
-skill's directory, or whose manifest leaves out ``SKILL.md`` is a ``ProtocolViolation``
-(the specification says such an entry must not be loaded).
+skill's directory (a segment that, percent-decoded, is empty, ``.`` or ``..``, or holds
+a slash, counts as outside), or whose manifest leaves out ``SKILL.md`` is a
+``ProtocolViolation`` (the specification says such an entry must not be loaded). A
+``SKILL.md``'s frontmatter is parsed within bounds (``snodo.extensions.skills.frontmatter``:
+its size, and its aliases expanded), so a few hundred bytes cannot hold the check up.
 
 ``read_skill_file(skill, path)`` reads one file through ``resources/read`` and returns
 its bytes only when they are the bytes the entry described: a file the entry does not
@@ -28,6 +31,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
+from urllib.parse import unquote
 
 from pydantic import BaseModel
 
@@ -37,6 +41,7 @@ from snodo.client.extensions import ClientExtension
 from snodo.client.listings import Listed, every_page
 from snodo.client.results import validated
 from snodo.core.errors import ErrorCode
+from snodo.extensions.skills.frontmatter import load_bounded
 from snodo.revisions.skills import Skill
 from snodo.revisions.skills.protocol import EXTENSION_ID
 
@@ -122,9 +127,35 @@ def file_uri(entry: Any, path: str | None = None) -> str:
     if "://" in path:
         return path
     relative = path.lstrip("/")
-    if not relative or any(part in ("", ".", "..") for part in relative.split("/")):
+    if not relative or not all(_plain(part) for part in relative.split("/")):
         raise ValueError(f"{path!r} is not a file path within the skill")
     return f"{skill_root(uri)}/{relative}"
+
+
+def _decoded(segment: str) -> str:
+    """``segment`` percent-decoded until nothing changes (``%252e`` is ``.`` to a host
+    that decodes twice)."""
+    while True:
+        decoded = unquote(segment, errors="surrogateescape")
+        if decoded == segment:
+            return segment
+        segment = decoded
+
+
+def _plain(segment: str) -> bool:
+    """Whether a path segment, decoded, names one entry in its directory: not empty,
+    ``.`` or ``..``, and without a slash, backslash or NUL (which a host mapping URIs
+    to files would follow elsewhere)."""
+    name = _decoded(segment)
+    return name not in ("", ".", "..") and not any(c in name for c in "/\\\0")
+
+
+def inside(root: str, uri: str) -> bool:
+    """Whether ``uri`` names a file below the skill directory ``root``, every segment
+    of its path there ``_plain``."""
+    if not uri.startswith(root + "/"):
+        return False
+    return all(_plain(part) for part in uri[len(root) + 1 :].split("/"))
 
 
 def check_entry(raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -137,6 +168,9 @@ def check_entry(raw: Mapping[str, Any]) -> dict[str, Any]:
         root = skill_root(uri)
     except ValueError as exc:
         raise ProtocolViolation(f"skill entry: {exc}") from None
+    place = root.partition("://")[2]
+    if not place or not all(_plain(part) for part in place.split("/")):
+        raise ProtocolViolation(f"skill entry {uri!r}: a path segment that is not a name")
     name = frontmatter.get("name")
     if not isinstance(name, str) or root.rsplit("/", 1)[-1] != name:
         raise ProtocolViolation(
@@ -154,7 +188,7 @@ def check_entry(raw: Mapping[str, Any]) -> dict[str, Any]:
         if not isinstance(item, Mapping):
             raise ProtocolViolation(f"skill entry {uri!r}: a resource that is not an object")
         listed, digest, size = item.get("uri"), item.get("digest"), item.get("size")
-        if not isinstance(listed, str) or not (listed == uri or listed.startswith(root + "/")):
+        if not isinstance(listed, str) or not (listed == uri or inside(root, listed)):
             raise ProtocolViolation(f"skill entry {uri!r}: lists {listed!r}, outside the skill")
         if listed in seen:
             raise ProtocolViolation(f"skill entry {uri!r}: lists {listed!r} twice")
@@ -173,7 +207,7 @@ def listed_file(entry: Mapping[str, Any], uri: str) -> Mapping[str, Any] | None:
     the entry does not list it, or it lies outside a dynamic skill."""
     resources = entry["resources"]
     if resources == "dynamic":
-        if uri != entry["uri"] and not uri.startswith(skill_root(entry["uri"]) + "/"):
+        if uri != entry["uri"] and not inside(skill_root(entry["uri"]), uri):
             raise VerificationFailed(uri, "it is not a file of the skill")
         return None
     for item in resources:
@@ -241,11 +275,10 @@ def frontmatter_of(content: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
     match = _FRONTMATTER.match(text)
     if match is None:
         raise ValueError("SKILL.md does not begin with YAML frontmatter")
-    try:
-        typed = yaml.safe_load(match.group(1))
-        written = yaml.load(match.group(1), Loader=yaml.BaseLoader)  # BaseLoader: text only
-    except (yaml.YAMLError, RecursionError) as exc:
-        raise ValueError(f"its frontmatter is not YAML: {str(exc).splitlines()[0]}") from None
+    # Within bounds (size, aliases, nesting): a few hundred bytes of aliases must not
+    # become a value that takes minutes to compare.
+    typed = load_bounded(match.group(1), yaml.SafeLoader)
+    written = load_bounded(match.group(1), yaml.BaseLoader)  # BaseLoader: text only
     if not isinstance(typed, dict) or not isinstance(written, dict):
         raise ValueError("its frontmatter is not a mapping")
     return _json(typed), written

@@ -9,7 +9,9 @@ root, and the per-skill limits (512 files, 16 MiB, nested skills' files counted 
 enclosing skill as the manifest lists them). Each file gets its ``sha256:`` digest, size
 and MIME type (``text/markdown`` for ``SKILL.md``, by name or else by content for the
 rest). Hidden files and folders (a leading dot) and ``__pycache__`` are not part of a
-skill.
+skill. Files are read as ``snodo.extensions.skills.reading`` reads them (no link followed,
+regular files only, bounded), at the scan as on each later read, and the frontmatter
+is parsed within ``snodo.extensions.skills.frontmatter``'s bounds.
 """
 
 from __future__ import annotations
@@ -24,11 +26,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from snodo.extensions.skills.frontmatter import load_bounded
+from snodo.extensions.skills.reading import NotServable, read_within
 from snodo.revisions.skills.protocol import DIGEST_PREFIX, SKILL_FILE, SKILL_MIME_TYPE
 
 __all__ = [
     "MAX_FILES",
     "MAX_TOTAL_BYTES",
+    "NotServable",
     "SkillError",
     "SkillFile",
     "SkillFolder",
@@ -70,6 +75,17 @@ class SkillFile:
     mime_type: str
     size: int
     digest: str
+    root: Path = Path()
+    """The skills root, resolved; ``parts`` lead from it to the file through no link."""
+    parts: tuple[str, ...] = ()
+
+    def read(self) -> bytes:
+        """The file's bytes now, when they are still the ones listed (size and digest);
+        else ``NotServable`` (``OSError`` when it is gone)."""
+        data = read_within(self.root, self.parts, self.size)
+        if stamp(data) != (self.digest, self.size):
+            raise NotServable("changed since the skills were read")
+        return data
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,11 +140,11 @@ def frontmatter(text: str, where: str) -> dict[str, Any]:
         end = next(i for i, line in enumerate(lines[1:], 1) if line.strip() == "---")
     except StopIteration:
         raise SkillError(f"{where}: SKILL.md's frontmatter has no closing --- line") from None
-    yaml, loader = _loader()
+    _, loader = _loader()
     try:
-        data = yaml.load("\n".join(lines[1:end]), Loader=loader)  # a SafeLoader
-    except yaml.YAMLError as exc:
-        raise SkillError(f"{where}: SKILL.md's frontmatter is not YAML: {exc}") from None
+        data = load_bounded("\n".join(lines[1:end]), loader)  # a SafeLoader, bounded
+    except ValueError as exc:
+        raise SkillError(f"{where}: SKILL.md: {exc}") from None
     if not isinstance(data, dict):
         raise SkillError(f"{where}: SKILL.md's frontmatter must be a mapping")
     _check_json(data, where)
@@ -186,47 +202,78 @@ def _segment(part: str, where: Path, first: bool) -> str:
     return quoted
 
 
-def _files(folder: Path, root: Path) -> list[Path]:
-    found: list[Path] = []
+def _files(folder: Path, root: Path) -> list[tuple[Path, tuple[str, ...]]]:
+    """Each file of the skill in ``folder``: its path, and the parts that lead to it from
+    ``root`` (resolved) once its links are resolved; SkillError for one outside it."""
+    found: list[tuple[Path, tuple[str, ...]]] = []
     for base, dirs, names in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED)
         for name in sorted(names):
             if name.startswith("."):
                 continue
             path = Path(base) / name
-            if not path.resolve().is_relative_to(root.resolve()):
+            real = path.resolve()
+            if not real.is_relative_to(root):
                 raise SkillError(f"{path}: links out of the skills root {root}")
-            if path.is_file():
-                found.append(path)
+            if real.is_file():
+                found.append((path, real.relative_to(root).parts))
     return found
+
+
+def _too_many(where: str, count: int, total: int) -> SkillError:
+    return SkillError(
+        f"{where}: {count} files of {total} bytes; a skill may have at most "
+        f"{MAX_FILES} files and {MAX_TOTAL_BYTES} bytes (16 MiB), nested skills included"
+    )
 
 
 def _skill(folder: Path, root: Path, skill_path: str) -> SkillFolder:
     where = str(folder)
-    meta = frontmatter((folder / SKILL_FILE).read_text(encoding="utf-8"), where)
+    try:
+        return _read_skill(folder, root, skill_path, where)
+    except NotServable as exc:
+        raise SkillError(f"{where}: a file that cannot be served: {exc}") from None
+    except OSError as exc:  # gone or unreadable while it was read
+        raise SkillError(f"{where}: {exc.strerror or exc}: {exc.filename}") from None
+
+
+def _read_skill(folder: Path, root: Path, skill_path: str, where: str) -> SkillFolder:
+    listed = _files(folder, root)
+    if not any(path == folder / SKILL_FILE for path, _ in listed):
+        raise SkillError(f"{where}: its {SKILL_FILE} is not a regular file")
+    total = sum(os.stat(root.joinpath(*parts)).st_size for _, parts in listed)
+    if len(listed) > MAX_FILES or total > MAX_TOTAL_BYTES:
+        raise _too_many(where, len(listed), total)
+    base = "skill://" + skill_path
+    meta: dict[str, Any] = {}
+    files: list[SkillFile] = []
+    total = 0
+    for path, parts in listed:
+        relative = path.relative_to(folder).parts
+        uri = base + "/" + "/".join(_segment(p, path, False) for p in relative)
+        data = read_within(root, parts, MAX_TOTAL_BYTES - total)  # grown since: refused
+        digest, size = stamp(data)
+        total += size
+        if relative == (SKILL_FILE,):
+            meta = frontmatter(_text(data, where), where)
+            kind = SKILL_MIME_TYPE
+        else:
+            kind = mime_type(path.name, data)
+        files.append(SkillFile(uri, path, kind, size, digest, root, parts))
     if meta["name"] != folder.name:
         raise SkillError(
             f"{where}: the frontmatter's name {meta['name']!r} must equal the folder's "
             f"name {folder.name!r}"
         )
-    base = "skill://" + skill_path
-    files: list[SkillFile] = []
-    total = 0
-    for path in _files(folder, root):
-        relative = path.relative_to(folder).parts
-        uri = base + "/" + "/".join(_segment(p, path, False) for p in relative)
-        data = path.read_bytes()
-        digest, size = stamp(data)
-        total += size
-        kind = SKILL_MIME_TYPE if relative == (SKILL_FILE,) else mime_type(path.name, data)
-        files.append(SkillFile(uri, path, kind, size, digest))
-    if len(files) > MAX_FILES or total > MAX_TOTAL_BYTES:
-        raise SkillError(
-            f"{where}: {len(files)} files of {total} bytes; a skill may have at most "
-            f"{MAX_FILES} files and {MAX_TOTAL_BYTES} bytes (16 MiB), nested skills included"
-        )
     files.sort(key=lambda f: (f.uri != base + "/" + SKILL_FILE, f.uri))
     return SkillFolder(skill_path, base + "/" + SKILL_FILE, meta, tuple(files))
+
+
+def _text(data: bytes, where: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SkillError(f"{where}: SKILL.md is not UTF-8 text") from None
 
 
 def scan(roots: Iterable[Path]) -> tuple[SkillFolder, ...]:
@@ -239,6 +286,7 @@ def scan(roots: Iterable[Path]) -> tuple[SkillFolder, ...]:
         if not root.is_dir():
             raise SkillError(f"{root}: not a folder of skills")
         top = root.parent if (root / SKILL_FILE).is_file() else root
+        real = root.resolve()
         before = len(found)
         for base, dirs, names in os.walk(root):
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in _SKIPPED)
@@ -247,7 +295,7 @@ def scan(roots: Iterable[Path]) -> tuple[SkillFolder, ...]:
             folder = Path(base)
             parts = folder.relative_to(top).parts
             skill_path = "/".join(_segment(p, folder, i == 0) for i, p in enumerate(parts))
-            skill = _skill(folder, root, skill_path)
+            skill = _skill(folder, real, skill_path)
             if skill.uri in found:
                 raise SkillError(
                     f"{folder}: serves {skill.uri}, as {origin[skill.uri]} already does"

@@ -30,6 +30,7 @@ from urllib.parse import quote
 from snodo.core.caching import CacheHint
 from snodo.core.errors import InvalidParams
 from snodo.extensions.skills.files import (
+    NotServable,
     SkillError,
     SkillFile,
     SkillFolder,
@@ -208,7 +209,7 @@ class Skills(Extension):
                 continue
             meta = described.get(uri)
             self.server.add_resource(
-                self._reader(file.path),
+                _reader(file),
                 uri,
                 name=meta["name"] if meta else uri.rsplit("/", 1)[-1],
                 description=meta["description"] if meta else None,
@@ -216,18 +217,6 @@ class Skills(Extension):
                 size=file.size,
             )
         self.folders, self._served, self._signature = folders, served, signature
-
-    def _reader(self, path: Path) -> Callable[[], str | bytes]:
-        # No refresh here: reads run on worker threads, and the registry changes on the
-        # event loop only (the skills methods refresh). A file changed since the entry
-        # was made reads as it is now, which a client's digest check catches.
-        def read() -> str | bytes:
-            try:
-                return _contents(path.read_bytes())
-            except OSError:
-                raise InvalidParams(f"{path.name} is no longer served") from None
-
-        return read
 
     def refresh(self) -> None:
         """With ``reload``, read the roots again if anything under them changed."""
@@ -309,6 +298,24 @@ class Skills(Extension):
     def page_size(self) -> int | None:
         """The server's page size, which the skills listing and directories page by."""
         return self.server.page_size
+
+
+def _reader(file: SkillFile) -> Callable[[], str | bytes]:
+    """Reads ``file`` for ``resources/read``: its bytes only while they are what the
+    catalog lists, reached through no link (``SkillFile.read``). No refresh here: reads
+    run on worker threads and the registry changes on the event loop only (the skills
+    methods refresh), so a file changed since the scan is refused until then."""
+
+    def read() -> str | bytes:
+        try:
+            return _contents(file.read())
+        except NotServable as exc:
+            log.warning("skills: %s not served: %s", file.path, exc)
+            raise InvalidParams(f"{file.uri} is not as its skill lists it") from None
+        except OSError:
+            raise InvalidParams(f"{file.uri} is no longer served") from None
+
+    return read
 
 
 def _entry(folder: SkillFolder) -> dict[str, Any]:

@@ -89,9 +89,16 @@ def test_encrypted_keyrings_hide_the_payload_and_open_both_formats() -> None:
 def test_a_server_takes_a_keyring_or_the_shorthands_but_not_both() -> None:
     ring = Keyring(secret=KEY_A)
     assert Server("s", "1", keyring=ring).keyring is ring
-    built = Server("s", "1", state_secret=KEY_A, state_guard=True).keyring
+    built = Server("s", "1", state_secret=KEY_A).keyring  # one-time state by default
     assert built is not None and isinstance(built.guard, MemoryGuard)
-    for clash in ({"state_secret": KEY_A}, {"state_ttl": 60}, {"state_encrypted": True}):
+    clashes: list[dict[str, Any]] = [
+        {"state_secret": KEY_A},
+        {"state_ttl": 60},
+        {"state_encrypted": True},
+        {"state_guard": False},
+        {"state_guard": MemoryGuard()},
+    ]
+    for clash in clashes:
         with pytest.raises(ValueError, match="not both"):
             Server("s", "1", keyring=ring, **clash)
 
@@ -102,7 +109,8 @@ def test_a_server_without_keys_reads_the_environment_else_makes_its_own(
     """Every server seals (the questions a flow asked need it): with the secret it is
     given, else SNODO_STATE_SECRET, else a key of its process alone."""
     monkeypatch.delenv(SECRET_ENV, raising=False)
-    alone, other = Server("s", "1"), Server("s", "1")
+    plain = {"state_guard": False}  # states opened more than once here
+    alone, other = Server("s", "1", **plain), Server("s", "1", **plain)
     assert alone.state_per_process and other.state_per_process
     token = alone.keyring.seal(DATA, Ctx())
     assert alone.keyring.open(token, Ctx()) == DATA
@@ -110,7 +118,7 @@ def test_a_server_without_keys_reads_the_environment_else_makes_its_own(
         other.keyring.open(token, Ctx())  # another process's key: its own
     assert not Server("s", "1", state_secret=KEY_A).state_per_process
     monkeypatch.setenv(SECRET_ENV, KEY_A.hex())
-    first, second = Server("s", "1"), Server("s", "1")
+    first, second = Server("s", "1", **plain), Server("s", "1", **plain)
     assert not first.state_per_process
     assert second.keyring.open(first.keyring.seal(DATA, Ctx()), Ctx()) == DATA
     assert Keyring(secret=KEY_A).open(first.keyring.seal(DATA, Ctx()), Ctx()) == DATA

@@ -7,6 +7,7 @@ hostile server would."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 from typing import Any
@@ -305,3 +306,132 @@ def test_a_blob_is_its_decoded_bytes() -> None:
         content_bytes([{"uri": "skill://s/f", "blob": "%%%"}], "skill://s/f")
     with pytest.raises(ProtocolViolation, match="0 contents"):
         content_bytes([{"uri": "skill://s/g", "text": ""}], "skill://s/f")
+
+
+@pytest.mark.parametrize(
+    "escaping",
+    [
+        "skill://acme/billing/refunds/../../secrets/key.md",
+        "skill://acme/billing/refunds/%2e%2e/%2e%2e/secrets/key.md",
+        "skill://acme/billing/refunds/%2E%2e/x.md",
+        "skill://acme/billing/refunds/%252e%252e/x.md",
+        "skill://acme/billing/refunds/./x.md",
+        "skill://acme/billing/refunds/%2e/x.md",
+        "skill://acme/billing/refunds/a//x.md",
+        "skill://acme/billing/refunds/..%2fx.md",
+        "skill://acme/billing/refunds/..%5cx.md",
+        "skill://acme/billing/refunds/x%00.md",
+    ],
+)
+async def test_an_entry_listing_a_file_through_dot_segments_is_refused(escaping: str) -> None:
+    """A manifest entry that climbs out of the skill once its segments are decoded (as a
+    host writing the files to disk would decode them) is not loaded: the listing that
+    carries it is refused, and so is the entry given back to ``read_skill_file``."""
+    state = skills_server(files())
+    listed = state.entry(REFUNDS)["resources"]
+    state.files[escaping] = b"the host's own files\n"
+    forged = [*listed, {"uri": escaping, "digest": digest(b"x"), "size": 1}]
+    state.entries[REFUNDS] = {"resources": forged}
+    async with client(state) as c:
+        host = SkillsClient(c)
+        with pytest.raises(ProtocolViolation, match="outside the skill"):
+            await host.list_skills()
+        with pytest.raises(ProtocolViolation, match="outside the skill"):
+            await host.get_skill(REFUNDS)
+        with pytest.raises(ProtocolViolation, match="outside the skill"):
+            await host.read_skill_file(state.entry(REFUNDS), escaping)
+    assert state.reads == []
+
+
+@pytest.mark.parametrize(
+    "uri", ["skill://acme/../refunds/SKILL.md", "skill://acme/%2e%2e/refunds/SKILL.md"]
+)
+def test_an_entry_whose_own_uri_climbs_is_refused(uri: str) -> None:
+    state = skills_server(files())
+    entry = state.entry(REFUNDS)
+    resources = [{**entry["resources"][0], "uri": uri}]
+    with pytest.raises(ProtocolViolation, match="not a name"):
+        check_entry({**entry, "uri": uri, "resources": resources})
+
+
+async def test_a_dynamic_skills_file_through_dot_segments_is_not_read() -> None:
+    state = skills_server(files())
+    state.entries[DAILY] = {"resources": "dynamic"}
+    async with client(state) as c:
+        host = SkillsClient(c)
+        entry = await host.get_skill(DAILY)
+        for path in ("skill://reports/daily/%2e%2e/%2e%2e/acme/x", "%2e%2e/x"):
+            with pytest.raises((VerificationFailed, ValueError)):
+                await host.read_skill_file(entry, path)
+    assert state.reads == []
+
+
+ALIAS_BOMB = (
+    b"---\nname: bomb\ndescription: aliases\n"
+    b'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]\n'
+    + b"".join(
+        f"{name}: &{name} [{','.join([f'*{before}'] * 9)}]\n".encode()
+        for before, name in zip("abcdefgh", "bcdefghi", strict=True)
+    )
+    + b"---\n\n# bomb\n"
+)
+"""390 bytes of SKILL.md whose frontmatter names 9**9 strings."""
+
+
+async def test_an_alias_bomb_in_a_skill_md_is_refused_within_bounds() -> None:
+    """The entry lists the bomb's own digest and size and the fields as the server wrote
+    them: the client refuses it for its aliases, without expanding them."""
+    bomb = "skill://bomb/SKILL.md"
+    state = skills_server({bomb: ALIAS_BOMB})
+    state.entries[bomb] = {"frontmatter": {"name": "bomb", "description": "aliases"}}
+    assert len(ALIAS_BOMB) == 390
+
+    async def scenario() -> None:
+        async with client(state) as c:
+            host = SkillsClient(c)
+            entry = await host.get_skill(bomb)
+            with pytest.raises(VerificationFailed, match="aliases expand it past"):
+                await host.read_skill_file(entry)
+
+    await asyncio.wait_for(scenario(), 60)
+
+
+@pytest.mark.parametrize(
+    ("frontmatter", "complaint"),
+    [
+        ("name: s\ndescription: d\nx: &x [*x]\n", "not YAML|inside what it names"),
+        ("name: s\ndescription: d\nx: " + "[" * 5000 + "]" * 5000 + "\n", "nests too deeply"),
+        ("name: s\ndescription: " + "d" * 70_000 + "\n", "longer than 65536 bytes"),
+    ],
+)
+def test_frontmatter_beyond_the_bounds_is_refused(frontmatter: str, complaint: str) -> None:
+    from snodo.extensions.skills.client import frontmatter_of
+
+    with pytest.raises(ValueError, match=complaint):
+        frontmatter_of(f"---\n{frontmatter}---\nbody\n".encode())
+
+
+YAML_SCALARS = st.one_of(
+    st.integers(-1000, 1000), st.booleans(), st.text(alphabet="abc xyz-1", max_size=8)
+)
+YAML_VALUES = st.recursive(
+    YAML_SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(alphabet="abcdef", min_size=1, max_size=4), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(st.text(alphabet="abcdef", min_size=1, max_size=5), YAML_VALUES))
+def test_frontmatter_within_bounds_reads_as_yaml_reads_it(fields: dict[str, Any]) -> None:
+    """Within the bounds the bounded parse is PyYAML's, typed and as written."""
+    import yaml
+
+    from snodo.extensions.skills.client import frontmatter_of
+
+    text = yaml.safe_dump(fields, sort_keys=False) if fields else "{}\n"
+    typed, written = frontmatter_of(f"---\n{text}---\n".encode())
+    assert typed == yaml.safe_load(text)
+    assert written == yaml.load(text, Loader=yaml.BaseLoader)

@@ -208,6 +208,18 @@ def test_without_directory_read_the_method_is_not_served(tree: Path) -> None:
         ("open", "---\nname: open\n", "no closing --- line"),
         ("quiet", "---\nname: quiet\n---\n", "needs a description"),
         ("listy", "---\n- a\n---\n", "must be a mapping"),
+        (
+            "bomb",
+            "---\nname: bomb\ndescription: d\na: &a [x,x,x,x,x,x,x,x]\n"
+            + "".join(
+                f"{n}: &{n} [{','.join([f'*{p}'] * 8)}]\n"
+                for p, n in zip("abcdefg", "bcdefgh", strict=True)
+            )
+            + "---\n",
+            "aliases expand it past",
+        ),
+        ("huge", "---\nname: huge\ndescription: " + "d" * 70_000 + "\n---\n", "65536 bytes"),
+        ("nested", "---\nname: nested\nx: " + "[" * 3000 + "]" * 3000 + "\n---\n", "nests"),
     ],
 )
 def test_a_broken_skill_stops_start_up_naming_its_folder(
@@ -256,6 +268,19 @@ def test_a_link_out_of_the_root_is_refused(tmp_path: Path) -> None:
     os.symlink(outside, root / "leaky" / "key.txt")
     with pytest.raises(SkillError, match="links out of the skills root"):
         Skills(Server("s", "1"), root)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_fifo_is_not_a_file_of_a_skill(tmp_path: Path) -> None:
+    write(tmp_path, "piped/SKILL.md", skill_md("piped"))
+    os.mkfifo(tmp_path / "piped" / "pipe.txt")
+    server = Server("s", "1")
+    Skills(server, tmp_path)  # a FIFO beside the files: not one of them, never opened
+    assert [r["uri"] for r in listing(server)[0]["resources"]] == ["skill://piped/SKILL.md"]
+    (tmp_path / "piped" / "SKILL.md").unlink()
+    os.mkfifo(tmp_path / "piped" / "SKILL.md")
+    with pytest.raises(SkillError, match=r"SKILL\.md is not a regular file"):
+        Skills(Server("s", "1"), tmp_path)
 
 
 def test_a_root_that_is_a_skill_is_served_under_its_name(tmp_path: Path) -> None:
