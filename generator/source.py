@@ -4,7 +4,10 @@ Three places, in order: a path given on the command line, the folder named by
 ``SNODO_SCHEMA_DIR`` (when it holds the revision), and a per-user cache that is filled
 by downloading the pinned URL (``add-revision`` fills it from the file it is given).
 A schema the project wrote itself from a specification that publishes none (a pin with
-``translated``) is committed beside its pin and read from there alone. A schema shipped
+``translated``) is committed beside its pin and read from there alone; when it changes a
+pinned revision (a pin with ``base``), only the changes are committed
+(``translation.json``, held to ``translation_sha256``) and the schema is composed from
+the base revision's own verified schema and them. A schema shipped
 in a pinned npm package that the scripts install under ``interop/`` (a pin with
 ``installed``) is read there first, where it is. Whichever it is, the file's sha256 must
 equal the pin; a mismatch stops generation.
@@ -13,12 +16,15 @@ equal the pin; a mismatch stops generation.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import tempfile
 import tomllib
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+
+from generator.translation import TranslationError, compose, dump
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_DIR_ENV = "SNODO_SCHEMA_DIR"
@@ -43,9 +49,15 @@ class Pin:
     installed: str = ""
     """Where the file is in the checkout once the scripts have installed the pinned npm
     package that ships it (``interop/NAME/node_modules/...``), when one does."""
+    base: str = ""
+    """The pinned revision a translated pin changes: its schema, found and verified as
+    that revision's, plus ``schema/<revision>/translation.json`` is this one's, and
+    ``sha256`` is the composed schema's."""
+    translation_sha256: str = ""
+    """The sha256 of ``translation.json``'s bytes, for a pin with a ``base``."""
 
 
-_OPTIONAL = ("translated", "installed")
+_OPTIONAL = ("translated", "installed", "base", "translation_sha256")
 
 
 def load_pin(path: Path) -> Pin:
@@ -64,8 +76,17 @@ def installed(pin: Pin) -> Path | None:
 
 
 def translation(pin: Pin) -> Path:
-    """Where a translated pin's schema is committed."""
-    return ROOT / "schema" / pin.revision / "schema.json"
+    """Where a translated pin's schema (or, with a ``base``, its changes) is committed."""
+    name = "translation.json" if pin.base else "schema.json"
+    return ROOT / "schema" / pin.revision / name
+
+
+def base_pin(pin: Pin) -> Pin:
+    """The pin of the revision a translated pin changes."""
+    path = ROOT / "schema" / pin.base / "pin.toml"
+    if not path.is_file():
+        raise SchemaSourceError(f"{pin.revision}'s base {pin.base} is not pinned ({path})")
+    return load_pin(path)
 
 
 def sha256_of(data: bytes) -> str:
@@ -116,6 +137,8 @@ def at_hand(pin: Pin, explicit: Path | None = None) -> bool:
     """Whether ``locate_schema`` would find the schema without downloading it: given,
     named by ``SNODO_SCHEMA_DIR``, or already in the cache. A named place that lacks it
     still counts, so that ``locate_schema`` says what is wrong there."""
+    if pin.base:
+        return at_hand(base_pin(pin), explicit)
     if pin.translated or installed(pin) is not None:
         return True
     if explicit is not None or os.environ.get(SCHEMA_DIR_ENV):
@@ -131,6 +154,8 @@ def locate_schema(pin: Pin, explicit: Path | None = None) -> tuple[Path, bytes]:
     filled from the pin's URL if that is a local ``file:`` one. Otherwise a named folder
     that lacks the revision is an error naming the folder, never a download.
     """
+    if pin.base:
+        return _composed(pin, explicit)
     named = os.environ.get(SCHEMA_DIR_ENV)
     if pin.translated:
         path = translation(pin)
@@ -159,6 +184,27 @@ def locate_schema(pin: Pin, explicit: Path | None = None) -> tuple[Path, bytes]:
             _download(pin, path)
     data = path.read_bytes()
     _verify(data, pin, path)
+    return path, data
+
+
+def _composed(pin: Pin, explicit: Path | None) -> tuple[Path, bytes]:
+    """A translation's path and the schema composed from its verified bytes and its base
+    revision's verified schema, held to the pin's sha256 too."""
+    path = translation(pin)
+    if not path.is_file():
+        raise SchemaSourceError(f"{path} is missing: the pin says it is committed there")
+    changes = path.read_bytes()
+    if sha256_of(changes) != pin.translation_sha256:
+        raise SchemaSourceError(
+            f"{path} has sha256 {sha256_of(changes)}, but the pin record pins "
+            f"translation_sha256 {pin.translation_sha256}; refusing to generate from it"
+        )
+    _, base = locate_schema(base_pin(pin), explicit)
+    try:
+        data = dump(compose(json.loads(base), json.loads(changes)))
+    except (TranslationError, ValueError, TypeError, AttributeError) as exc:
+        raise SchemaSourceError(f"{path} does not apply to {pin.base}: {exc}") from exc
+    _verify(data, pin, f"the schema composed from {pin.base} and {path}")
     return path, data
 
 

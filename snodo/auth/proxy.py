@@ -68,7 +68,14 @@ from snodo.auth.proxy_pages import (
     redirect,
     with_query,
 )
-from snodo.auth.proxy_store import MemoryProxyStore, ProxyStore, Vault, derive, digest
+from snodo.auth.proxy_store import (
+    DefaultStore,
+    MemoryProxyStore,
+    ProxyStore,
+    Vault,
+    derive,
+    digest,
+)
 from snodo.auth.proxy_tokens import TokenMinter
 from snodo.auth.proxy_upstream import exchange
 from snodo.auth.tokens import AccessToken, canonical_resource
@@ -77,15 +84,15 @@ REDIS_ENV = "SNODO_REDIS"
 """The deployment's Redis URL: the store of a proxy given none (snodo.server.shared_stores)."""
 
 
-def default_store() -> ProxyStore:
+def default_store() -> DefaultStore:
     """A proxy's store when given none: Redis's at ``SNODO_REDIS``, else this process's
-    memory."""
+    memory, until ``Server(redis=URL)`` names another (``DefaultStore``)."""
     url = os.environ.get(REDIS_ENV)
     if url:
         from snodo.auth.proxy_store import RedisProxyStore  # noqa: PLC0415 - the redis extra
 
-        return RedisProxyStore(url)
-    return MemoryProxyStore()
+        return DefaultStore(RedisProxyStore(url))
+    return DefaultStore(MemoryProxyStore())
 
 
 __all__ = ["OAuthProxy", "Verify"]
@@ -157,7 +164,6 @@ class OAuthProxy(ProtectedResource):
         if len(key) < 16:
             raise ValueError("the proxy's secret must be at least 16 bytes")
         self.store: ProxyStore = store if store is not None else default_store()
-        self.store_given = store is not None
         self.minter = TokenMinter(key, base, resource, self.store, lifetime=access_lifetime)
         proofs = DPoP.in_proxy(dpop, self.store, derive(key, "dpop"))
         super().__init__(
@@ -252,7 +258,8 @@ class OAuthProxy(ProtectedResource):
 
     def unshared(self) -> str | None:
         """A memory store, or a key made for this process."""
-        if isinstance(self.store, MemoryProxyStore):
+        kept = self.store.inner if isinstance(self.store, DefaultStore) else self.store
+        if isinstance(kept, MemoryProxyStore):
             return "keeps sign-ins in this process's memory (store=)"
         return (
             "signs with a key of this process (secret=)" if self.own_secret else super().unshared()

@@ -43,6 +43,7 @@ from snodo.stores.redis import RedisClients
 from snodo.stores.sqlite import open_shared
 
 __all__ = [
+    "DefaultStore",
     "MemoryProxyStore",
     "ProxyStore",
     "RedisProxyStore",
@@ -111,6 +112,35 @@ class Vault:
             return None
         record = json.loads(data)
         return record if isinstance(record, dict) else None
+
+
+class DefaultStore:
+    """The store of a proxy given none: this process's memory (or Redis's at
+    ``SNODO_REDIS``) until the server the proxy protects is given a Redis URL
+    (``Server(redis=URL)``), which replaces it before anything is kept. The proxy is
+    built before that server, so the store it holds is this one, not the one inside."""
+
+    def __init__(self, inner: ProxyStore) -> None:
+        self.inner = inner
+
+    def use(self, store: ProxyStore) -> None:
+        """Keep everything from now on in ``store``."""
+        self.inner = store
+
+    async def put(self, key: str, value: bytes, ttl: float | None) -> None:
+        await self.inner.put(key, value, ttl)
+
+    async def get(self, key: str) -> bytes | None:
+        return await self.inner.get(key)
+
+    async def take(self, key: str) -> bytes | None:
+        return await self.inner.take(key)
+
+    async def delete(self, key: str) -> None:
+        await self.inner.delete(key)
+
+    async def count(self, key: str, ttl: float) -> int:
+        return await self.inner.count(key, ttl)
 
 
 class MemoryProxyStore:

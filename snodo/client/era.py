@@ -82,13 +82,19 @@ def spoken_versions(
     """The modern versions a client speaks, newest first: ``versions`` (each a version
     a modern revision of ``revisions`` speaks, a draft's included), by default those
     of every modern revision that is not a draft, with ``protocol_version`` (the one
-    it starts with) among them. ValueError for a version none of them speaks."""
+    it starts with) among them unless it is an older revision's. ValueError for a
+    version no revision speaks."""
     spoken = tuple(versions) if versions is not None else revisions.versions("modern")
+    modern = [v for r in revisions.all if r.era == "modern" for v in r.versions]
     if protocol_version is not None and protocol_version not in spoken:
         if versions is not None:
             raise ValueError(f"protocol_version {protocol_version} is not one of {spoken}")
-        spoken = (*spoken, protocol_version)
-    modern = [v for r in revisions.all if r.era == "modern" for v in r.versions]
+        if protocol_version in modern:  # a draft named to start with
+            spoken = (*spoken, protocol_version)
+        elif protocol_version not in {v for r in revisions.all for v in r.versions}:
+            raise ValueError(f"protocol_version {protocol_version}: no revision speaks it")
+        # else an older revision's: the first request says it, and a modern server's
+        # -32022 moves the client to a version of ``spoken`` (basic/versioning.mdx)
     unknown = [v for v in spoken if v not in modern]
     if unknown or not spoken:
         raise ValueError(

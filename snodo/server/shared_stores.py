@@ -1,12 +1,13 @@
 """One Redis setting for every store a server's workers must share.
 
-``Server(redis=URL)``, or ``SNODO_REDIS`` when it is not given, stands for five
-settings: the replay guard that makes request state one-time (``RedisGuard``), legacy
-sessions (``LegacyLimits(store=)``), the notification bus (``RedisBus``), the tasks'
-store (``RedisTaskStore``, when ``Tasks()`` was given none) and the OAuth proxy's
-(``RedisProxyStore``: the proxy reads ``SNODO_REDIS`` itself when it is built with no
-``store=``). Whatever is set alone stays as it is set: the URL fills only the settings
-left at their defaults, so one of them may still point elsewhere.
+``Server(redis=URL)``, or ``SNODO_REDIS`` when it is not given, stands for five settings:
+the replay guard that makes request state one-time (``RedisGuard``), legacy sessions
+(``LegacyLimits(store=)``), the notification bus (``RedisBus``), the tasks' store
+(``RedisTaskStore``, when ``Tasks()`` was given none) and the OAuth proxy's
+(``RedisProxyStore``, when it was built with no ``store=``: it reads ``SNODO_REDIS`` itself,
+and its ``DefaultStore`` takes ``redis=`` from the server). Whatever is set alone stays as
+it is set: the URL fills only the settings left at their defaults, so one of them may still
+point elsewhere.
 """
 
 from __future__ import annotations
@@ -57,9 +58,7 @@ def shared_stores(
 ) -> SharedStores:
     """The settings with ``url`` (``redis_url``'s) filling those left at their defaults;
     a ``Tasks`` given no store gets the Redis one (a ``keyring`` given whole keeps its
-    own guard). An OAuth proxy built with a store of
-    this process's memory, given none, is refused: it was built before the server, so
-    it takes the URL itself (``store=URL``, or ``SNODO_REDIS``)."""
+    own guard), and so does an OAuth proxy given none."""
     if url is None:
         return SharedStores(state_guard, legacy, notifications)
     # The default guard (True) becomes the shared one; a guard object, or False (the
@@ -76,18 +75,18 @@ def shared_stores(
         from snodo.tasks.redis import RedisTaskStore  # noqa: PLC0415 - the redis extra
 
         tasks.store = RedisTaskStore(url)
-    if _memory_proxy(authorization):
-        raise ValueError(
-            "redis= reaches an OAuth proxy only through its own store: give it"
-            " store=RedisProxyStore(URL) (snodo.auth), or set SNODO_REDIS, which it reads"
-        )
+    _share_proxy_store(authorization, url)
     return SharedStores(state_guard, legacy, notifications)
 
 
-def _memory_proxy(authorization: Any) -> bool:
-    """Whether ``authorization`` is an OAuth proxy keeping sign-ins in this process's
-    memory because it was given no store."""
-    from snodo.auth.proxy_store import MemoryProxyStore  # noqa: PLC0415
+def _share_proxy_store(authorization: Any, url: str) -> None:
+    """An OAuth proxy given no store keeps its sign-ins in Redis at ``url`` from now on
+    (it was built before the server, holding a ``DefaultStore`` for this); one given a
+    store, or reading ``SNODO_REDIS`` already, keeps its own."""
+    from snodo.auth.proxy_store import DefaultStore, MemoryProxyStore  # noqa: PLC0415
 
     store = getattr(authorization, "store", None)
-    return isinstance(store, MemoryProxyStore) and not getattr(authorization, "store_given", True)
+    if isinstance(store, DefaultStore) and isinstance(store.inner, MemoryProxyStore):
+        from snodo.auth.proxy_store import RedisProxyStore  # noqa: PLC0415 - the redis extra
+
+        store.use(RedisProxyStore(url))

@@ -9,6 +9,7 @@ answered by the other, and a sealed request state spent on one is refused by the
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 from collections.abc import Iterator
@@ -82,14 +83,17 @@ def test_one_url_fills_every_store_left_at_its_default(
     assert from_environment.legacy is not None and from_environment.legacy.store == redis_url
 
 
-def test_the_oauth_proxy_reads_the_setting_itself(
+def test_the_oauth_proxy_keeps_sign_ins_in_the_one_redis(
     redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A proxy built with no store, before the server: ``Server(redis=)`` moves what it
+    keeps to Redis; with ``SNODO_REDIS`` it reads the setting itself; a store it was
+    given stays."""
     pytest.importorskip("authlib")
     from snodo.auth import OAuthProxy
-    from snodo.auth.proxy_store import MemoryProxyStore, RedisProxyStore
+    from snodo.auth.proxy_store import DefaultStore, MemoryProxyStore, RedisProxyStore
 
-    def proxy() -> OAuthProxy:
+    def proxy(**options: Any) -> OAuthProxy:
         return OAuthProxy(
             base_url="http://127.0.0.1:8000",
             authorize_url="http://127.0.0.1:9/authorize",
@@ -98,17 +102,38 @@ def test_the_oauth_proxy_reads_the_setting_itself(
             client_secret="s",
             verify=lambda token: {"sub": "x"},
             secret="a secret of 16 bytes or more",
+            **options,
         )
 
+    async def kept_in_redis(store: Any, key: str) -> bytes | None:
+        """Whether what ``store`` keeps is read back from Redis (each client closed)."""
+        reader = RedisProxyStore(redis_url)
+        try:
+            await store.put(key, b"a grant", 60)
+            return await reader.get(key)
+        finally:
+            await reader.aclose()
+            inner = store.inner if isinstance(store, DefaultStore) else store
+            if isinstance(inner, RedisProxyStore):
+                await inner.aclose()
+
     monkeypatch.delenv("SNODO_REDIS", raising=False)
-    memory = proxy()
-    assert isinstance(memory.store, MemoryProxyStore)
-    with pytest.raises(ValueError, match="store=RedisProxyStore"):
-        Server("refused", "1", redis=redis_url, authorization=memory)
+    built_first = proxy()
+    assert isinstance(built_first.store, DefaultStore)
+    assert isinstance(built_first.store.inner, MemoryProxyStore)
+    assert asyncio.run(kept_in_redis(built_first.store, "before")) is None
+    Server("one", "1", redis=redis_url, authorization=built_first)
+    assert asyncio.run(kept_in_redis(built_first.store, "after")) == b"a grant"
+    assert "memory" not in (built_first.unshared() or "")
+
+    given = MemoryProxyStore()
+    Server("given", "1", redis=redis_url, authorization=proxy(store=given))
+    assert asyncio.run(kept_in_redis(given, "given")) is None
+
     monkeypatch.setenv("SNODO_REDIS", redis_url)
     shared = proxy()
-    assert isinstance(shared.store, RedisProxyStore) and shared.store.url == redis_url
-    assert Server("shared", "1", authorization=shared).authorization is shared
+    assert isinstance(shared.store, DefaultStore)
+    assert asyncio.run(kept_in_redis(shared.store, "read")) == b"a grant"
 
 
 def test_a_url_that_is_not_redis_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -50,7 +50,8 @@ _RAW: dict[str, dict[str, Any]] = {}
 
 def raw(revision: Revision) -> dict[str, Any]:
     """The pinned schema: from the shared schema folder, else where the generator finds
-    it (the user cache holds a revision added from a file).
+    it (the user cache holds a revision added from a file; a translation with a base is
+    composed from the base's schema and its changes, as the generator composes it).
 
     A document schema published only on GitHub (the Server Card's, the registry's) that
     is not at hand skips the test asking for it, saying so: a machine that cannot reach

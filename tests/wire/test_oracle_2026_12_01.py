@@ -1,6 +1,6 @@
 """``snodo_wire_2026_12_01``, the draft revision SEP-3279 describes (Negotiated Tool
 Result Variants), against JSON Schema 2020-12 over the project's translation of the
-SEP's types (``schema/2026-12-01/schema.json``).
+SEP's types (``schema/2026-12-01/translation.json`` applied to 2026-07-28's schema).
 
 The SEP's JSON examples (at the pinned commit) round-trip through their models
 unchanged, and the schema and the models agree on each; the shapes the SEP forbids are
