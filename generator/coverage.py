@@ -9,9 +9,9 @@ sent:`` / ``never handled:`` (notifications the runtime does not declare), ``fla
 set:`` (a ``ServerCapabilities`` path the runtime does not advertise by itself:
 ``Server(capabilities={...})`` sets it), ``never filled:`` (a result field of a served
 method that no handler, nor the core, fills; ``error:`` when the schema requires it),
-``no authoring keyword:`` (a field of a listed item no decorator keyword sets:
-``fields={...}`` does) and ``error: the registry cannot read`` (a definition or fact the
-runtime reads of every revision, gone).
+``no authoring keyword:`` (a field of a listed item no decorator keyword sets and the
+runtime does not derive, ``filled.DERIVED``: ``fields={...}`` does) and ``error: the
+registry cannot read`` (a definition or fact the runtime reads of every revision, gone).
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def coverage(revision: Revision) -> Coverage:
             lines.append(f"error: required field never filled: {name}")
         else:
             lines.append(f"never filled: {name}")
-    lines += _authoring(tables, found)
+    lines += _authoring(tables, found, filled.DERIVED)
     problems = registry_problems(revision.pin.revision, revision.package, revision.overlay.era)
     lines += [f"error: the registry cannot read {problem}" for problem in problems]
     return Coverage(
@@ -171,8 +171,9 @@ def _results(tables: Any, found: Probe, revision: Revision, filled: Any) -> list
     return out
 
 
-def _authoring(tables: Any, found: Probe) -> list[str]:
-    """Fields of a listed item (``Tool``, ``Resource``, ...) no decorator keyword sets."""
+def _authoring(tables: Any, found: Probe, derived: Any) -> list[str]:
+    """Fields of a listed item (``Tool``, ``Resource``, ...) no decorator keyword sets
+    and the runtime does not derive (``filled.DERIVED``)."""
     lines = []
     for method, (key, kind) in LISTED.items():
         spec = tables.METHODS.get(method)
@@ -182,8 +183,9 @@ def _authoring(tables: Any, found: Probe) -> list[str]:
         if item is None:
             continue
         keywords = found.authoring[kind]
+        made = derived.get(kind, frozenset())
         for name, info in item.model_fields.items():
-            if name.rstrip("_") not in keywords:
+            if name.rstrip("_") not in keywords and _wire(name, info) not in made:
                 lines.append(f"no authoring keyword: {item.__name__}.{_wire(name, info)}")
     return lines
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable, Hashable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 from snodo.client.cache import ResponseCache
@@ -55,6 +55,7 @@ from snodo.client.results import RESULT_MODELS, Flow, InputHandler, complete_res
 from snodo.client.rounds import FlowBounds, run_flow
 from snodo.client.search import ToolFinder
 from snodo.client.tasks import ClientTasks, TaskCancelled, TaskFailed, TaskHandle
+from snodo.client.tool_outputs import OutputSelector, selectors
 from snodo.client.transports import ClientTransport, HttpTransport, StdioTransport
 from snodo.client.url_required import URL_REQUIRED, Completions, UrlElicitationRequired
 from snodo.core.errors import ErrorCode
@@ -441,15 +442,20 @@ class Client(ClientTasks):
         on_log: OnLog | None = None,
         log_level: str | None = None,
         deadline: float | None = None,
+        outputs: Iterable[OutputSelector] | None = None,
     ) -> Any:
         """The tool's CallToolResult, whether or not the server made a task; with
         ``manual=True`` a Flow when input is needed first, a TaskHandle for a task.
         ``on_progress(progress, total, message)`` and ``on_log(params)`` take this
         call's progress and log messages, at ``log_level`` and above; ``deadline``
-        bounds this call in place of the client's (``call_scope``)."""
+        bounds this call in place of the client's (``call_scope``). ``outputs``: the
+        (audience, format) pairs to be answered with, sent as ``requestedOutputs`` to a
+        server that speaks SEP-3279's variants (``snodo.client.tool_outputs``); the
+        result reads the same either way."""
+        requested = None if outputs is None else selectors(outputs)
         with call_deadline(deadline):
             return await self._call_tool(
-                name, arguments, manual, meta, on_progress, on_log, log_level
+                name, arguments, manual, meta, on_progress, on_log, log_level, requested
             )
 
     async def _call_tool(
@@ -461,10 +467,13 @@ class Client(ClientTasks):
         on_progress: OnProgress | None,
         on_log: OnLog | None,
         log_level: str | None,
+        requested: list[dict[str, str]] | None = None,
     ) -> Any:
         params: dict[str, Any] = {"name": name}
         if arguments is not None:
             params["arguments"] = dict(arguments)
+        if requested is not None:
+            params["requestedOutputs"] = requested
         if meta:
             params["_meta"] = dict(meta)
         notify = call_scope(params, on_progress, on_log, log_level, self._notified)

@@ -31,46 +31,77 @@ SAFE_ICON_SCHEMES = frozenset({"https", "data"})
 
 
 class OutputSchemas:
-    """The output schemas of the tools listed last, compiled when first used."""
+    """The output schemas of the tools listed last, compiled when first used: each
+    tool's ``outputSchema``, or, from a revision of SEP-3279's variants, the schema of
+    each of its structured ``outputVariants``."""
 
     def __init__(self) -> None:
         self.schemas: dict[str, Mapping[str, Any]] = {}
-        self.compiled: dict[str, Any] = {}
+        self.variants: dict[tuple[str, str], Mapping[str, Any]] = {}
+        """(tool, audience) to the schema of its structured variant for that audience."""
+        self.compiled: dict[Any, Any] = {}
 
     def learn(self, tools: Iterable[Mapping[str, Any]]) -> None:
         """Take the output schemas of a fresh ``tools/list``."""
-        self.schemas = {
-            str(tool["name"]): tool["outputSchema"]
-            for tool in tools
-            if isinstance(tool.get("outputSchema"), Mapping)
-        }
+        self.schemas, self.variants = {}, {}
+        for tool in tools:
+            name = str(tool["name"])
+            if isinstance(tool.get("outputSchema"), Mapping):
+                self.schemas[name] = tool["outputSchema"]
+            for variant in tool.get("outputVariants") or ():
+                if (
+                    isinstance(variant, Mapping)
+                    and variant.get("format") == "structured"
+                    and isinstance(variant.get("schema"), Mapping)
+                ):
+                    self.variants[(name, str(variant.get("audience")))] = variant["schema"]
         self.compiled = {}
 
     def check(self, name: str, raw: Mapping[str, Any]) -> None:
         """``OutputMismatch`` when the raw result ``raw`` does not honour the tool's
-        schema: no ``structuredContent`` at all, or one that fails it. Error results
-        are not checked (server/tools.mdx: the schema describes a successful result)."""
+        schema: no ``structuredContent`` at all, or one that fails it; a structured
+        output (``outputs``) is checked against its own variant's schema, never
+        another audience's. Error results are not checked (server/tools.mdx: the
+        schema describes a successful result)."""
+        if raw.get("isError") is True:
+            return
+        outputs = raw.get("outputs")
+        if isinstance(outputs, list):
+            for output in outputs:
+                if isinstance(output, Mapping) and output.get("format") == "structured":
+                    audience = str(output.get("audience"))
+                    schema = self.variants.get((name, audience))
+                    if schema is not None:
+                        where = f"its {audience} structured output"
+                        self._check(
+                            (name, audience), schema, output.get("structuredContent"), where
+                        )
+            return
         schema = self.schemas.get(name)
-        if schema is None or raw.get("isError") is True:
+        if schema is None:
             return
         if "structuredContent" not in raw:
             raise OutputMismatch(
                 f"tool {name} declares an outputSchema but sent no structuredContent"
             )
-        validator = self.compiled.get(name)
+        self._check(name, schema, raw["structuredContent"], "structuredContent")
+
+    def _check(self, key: Any, schema: Mapping[str, Any], content: Any, what: str) -> None:
+        name = key if isinstance(key, str) else key[0]
+        validator = self.compiled.get(key)
         if validator is None:
             try:
                 validator = jsonschema_rs.validator_for(dict(schema), offline=True)
             except (jsonschema_rs.ValidationError, jsonschema_rs.ReferencingError, ValueError):
                 return  # an unusable schema checks nothing; the listing is the server's fault
-            self.compiled[name] = validator
-        content = raw["structuredContent"]
+            self.compiled[key] = validator
         if validator.is_valid(content):
             return
         for error in validator.iter_errors(content):
             where = "/".join(str(step) for step in error.instance_path)
             raise OutputMismatch(
-                f"tool {name} sent structuredContent outside its outputSchema: "
+                f"tool {name} sent {what} outside its "
+                f"{'outputSchema' if isinstance(key, str) else 'variant schema'}: "
                 f"{error.message} at /{where}"
             )
 

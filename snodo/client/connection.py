@@ -40,6 +40,7 @@ from snodo.client.legacy_session import LegacySession
 from snodo.client.legacy_tasks import call_as_task, task_tools, tools_take_tasks
 from snodo.client.limits import ClientLimits, within
 from snodo.client.results import fits_revision, result_of
+from snodo.client.tool_outputs import asked, read_outputs
 from snodo.client.transports import (
     ClientTransport,
     HttpRefused,
@@ -189,10 +190,11 @@ class Connection:
                 revision = self.revisions.by_version.get(self.protocol_version)
                 if revision is not None and revision.authoring:  # unchecked (fits_revision)
                     request = self.passing_transport.request_passing
-            message = self.message(method, params)
+            sent = asked(self.revisions.by_version.get(self.protocol_version), method, params)
+            message = self.message(method, sent)
             try:
                 response = await within(
-                    request(message, self.headers(method, params), notify or self.on_notification),
+                    request(message, self.headers(method, sent), notify or self.on_notification),
                     self.limits,
                     until,
                     method,
@@ -220,7 +222,8 @@ class Connection:
                 self.protocol_version = usable[0]
                 continue
             revision = self.revisions.by_version.get(self.protocol_version)
-            return fits_revision(revision, method, result_of(response))
+            checked = fits_revision(revision, method, result_of(response))
+            return read_outputs(revision, method, checked)
         raise AssertionError("unreachable")
 
     # -- era -------------------------------------------------------------------------------
@@ -308,6 +311,7 @@ class Connection:
         notify: Notify | None = None,
     ) -> dict[str, Any]:
         assert self.legacy is not None
+        params = asked(None, method, params)  # no legacy revision takes requestedOutputs
         if modern_only:
             raise ModernOnly(
                 f"manual=True and resume need a {self.versions[0]} server; "

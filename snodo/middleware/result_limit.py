@@ -3,7 +3,8 @@
 A ``tools/call`` result larger than ``max_bytes`` (as JSON, UTF-8) becomes one text
 block: the text of its text blocks (else the result's JSON), cut at a character
 boundary so the whole fits, then the ``marker`` naming both sizes. A result that had
-``structuredContent`` is marked ``isError`` then: the cut cannot fit its output schema.
+``structuredContent`` is marked ``isError`` then: the cut cannot fit its output schema
+(SEP-3279's ``outputs``: each content output cut, the structured ones left out).
 A ``resources/read`` keeps its contents in order while they fit; the first that does not
 is cut (text) or replaced (a blob) by a text content with the marker, and the rest
 left out. With ``tools`` only those tools' results are limited. Everything else passes
@@ -18,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from snodo.core.context import Context
+from snodo.core.errors import InternalError
 from snodo.core.types import CallNext
 
 __all__ = ["MARKER", "ResultLimit"]
@@ -78,6 +80,8 @@ class ResultLimit:
         return self._contents(outcome, marker)
 
     def _tool_result(self, result: Mapping[str, Any], marker: str) -> dict[str, Any]:
+        if isinstance(result.get("outputs"), list):
+            return self._outputs(result, result["outputs"], marker)
         blocks = result.get("content")
         texts = [
             block["text"]
@@ -90,6 +94,35 @@ class ResultLimit:
             "content": [{"type": "text", "text": f"{_cut(whole, room)}\n\n{marker}"}]
         }
         if result.get("isError") or "structuredContent" in result:
+            cut["isError"] = True
+        if "_meta" in result:
+            cut["_meta"] = result["_meta"]
+        return cut
+
+    def _outputs(
+        self, result: Mapping[str, Any], outputs: list[Any], marker: str
+    ) -> dict[str, Any]:
+        """SEP-3279's ``outputs``: each content output cut as a whole result is, sharing
+        the room; a structured one cannot be cut, so it is left out and the result
+        marked ``isError``; with no content output to cut, a protocol error."""
+        said = [o for o in outputs if isinstance(o, Mapping) and o.get("format") == "content"]
+        if not said:
+            raise InternalError(f"the tool's result is too large: {marker}")
+        share = (self.max_bytes - _ROOM) // len(said)
+        kept = []
+        for output in said:
+            blocks = output.get("content")
+            texts = [
+                str(block["text"])
+                for block in (blocks if isinstance(blocks, list) else ())
+                if isinstance(block, Mapping) and block.get("type") == "text"
+            ]
+            whole = "\n\n".join(texts) if texts else json.dumps(output)
+            room = max(share - len(marker.encode()) - _ROOM, 0)
+            text = f"{_cut(whole, room)}\n\n{marker}"
+            kept.append({**output, "content": [{"type": "text", "text": text}]})
+        cut: dict[str, Any] = {"outputs": kept}
+        if result.get("isError") or len(said) < len(outputs):
             cut["isError"] = True
         if "_meta" in result:
             cut["_meta"] = result["_meta"]

@@ -44,7 +44,6 @@ import inspect
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -58,7 +57,7 @@ from snodo.revisions import REVISIONS
 from snodo.revisions.tasks.protocol import EXTENSION_ID as TASKS_EXTENSION_ID
 from snodo.server.registry import Registry
 from snodo.server.subscriptions import MAX_RESOURCE_SUBSCRIPTIONS
-from snodo.server.tools import failure, finished
+from snodo.server.tools import failure
 from snodo.server.visibility import Kind
 from snodo.tasks.engine import Background, Tasks, declares_tasks, required_extension
 from snodo.tasks.methods import TASK_METHODS
@@ -163,9 +162,13 @@ class ToolCalls(Protocol):
         """Before the arguments are checked: raise an ``McpError`` to refuse the call."""
         ...
 
-    async def after(self, tool: Any, ctx: Context, value: Any) -> Any:
+    async def after(
+        self, tool: Any, ctx: Context, value: Any, finish: Callable[[Any], dict[str, Any]]
+    ) -> Any:
         """What the handler returned, as the call goes on: the value itself, another
-        value for the tool's result, or ``Answered(outcome)`` for the call's answer."""
+        value for the tool's result, or ``Answered(outcome)`` for the call's answer.
+        ``finish(value)`` makes the call's result of a value as the request's revision
+        shapes it (its outputs asked for): what a task's result is made with."""
         ...
 
 
@@ -310,7 +313,9 @@ class _TaskCalls:
         if tool.task == "required" and not declares_tasks(ctx):
             raise required_extension()  # ext-tasks/tasks.md: no task, no answer
 
-    async def after(self, tool: Any, ctx: Context, value: Any) -> Any:
+    async def after(
+        self, tool: Any, ctx: Context, value: Any, finish: Callable[[Any], dict[str, Any]]
+    ) -> Any:
         if not isinstance(value, Background):
             return value
         if tool.task is None:
@@ -319,7 +324,6 @@ class _TaskCalls:
             )
             raise InternalError()
         if declares_tasks(ctx):
-            finish = partial(finished, tool, revision=ctx.revision)
             return Answered(await self.engine.begin(ctx, tool.name, finish, value))
         try:
             return await value.work(ctx)  # inline: the work's value is the tool's

@@ -18,6 +18,7 @@ from typing import Final
 
 __all__ = [
     "CORE_FIELDS",
+    "DERIVED",
     "FLAGS",
     "HANDLED",
     "LEGACY_FIELDS",
@@ -28,7 +29,7 @@ __all__ = [
 RESULT_FIELDS: Final[Mapping[str, frozenset[str]]] = {
     "server/discover": frozenset({"supportedVersions", "capabilities", "instructions"}),
     "tools/list": frozenset({"tools", "nextCursor", "cacheScope"}),
-    "tools/call": frozenset({"content", "structuredContent", "isError"}),
+    "tools/call": frozenset({"content", "structuredContent", "outputs", "isError"}),
     "resources/list": frozenset({"resources", "nextCursor", "cacheScope"}),
     "resources/templates/list": frozenset({"resourceTemplates", "nextCursor", "cacheScope"}),
     "resources/read": frozenset({"contents", "ttlMs", "cacheScope"}),
@@ -38,7 +39,13 @@ RESULT_FIELDS: Final[Mapping[str, frozenset[str]]] = {
     "subscriptions/listen": frozenset(),
 }
 """The result fields each method's handler fills (``snodo.server.methods``), by wire
-name."""
+name, in whichever revision's shape: ``tools/call`` answers ``content`` and
+``structuredContent``, or ``outputs`` (``snodo.server.tool_encoders``)."""
+
+DERIVED: Final[Mapping[str, frozenset[str]]] = {"Tool": frozenset({"outputVariants"})}
+"""Fields of a listed item the runtime derives from what the author declared, with no
+decorator keyword of their own: a tool's ``outputVariants`` from its return type or
+``output_schema`` (``snodo.server.tool_encoders``)."""
 
 LEGACY_FIELDS: Final[Mapping[str, frozenset[str]]] = {
     "initialize": frozenset({"protocolVersion", "capabilities", "serverInfo", "instructions"}),

@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from inspect import isawaitable
 from typing import Any, Final, Protocol
 
@@ -33,7 +34,8 @@ from snodo.server.registry import Registry
 from snodo.server.resources import read_contents
 from snodo.server.revised import merged, shaped_items
 from snodo.server.subscriptions import Subscriptions, check_resource_subscriptions
-from snodo.server.tools import failure, finished, plain_bind, tool_result
+from snodo.server.tool_encoders import encoder_of
+from snodo.server.tools import failure, plain_bind
 from snodo.server.visibility import Kind, View
 
 __all__ = [
@@ -223,6 +225,8 @@ async def _listing(
     view = await view_of(served, ctx) if served.registry.visibility.active else None
     items, filtered = visible_definitions(served, ctx, kind, view)
     revision = ctx.revision
+    if kind == "tools":  # as the revision declares a tool (tool_encoders)
+        items = encoder_of(revision).listed(items)
     if revision is not None and (served.registry.revised or not revision.authoring):
         items = shaped_items(items, kind, revision)  # the fields its revision defines
     chosen, next_cursor = page(items, ctx.request_method, params.get("cursor"), served.page_size)
@@ -253,6 +257,8 @@ async def tools_call(served: ServerOffering, ctx: Context, params: Params) -> Ou
     if calls:  # the extensions' hooks: each may refuse the call
         for hook in calls:
             hook.before(tool, ctx)
+    encoder = encoder_of(ctx.revision)  # the revision's result shape
+    selection = encoder.selection(tool, params)
     arguments = params.get("arguments") or {}
     # Arguments of their parameters' exact plain types are valid against the schema made
     # from those parameters: bound so, they need no schema check (tools.plain_bind).
@@ -260,7 +266,8 @@ async def tools_call(served: ServerOffering, ctx: Context, params: Params) -> Ou
     if bound is None:
         reason = tool.arguments.first_error(arguments)
         if reason is not None:
-            return tool_result(tool, ToolError(f"Invalid arguments for tool {name}: {reason}"))
+            invalid = ToolError(f"Invalid arguments for tool {name}: {reason}")
+            return encoder.finish(tool, invalid, ctx.revision, selection)
     invoker = tool.invoker
     try:
         if bound is None:
@@ -281,17 +288,17 @@ async def tools_call(served: ServerOffering, ctx: Context, params: Params) -> Ou
         log.warning("tool %s: %s", name, failed, exc_info=failed.__cause__)
         raise InternalError() from None
     except Exception as exc:  # its result, carrying the exception for middleware
-        return FailedCall(tool_result(tool, failure(tool, exc, served.mask_errors)), exc)
+        failed_with = failure(tool, exc, served.mask_errors)
+        return FailedCall(encoder.finish(tool, failed_with, ctx.revision, selection), exc)
     if calls:  # each may turn the value into another, or answer the call itself
+        finish = partial(encoder.finish, tool, revision=ctx.revision, selection=selection)
         for hook in calls:
-            value = await hook.after(tool, ctx, value)
+            value = await hook.after(tool, ctx, value, finish)
             if type(value) is Answered:
                 return value.outcome
     if isinstance(value, InputRequired):
         return value
-    if type(value) is str and tool.output is None:  # tool_result's commonest answer
-        return {"content": [{"type": "text", "text": value}]}
-    return finished(tool, value, ctx.revision)
+    return encoder.finish(tool, value, ctx.revision, selection)
 
 
 async def _guarded(ctx: Context, what: str, call: Awaitable[Any]) -> Any:

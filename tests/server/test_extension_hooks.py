@@ -7,6 +7,7 @@ extension says; the observer and the Redis URLs reach it and the readiness probe
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from snodo.core.context import Context
@@ -38,10 +39,14 @@ class Shout:
         if tool.name == "forbidden":
             raise NotToday("Not today")
 
-    async def after(self, tool: Any, ctx: Context, value: Any) -> Any:
+    async def after(
+        self, tool: Any, ctx: Context, value: Any, finish: Callable[[Any], dict[str, Any]]
+    ) -> Any:
         self.ran.append(f"after {tool.name}")
         if tool.name == "answered":
             return Answered({"content": [], "_meta": {"com.example/by": "hook"}})
+        if tool.name == "finished":  # the call's result as its revision shapes it
+            return Answered({**finish(f"{value}, finished"), "_meta": {"com.example/by": "hook"}})
         if isinstance(value, str) and ctx.client_supports(LOUD):
             return value.upper()
         return value
@@ -93,6 +98,10 @@ def loud_server() -> tuple[Server, Loud]:
     def answered() -> str:
         return "not this"
 
+    @server.tool
+    def finished() -> str:
+        return "made"
+
     extension.shout.ran = ran  # one log: the handlers' and the hook's turns in order
     return server, extension
 
@@ -132,6 +141,9 @@ def test_after_may_answer_the_call_itself() -> None:
     answered = reply(server, "tools/call", {"name": "answered", "arguments": {}})
     assert answered["result"]["content"] == []
     assert answered["result"]["_meta"]["com.example/by"] == "hook"
+    made = reply(server, "tools/call", {"name": "finished", "arguments": {}})
+    assert made["result"]["content"] == [{"type": "text", "text": "made, finished"}]
+    assert made["result"]["_meta"]["com.example/by"] == "hook"
 
 
 def test_a_listen_member_is_honoured_as_the_extension_says() -> None:

@@ -19,6 +19,8 @@ from snodo.server.legacy_limits import LegacyLimits
 
 MODERN = REVISIONS.newest("modern")
 LEGACY = REVISIONS.newest("legacy")
+SPOKEN = [r for r in REVISIONS.all if r.era == "modern"]
+"""Every modern revision, drafts too: the handlers fill each one's shape."""
 
 
 class Forecast(BaseModel):
@@ -28,7 +30,12 @@ class Forecast(BaseModel):
 def _server() -> Server:
     """A server whose answers fill every field a handler can."""
     server = Server(
-        "filled", "1.0", instructions="Use the tools.", page_size=1, hide_unauthorized=True
+        "filled",
+        "1.0",
+        instructions="Use the tools.",
+        page_size=1,
+        hide_unauthorized=True,
+        versions=[v for r in SPOKEN for v in r.versions],
     )
 
     @server.tool
@@ -90,12 +97,12 @@ CALLS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-def _answered() -> dict[str, set[str]]:
+def _answers(version: str) -> list[tuple[str, dict[str, Any]]]:
     server = _server()
-    keys: dict[str, set[str]] = {}
+    answers = []
     for method, params in CALLS:
         meta = {
-            "io.modelcontextprotocol/protocolVersion": MODERN.version,
+            "io.modelcontextprotocol/protocolVersion": version,
             "io.modelcontextprotocol/clientCapabilities": {},
         }
         message = {
@@ -106,7 +113,16 @@ def _answered() -> dict[str, set[str]]:
         }
         reply = asyncio.run(server.handle(message, scopes=()))
         assert reply.response is not None and "result" in reply.response, reply.response
-        keys.setdefault(method, set()).update(reply.response["result"])
+        answers.append((method, reply.response["result"]))
+    return answers
+
+
+def _answered() -> dict[str, set[str]]:
+    """The keys each method answered with, in any modern revision."""
+    keys: dict[str, set[str]] = {}
+    for revision in SPOKEN:
+        for method, result in _answers(revision.version):
+            keys.setdefault(method, set()).update(result)
     return keys
 
 
@@ -161,3 +177,19 @@ def test_the_declared_flags_and_notifications_are_the_protocols() -> None:
         return found
 
     assert paths(_server().capabilities()) <= filled.FLAGS
+
+
+def test_each_derived_item_field_is_listed_where_its_revision_defines_it() -> None:
+    """``filled.DERIVED``: each field is in every listed item of a revision whose item
+    defines it, and in none of another's."""
+    kinds = {"Tool": ("tools/list", "tools")}
+    assert set(filled.DERIVED) <= set(kinds)
+    for kind, fields in filled.DERIVED.items():
+        method, key = kinds[kind]
+        for revision in SPOKEN:
+            defined = revision.item_fields(method, key) or frozenset()
+            (result,) = [r for m, r in _answers(revision.version) if m == method]
+            for field in fields:
+                listed = [field in item for item in result[key]]
+                assert listed and all(listed) == (field in defined), (revision, field)
+                assert any(listed) == (field in defined), (revision, field)

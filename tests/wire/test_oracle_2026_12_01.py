@@ -210,8 +210,8 @@ def test_the_package_is_the_draft_revision() -> None:
     assert protocol.LATEST_PROTOCOL_VERSION == "2026-12-01"
     assert protocol.SCHEMA_URL.endswith("seps/3279-negotiated-tool-result-variants.md")
     assert REVISION.pin.translated, "the project's translation, committed beside its pin"
-    assert REVISION.overlay.served is False
-    assert REVISION.overlay.unfilled == ("CallToolResult.outputs",)
+    assert REVISION.overlay.served is False  # opted into by version while the SEP is a draft
+    assert REVISION.overlay.unfilled == ()  # the runtime fills outputs (server/tool_encoders)
 
 
 @pytest.mark.parametrize(
