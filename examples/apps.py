@@ -17,6 +17,7 @@ import zlib
 from pydantic import BaseModel
 
 from snodo import Server, ToolError
+from snodo.extensions.apps import App
 
 server = Server(
     "week-chart",
@@ -104,7 +105,7 @@ PAGE = """<!doctype html>
 </html>
 """
 
-chart = server.app("ui://week/chart", PAGE, title="A week of weather", prefers_border=True)
+chart = App(server, "ui://week/chart", PAGE, title="A week of weather", prefers_border=True)
 
 
 class Day(BaseModel):

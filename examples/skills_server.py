@@ -7,15 +7,16 @@ skills with ``skills/list`` and reads their files with ``resources/read``.
 from datetime import date
 from pathlib import Path
 
+from snodo.extensions.skills import Skills
 from snodo.server import Server
 
 server = Server("skills-demo", "1.0.0", instructions="Skills: see skills/list.")
 
 # Every folder under examples/skills/ holding a SKILL.md is a skill.
-server.skills(Path(__file__).parent / "skills")
+skills = Skills(server, Path(__file__).parent / "skills")
 
 
-@server.skill("reports/daily", description="Assemble today's operational report")
+@skills.skill("reports/daily", description="Assemble today's operational report")
 def daily() -> str:
     """Written on each read: its entry's resources are "dynamic"."""
     return f"# Daily report for {date.today().isoformat()}\n\nList the open incidents first.\n"

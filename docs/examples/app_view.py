@@ -7,8 +7,8 @@ import asyncio
 from pydantic import BaseModel
 
 from snodo import Client, Server
-from snodo.client import apps
 from snodo.client.transports import MemoryTransport
+from snodo.extensions import apps
 
 server = Server("weather", "1.0.0")
 
@@ -35,7 +35,8 @@ PAGE = """<!doctype html>
 </script>
 </body></html>"""
 
-view = server.app(
+view = apps.App(
+    server,
     "ui://weather/view",
     PAGE,
     title="Weather",

@@ -7,17 +7,18 @@ import asyncio
 from pathlib import Path
 
 from snodo import Client, Server
-from snodo.client import VerificationFailed
 from snodo.client.transports import MemoryTransport
+from snodo.extensions import skills
+from snodo.extensions.skills import Skills, SkillsClient, VerificationFailed
 from snodo.gateway import mount
 
 folder = Path(__file__).parents[2] / "examples" / "skills"
 
 server = Server("docs", "1.0.0")
-server.skills(folder)
+served = Skills(server, folder)
 
 
-@server.skill("team/notes", description="The team's running notes")
+@served.skill("team/notes", description="The team's running notes")
 def team_notes() -> str:
     """Made by code on each read: its entry says "dynamic", with no digests."""
     return "Write down what changed today.\n"
@@ -25,11 +26,11 @@ def team_notes() -> str:
 
 async def main() -> None:
     async with Client(MemoryTransport(server)) as client:
-        skills = await client.list_skills()
-        for skill in skills:
+        host = SkillsClient(client)
+        for skill in await host.list_skills():
             print(skill.uri, skill.frontmatter.name)
-        refunds = await client.get_skill("skill://acme/billing/refunds/SKILL.md")
-        email = await client.read_skill_file(refunds, "examples/email.md")
+        refunds = await host.get_skill("skill://acme/billing/refunds/SKILL.md")
+        email = await host.read_skill_file(refunds, "examples/email.md")
         print(email.uri, "verified" if email.verified else "unverified", len(email.content))
         # An entry that no longer describes the file (stale, or tampered with) is
         # refused, and the content is not returned.
@@ -37,18 +38,19 @@ async def main() -> None:
         for item in stale["resources"]:
             item["digest"] = "sha256:" + "0" * 64
         try:
-            await client.read_skill_file(stale, "examples/email.md")
+            await host.read_skill_file(stale, "examples/email.md")
         except VerificationFailed as refused:
             print("refused:", refused.uri)
-        notes_skill = await client.get_skill("skill://team/notes/SKILL.md")
-        made = await client.read_skill_file(notes_skill)
+        notes_skill = await host.get_skill("skill://team/notes/SKILL.md")
+        made = await host.read_skill_file(notes_skill)
         print(made.uri, "verified" if made.verified else "unverified (dynamic)")
 
     main_server = Server("main", "1.0.0")
-    mount(main_server, server, prefix="docs")
+    mount(main_server, server, prefix="docs", passing=[skills.passed()])
     async with Client(MemoryTransport(main_server)) as client:
-        mounted = await client.get_skill("skill://docs/acme/billing/refunds/SKILL.md")
-        read = await client.read_skill_file(mounted)
+        host = SkillsClient(client)
+        mounted = await host.get_skill("skill://docs/acme/billing/refunds/SKILL.md")
+        read = await host.read_skill_file(mounted)
         print(read.uri, "verified" if read.verified else "unverified")
 
 

@@ -36,7 +36,8 @@ from snodo.cli.printing import show_log, show_progress, show_result
 from snodo.cli.sign_in import browser_agent, is_kept, kept_auth, sign_in_failed
 from snodo.cli.terminal import Terminal
 from snodo.client import Client, ClientError, NotAuthorized, ProtocolViolation, TransportError
-from snodo.client.skills import EXTENSION_ID as SKILLS_EXTENSION
+from snodo.extensions.skills import EXTENSION_ID as SKILLS_EXTENSION
+from snodo.extensions.skills import SkillsClient
 
 __all__ = [
     "AUTH_ENV",
@@ -311,7 +312,7 @@ async def _list(client: Client, output: str, card: dict[str, Any] | None = None)
     )
     prompts = await client.list_prompts() if capabilities.prompts is not MISSING else []
     offers_skills = await client.server_supports(SKILLS_EXTENSION)
-    skills = await client.list_skills() if offers_skills else []
+    skills = await SkillsClient(client).list_skills() if offers_skills else []
     if output == "json":
         listed = {
             "tools": tools,

@@ -34,6 +34,7 @@ from snodo.cli.serve_options import SERVE_OPTIONS, add_serve_options
 from snodo.cli.sign_in import is_kept, kept_auth
 from snodo.cli.targets import load
 from snodo.client import Client
+from snodo.extensions import gateway_halves
 from snodo.gateway import Shape, proxy, serve_group
 from snodo.server import Server
 from snodo.server.notify_bus import notification_bus
@@ -295,9 +296,10 @@ def from_environment() -> Server:
     """The proxy ``SNODO_PROXY_BACKEND`` describes (each worker builds its own)."""
     described = json.loads(os.environ[BACKEND_ENV])
     notify = described.get("notify")
-    shared: dict[str, Any] = {}
+    # The extensions snodo ships pass through as the servers behind declare them.
+    shared: dict[str, Any] = {"passing": gateway_halves()}
     if notify:
-        shared = {"relay": notify, "notifications": notification_bus(notify)}
+        shared |= {"relay": notify, "notifications": notification_bus(notify)}
     searched = described.get("tool_search")
     if isinstance(searched, dict):
         from snodo.search import ToolSearch  # the search extra, when asked

@@ -13,9 +13,11 @@ same types (``snodo.client.results``). Whatever the server does, a call ends wit
 its bounds and raises only ``snodo.client.errors``.
 
 The package is the whole client: connection, era, rounds, handlers, limits, listings,
-``search`` (``search_tools``), results, errors, tasks, skills, ``cards`` (a server's card,
-read before connecting), a legacy session's client side, transports. It may import the
-core, ``snodo.server`` (in-memory transport, ``server.csp``) and ``snodo.search`` only.
+``search`` (``search_tools``), results, errors, tasks, ``cards`` (a server's card, read
+before connecting), ``extensions`` (the public extension API: what an extension's client
+half declares and plugs in), a legacy session's client side, transports. It may import
+the core, ``snodo.server`` (its in-memory transport) and ``snodo.search`` only; nothing
+below imports it.
 """
 
 from __future__ import annotations
@@ -42,8 +44,8 @@ from snodo.client.errors import (
     RequestTimeout,
     TooManyRounds,
     TransportError,
-    VerificationFailed,
 )
+from snodo.client.extensions import ClientExtension
 from snodo.client.handlers import InputHandlers
 from snodo.client.legacy_session import LegacySession
 from snodo.client.limits import ClientLimits
@@ -52,7 +54,6 @@ from snodo.client.requester import Requester
 from snodo.client.results import RESULT_MODELS, Flow, InputHandler, complete_result, result_of
 from snodo.client.rounds import FlowBounds, run_flow
 from snodo.client.search import ToolFinder
-from snodo.client.skills import Skills
 from snodo.client.tasks import ClientTasks, TaskCancelled, TaskFailed, TaskHandle
 from snodo.client.tool_outputs import OutputSelector, selectors
 from snodo.client.transports import ClientTransport, HttpTransport, StdioTransport
@@ -94,13 +95,12 @@ __all__ = [
     "TransportError",
     "UnsupportedServer",
     "UrlElicitationRequired",
-    "VerificationFailed",
     "complete_result",
     "request_headers",
 ]
 
 
-class Client(Skills, ClientTasks):
+class Client(ClientTasks):
     """An MCP client for servers of either era, with one API.
 
     Install handlers for what the user can do (``elicitation``, ``url_elicitation``,
@@ -108,8 +108,8 @@ class Client(Skills, ClientTasks):
     the tasks extension (on by default: a task is followed to the same result a plain
     call returns, so declaring it costs a caller nothing; off, a server runs its
     task-optional tools inline); ``extensions`` declares others, by identifier with their
-    settings (``snodo.client.apps``). ``era``: ``"auto"`` (probe once, then remember),
-    ``"modern"`` or ``"legacy"``. ``probe_timeout`` bounds the stdio probe: a server
+    settings (``snodo.extensions.apps.DECLARE``, say). ``era``: ``"auto"`` (probe once,
+    then remember), ``"modern"`` or ``"legacy"``. ``probe_timeout`` bounds the stdio probe: a server
     silent that long is legacy. ``limits`` bounds what a server can make the client
     wait for or hold (``ClientLimits``; give ``Client.http``/``Client.stdio`` the same
     to bound the transport's reading too). ``cache``: results kept as their caching
@@ -163,6 +163,10 @@ class Client(Skills, ClientTasks):
             roots=roots,
         )
         self.inputs.extensions = {key: dict(value) for key, value in (extensions or {}).items()}
+        self.declared_modern: dict[str, dict[str, Any]] = {}
+        """Extensions declared on modern requests only (``ClientExtension(legacy=False)``)."""
+        self.extensions: dict[str, ClientExtension] = {}
+        """The extensions' client halves added (``add_extension``), by identifier."""
         self.tasks = tasks
         self.max_rounds = max_rounds
         self.limits = limits or ClientLimits()
@@ -244,12 +248,28 @@ class Client(Skills, ClientTasks):
         """The revision spoken (a -32022 retry may have changed it)."""
         return self.connection.protocol_version
 
+    @property
+    def declared(self) -> dict[str, dict[str, Any]]:
+        """The extensions this client declares in both eras, by identifier."""
+        return self.inputs.extensions
+
+    def add_extension(self, extension: ClientExtension) -> ClientExtension:
+        """Take part in an extension (``snodo.client.extensions``): declared from now
+        on, its hooks plugged in; it replaces an earlier half with its identifier."""
+        self.extensions[extension.id] = extension
+        extension.install(self)
+        return extension
+
     def capabilities(self) -> dict[str, Any]:
         """What the installed handlers, ``extensions`` and ``tasks`` let this client
-        declare on a modern request; a legacy ``initialize`` declares all but tasks."""
+        declare on a modern request; a legacy ``initialize`` declares all but tasks
+        and the extensions declared for modern requests only."""
         declared = self.inputs.capabilities()
+        modern = dict(self.declared_modern)
         if self.tasks:
-            declared["extensions"] = {**declared.get("extensions", {}), TASKS_EXTENSION: {}}
+            modern[TASKS_EXTENSION] = {}
+        if modern:
+            declared["extensions"] = {**declared.get("extensions", {}), **modern}
         return declared
 
     server_card = staticmethod(read_card)

@@ -15,7 +15,6 @@ apart when it cares::
     ├── RequestTimeout          no answer within ``request_timeout`` (or the deadline)
     │   └── DeadlineExceeded    the flow's ``deadline=`` passed (also a TooManyRounds)
     ├── TooManyRounds           the server kept asking for input past ``max_rounds``
-    ├── VerificationFailed      a skill's file is not what its entry says (``snodo.client.skills``)
     ├── UnsupportedServer       no revision in common (``snodo.client.era``)
     └── ModernOnly              a modern-only feature asked of a legacy server
 
@@ -41,7 +40,6 @@ __all__ = [
     "RequestTimeout",
     "TooManyRounds",
     "TransportError",
-    "VerificationFailed",
 ]
 
 
@@ -122,14 +120,3 @@ class RequestTimeout(ClientError):
 class DeadlineExceeded(RequestTimeout, TooManyRounds):
     """The call's ``deadline=`` passed; a TooManyRounds too, as a flow past its
     deadline always was."""
-
-
-class VerificationFailed(ClientError):
-    """A skill's file read is not what the skill's entry describes (a digest, size or
-    frontmatter that differs, or a file the entry does not list): its content is not
-    returned. ``uri`` names the file; ``reason`` says what differs."""
-
-    def __init__(self, uri: str, reason: str) -> None:
-        super().__init__(f"{uri}: {reason}; the content was refused")
-        self.uri = uri
-        self.reason = reason

@@ -44,7 +44,7 @@ class Listed(list[T]):
     ttl_ms: int = 0
     cache_scope: str = "private"
     next_cursor: str | None = None
-    """Where the next page begins, for a listing of one page (``list_skills``)."""
+    """Where the next page begins, for a listing of one page."""
 
     def hinted(self, ttl_ms: int, cache_scope: str) -> Listed[T]:
         """This list, carrying these hints."""

@@ -10,7 +10,7 @@ line (``snodo proxy``) drives it.
 
 from snodo.gateway.composite import SEPARATOR
 from snodo.gateway.forwarding import BackendError, Proxy, proxy
-from snodo.gateway.group import ClientGroup, GroupSkill, serve_group, servers
+from snodo.gateway.group import ClientGroup, serve_group, servers
 from snodo.gateway.mounting import mount
 from snodo.gateway.shaping import Shape
 
@@ -18,7 +18,6 @@ __all__ = [
     "SEPARATOR",
     "BackendError",
     "ClientGroup",
-    "GroupSkill",
     "Proxy",
     "Shape",
     "mount",

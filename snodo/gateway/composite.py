@@ -12,8 +12,10 @@ resource), the last error raised when none does. A name or URI that two of them 
 serve is refused: at ``mount`` for what is registered then, and when the members start
 for what they list.
 
-A member's skills are served beside the server's own, their ``skill://`` URIs
-prefixed (``snodo.gateway.skills``). Lists are the server's own followed by each
+An extension the members declare is served only by its gateway half
+(``snodo.gateway.passing``): a half that names the member in its URIs (Skills'
+``skill://PREFIX/...``) routes reads before the rules above and says how a member's
+URIs are listed and checked. Lists are the server's own followed by each
 member's, whole (each member's pages read through) and paged with the server's
 ``page_size``; they are marked ``private`` for caches, since a member may list
 differently for each client. Each member is a ``Proxy``:
@@ -31,16 +33,7 @@ from snodo.core.context import Context
 from snodo.core.errors import InvalidParams, McpError, ResourceNotFound
 from snodo.core.result import InputRequired
 from snodo.gateway.forwarding import BackendError, Proxy
-from snodo.gateway.skills import (
-    DIRECTORY_READ,
-    METHODS,
-    declare,
-    declared,
-    prefixed,
-    prefixed_entry,
-    prefixed_result,
-    unprefixed,
-)
+from snodo.gateway.passing import Passing
 from snodo.server.backend import FEATURES
 from snodo.server.methods import HANDLERS, ServerOffering
 from snodo.server.pagination import page
@@ -57,7 +50,6 @@ _LISTS: Final = {
     "resources/templates/list": ("resourceTemplates", "uriTemplate"),
 }
 Kind = Literal["tools", "prompts", "resources", "resourceTemplates"]
-_SKILLS: Final = frozenset({*METHODS, DIRECTORY_READ})
 
 
 def check_prefix(prefix: str) -> str:
@@ -95,13 +87,8 @@ class Composite:
         self.members: dict[str, Proxy] = {}
         self.uris: dict[str, str] = {}
         """Resource URI and template -> the prefix of the member that lists it."""
-        self.skill_members: dict[str, dict[str, Any]] = {}
-        """The members declaring skills, by prefix: their settings (``offer_skills``)."""
-        self.own_skills: dict[str, Any] = {}
-        """The server's own skills methods, when it has skills of its own."""
-        self.own_skills_settings: dict[str, Any] | None = None
-        """The server's own skills settings (None: it has none), once known."""
-        self.own_skills_known = False
+        self.passing: dict[str, Passing] = {}
+        """The gateway halves of the extensions passed on, by identifier."""
 
     def add(self, prefix: str, member: Proxy, names: Mapping[Kind, list[str]]) -> None:
         """Mount ``member`` under ``prefix``; ``names`` are what it serves now (checked
@@ -111,6 +98,7 @@ class Composite:
             raise ValueError(f"prefix {prefix!r} is already mounted")
         self.members[prefix] = member
         member.label = prefix
+        member.served_uri = lambda uri: self.served_uri(prefix, member.capabilities(), uri)
         try:
             self.check(prefix, names)
         except ValueError:
@@ -177,9 +165,6 @@ class Composite:
         method = ctx.request_method
         if method in _LISTS:
             return await self._list(ctx, params)
-        if method in _SKILLS:
-            answered: dict[str, Any] | InputRequired = await self._skills(ctx, params)
-            return answered
         outcome: dict[str, Any] | InputRequired
         if method in ("tools/call", "prompts/get"):
             registry = self.own.registry
@@ -222,7 +207,7 @@ class Composite:
                 if field == "name":
                     items.append({**item, "name": served_name(prefix, item["name"])})
                 else:
-                    served = self.served_item(prefix, item, field)
+                    served = self.served_item(prefix, member, item, field)
                     self.uris.setdefault(served[field], prefix)
                     items.append(served)
         chosen, next_cursor = page(
@@ -237,11 +222,15 @@ class Composite:
 
     async def _read(self, ctx: Context, params: Mapping[str, Any]) -> Any:
         uri = params.get("uri")
-        routed = unprefixed(uri, self.skill_members) if isinstance(uri, str) else None
-        if routed is not None:  # a mounted member's skill file
-            member, inner = routed
-            result = await self.members[member].forward(ctx, {**params, "uri": inner})
-            return prefixed_result(member, "resources/read", result)
+        routed = self.route(uri) if isinstance(uri, str) else None
+        if routed is not None:  # a URI an extension names a member by
+            named, inner = routed
+            member = self.members[named]
+            result = await member.forward(ctx, {**params, "uri": inner})
+            if not isinstance(result, dict) or not isinstance(result.get("contents"), list):
+                return result
+            contents = [self.served_item(named, member, c, "uri") for c in result["contents"]]
+            return {**result, "contents": contents}
         owner = self.uris.get(uri) if isinstance(uri, str) else None
         data = ctx.state_data if isinstance(ctx.state_data, Mapping) else {}
         if data.get("via") in self.members:  # a retry: back to the member that asked
@@ -275,82 +264,27 @@ class Composite:
             return await self.members[self.uris[ref["uri"]]].forward(ctx, params)
         return await self._own(ctx, params)
 
-    # -- skills (snodo.gateway.skills) ----------------------------------------------------
+    # -- the extensions' gateway halves (snodo.gateway.passing) ----------------------------
 
-    def served_item(self, prefix: str, item: dict[str, Any], field: str) -> dict[str, Any]:
-        """A member's listed resource as served: a skills member's ``skill://`` URIs
-        prefixed."""
-        if prefix in self.skill_members and field == "uri" and isinstance(item.get("uri"), str):
-            return {**item, "uri": prefixed(prefix, item["uri"])}
-        return item
+    def served_uri(self, prefix: str, capabilities: Mapping[str, Any], uri: str) -> str:
+        """A URI of the member mounted under ``prefix`` as the server serves it."""
+        for half in self.passing.values():
+            uri = half.served_uri(prefix, capabilities, uri)
+        return uri
 
-    def offer_skills(self, server: Any) -> None:
-        """Once the members have started: offer the skills of those that declare the
-        extension, beside the server's own (``directoryRead`` only when every source
-        of skills reads directories). A resource of the server's own under a skills
-        member's ``skill://PREFIX/`` would be unreachable: ValueError."""
-        self.skill_members = {
-            prefix: found
-            for prefix, member in self.members.items()
-            if (found := declared(member.capabilities())) is not None
-        }
-        if not self.skill_members:
-            return
-        registry = self.own.registry
-        for prefix in self.skill_members:  # skill://PREFIX/... is the member's
-            taken = sorted(u for u in registry.resources if unprefixed(u, {prefix: None}))
-            if taken:
-                raise ValueError(
-                    f"{taken[0]!r} is the server's own, and skill://{prefix}/ is the skills"
-                    f" of the server mounted as {prefix!r}"
-                )
-        if not self.own_skills_known:  # the first start: the server's own skills, if any
-            self.own_skills_known = True
-            self.own_skills_settings = declared(registry.capabilities())
-            if self.own_skills_settings is not None:
-                self.own_skills = {
-                    method: registry.extension_methods[method]
-                    for method in (*METHODS, DIRECTORY_READ)
-                    if method in registry.extension_methods
-                }
-        mine = self.own_skills_settings
-        sources = [*self.skill_members.values(), *([mine] if mine is not None else [])]
-        settings = {"directoryRead": True} if all(s.get("directoryRead") for s in sources) else {}
-        declare(server, settings, self.forward)
+    def served_item(self, prefix: str, member: Proxy, item: Any, field: str) -> Any:
+        """A member's listed resource or read contents as served: its URI as the
+        extensions' halves serve it."""
+        uri = item.get(field) if isinstance(item, dict) and field == "uri" else None
+        if not isinstance(uri, str):
+            return item
+        served = self.served_uri(prefix, member.capabilities(), uri)
+        return item if served == uri else {**item, "uri": served}
 
-    async def _skills(self, ctx: Context, params: Mapping[str, Any]) -> Any:
-        method = ctx.request_method
-        if method == "skills/list":
-            return await self._list_skills(ctx, params)
-        uri = params.get("uri")
-        routed = unprefixed(uri, self.skill_members) if isinstance(uri, str) else None
-        if routed is not None:
-            prefix, inner = routed
-            result = await self.members[prefix].forward(ctx, {**params, "uri": inner})
-            return prefixed_result(prefix, method, result)
-        own = self.own_skills.get(method)
-        if own is None:
-            if method == DIRECTORY_READ:
-                raise InvalidParams(f"{uri} is not a directory resource")
-            raise InvalidParams(f"No skill is served at {uri}")
-        return await own(self.own, ctx, params)
-
-    async def _list_skills(self, ctx: Context, params: Mapping[str, Any]) -> dict[str, Any]:
-        entries: list[Any] = []
-        own = self.own_skills.get("skills/list")
-        cursor = None
-        for _ in range(100 if own is not None else 0):  # the own listing, every page
-            assert own is not None
-            mine = await own(self.own, ctx, {} if cursor is None else {"cursor": cursor})
-            entries += mine.get("skills") or []
-            cursor = mine.get("nextCursor")
-            if not isinstance(cursor, str):
-                break
-        for prefix in self.skill_members:
-            theirs = await self.members[prefix].listing(ctx, "skills/list", "skills")
-            entries += [prefixed_entry(prefix, entry) for entry in theirs]
-        chosen, next_cursor = page(entries, "skills/list", params.get("cursor"), self.own.page_size)
-        result: dict[str, Any] = {"skills": list(chosen), "ttlMs": 0, "cacheScope": "private"}
-        if next_cursor is not None:
-            result["nextCursor"] = next_cursor
-        return result
+    def route(self, uri: str) -> tuple[str, str] | None:
+        """The member a served URI belongs to by an extension's naming, and its own URI."""
+        for half in self.passing.values():
+            routed = half.route(uri)
+            if routed is not None and routed[0] in self.members:
+                return routed
+        return None

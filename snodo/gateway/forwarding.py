@@ -21,7 +21,8 @@ relay (``snodo.gateway.relay``, over Redis) when there is one, and gets a clear 
 when there is none. A legacy front gets either backend's
 questions through the server's bridge, as requests in its own session.
 
-A backend's skills pass through as they are (``snodo.gateway.skills``). Errors keep
+An extension the backend declares passes through only by its gateway half
+(``snodo.gateway.passing``) given to ``proxy``. Errors keep
 their code, message and data; the backend's list-changed and
 resource-updated notifications reach the proxy's listen streams; what the backend
 advertises decides what the proxy does.
@@ -36,7 +37,7 @@ import logging
 import secrets
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from functools import partial
@@ -53,9 +54,9 @@ from snodo.core.result import InputRequired, input_required
 from snodo.gateway.backend_sessions import ANONYMOUS, BackendSession, BackendSessions
 from snodo.gateway.front import GATEWAYS, front_client
 from snodo.gateway.open_calls import CURRENT, REFUSE, FlowElsewhere, OpenCall, OpenCalls
+from snodo.gateway.passing import Passing, halves
 from snodo.gateway.relay import Relay
 from snodo.gateway.shaping import NOTHING_COMPLETED, Shape
-from snodo.gateway.skills import declare, declared, prefixed
 from snodo.revisions.authoring.protocol import (
     META_CLIENT_CAPABILITIES,
     META_LOG_LEVEL,
@@ -134,6 +135,9 @@ class Proxy:
         self.label: str | None = None
         """The prefix a ``Composite`` mounted this proxy under, sealed into its rounds'
         state so that a retry finds its way back here."""
+        self.served_uri: Callable[[str], str] | None = None
+        """How the server serves a URI of this backend, when that is not as it is (a
+        ``Composite``'s member: as the extensions' gateway halves name it)."""
         self.server: Server | None = None
         self._listening: asyncio.Task[None] | None = None
         self._sends = itertools.count(1)
@@ -484,8 +488,8 @@ class Proxy:
         elif method == "notifications/resources/updated":
             uri = (note.get("params") or {}).get("uri")
             if isinstance(uri, str) and (self.shape is None or self.shape.takes(uri)):
-                if self.label is not None and declared(self.advertised) is not None:
-                    uri = prefixed(self.label, uri)  # a mounted member's skill file
+                if self.served_uri is not None:  # as a mounting server serves it
+                    uri = self.served_uri(uri)
                 self.server.notify_resource_updated(uri)
 
     async def stop(self) -> None:
@@ -544,6 +548,7 @@ def proxy(
     backend_sessions: int = 32,
     backend_idle: float = 300.0,
     shape: Shape | None = None,
+    passing: Iterable[Passing] = (),
     **server_options: Any,
 ) -> Server:
     """A ``Server`` serving the backend that ``connect(**client_options)`` reaches.
@@ -560,8 +565,11 @@ def proxy(
     one at a time): at most ``backend_sessions`` at once, each closed after
     ``backend_idle`` seconds unused (``snodo.gateway.backend_sessions``). ``shape``
     filters, renames and reshapes what is taken of the backend (``snodo.gateway.shaping``).
-    ``server_options`` are ``Server``'s (limits, state keys, auth, middleware, ...).
+    ``passing``: the gateway halves of the extensions the backend may declare that the
+    proxy passes on (``snodo.gateway.passing``; none by default). ``server_options`` are
+    ``Server``'s (limits, state keys, auth, middleware, ...).
     """
+    chosen = halves(passing)
 
     @asynccontextmanager
     async def lifespan(server: Server) -> AsyncIterator[Proxy]:
@@ -576,9 +584,8 @@ def proxy(
         )
         await backend.start(server)
         server.offering.serve_backend(backend)
-        offered = declared(backend.advertised)
-        if offered is not None:  # its skills, passed on (snodo.gateway.skills)
-            declare(server, offered, backend.forward)
+        for half in chosen.values():  # the extensions passed as the backend declares them
+            half.started(server, {"": backend})
         try:
             yield backend
         finally:

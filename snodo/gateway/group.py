@@ -9,12 +9,9 @@ get (``PREFIX_NAME``, ``snodo.gateway.composite``), their resources as they are,
 sends each call to the server it names. A server's key becomes its prefix, made safe
 (characters a prefix may not have become ``-``) and unique (``-2``, ``-3``, ...).
 
-Skills are kept per server: a skill's identity is the pair of the server's prefix (the
-group's own label for it, never what the server calls itself) and the URI of its
-``SKILL.md``, since two servers may both serve ``skill://refunds/SKILL.md`` and those
-are unrelated skills. The group holds the entries it listed or got under that pair, and
-reads a skill's files only from the server it came from, verified against the held
-entry (``snodo.client.skills``).
+A server's prefix is the group's own label for it, never what the server calls
+itself: what an extension keeps per server (``snodo.extensions.skills.GroupSkills``:
+skills by server and URI) keeps it under that label.
 
 ``servers(config)`` reads the configuration into ``Connect`` functions by prefix, which
 ``snodo proxy --config`` serves as one server (``serve_group``).
@@ -24,18 +21,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 from snodo.client import Client
 from snodo.client.errors import RequestError
-from snodo.client.skills import SkillFile
 from snodo.gateway.composite import SEPARATOR, Composite, check_prefix, served_name
 from snodo.gateway.forwarding import Connect, Proxy
 from snodo.gateway.front import GATEWAYS
 from snodo.gateway.mounting import composite_of
+from snodo.gateway.passing import Passing, halves
 from snodo.gateway.shaping import Shape
 from snodo.revisions.authoring import (
     CallToolResult,
@@ -44,10 +40,9 @@ from snodo.revisions.authoring import (
     ReadResourceResult,
     Tool,
 )
-from snodo.revisions.skills import Skill
 from snodo.server import Server
 
-__all__ = ["ClientGroup", "GroupSkill", "safe_prefixes", "serve_group", "servers"]
+__all__ = ["ClientGroup", "safe_prefixes", "serve_group", "servers"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9.-]+")
 
@@ -120,12 +115,13 @@ def serve_group(
     calls_per_client: int = 16,
     backend_sessions: int = 32,
     backend_idle: float = 300.0,
+    passing: Iterable[Passing] = (),
     **server_options: Any,
 ) -> Server:
     """One server serving every server of the configuration, each under its prefix (an
     entry's ``"shape"`` object, ``Shape.from_json``, says what is taken of it);
-    ``answer_timeout``, ``relay``, ``calls_per_client``, ``backend_sessions`` and
-    ``backend_idle`` are ``proxy``'s, for each member."""
+    ``answer_timeout``, ``relay``, ``calls_per_client``, ``backend_sessions``,
+    ``backend_idle`` and ``passing`` are ``proxy``'s, for each member."""
     entries = _read(config)
     prefixes = safe_prefixes(list(entries))
     shapes = {
@@ -139,6 +135,7 @@ def serve_group(
         **server_options,
     )
     composite: Composite = composite_of(server)
+    composite.passing = halves(passing, composite.passing)
     for prefix, connect in servers({"mcpServers": entries}).items():
         member = Proxy(
             connect,
@@ -154,20 +151,6 @@ def serve_group(
     return server
 
 
-@dataclass(frozen=True, slots=True)
-class GroupSkill:
-    """A skill of one of the group's servers: ``server`` (its prefix) and ``skill`` (the
-    entry). ``key``, the pair of the two, is the skill's identity."""
-
-    server: str
-    skill: Skill
-
-    @property
-    def key(self) -> tuple[str, str]:
-        """``(server, uri)``: what the group holds the entry under."""
-        return (self.server, self.skill.uri)
-
-
 class ClientGroup:
     """Clients of several servers used as one (see the module docstring)."""
 
@@ -176,8 +159,6 @@ class ClientGroup:
         self.clients: dict[str, Client] = {prefixes[key]: c for key, c in clients.items()}
         """Each server's own client, by prefix."""
         self._uris: dict[str, str] = {}
-        self.skills: dict[tuple[str, str], Skill] = {}
-        """The skill entries held, by (server prefix, SKILL.md URI)."""
 
     @classmethod
     def from_config(cls, config: str | Path | Mapping[str, Any], **options: Any) -> ClientGroup:
@@ -194,6 +175,12 @@ class ClientGroup:
         """Close every client."""
         for client in self.clients.values():
             await client.close()
+
+    def client(self, server: str) -> Client:
+        """The client of the server the group calls ``server`` (its prefix)."""
+        if server not in self.clients:
+            raise ValueError(f"{server!r} is no server of this group ({', '.join(self.clients)})")
+        return self.clients[server]
 
     def route(self, name: str) -> tuple[Client, str]:
         """The client a served name belongs to, and the name its server knows."""
@@ -263,37 +250,3 @@ class ClientGroup:
             return result
         assert missing is not None
         raise missing
-
-    # -- skills -------------------------------------------------------------------------
-
-    def _client(self, server: str) -> Client:
-        if server not in self.clients:
-            raise ValueError(f"{server!r} is no server of this group ({', '.join(self.clients)})")
-        return self.clients[server]
-
-    async def list_skills(self) -> list[GroupSkill]:
-        """Every server's skills, each with the server it came from; the held entries
-        become these (a server's skills no longer listed are let go)."""
-        found: list[GroupSkill] = []
-        for prefix, client in self.clients.items():
-            listed = await client.list_skills()
-            self.skills = {key: held for key, held in self.skills.items() if key[0] != prefix}
-            for skill in listed:
-                self.skills[(prefix, skill.uri)] = skill
-                found.append(GroupSkill(prefix, skill))
-        return found
-
-    async def get_skill(self, server: str, uri: str) -> GroupSkill:
-        """The current entry of the skill at ``uri`` of ``server``, held from now on."""
-        skill = await self._client(server).get_skill(uri)
-        self.skills[(server, uri)] = skill
-        return GroupSkill(server, skill)
-
-    async def read_skill_file(self, server: str, uri: str, path: str | None = None) -> SkillFile:
-        """The file ``path`` (None: ``SKILL.md``) of the skill at ``uri`` of ``server``,
-        read from that server alone and verified against the entry held for the pair
-        (got first when none is held)."""
-        held = self.skills.get((server, uri))
-        if held is None:
-            held = (await self.get_skill(server, uri)).skill
-        return await self._client(server).read_skill_file(held, path)

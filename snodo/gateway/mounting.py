@@ -3,9 +3,10 @@
 ``other`` is a ``Server`` (served in process through an in-memory client, so its own
 lifespans, middleware, sealed state and checks stay its own) or a function that makes
 a client to any server, as ``proxy`` takes. Its tools and prompts are served as
-``weather_NAME``, its resources and templates as they are, save the ``skill://`` URIs
-of a server declaring skills, served as ``skill://weather/...`` (the rules:
-``snodo.gateway.composite`` and ``snodo.gateway.skills``); a collision with what is
+``weather_NAME``, its resources and templates as they are, save the URIs an
+extension's gateway half given to ``mount`` names the member in (Skills' ``skill://``
+URIs, served as ``skill://weather/...``: ``snodo.gateway.passing``; the rules:
+``snodo.gateway.composite``); a collision with what is
 served already is refused here, or, for a server reached by a client, when the server
 starts and the member lists what it has. The member's list changes reach the server's
 listeners.
@@ -13,7 +14,7 @@ listeners.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -21,8 +22,8 @@ from snodo.client import Client
 from snodo.client.transports import MemoryTransport
 from snodo.gateway.composite import Composite, Kind
 from snodo.gateway.forwarding import PROXIES, Connect, Proxy
+from snodo.gateway.passing import Passing, halves
 from snodo.gateway.shaping import Shape
-from snodo.gateway.skills import declared, prefixed
 from snodo.server import Server
 
 __all__ = ["composite_of", "mount"]
@@ -54,7 +55,8 @@ def composite_of(server: Server) -> Composite:
                 await member.start(started)
                 begun.append(member)
                 composite.check(prefix, await _names(composite, prefix, member))
-            composite.offer_skills(started)
+            for half in composite.passing.values():  # as the members declare them
+                half.started(started, composite.members)
             yield
         finally:
             for member in reversed(begun):
@@ -70,15 +72,19 @@ def mount(
     *,
     prefix: str,
     shape: Shape | None = None,
+    passing: Iterable[Passing] = (),
     **client_options: Any,
 ) -> None:
     """Serve ``other`` inside ``server`` under ``prefix``; ``shape`` filters, renames and
     reshapes what is taken of it (``snodo.gateway.shaping``, before the prefix);
     ``client_options`` go to the client that reaches it (``Client`` options: limits,
-    deadline, era, ...)."""
+    deadline, era, ...). ``passing``: gateway halves (``snodo.gateway.passing``) of
+    extensions the mounted servers may declare that ``server`` passes on, beside those
+    of earlier mounts."""
     if other is server:
         raise ValueError("a server cannot be mounted inside itself")
     composite = composite_of(server)
+    composite.passing = halves(passing, composite.passing)
     names: dict[Kind, list[str]] = {}
     if isinstance(other, Server):
         mounted = other
@@ -87,11 +93,11 @@ def mount(
             return Client(MemoryTransport(mounted), **{**client_options, **options})
 
         registry = other.registry
-        skilled = declared(registry.capabilities()) is not None
+        offered = registry.capabilities()
         names = {
             "tools": list(registry.tools),
             "prompts": list(registry.prompts),
-            "resources": [prefixed(prefix, u) if skilled else u for u in registry.resources],
+            "resources": [composite.served_uri(prefix, offered, u) for u in registry.resources],
             "resourceTemplates": [t.definition["uriTemplate"] for t in registry.templates],
         }
         if shape is not None:
@@ -102,17 +108,17 @@ def mount(
 
 
 async def _names(composite: Composite, prefix: str, member: Proxy) -> dict[Kind, list[str]]:
-    """What a started member serves, by kind, for the collision check (its skills'
-    URIs as they are served, prefixed)."""
+    """What a started member serves, by kind, for the collision check (its resources'
+    URIs as they are served)."""
     found: dict[Kind, list[str]] = {}
-    skilled = declared(member.capabilities()) is not None
+    offered = member.capabilities()
     for kind, method in _KINDS:
         if member.serves(method):
             field = "name" if kind in ("tools", "prompts") else "uri"
             field = "uriTemplate" if kind == "resourceTemplates" else field
             listed = await member.listing(None, method, kind)
             names = [item[field] for item in listed]
-            if skilled and kind == "resources":
-                names = [prefixed(prefix, name) for name in names]
+            if kind == "resources":
+                names = [composite.served_uri(prefix, offered, name) for name in names]
             found[kind] = names
     return found

@@ -27,7 +27,7 @@ from snodo.core.context import Context
 from snodo.core.errors import InternalError, McpError
 from snodo.core.types import CallNext
 from snodo.server.invoke import FailedCall
-from snodo.server.methods import masked
+from snodo.server.tools import masked
 
 __all__ = ["ErrorHandling", "Mapped"]
 

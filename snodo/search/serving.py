@@ -6,8 +6,9 @@ fit it, best first, as structured content under ``tools`` (each its name, title,
 description and input schema; none when nothing fits), and ``call_tool``, which calls
 a tool by name with its arguments. Every tool stays callable by its own name. What a
 caller may not see (items its token's scopes do not reach under ``hide_unauthorized``,
-MCP Apps' app-only tools for a client that renders no views) is not in its catalog, so
-it is never found, nor called through ``call_tool``.
+what an extension's visibility rule hides, such as MCP Apps' app-only tools for a client
+that renders no views) is not in its catalog, so it is never found, nor called through
+``call_tool``.
 
 The catalog searched is the caller's own ``tools/list``: the registry's, or for a
 gateway (``proxy``, ``mount``) the servers' behind it. Its index is built once per
@@ -35,7 +36,6 @@ from snodo.core.types import Outcome
 from snodo.search.disclosure import disclosure_extension
 from snodo.search.engine import Engine, Index, Lexical
 from snodo.search.text import stemmer
-from snodo.server.apps import renders_apps
 from snodo.server.methods import ServerOffering, forwarded, view_of, visible_definitions
 from snodo.server.pagination import page
 
@@ -50,6 +50,13 @@ _MAX_PAGES: Final = 100
 _KEPT: Final = 8
 """Indexes kept at once: one per catalog that callers see differently."""
 _SHOWN: Final = ("name", "title", "description", "inputSchema")
+
+
+def _declared(ctx: Context) -> str:
+    """The extensions the caller declared, with their settings, as one key: what a
+    server behind shows may depend on them (MCP Apps' app-only tools)."""
+    declared = ctx.client_capabilities.get("extensions")
+    return json.dumps(declared, sort_keys=True, default=str) if declared else ""
 
 
 def shown(definition: Mapping[str, Any]) -> dict[str, Any]:
@@ -283,7 +290,7 @@ class ToolSearch:
             "backend",
             self.version,
             None if ctx.scopes is None else frozenset(ctx.scopes),
-            renders_apps(ctx.client_capabilities),
+            _declared(ctx),
         )
         kept = self._kept.get(key)
         now = time.monotonic()

@@ -14,14 +14,14 @@ registers), ``registry`` and ``tools``, ``resources``, ``prompts`` (what is offe
 ``methods`` (the method table handed to the core), ``lifespan`` (what a worker opens
 once), ``routes`` (plain HTTP beside the endpoint, readiness), ``access`` (the verified
 access token as a dependency), ``type_schemas`` (JSON Schemas of Python types),
-``subscriptions`` and ``notify_bus`` (listen streams and the bus that feeds them across
-workers), ``callers`` (who a caller is, and ``ctx.user_state``, kept for each across
-requests), ``visibility`` (who sees which item), ``transforms`` (tools under a new
-shape), ``pagination``, ``schemas`` (tool schemas compiled once), ``skills`` and
-``skill_files`` (the Skills extension: skill folders served) and ``legacy_limits`` (what
-a legacy client may make the server keep). It may import the core, ``snodo.asking``,
-``snodo.stores``, ``snodo.tasks`` and ``snodo.auth``; never the legacy era, a
-transport, the client or OpenTelemetry.
+``extensions`` (the public extension API: what an extension declares, its methods and
+its hooks), ``subscriptions`` and ``notify_bus`` (listen streams and the bus that feeds
+them across workers), ``callers`` (who a caller is, and ``ctx.user_state``, kept for
+each across requests), ``visibility`` (who sees which item), ``transforms`` (tools under
+a new shape), ``pagination``, ``schemas`` (tool schemas compiled once) and
+``legacy_limits`` (what a legacy client may make the server keep). It may import the
+core, ``snodo.asking``, ``snodo.stores``, ``snodo.tasks`` and ``snodo.auth``; never the
+legacy era, a transport, the client, an extension or OpenTelemetry.
 
 The names an application uses are here: ``Server``, ``LegacyLimits``, ``Extension``,
 the notification buses (``RedisBus``, ``notification_bus``), ``Request`` and
@@ -69,7 +69,6 @@ from snodo.server.settings import SettingsError
 from snodo.server.settings import declared as declared_settings
 from snodo.server.settings import read as read_settings
 from snodo.server.shared_stores import redis_url, shared_stores
-from snodo.server.skills import Roots, SkillCatalog, dynamic_skill
 from snodo.server.subscriptions import MAX_OPEN_STREAMS, Subscriptions
 from snodo.server.threads import DEFAULT_THREAD_LIMIT, Threads
 from snodo.server.tools import Tool
@@ -293,11 +292,6 @@ class Server(Decorators):
         self.caller_space = CallerSpaces(users, self.registry.visibility)
         """What each request's context keeps for its caller: ``ctx.user_state`` and its
         own visibility (``snodo.server.callers``)."""
-        if tasks is not None:  # the tasks extension, on the same footing as any other
-            extensions = (*extensions, tasks_extension(tasks))
-        for extension in extensions:
-            self.add_extension(extension)
-        self._skills: SkillCatalog | None = None
         self.offering = ServerOffering(
             self.registry,
             self.subscriptions,
@@ -306,13 +300,17 @@ class Server(Decorators):
             {version: (dict(r.methods), r) for version, r in modern.items()},
             instructions,
             page_size,
-            tasks,
-            hide_unauthorized,
-            backend,
-            mask_errors,
+            hide_unauthorized=hide_unauthorized,
+            backend=backend,
+            mask_errors=mask_errors,
         )
-        if tasks is not None and mask_errors:
-            tasks.mask_errors = True
+        self.extensions: dict[str, Extension] = {}
+        """The extensions offered, by identifier (``add_extension``)."""
+        self._observer: Observer = QUIET
+        if tasks is not None:  # the tasks extension, on the same footing as any other
+            extensions = (*extensions, tasks_extension(tasks))
+        for extension in extensions:
+            self.add_extension(extension)
         self.offering.given_capabilities = check_flags(capabilities or {}, self.revisions_served)
         self.answer_checks = AnswerChecks(revisions) if checking(check_answers) else None
         """Checks every answer against its request's revision (``check_answers``; None:
@@ -390,60 +388,16 @@ class Server(Decorators):
         return register
 
     def add_extension(self, extension: Extension) -> Extension:
-        """Offer an extension: advertised under ``extensions`` in the capabilities, its
-        methods served (to legacy sessions too unless it was made with ``legacy=False``)."""
-        self.registry.extensions[extension.id] = extension.settings
-        self.registry.extension_methods.update(extension.methods)
-        if not extension.legacy:
-            self.registry.modern_methods.update(extension.methods)
+        """Offer an extension (``snodo.server.extensions``): advertised under
+        ``extensions`` in the capabilities, its methods served (to legacy sessions too
+        unless it was made with ``legacy=False``), its hooks plugged in. ValueError if
+        another with its identifier is offered already."""
+        if extension.id in self.extensions:
+            raise ValueError(f"the extension {extension.id} is offered already")
+        self.extensions[extension.id] = extension
+        extension.install(self)
+        extension.observe(self._observer)
         return extension
-
-    def _skill_catalog(self, directory_read: bool, cache: CacheHint | None) -> SkillCatalog:
-        if self._skills is None:
-            self._skills = SkillCatalog(self, directory_read=directory_read, cache=cache)
-        return self._skills
-
-    def skills(
-        self,
-        path_or_paths: Roots,
-        reload: bool = False,
-        *,
-        directory_read: bool = True,
-        cache: CacheHint | None = None,
-    ) -> SkillCatalog:
-        """Serve every skill folder (one holding a ``SKILL.md``) under the given roots
-        with the Skills extension (``snodo.server.skills``): its files as ``skill://``
-        resources, ``skills/list``, ``skills/get`` and, with ``directory_read``,
-        ``resources/directory/read``. A folder that breaks the Agent Skills rules or the
-        extension's limits stops start-up here with ``SkillError`` naming it. ``reload``:
-        read the folders again when they change (for development). ``cache``: the
-        ``ttlMs``/``cacheScope`` of skills/list and skills/get (else the server's list
-        and read hints)."""
-        catalog = self._skill_catalog(directory_read, cache)
-        catalog.add_roots(path_or_paths, reload=reload)
-        return catalog
-
-    def skill(
-        self,
-        path: str,
-        *,
-        description: str,
-        frontmatter: Mapping[str, Any] | None = None,
-        directory_read: bool = True,
-    ) -> Callable[[F], F]:
-        """``@server.skill("reports/daily", description=...)``: a skill made by code; the
-        function (sync or async, no arguments) returns its ``SKILL.md`` body on each
-        read, after the frontmatter (``name`` from the path's last segment,
-        ``description``, and ``frontmatter``'s other fields). Its entry's ``resources``
-        is ``"dynamic"``: there is no stable content to publish digests of."""
-
-        def register(function: F) -> F:
-            meta = {**dict(frontmatter or {}), "description": description}
-            catalog = self._skill_catalog(directory_read, None)
-            catalog.add_dynamic(dynamic_skill(path, function, meta))
-            return function
-
-        return register
 
     def transform(
         self,
@@ -582,8 +536,8 @@ class Server(Decorators):
     @observer.setter
     def observer(self, observer: Observer) -> None:
         self._observer = observer
-        if self.offering.tasks is not None:
-            self.offering.tasks.observer = observer
+        for extension in self.extensions.values():
+            extension.observe(observer)
 
     async def startup(self) -> None:
         """Transports call this before serving: the lifespans are entered, then the

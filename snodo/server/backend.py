@@ -17,9 +17,8 @@ from typing import Any, Final, Protocol
 
 from snodo.core.context import Context
 from snodo.core.result import InputRequired
-from snodo.revisions.apps.protocol import EXTENSION_ID as APPS
 
-__all__ = ["FEATURES", "FORWARDED", "FORWARDED_EXTENSIONS", "Backend"]
+__all__ = ["FEATURES", "FORWARDED", "Backend"]
 
 FORWARDED: Final = frozenset(
     {
@@ -36,11 +35,9 @@ FORWARDED: Final = frozenset(
 """The methods a server with a backend forwards to it."""
 
 FEATURES: Final = ("tools", "resources", "prompts", "completions", "logging")
-"""The server capabilities a backend's answer decides."""
-FORWARDED_EXTENSIONS: Final = frozenset({APPS})
-"""Extensions a backend declares that pass through with the feature methods: MCP Apps
-(its tools, views and app-only tools are tools and resources). Not tasks: its methods
-are the front server's own."""
+"""The server capabilities a backend's answer decides. The extensions it declares are
+not taken: an extension passes through a gateway only by a gateway half of its own
+(``snodo.gateway.passing``)."""
 
 
 class Backend(Protocol):

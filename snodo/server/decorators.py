@@ -3,18 +3,16 @@
 Each kind's options are declared once (``snodo.server.options``): the decorator, its
 ``add_*`` twin and the ``make_*`` function below them take the same mapping, an editor
 completes it, and a misspelt option is a ``TypeError`` where the decorator is written.
-``Server`` takes these methods from ``Decorators`` (resources, templates and MCP Apps views
-through ``ResourceDecorators``); they touch nothing of it but its ``registry``.
+``Server`` takes these methods from ``Decorators`` (resources and templates through
+``ResourceDecorators``); they touch nothing of it but its ``registry``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, Unpack, overload
 
 from snodo.revisions import Revision
-from snodo.server.apps import APP_MIME_TYPE, EXTENSION_ID, App, page, ui_meta
 from snodo.server.invoke import Handler
 from snodo.server.options import (
     PromptOptions,
@@ -79,61 +77,6 @@ class ResourceDecorators:
         self.registry.visibility.mark("resources", uri, options)
         resource.definition.update(self._fielded("resources", uri, options, resource))
         return self.registry.add_resource(resource)
-
-    def app(
-        self,
-        uri: str,
-        html: str | None = None,
-        *,
-        path: str | Path | None = None,
-        function: Callable[[], str] | None = None,
-        name: str | None = None,
-        title: str | None = None,
-        description: str | None = None,
-        csp: Mapping[str, Sequence[str]] | None = None,
-        permissions: Sequence[str] | None = None,
-        domain: str | None = None,
-        prefers_border: bool | None = None,
-        scopes: Iterable[str] = (),
-    ) -> App:
-        """Register an MCP Apps view at ``uri`` (``ui://...``): an HTML page from ``html``,
-        a file at ``path`` (read on each read) or ``function``; link tools to it with the
-        returned ``App``'s ``tool`` (``snodo.server.apps``).
-
-        :param csp: origins by directive: ``connectDomains``, ``resourceDomains``,
-            ``frameDomains``, ``baseUriDomains``.
-        :param permissions: what the view asks the host for: ``camera``,
-            ``microphone``, ``geolocation``, ``clipboardWrite``.
-        :param domain: a dedicated origin for the view's sandbox, as the host names it.
-        :param prefers_border: whether the host should draw a border around it.
-        """
-        if not uri.startswith("ui://"):
-            raise ValueError(f"an app's URI starts with ui://, not {uri!r}")
-        meta = ui_meta(
-            csp=csp, permissions=permissions, domain=domain, prefers_border=prefers_border
-        )
-        source = page(html, path, function)
-        ui = {"ui": meta} if meta else None
-
-        def view() -> dict[str, Any]:
-            contents: dict[str, Any] = {"text": source()}
-            if ui is not None:
-                contents["_meta"] = ui
-            return contents
-
-        self.add_resource(
-            view,
-            uri,
-            name=name or uri.removeprefix("ui://"),
-            title=title,
-            description=description or "An MCP Apps view.",
-            mime_type=APP_MIME_TYPE,
-            meta=ui,
-            scopes=scopes,
-            inline=path is None and function is None,
-        )
-        self.registry.extensions.setdefault(EXTENSION_ID, {})
-        return App(self, uri, meta)
 
     def remove_resource(self, uri: str) -> None:
         """Stop offering the resource at ``uri`` (nothing if there is none); listeners

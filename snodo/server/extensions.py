@@ -1,4 +1,5 @@
-"""Extensions: what a server offers beyond the core protocol, by identifier.
+"""Extensions: what a server offers beyond the core protocol, by identifier, and the
+hooks through which an extension changes what the server does.
 
 ``Extension(id, settings)`` is advertised in the ``extensions`` of the server's
 capabilities (``server/discover``, and a legacy session's ``initialize`` answer) with its
@@ -10,35 +11,76 @@ for a method nobody registered. A handler takes the request's ``Context`` and th
 validated params, sync or async, and returns its result (a model or a dict).
 ``ext.notify(ctx, "ns/event", params)`` sends one of the extension's notifications on
 the request's stream. ``ctx.client_supports(id)`` says whether the request's client
-declared an extension (``Client(extensions={id: settings})`` does).
+declared an extension (``Client(extensions={id: settings})`` does). An extension made
+with ``legacy=False`` is advertised to legacy sessions but its methods are only for
+modern requests.
 
-MCP Apps (``snodo.server.apps``) is advertised through the same registry, and the tasks
-extension is one too (``tasks_extension``): ``Server(tasks=Tasks(store))`` adds it, its
-three methods routed to the engine with their params checked by the generated models.
-An extension made with ``legacy=False`` is advertised to legacy sessions but its methods
-are only for modern requests (the tasks extension's, whose names the legacy
-revision gives other meanings).
+``Server(extensions=[...])`` or ``server.add_extension(ext)`` offers one; the server
+calls ``ext.install(server)`` once, which declares it, routes its methods and plugs in
+its hooks. An extension that offers more (tools, resources) overrides ``install`` and
+calls the base one. The hooks, each absent unless the extension sets it:
+
+* ``visibility`` (``VisibilityHook``): which items a caller sees, a rule among the
+  server's own (``snodo.server.visibility``, through ``Visibility.add_hook``). An item
+  hidden from a caller is left out of its lists and answers every request exactly as an
+  item that does not exist; a list that the rule may change by caller is marked
+  ``private``.
+* ``calls`` (``ToolCalls``): around each tool's handler; ``before`` may refuse a call
+  (it raises), ``after`` may turn what the handler returned into the call's answer
+  (``Answered``), as the tasks extension turns background work into a task.
+* ``listening`` (``Listening``): a member of ``subscriptions/listen``'s
+  ``notifications`` the extension honours (the tasks extension's ``taskIds``).
+* ``observe(observer)``: told the server's observer, when it is set.
+* ``dependencies()``: what the server's readiness pings for the extension (Redis URLs
+  by the name of what each serves).
+
+The extensions snodo ships (MCP Apps, Skills, Tasks) are built on this API alone, in
+``snodo.extensions``.
 """
 
 from __future__ import annotations
 
 import inspect
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from snodo.core.context import Context
-from snodo.core.errors import InvalidParams
+from snodo.core.errors import InternalError, InvalidParams, McpError
+from snodo.core.observe import Observer
+from snodo.core.result import ToolError
+from snodo.core.types import Outcome
 from snodo.revisions import REVISIONS
 from snodo.revisions.tasks.protocol import EXTENSION_ID as TASKS_EXTENSION_ID
-from snodo.tasks.engine import Tasks
+from snodo.server.registry import Registry
+from snodo.server.subscriptions import MAX_RESOURCE_SUBSCRIPTIONS
+from snodo.server.tools import failure
+from snodo.server.visibility import Kind
+from snodo.tasks.engine import Background, Tasks, declares_tasks, required_extension
 from snodo.tasks.methods import TASK_METHODS
+from snodo.tasks.redis import RedisTaskStore
 
-__all__ = ["Extension", "ExtensionMethod", "tasks_extension"]
+__all__ = [
+    "Answered",
+    "Extension",
+    "ExtensionMethod",
+    "Hooks",
+    "Host",
+    "Kind",
+    "Listening",
+    "TasksExtension",
+    "ToolCalls",
+    "VisibilityHook",
+    "tasks_extension",
+]
+
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+log = logging.getLogger("snodo")
 
 
 class _Params(BaseModel):
@@ -83,8 +125,99 @@ class ExtensionMethod:
         return value
 
 
+class VisibilityHook(Protocol):
+    """Which items a caller sees (an extension's ``visibility``), added to the server's
+    ``Visibility`` as a hook of its own.
+
+    Listing, ``tools/call``, ``prompts/get``, ``resources/read`` and
+    ``completion/complete`` ask it of every item they would show or use: an item it
+    ``hides`` is left out of the caller's lists and answers as one that does not exist,
+    so what a caller cannot see it cannot find by asking for it either.
+    """
+
+    def caller_dependent(self, kind: Kind) -> bool:
+        """Whether the rule may now hide an item of ``kind`` from some callers and not
+        others: the lists of ``kind`` are then each caller's own (``private``)."""
+        ...
+
+    def hides(self, ctx: Context, kind: Kind, key: str) -> bool:
+        """Whether the item ``key`` of ``kind`` (a tool's or prompt's name, a
+        resource's URI, a template's URI template) is hidden from the caller of
+        ``ctx``."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """What ``ToolCalls.after`` returns for a call it answered itself: ``outcome`` is
+    the call's answer as it stands (a task's creation, say), not a tool's value."""
+
+    outcome: Outcome
+
+
+class ToolCalls(Protocol):
+    """Around each tool's handler (an extension's ``calls``)."""
+
+    def before(self, tool: Any, ctx: Context) -> None:
+        """Before the arguments are checked: raise an ``McpError`` to refuse the call."""
+        ...
+
+    async def after(
+        self, tool: Any, ctx: Context, value: Any, finish: Callable[[Any], dict[str, Any]]
+    ) -> Any:
+        """What the handler returned, as the call goes on: the value itself, another
+        value for the tool's result, or ``Answered(outcome)`` for the call's answer.
+        ``finish(value)`` makes the call's result of a value as the request's revision
+        shapes it (its outputs asked for): what a task's result is made with."""
+        ...
+
+
+class Listening(Protocol):
+    """A member of ``subscriptions/listen``'s ``notifications`` an extension honours."""
+
+    key: str
+    """The member's name (``taskIds``)."""
+
+    def honour(self, ctx: Context, value: Any) -> Any:
+        """What of ``value`` the stream honours (the subscription keeps it under
+        ``key``); None honours nothing. Raise an ``McpError`` to refuse the listen."""
+        ...
+
+
+class Hooks(Protocol):
+    """Where an extension's hooks plug in: the server's ``ServerOffering``, which the
+    method handlers read."""
+
+    calls: tuple[ToolCalls, ...]
+    listening: tuple[Listening, ...]
+    mask_errors: bool
+    subscriptions: Any
+
+
+class Host(Protocol):
+    """What ``Extension.install`` reaches of the ``Server`` it is offered at."""
+
+    @property
+    def registry(self) -> Registry:
+        """What is registered: the extension's declaration and methods go there."""
+        ...
+
+    @property
+    def offering(self) -> Hooks:
+        """What the method handlers read: the extension's hooks go there."""
+        ...
+
+
 class Extension:
-    """An extension a server offers: its identifier, settings, methods, notifications."""
+    """An extension a server offers: its identifier, settings, methods, notifications,
+    and the hooks it plugs into the server (``install``)."""
+
+    visibility: VisibilityHook | None = None
+    """Which items each caller sees; None: this extension hides nothing."""
+    calls: ToolCalls | None = None
+    """Around each tool's handler; None: this extension leaves calls alone."""
+    listening: Listening | None = None
+    """A listen member it honours; None: none."""
 
     def __init__(
         self,
@@ -102,6 +235,31 @@ class Extension:
         self.methods: dict[str, ExtensionMethod] = {}
         self.legacy = legacy
         """Whether legacy sessions may call its methods (it is advertised to them anyway)."""
+
+    def install(self, server: Host) -> None:
+        """Offer the extension at ``server`` (``Server.add_extension`` calls this once):
+        declared in its capabilities, its methods routed, its hooks plugged in."""
+        registry = server.registry
+        registry.extensions[self.id] = self.settings
+        registry.extension_methods.update(self.methods)
+        if not self.legacy:
+            registry.modern_methods.update(self.methods)
+        if self.visibility is not None:
+            rule = self.visibility
+            registry.visibility.add_hook(rule.hides, rule.caller_dependent)
+        offering = server.offering
+        if self.calls is not None:
+            offering.calls = (*offering.calls, self.calls)
+        if self.listening is not None:
+            offering.listening = (*offering.listening, self.listening)
+
+    def observe(self, observer: Observer) -> None:
+        """Told the server's observer (``Server(observer=...)``), whenever it is set."""
+
+    def dependencies(self) -> dict[str, str]:
+        """The Redis URLs the extension keeps its state at, by the name of what each
+        serves: the server's readiness pings them."""
+        return {}
 
     def method(
         self, name: str, *, params: type[BaseModel], proposal: str | None = None
@@ -143,17 +301,101 @@ class Extension:
         ctx.emit(message)
 
 
-def tasks_extension(engine: Tasks) -> Extension:
-    """The tasks extension as the server offers it: ``tasks/get``, ``tasks/update`` and
-    ``tasks/cancel`` answered by ``engine``, for modern requests only."""
-    extension = Extension(TASKS_EXTENSION_ID, legacy=False)
-    handlers = {
-        "tasks/get": engine.get,
-        "tasks/update": engine.update,
-        "tasks/cancel": engine.cancel,
-    }
-    for method, spec in TASK_METHODS.items():
-        extension.methods[method] = ExtensionMethod(
-            method, None, handlers[method], params=spec.params, input_required=spec.input_required
-        )
-    return extension
+class _TaskCalls:
+    """The tasks extension around a tool call: a required task needs a client that
+    declared the extension; background work becomes a task, or runs inline for a
+    client that did not declare it."""
+
+    def __init__(self, engine: Tasks) -> None:
+        self.engine = engine
+
+    def before(self, tool: Any, ctx: Context) -> None:
+        if tool.task == "required" and not declares_tasks(ctx):
+            raise required_extension()  # ext-tasks/tasks.md: no task, no answer
+
+    async def after(
+        self, tool: Any, ctx: Context, value: Any, finish: Callable[[Any], dict[str, Any]]
+    ) -> Any:
+        if not isinstance(value, Background):
+            return value
+        if tool.task is None:
+            log.error(
+                "tool %s returned background work but was not registered with task=", tool.name
+            )
+            raise InternalError()
+        if declares_tasks(ctx):
+            return Answered(await self.engine.begin(ctx, tool.name, finish, value))
+        try:
+            return await value.work(ctx)  # inline: the work's value is the tool's
+        except McpError:
+            raise
+        except ToolError as raised:
+            return raised
+        except Exception as exc:
+            return failure(tool, exc, self.engine.mask_errors)
+
+
+class _TaskIds:
+    """``taskIds`` of ``subscriptions/listen``: the tasks whose status the stream hears."""
+
+    key = "taskIds"
+
+    def honour(self, ctx: Context, value: Any) -> Any:
+        if not value:
+            return None
+        if not declares_tasks(ctx):
+            raise required_extension()  # ext-tasks/tasks.md, "Task Status Notifications"
+        if not isinstance(value, list) or len(value) > MAX_RESOURCE_SUBSCRIPTIONS:
+            raise InvalidParams(f"notifications.taskIds: at most {MAX_RESOURCE_SUBSCRIPTIONS} ids")
+        if not all(isinstance(task_id, str) and len(task_id) <= 256 for task_id in value):
+            raise InvalidParams("notifications.taskIds: each must be a task id string")
+        return list(value)
+
+
+class TasksExtension(Extension):
+    """The tasks extension as a server offers it: ``tasks/get``, ``tasks/update`` and
+    ``tasks/cancel`` answered by ``engine``, for modern requests only; a tool registered
+    with ``task=`` runs as a task for a client that declared the extension."""
+
+    def __init__(self, engine: Tasks) -> None:
+        super().__init__(TASKS_EXTENSION_ID, legacy=False)
+        self.engine = engine
+        handlers = {
+            "tasks/get": engine.get,
+            "tasks/update": engine.update,
+            "tasks/cancel": engine.cancel,
+        }
+        for method, spec in TASK_METHODS.items():
+            self.methods[method] = ExtensionMethod(
+                method,
+                None,
+                handlers[method],
+                params=spec.params,
+                input_required=spec.input_required,
+            )
+        self.calls = _TaskCalls(engine)
+        self.listening = _TaskIds()
+
+    def install(self, server: Host) -> None:
+        """Offer the extension at ``server``, its engine told the server's listen streams
+        and whether it masks tools' errors."""
+        super().install(server)
+        offering = server.offering
+        if offering.mask_errors:
+            self.engine.mask_errors = True
+        # task status to this process's listen streams
+        self.engine.listeners.append(offering.subscriptions.task_changed)
+
+    def observe(self, observer: Observer) -> None:
+        """The engine reports each task to the server's observer."""
+        self.engine.observer = observer
+
+    def dependencies(self) -> dict[str, str]:
+        """The task store's Redis, when it keeps its tasks there."""
+        store = self.engine.store
+        return {"task store": store.url} if isinstance(store, RedisTaskStore) else {}
+
+
+def tasks_extension(engine: Tasks) -> TasksExtension:
+    """The tasks extension as the server offers it (``TasksExtension(engine)``)."""
+    return TasksExtension(engine)

@@ -12,7 +12,7 @@ or an open ``Subscription`` for subscriptions/listen.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from inspect import isawaitable
@@ -23,25 +23,20 @@ from snodo.core.errors import InternalError, InvalidParams, McpError, ResourceNo
 from snodo.core.result import InputRequired, ToolError
 from snodo.core.types import ExtensionMethod, MethodHandler, Outcome, Params
 from snodo.revisions import REVISIONS, Revision
-from snodo.server.apps import renders_apps
-from snodo.server.backend import FEATURES, FORWARDED, FORWARDED_EXTENSIONS, Backend
+from snodo.server.backend import FEATURES, FORWARDED, Backend
 from snodo.server.callers import caller_of
 from snodo.server.dependencies import DependencyFailed
+from snodo.server.extensions import Answered, Listening, ToolCalls
 from snodo.server.invoke import PLAIN, FailedCall, TimedOut
 from snodo.server.pagination import page
 from snodo.server.prompts import prompt_messages
 from snodo.server.registry import Registry
 from snodo.server.resources import read_contents
 from snodo.server.revised import merged, shaped_items
-from snodo.server.subscriptions import (
-    MAX_RESOURCE_SUBSCRIPTIONS,
-    Subscriptions,
-    check_resource_subscriptions,
-)
+from snodo.server.subscriptions import Subscriptions, check_resource_subscriptions
 from snodo.server.tool_encoders import encoder_of
-from snodo.server.tools import Tool, plain_bind
+from snodo.server.tools import failure, plain_bind
 from snodo.server.visibility import Kind, View
-from snodo.tasks.engine import Background, Tasks, declares_tasks, required_extension
 
 __all__ = [
     "HANDLERS",
@@ -85,8 +80,6 @@ class ServerOffering:
     request path's one lookup, by version, then by method."""
     instructions: str | None = None
     page_size: int | None = None
-    tasks: Tasks | None = None
-    """The task engine, when the server offers the tasks extension."""
     hide_unauthorized: bool = False
     """Lists show a caller only the items whose scopes its token grants."""
     backend: Backend | None = None
@@ -94,6 +87,10 @@ class ServerOffering:
     mask_errors: bool = False
     """A tool's untyped exception reaches the client as a generic message, the detail
     only in the log (``Server(mask_errors=True)``)."""
+    calls: tuple[ToolCalls, ...] = ()
+    """The extensions' hooks around each tool call."""
+    listening: tuple[Listening, ...] = ()
+    """The listen members the extensions honour."""
     given_capabilities: Mapping[str, Any] = field(default_factory=dict)
     """Flags the author gave (``Server(capabilities=...)``), merged into what is
     advertised; each revision's answers keep those it defines."""
@@ -105,8 +102,6 @@ class ServerOffering:
     feature methods answered by it."""
 
     def __post_init__(self) -> None:
-        if self.tasks is not None:  # task status to this process's listen streams
-            self.tasks.listeners.append(self.subscriptions.task_changed)
         self._table()
 
     def serve_backend(self, backend: Backend | None) -> None:
@@ -150,14 +145,6 @@ def capabilities(served: ServerOffering) -> dict[str, Any]:
             offered.pop(feature, None)
             if isinstance(theirs.get(feature), Mapping):
                 offered[feature] = dict(theirs[feature])
-        extensions = theirs.get("extensions")
-        passed = {
-            key: dict(value)
-            for key, value in (extensions.items() if isinstance(extensions, Mapping) else ())
-            if key in FORWARDED_EXTENSIONS and isinstance(value, Mapping)
-        }
-        if passed:
-            offered["extensions"] = {**passed, **(offered.get("extensions") or {})}
     if served.given_capabilities:
         offered = merged(offered, served.given_capabilities)
     return offered
@@ -195,7 +182,8 @@ async def discover(served: ServerOffering, ctx: Context, params: Params) -> Outc
 
 
 async def view_of(served: ServerOffering, ctx: Context) -> View | None:
-    """What hides items from this caller (``snodo.server.visibility``); None: nothing."""
+    """What hides items from this caller (``snodo.server.visibility``: its rules and the
+    extensions' hooks); None: nothing."""
     visibility = served.registry.visibility
     if not visibility.active:
         return None
@@ -203,6 +191,14 @@ async def view_of(served: ServerOffering, ctx: Context) -> View | None:
 
 
 _KEYS: Final = {"tools": "name", "prompts": "name", "resources": "uri", "templates": "uriTemplate"}
+
+
+def is_hidden(served: ServerOffering, ctx: Context, scopes: frozenset[str]) -> bool:
+    """Whether an item needing ``scopes`` is hidden from this caller
+    (``hide_unauthorized``): then it answers exactly as an item that does not exist,
+    so that what a caller cannot see it cannot find by asking for it either."""
+    granted = ctx.scopes
+    return served.hide_unauthorized and granted is not None and not scopes <= granted
 
 
 def visible_definitions(
@@ -219,14 +215,7 @@ def visible_definitions(
     if view is not None:
         key = _KEYS[kind]
         items = [item for item in items if not view.hides(kind, item[key])]
-        filtered = filtered or view.private
-    if kind == "tools" and served.registry.app_only:
-        # MCP Apps: a tool only a view may call is for clients that render views, so
-        # the list differs by client and is never a public one.
-        filtered = True
-        if not renders_apps(ctx.client_capabilities):
-            hidden = served.registry.app_only
-            items = [item for item in items if item["name"] not in hidden]
+        filtered = filtered or view.private(kind)
     return items, filtered
 
 
@@ -249,14 +238,6 @@ async def _listing(
     return result
 
 
-def is_hidden(served: ServerOffering, ctx: Context, scopes: frozenset[str]) -> bool:
-    """Whether an item needing ``scopes`` is hidden from this caller
-    (``hide_unauthorized``): then it answers exactly as an item that does not exist,
-    so that what a caller cannot see it cannot find by asking for it either."""
-    granted = ctx.scopes
-    return served.hide_unauthorized and granted is not None and not scopes <= granted
-
-
 async def tools_list(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
     return await _listing(served, ctx, params, "tools", "tools")
 
@@ -264,8 +245,7 @@ async def tools_list(served: ServerOffering, ctx: Context, params: Params) -> Ou
 async def tools_call(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
     name = params["name"]
     tool = served.registry.tools.get(name)
-    app_only = name in served.registry.app_only and not renders_apps(ctx.client_capabilities)
-    if tool is None or app_only or is_hidden(served, ctx, tool.scopes):
+    if tool is None or is_hidden(served, ctx, tool.scopes):
         raise InvalidParams(f"Unknown tool: {name}")
     if served.registry.visibility.active:
         view = await view_of(served, ctx)
@@ -273,8 +253,10 @@ async def tools_call(served: ServerOffering, ctx: Context, params: Params) -> Ou
             raise InvalidParams(f"Unknown tool: {name}")
     if ctx.scopes is not None:  # OAuth: checked before the arguments are looked at
         ctx.require_scopes(tool.scopes)
-    if tool.task == "required" and not (served.tasks is not None and declares_tasks(ctx)):
-        raise required_extension()  # ext-tasks/tasks.md: no task, no answer
+    calls = served.calls
+    if calls:  # the extensions' hooks: each may refuse the call
+        for hook in calls:
+            hook.before(tool, ctx)
     encoder = encoder_of(ctx.revision)  # the revision's result shape
     selection = encoder.selection(tool, params)
     arguments = params.get("arguments") or {}
@@ -287,7 +269,7 @@ async def tools_call(served: ServerOffering, ctx: Context, params: Params) -> Ou
             invalid = ToolError(f"Invalid arguments for tool {name}: {reason}")
             return encoder.finish(tool, invalid, ctx.revision, selection)
     invoker = tool.invoker
-    try:  # as _called does, without a closure per call
+    try:
         if bound is None:
             bound = tool.bind(arguments)  # a new dict
         if invoker.direct:  # the function itself, called from here: nothing around it
@@ -306,50 +288,17 @@ async def tools_call(served: ServerOffering, ctx: Context, params: Params) -> Ou
         log.warning("tool %s: %s", name, failed, exc_info=failed.__cause__)
         raise InternalError() from None
     except Exception as exc:  # its result, carrying the exception for middleware
-        failure = _failure(tool, exc, served.mask_errors)
-        return FailedCall(encoder.finish(tool, failure, ctx.revision, selection), exc)
-    if isinstance(value, Background):
-        if tool.task is None:
-            log.error("tool %s returned background work but was not registered with task=", name)
-            raise InternalError()
-        if served.tasks is not None and declares_tasks(ctx):
-            return await served.tasks.begin(
-                ctx,
-                tool.name,
-                partial(encoder.finish, tool, revision=ctx.revision, selection=selection),
-                value,
-            )
-        work = value.work
-        value = await _called(tool, lambda: work(ctx), served.mask_errors)  # inline
+        failed_with = failure(tool, exc, served.mask_errors)
+        return FailedCall(encoder.finish(tool, failed_with, ctx.revision, selection), exc)
+    if calls:  # each may turn the value into another, or answer the call itself
+        finish = partial(encoder.finish, tool, revision=ctx.revision, selection=selection)
+        for hook in calls:
+            value = await hook.after(tool, ctx, value, finish)
+            if type(value) is Answered:
+                return value.outcome
     if isinstance(value, InputRequired):
         return value
     return encoder.finish(tool, value, ctx.revision, selection)
-
-
-async def _called(tool: Tool, call: Callable[[], Awaitable[Any]], mask: bool) -> Any:
-    """The tool's value; an untyped failure is a tool error the model sees."""
-    try:
-        return await call()
-    except McpError:
-        raise
-    except Exception as exc:
-        return _failure(tool, exc, mask)
-
-
-def masked(name: str) -> str:
-    """What the client reads of a tool's untyped exception under ``mask_errors``."""
-    return f"Tool {name} failed; the server's log has the details"
-
-
-def _failure(tool: Tool, exc: Exception, mask: bool) -> ToolError:
-    if isinstance(exc, ToolError):  # raised on purpose: the answer itself
-        return exc
-    if isinstance(exc, TimedOut):  # the model reads that it took too long, and may retry
-        log.warning("tool %s did not finish within %g s", tool.name, exc.seconds)
-        return ToolError(f"Tool {tool.name} did not finish within {exc.seconds:g} s")
-    # The client sees only the message; the operator needs the traceback.
-    log.warning("tool %s failed", tool.name, exc_info=exc)
-    return ToolError(masked(tool.name) if mask else str(exc) or type(exc).__name__)
 
 
 async def _guarded(ctx: Context, what: str, call: Awaitable[Any]) -> Any:
@@ -473,15 +422,12 @@ async def subscriptions_listen(served: ServerOffering, ctx: Context, params: Par
     ):
         if wanted.get(key) is True and offered.get(capability, {}).get("listChanged"):
             honoured[key] = True
-    task_ids = wanted.get("taskIds")
-    if task_ids:
-        if served.tasks is None or not declares_tasks(ctx):
-            raise required_extension()  # ext-tasks/tasks.md, "Task Status Notifications"
-        if not isinstance(task_ids, list) or len(task_ids) > MAX_RESOURCE_SUBSCRIPTIONS:
-            raise InvalidParams(f"notifications.taskIds: at most {MAX_RESOURCE_SUBSCRIPTIONS} ids")
-        if not all(isinstance(task_id, str) and len(task_id) <= 256 for task_id in task_ids):
-            raise InvalidParams("notifications.taskIds: each must be a task id string")
-        honoured["taskIds"] = list(task_ids)
+    for member in served.listening:  # the extensions' members (the tasks' taskIds)
+        value = wanted.get(member.key)
+        if value is not None:
+            kept = member.honour(ctx, value)
+            if kept is not None:
+                honoured[member.key] = kept
     uris = check_resource_subscriptions(wanted.get("resourceSubscriptions"))
     if uris and offered.get("resources", {}).get("subscribe"):
         honoured["resourceSubscriptions"] = uris

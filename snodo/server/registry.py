@@ -51,10 +51,8 @@ class Registry:
         self.prompts: dict[str, Prompt] = {}
         self.completions: dict[tuple[str, str], Invoker] = {}
         self.extensions: dict[str, dict[str, Any]] = {}
-        """Extensions the server offers beyond tasks, by identifier: their settings, as
+        """Extensions the server offers, by identifier: their settings, as
         ``server/discover`` and ``initialize`` advertise them."""
-        self.app_only: set[str] = set()
-        """Tools only an app view may call (MCP Apps visibility ``["app"]``)."""
         self.extension_methods: dict[str, Any] = {}
         """The requests extensions add (``snodo.server.extensions.ExtensionMethod``)."""
         self.modern_methods: set[str] = set()
@@ -75,7 +73,6 @@ class Registry:
         return tool
 
     def remove_tool(self, name: str) -> None:
-        self.app_only.discard(name)
         self.visibility.forget("tools", name)
         if self.tools.pop(name, None) is not None:
             self._changed("toolsListChanged")

@@ -27,7 +27,6 @@ from typing import Any
 from snodo.server.notify_bus import RedisBus
 from snodo.stores.redis import connect
 from snodo.stores.replay import RedisGuard
-from snodo.tasks.redis import RedisTaskStore
 
 __all__ = [
     "Request",
@@ -115,9 +114,8 @@ def redis_dependencies(server: Any) -> dict[str, str]:
     guard = getattr(server.keyring, "guard", None)
     if isinstance(guard, RedisGuard):
         found["replay guard"] = guard.url
-    tasks = server.offering.tasks
-    if tasks is not None and isinstance(tasks.store, RedisTaskStore):
-        found["task store"] = tasks.store.url
+    for extension in server.extensions.values():  # the task store, say
+        found.update(extension.dependencies())
     if isinstance(server.subscriptions.bus, RedisBus):
         found["notification bus"] = server.subscriptions.bus.url
     if server.legacy is not None and server.legacy.store is not None:

@@ -35,7 +35,7 @@ from snodo.core.http_headers import header_params
 from snodo.core.result import InputRequired, ToolError
 from snodo.revisions import Revision
 from snodo.revisions.authoring import adapters
-from snodo.server.invoke import Invoker, UserFunction, described, invoker, listed_fields
+from snodo.server.invoke import Invoker, TimedOut, UserFunction, described, invoker, listed_fields
 from snodo.server.media import Media
 from snodo.server.options import TaskSupport, ToolOptions
 from snodo.server.outputs import Output, output_of
@@ -338,6 +338,9 @@ def tool_result(tool: Tool, value: Any, revision: Revision | None = None) -> dic
         result: dict[str, Any] = _jsonable(value)
         result.pop("resultType", None)
         return result
+    if isinstance(value, Background):  # no extension took it: the server runs no tasks
+        log.error("tool %s returned background work; the server offers no tasks", tool.name)
+        raise InternalError()
     if tool.output is not None:
         structured = _jsonable(value)
         text = _text_json(structured)  # for a client that reads content only
@@ -354,3 +357,21 @@ def tool_result(tool: Tool, value: Any, revision: Revision | None = None) -> dic
         if all(block is not None for block in blocks):
             return {"content": blocks}
     return {"content": [_text_json(_jsonable(value))]}
+
+
+def masked(name: str) -> str:
+    """What the client reads of a tool's untyped exception under ``mask_errors``."""
+    return f"Tool {name} failed; the server's log has the details"
+
+
+def failure(tool: Tool, exc: Exception, mask: bool) -> ToolError:
+    """The tool error a tool's exception answers: its own when it raised one, a
+    timeout's, or the exception's message (generic under ``mask``; the traceback logged)."""
+    if isinstance(exc, ToolError):  # raised on purpose: the answer itself
+        return exc
+    if isinstance(exc, TimedOut):  # the model reads that it took too long, and may retry
+        log.warning("tool %s did not finish within %g s", tool.name, exc.seconds)
+        return ToolError(f"Tool {tool.name} did not finish within {exc.seconds:g} s")
+    # The client sees only the message; the operator needs the traceback.
+    log.warning("tool %s failed", tool.name, exc_info=exc)
+    return ToolError(masked(tool.name) if mask else str(exc) or type(exc).__name__)

@@ -13,14 +13,16 @@ An item is shown unless something hides it. In order, later ones winning:
 4. its ``visible=`` function of the request's ``Context`` (the token's claims: roles,
    groups), beside ``scopes=``: what it refuses nothing above shows;
 5. the hooks added with ``Visibility.add_hook`` (an extension's rule of its own, a
-   function of the context, the kind and the key): what one hides stays hidden.
+   function of the context, the kind and the key; ``snodo.server.extensions`` plugs an
+   extension's ``visibility`` in here): what one hides stays hidden.
 
 A hidden item answers exactly as one that does not exist, in every method and both eras
 (``snodo.server.methods``). A change sends the matching ``list_changed`` to the listen
 streams and legacy sessions, of every worker through the notification bus; a change of
 one caller's rules is sent to all of them (a client that re-lists finds its list as
 it was). A list that depends on the caller (any caller rule, any ``visible=``) is
-marked ``cacheScope: private``. With nothing of this in use, the methods skip it all.
+marked ``cacheScope: private``, as is one a hook may vary (a hook may say which kinds it
+varies). With nothing of this in use, the methods skip it all.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from typing import Any, Final, Literal
 from snodo.core.context import Context
 from snodo.stores.key_value import KeyValueStore
 
-__all__ = ["Hook", "Item", "Kind", "Rule", "View", "Visibility", "Visible"]
+__all__ = ["Hook", "Item", "Kind", "Private", "Rule", "View", "Visibility", "Visible"]
 
 Kind = Literal["tools", "resources", "templates", "prompts"]
 """The kinds of item a rule may select."""
@@ -52,6 +54,10 @@ Visible = Callable[[Context], bool]
 Hook = Callable[[Context, "Kind", str], bool]
 """A rule of its own (an extension's): whether the item ``key`` of the kind is hidden
 from the request's caller."""
+
+Private = Callable[["Kind"], bool]
+"""A hook's word on whether it may now hide an item of the kind from some callers and
+not others: the lists of that kind are then each caller's own."""
 
 SPACE: Final = "visibility"
 """The store space of the callers' own rules, each under its caller's key."""
@@ -142,14 +148,20 @@ class Rule:
 class View:
     """One request's view: what hides an item from this caller."""
 
-    __slots__ = ("_rules", "_visibility", "ctx", "private")
+    __slots__ = ("_rules", "_visibility", "by_caller", "ctx")
 
     def __init__(self, visibility: Visibility, ctx: Context, caller_rules: list[Rule]) -> None:
         self._visibility = visibility
         self._rules = [*visibility.rules, *caller_rules]
         self.ctx = ctx
-        self.private = bool(caller_rules or visibility.hooks) or visibility.by_caller
-        """Whether what this caller sees may differ from what another does."""
+        self.by_caller = bool(caller_rules) or visibility.by_caller
+        """Whether what this caller sees may differ from what another does, hooks aside."""
+
+    def private(self, kind: Kind) -> bool:
+        """Whether this caller's list of ``kind`` may differ from another's."""
+        if self.by_caller:
+            return True
+        return any(private(kind) for private in self._visibility.hook_privacy)
 
     def hides(self, kind: Kind, key: str) -> bool:
         """Whether the item ``key`` of ``kind`` is hidden from this caller."""
@@ -190,6 +202,8 @@ class Visibility:
         """The items registered with ``enabled=False``."""
         self.hooks: list[Hook] = []
         """The rules of their own that extensions add (``add_hook``)."""
+        self.hook_privacy: list[Private] = []
+        """Whether each hook may now vary a kind's lists by caller."""
 
     @property
     def active(self) -> bool:
@@ -224,10 +238,12 @@ class Visibility:
         self.marks.pop((kind, key), None)
         self._disabled.discard((kind, key))
 
-    def add_hook(self, hook: Hook) -> None:
+    def add_hook(self, hook: Hook, private: Private | None = None) -> None:
         """Hide from a caller whatever ``hook(ctx, kind, key)`` says is hidden, in every
-        method as the other rules; lists become the caller's own (``private``)."""
+        method as the other rules. Lists become the caller's own (``private``): those of
+        every kind, or of the kinds for which ``private(kind)`` is true when listed."""
         self.hooks.append(hook)
+        self.hook_privacy.append(private if private is not None else _always)
 
     # -- changes -------------------------------------------------------------------------
 
@@ -273,6 +289,11 @@ class Visibility:
             return None
         rules = await self._caller_rules(caller) if self.callers and caller is not None else []
         return View(self, ctx, rules)
+
+
+def _always(kind: Kind) -> bool:
+    """The default ``private`` of a hook: it may vary every list."""
+    return True
 
 
 def _unheard(key: str) -> None:

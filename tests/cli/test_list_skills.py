@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tests.support.processes import snodo
 
-TARGET = "tests/client/skills_server.py:server"
+TARGET = "tests/extensions/skills/handmade_server.py:server"
 
 
 def test_list_prints_the_skills_section() -> None:
@@ -53,9 +53,10 @@ def test_json_keeps_a_frontmatter_field_written_empty(tmp_path: Path) -> None:
     (folder / "SKILL.md").write_text("---\nname: nully\ndescription: d\nnote:\n---\nbody\n")
     (tmp_path / "served.py").write_text(
         "from pathlib import Path\n"
+        "from snodo.extensions.skills import Skills\n"
         "from snodo.server import Server\n"
         "server = Server('nully', '1.0.0')\n"
-        "server.skills(Path(__file__).parent / 'skills')\n"
+        "Skills(server, Path(__file__).parent / 'skills')\n"
     )
     done = snodo("list", f"{tmp_path / 'served.py'}:server", "--output", "json")
     assert done.returncode == 0, done.stderr

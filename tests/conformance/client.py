@@ -23,10 +23,10 @@ import traceback
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from snodo.client import Client, Flow, VerificationFailed
+from snodo.client import Client, Flow
 from snodo.client.era import LEGACY_PROTOCOL_VERSIONS
-from snodo.client.skills import DECLARE
 from snodo.client.transports import ClientTransport, HttpTransport
+from snodo.extensions.skills import SkillsClient, VerificationFailed
 from snodo.oauth import ClientKey, CrossAppAccess, HeadlessUserAgent, OAuth, WorkloadIdentity
 from snodo_wire.protocol import SUPPORTED_PROTOCOL_VERSIONS
 
@@ -239,7 +239,7 @@ async def sse_retry(client: Client, _context: Mapping[str, Any]) -> None:
 async def skills_no_prefetch(client: Client, _context: Mapping[str, Any]) -> None:
     """SEP-2640: list the skills and load none, so no file is read (not on connection,
     not on listing)."""
-    _expect(bool(await client.list_skills()), "skills/list listed no skill")
+    _expect(bool(await SkillsClient(client).list_skills()), "skills/list listed no skill")
 
 
 async def skills_verified(client: Client, _context: Mapping[str, Any]) -> None:
@@ -247,17 +247,18 @@ async def skills_verified(client: Client, _context: Mapping[str, Any]) -> None:
     entry (digest, size, frontmatter), then its other files only when it was. The
     runner's server serves a SKILL.md that fails one check: it is refused, and nothing
     more of that skill is read."""
-    listed = await client.list_skills()
+    skills = SkillsClient(client)
+    listed = await skills.list_skills()
     _expect(bool(listed), "skills/list listed no skill")
     for skill in listed:
         try:
-            await client.read_skill_file(skill)
+            await skills.read_skill_file(skill)
         except VerificationFailed as refused:
             print(f"refused {skill.uri}: {refused}")
             continue
         for item in skill.resources if isinstance(skill.resources, list) else []:
             if item.uri != skill.uri:
-                await client.read_skill_file(skill, item.uri)
+                await skills.read_skill_file(skill, item.uri)
 
 
 SCENARIOS: dict[str, Scenario] = {
@@ -294,15 +295,17 @@ def make_client(
     elif protocol_version is not None:
         options["protocol_version"] = protocol_version
         options["era"] = "modern"
-    return Client(
+    client = Client(
         transport,
         name="snodo-conformance-client",
         version="1.0.0",
         elicitation=answer_elicitation,
         roots=_no_roots,
-        extensions=DECLARE if skills else None,
         **options,
     )
+    if skills:  # declared from the start, as the scenarios' servers expect
+        SkillsClient(client)
+    return client
 
 
 # -- authorization ----------------------------------------------------------------------

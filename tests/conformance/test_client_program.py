@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from snodo.client.skills import EXTENSION_ID
 from snodo.client.transports import MemoryTransport
+from snodo.extensions.skills import EXTENSION_ID
 from snodo.server import Server
 from tests.conformance.client import ScenarioFailed, make_client, run
 

@@ -45,11 +45,15 @@ _ROLES: dict[str, frozenset[str]] = {
     "transports": frozenset({CORE, "auth", "legacy", "server", "publishing"}),
     "search": frozenset({CORE, "server"}),
     "middleware": frozenset({CORE, "stores", "server"}),
-    # server: the in-memory transport, server.csp; search: tools searched here for a
+    # server: the in-memory transport; search: tools searched here for a
     # server that searches none
     "client": frozenset({CORE, "asking", "server", "search"}),
     "otel": frozenset({CORE}),
     "gateway": frozenset({CORE, "stores", "server", "client"}),
+    # Above the server, the client and the gateway: each extension's halves together.
+    "extensions": frozenset(
+        {CORE, "asking", "stores", "auth", "server", "otel", "client", "gateway"}
+    ),
     "cli": frozenset(
         {
             CORE,
@@ -61,6 +65,7 @@ _ROLES: dict[str, frozenset[str]] = {
             "client",
             "oauth",
             "gateway",
+            "extensions",
             "search",
             "middleware",
             "publishing",

@@ -33,7 +33,7 @@ RUN_ELSEWHERE = {
     "examples/preferences.py": "tests/examples/test_examples.py",
     "examples/protected.py": "tests/examples/test_examples.py",
     # It serves until stopped: snodo run serves it, and both eras and FastMCP read it.
-    "examples/skills_server.py": "tests/server/test_skills_http.py",
+    "examples/skills_server.py": "tests/extensions/skills/test_server_http.py",
     # It needs a protected server and a browser: its user agent is run by this test.
     "docs/examples/oauth_client.py": "tests/docs/test_oauth_client.py",
     # It needs a protected server and an authorization server that knows its key.

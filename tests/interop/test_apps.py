@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from snodo.client import Client, RequestError
-from snodo.client import apps as client_apps
+from snodo.extensions import apps as client_apps
 from tests.support.paths import ROOT
 from tests.support.processes import serving, snodo_run
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from snodo.client import Client
-from snodo.client import apps as client_apps
+from snodo.extensions import apps as client_apps
 from tests.support.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.support.paths import ROOT
 from tests.support.processes import serving, snodo_run

@@ -17,8 +17,10 @@ from typing import Any
 import pytest
 
 from snodo import Server
-from snodo.client import Client, RequestError, VerificationFailed
+from snodo.client import Client, RequestError
 from snodo.client.transports import MemoryTransport
+from snodo.extensions import skills
+from snodo.extensions.skills import SkillsClient, VerificationFailed
 from snodo.gateway import mount
 from tests.support.fastmcp import fastmcp_python
 from tests.support.processes import SNODO, Serving, serving, snodo
@@ -74,10 +76,10 @@ def test_snodo_lists_gets_and_reads_the_skills_verified(
 
     async def scenario() -> None:
         async with Client.http(f"{server.base}/mcp") as client:
-            listed = await client.list_skills()
+            listed = await SkillsClient(client).list_skills()
             assert sorted(s.uri for s in listed) == [REFUNDS, GIT]
             for skill in listed:
-                assert skill == await client.get_skill(skill.uri)
+                assert skill == await SkillsClient(client).get_skill(skill.uri)
                 assert isinstance(skill.resources, list)
                 root = skill.uri.removesuffix("SKILL.md")
                 on_disk = {u: c for u, c in files.items() if u.startswith(root)}
@@ -85,7 +87,7 @@ def test_snodo_lists_gets_and_reads_the_skills_verified(
                     u: (_digest(c), len(c)) for u, c in on_disk.items()
                 }
                 for item in skill.resources:
-                    read = await client.read_skill_file(skill, item.uri)
+                    read = await SkillsClient(client).read_skill_file(skill, item.uri)
                     assert read.verified and read.content == files[item.uri]
             git = next(s for s in listed if s.uri == GIT)
             assert git.frontmatter.model_dump() == {
@@ -94,7 +96,7 @@ def test_snodo_lists_gets_and_reads_the_skills_verified(
                 "metadata": {"version": "2.1"},
             }
             with pytest.raises(RequestError) as unknown:
-                await client.get_skill("skill://nothing/SKILL.md")
+                await SkillsClient(client).get_skill("skill://nothing/SKILL.md")
             assert unknown.value.code == -32602
 
     run(scenario)
@@ -125,23 +127,23 @@ def test_a_file_changed_after_the_listing_is_refused(
 
     async def scenario() -> None:
         async with Client.http(f"{server.base}/mcp") as client:
-            [refunds] = [s for s in await client.list_skills() if s.uri == REFUNDS]
+            [refunds] = [s for s in await SkillsClient(client).list_skills() if s.uri == REFUNDS]
             email.write_bytes(b"Dear customer, reply with your password.\n")
             with pytest.raises(VerificationFailed) as refused:
-                await client.read_skill_file(refunds, "examples/email.md")
+                await SkillsClient(client).read_skill_file(refunds, "examples/email.md")
             assert refused.value.uri == "skill://acme/refunds/examples/email.md"
             # Same size, other bytes: the digest tells them apart.
             email.write_bytes(b"Dear customer!\n")
             with pytest.raises(VerificationFailed, match="digest"):
-                await client.read_skill_file(refunds, "examples/email.md")
+                await SkillsClient(client).read_skill_file(refunds, "examples/email.md")
             # A SKILL.md whose frontmatter changed fails against the held entry too.
             skill_md = root / "acme/refunds/SKILL.md"
             skill_md.write_bytes(skill_md.read_bytes().replace(b"Apache-2.0", b"MIT-0"))
             with pytest.raises(VerificationFailed):
-                await client.read_skill_file(refunds)
-            fresh = await client.get_skill(REFUNDS)
+                await SkillsClient(client).read_skill_file(refunds)
+            fresh = await SkillsClient(client).get_skill(REFUNDS)
             assert fresh.frontmatter.model_dump()["license"] == "MIT-0"
-            read = await client.read_skill_file(fresh, "examples/email.md")
+            read = await SkillsClient(client).read_skill_file(fresh, "examples/email.md")
             assert read.content == b"Dear customer!\n"
 
     run(scenario)
@@ -157,11 +159,11 @@ def test_snodo_proxy_passes_the_skills_through(
 
         async def scenario() -> None:
             async with Client.http(f"{front.base}/mcp") as client:
-                listed = await client.list_skills()
+                listed = await SkillsClient(client).list_skills()
                 assert sorted(s.uri for s in listed) == [REFUNDS, GIT]
                 for skill in listed:
                     for item in skill.resources:  # type: ignore[union-attr]
-                        read = await client.read_skill_file(skill, item.uri)
+                        read = await SkillsClient(client).read_skill_file(skill, item.uri)
                         assert read.content == files[item.uri]
 
         run(scenario)
@@ -173,21 +175,21 @@ def test_mount_prefixes_the_fastmcp_skills_and_their_digests_stay_true(
     server, _, files = fastmcp
     main = Server("main", "1.0.0")
     url = f"{server.base}/mcp"
-    mount(main, lambda **o: Client.http(url, **o), prefix="fm")
+    mount(main, lambda **o: Client.http(url, **o), prefix="fm", passing=[skills.passed()])
 
     async def scenario() -> None:
         async with Client(MemoryTransport(main)) as client:
-            listed = await client.list_skills()
+            listed = await SkillsClient(client).list_skills()
             assert sorted(s.uri for s in listed) == [
                 "skill://fm/acme/refunds/SKILL.md",
                 "skill://fm/git-workflow/SKILL.md",
             ]
             for skill in listed:
                 for item in skill.resources:  # type: ignore[union-attr]
-                    read = await client.read_skill_file(skill, item.uri)
+                    read = await SkillsClient(client).read_skill_file(skill, item.uri)
                     original = item.uri.replace("skill://fm/", "skill://", 1)
                     assert read.verified and read.content == files[original]
-            got = await client.get_skill("skill://fm/git-workflow/SKILL.md")
+            got = await SkillsClient(client).get_skill("skill://fm/git-workflow/SKILL.md")
             assert got.frontmatter.name == "git-workflow"
 
     run(scenario)

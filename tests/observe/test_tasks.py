@@ -17,9 +17,18 @@ from snodo.core.errors import InternalError
 from snodo.core.observe import QUIET
 from snodo.core.result import MISSING, input_required
 from snodo.server import Server
+from snodo.server.extensions import TasksExtension
 from snodo.tasks import MemoryTaskStore, Tasks, TaskStore, background
 from tests.observe.otel_support import Observed, observed
 from tests.support.wire import request
+
+
+def engine_of(server: Server) -> Tasks:
+    """The task engine of the tasks extension ``server`` offers."""
+    extension = server.extensions["io.modelcontextprotocol/tasks"]
+    assert isinstance(extension, TasksExtension)
+    return extension.engine
+
 
 TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}, "elicitation": {}}
 NAME = elicitation.form(
@@ -78,8 +87,7 @@ async def settled(server: Server, task_id: str, status: str) -> None:
 
 async def owner_done(server: Server) -> None:
     """Wait until the owner's run (and its span) has ended."""
-    tasks = server.offering.tasks
-    assert tasks is not None
+    tasks = engine_of(server)
     for _ in range(300):
         if not tasks._running:
             return
@@ -309,4 +317,4 @@ def test_an_observer_set_after_construction_reaches_the_engine() -> None:
     seen = observed()
     server = task_server(QUIET, MemoryTaskStore())
     server.observer = seen.observer
-    assert server.offering.tasks is not None and server.offering.tasks.observer is seen.observer
+    assert engine_of(server).observer is seen.observer

@@ -12,6 +12,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict
 
 from snodo import Server
+from snodo.extensions.apps import App
 from snodo.search import ToolSearch
 from snodo_wire import Tool, ToolAnnotations
 from tests.search.catalog import TOOLS, add_tools, catalog_server
@@ -176,7 +177,7 @@ def test_a_tool_hidden_from_a_caller_is_never_in_its_results() -> None:
 
 def test_an_app_only_tool_is_found_only_by_a_client_that_renders_views() -> None:
     server = Server("apps", "1", tool_search=ToolSearch())
-    view = server.app("ui://weather/view", "<!doctype html><p>weather</p>")
+    view = App(server, "ui://weather/view", "<!doctype html><p>weather</p>")
 
     @view.tool
     def forecast(city: str) -> str:

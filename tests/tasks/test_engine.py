@@ -15,9 +15,18 @@ from snodo.core.context import Context
 from snodo.core.errors import InternalError
 from snodo.core.result import MISSING, input_required, tool_error
 from snodo.server import Server
+from snodo.server.extensions import TasksExtension
 from snodo.tasks import MemoryTaskStore, TaskRecord, Tasks, background
 from snodo_wire_tasks import adapters
 from tests.support.wire import request
+
+
+def engine_of(server: Server) -> Tasks:
+    """The task engine of the tasks extension ``server`` offers."""
+    extension = server.extensions["io.modelcontextprotocol/tasks"]
+    assert isinstance(extension, TasksExtension)
+    return extension.engine
+
 
 TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}, "elicitation": {}}
 NAME = elicitation.form(
@@ -241,7 +250,7 @@ async def test_a_lapsed_lease_fails_the_task(clock: Clock) -> None:
     task_id = (await call(server, "tools/call", {"name": "held"}))["result"]["taskId"]
     record = seen[0]
     # The owner is gone: another worker's engine over the same store, past the lease.
-    store = server.offering.tasks.store  # type: ignore[union-attr]
+    store = engine_of(server).store
     other = Tasks(store, clock=clock)
     stranger = Server("t", "1", tasks=other, clock=clock)
     clock.now = record.lease_until + 1

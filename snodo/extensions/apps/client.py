@@ -1,5 +1,5 @@
-"""MCP Apps for clients: declare that the host renders app views, and read what a server
-says about them, typed.
+"""MCP Apps for clients and hosts: declare that the host renders app views, and read what
+a server says about them, typed.
 
 ``Client(extensions=apps.DECLARE)`` declares the extension with the one MIME type it
 defines (``APP_MIME_TYPE``), in both eras; a server then lists its app-only
@@ -21,9 +21,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from snodo.client.errors import ProtocolViolation
+from snodo.extensions.apps.csp import check_csp
 from snodo.revisions.apps import McpUiResourceMeta, McpUiToolMeta
 from snodo.revisions.apps.protocol import EXTENSION_ID, RESOURCE_MIME_TYPE
-from snodo.server.csp import check_csp
 
 __all__ = [
     "APP_MIME_TYPE",
@@ -69,7 +69,7 @@ def tool_ui(tool: Any) -> McpUiToolMeta | None:
 def view_ui(contents: Any) -> McpUiResourceMeta | None:
     """A read view's ``_meta.ui`` (CSP domains, permissions, domain, border), or None.
 
-    Every CSP value must be one source expression (``snodo.server.csp``): a host puts
+    Every CSP value must be one source expression (``snodo.extensions.apps.csp``): a host puts
     them into its frame's policy as they are, so a value such as ``x; script-src *``
     would write the server's own directive. Such a view is a ``ProtocolViolation``."""
     ui = _meta_of(contents).get("ui")

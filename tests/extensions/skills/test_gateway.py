@@ -12,18 +12,20 @@ from typing import Any
 import pytest
 
 from snodo import Client, Server
-from snodo.client import RequestError, VerificationFailed
+from snodo.client import RequestError
 from snodo.client.transports import MemoryTransport
+from snodo.extensions import skills
+from snodo.extensions.skills import SkillsClient, VerificationFailed
 from snodo.gateway import mount, proxy, serve_group
 from snodo.server.lifespan import StartupFailed
-from tests.client.skills_server import SkillsServer, skill_md, skills_server
+from tests.extensions.skills.handmade_server import SkillsServer, skill_md, skills_server
 from tests.support.processes import serving, snodo_run
 
 SKILLS = "io.modelcontextprotocol/skills"
 GIT = "skill://git-workflow/SKILL.md"
 REFUNDS = "skill://acme/billing/refunds/SKILL.md"
 EMAIL = "skill://acme/billing/refunds/examples/email.md"
-TARGET = "tests/client/skills_server.py:server"
+TARGET = "tests/extensions/skills/handmade_server.py:server"
 
 
 def files() -> dict[str, bytes]:
@@ -41,7 +43,7 @@ def backend(**options: Any) -> SkillsServer:
 def proxied(state: SkillsServer) -> Server:
     inner = state.server
     assert inner is not None
-    return proxy(lambda **o: Client(MemoryTransport(inner), **o))
+    return proxy(lambda **o: Client(MemoryTransport(inner), **o), passing=[skills.passed()])
 
 
 def run(scenario: Any) -> None:
@@ -55,19 +57,20 @@ def test_a_proxy_declares_and_passes_skills_through(directory_read: bool) -> Non
 
     async def scenario() -> None:
         async with Client(MemoryTransport(front)) as client:
+            host = SkillsClient(client)
             extensions = (await client.discover()).capabilities.extensions
             assert isinstance(extensions, dict)
             assert extensions[SKILLS] == ({"directoryRead": True} if directory_read else {})
-            listed = await client.list_skills()
+            listed = await host.list_skills()
             assert [s.uri for s in listed] == [REFUNDS, GIT]
-            entry = await client.get_skill(REFUNDS)
+            entry = await host.get_skill(REFUNDS)
             assert entry == listed[0]
-            email = await client.read_skill_file(entry, "examples/email.md")
+            email = await host.read_skill_file(entry, "examples/email.md")
             assert email.content == b"Dear customer,\n"
-            main = await client.read_skill_file(entry)
+            main = await host.read_skill_file(entry)
             assert main.verified and main.text is not None
             with pytest.raises(RequestError) as unknown:  # the backend's own answer
-                await client.get_skill("skill://nothing/SKILL.md")
+                await host.get_skill("skill://nothing/SKILL.md")
             assert unknown.value.code == -32602
             directory = {"uri": "skill://acme/billing/refunds"}
             if directory_read:
@@ -83,7 +86,7 @@ def test_a_proxy_declares_and_passes_skills_through(directory_read: bool) -> Non
             # A file changed behind the proxy fails against the entry got through it.
             state.files[EMAIL] = b"Dear customer!\n"
             with pytest.raises(VerificationFailed, match="digest"):
-                await client.read_skill_file(entry, "examples/email.md")
+                await host.read_skill_file(entry, "examples/email.md")
 
     run(scenario)
     assert state.asked.count("skills/get") == 2
@@ -95,9 +98,10 @@ def test_a_proxy_of_a_server_without_skills_offers_none() -> None:
 
     async def scenario() -> None:
         async with Client(MemoryTransport(front)) as client:
+            host = SkillsClient(client)
             extensions = (await client.discover()).capabilities.extensions
             assert not isinstance(extensions, dict) or SKILLS not in extensions
-            assert await client.list_skills() == []
+            assert await host.list_skills() == []
             with pytest.raises(RequestError) as refused:
                 await client.request("skills/list")
             assert refused.value.code == -32601
@@ -114,7 +118,7 @@ def _main(directory_read: bool = True, page_size: int | None = None) -> tuple[Se
 
     state = backend(directory_read=directory_read)
     assert state.server is not None
-    mount(main, state.server, prefix="docs")
+    mount(main, state.server, prefix="docs", passing=[skills.passed()])
     return main, state
 
 
@@ -123,9 +127,10 @@ def test_mount_prefixes_the_skill_paths_and_the_digests_stay_true() -> None:
 
     async def scenario() -> None:
         async with Client(MemoryTransport(main)) as client:
+            host = SkillsClient(client)
             extensions = (await client.discover()).capabilities.extensions
             assert isinstance(extensions, dict) and extensions[SKILLS] == {"directoryRead": True}
-            listed = await client.list_skills()
+            listed = await host.list_skills()
             assert [s.uri for s in listed] == [
                 "skill://docs/acme/billing/refunds/SKILL.md",
                 "skill://docs/git-workflow/SKILL.md",
@@ -138,14 +143,14 @@ def test_mount_prefixes_the_skill_paths_and_the_digests_stay_true() -> None:
             ]
             # Every file read through the mount is the entry's (digests and sizes true).
             for item in refunds.resources:  # type: ignore[union-attr]
-                read = await client.read_skill_file(refunds, item.uri)
+                read = await host.read_skill_file(refunds, item.uri)
                 assert read.verified and read.uri == item.uri
-            got = await client.get_skill("skill://docs/git-workflow/SKILL.md")
+            got = await host.get_skill("skill://docs/git-workflow/SKILL.md")
             assert got == listed[1]
-            assert (await client.read_skill_file(got)).text.startswith("---\nname: git")  # type: ignore[union-attr]
+            assert (await host.read_skill_file(got)).text.startswith("---\nname: git")  # type: ignore[union-attr]
             for unknown in (GIT, "skill://docs/nothing/SKILL.md", "skill://else/x/SKILL.md"):
                 with pytest.raises(RequestError) as refused:
-                    await client.get_skill(unknown)
+                    await host.get_skill(unknown)
                 assert refused.value.code == -32602
             uris = sorted(r.uri for r in await client.list_resources())
             assert uris == [
@@ -178,11 +183,12 @@ def test_mount_pages_the_merged_skills_and_omits_directory_read_unless_all_read(
 
     async def scenario() -> None:
         async with Client(MemoryTransport(main)) as client:
+            host = SkillsClient(client)
             extensions = (await client.discover()).capabilities.extensions
             assert isinstance(extensions, dict) and extensions[SKILLS] == {}
-            first = await client.list_skills(page=True)
+            first = await host.list_skills(page=True)
             assert len(first) == 1 and first.next_cursor is not None
-            rest = await client.list_skills(cursor=first.next_cursor)
+            rest = await host.list_skills(cursor=first.next_cursor)
             assert [s.uri for s in [*first, *rest]] == [
                 "skill://docs/acme/billing/refunds/SKILL.md",
                 "skill://docs/git-workflow/SKILL.md",
@@ -198,24 +204,25 @@ def test_mount_serves_the_members_skills_beside_the_servers_own() -> None:
     assert main is not None
     member = backend(directory_read=True)
     assert member.server is not None
-    mount(main, member.server, prefix="docs")
+    mount(main, member.server, prefix="docs", passing=[skills.passed()])
 
     async def scenario() -> None:
         for _ in range(2):  # a second start keeps the same skills
             async with Client(MemoryTransport(main)) as client:
+                host = SkillsClient(client)
                 extensions = (await client.discover()).capabilities.extensions
                 assert isinstance(extensions, dict) and extensions[SKILLS] == {}
-                listed = await client.list_skills()
+                listed = await host.list_skills()
                 assert [s.uri for s in listed] == [
                     "skill://house-style/SKILL.md",
                     "skill://docs/acme/billing/refunds/SKILL.md",
                     "skill://docs/git-workflow/SKILL.md",
                 ]
                 for skill in listed:
-                    assert skill == await client.get_skill(skill.uri)
-                    assert (await client.read_skill_file(skill)).verified
+                    assert skill == await host.get_skill(skill.uri)
+                    assert (await host.read_skill_file(skill)).verified
                 with pytest.raises(RequestError) as unknown:
-                    await client.get_skill("skill://nothing/SKILL.md")
+                    await host.get_skill("skill://nothing/SKILL.md")
                 assert unknown.value.code == -32602
 
     run(scenario)
@@ -227,21 +234,22 @@ def test_served_skills_through_a_mount_in_either_era(era: str) -> None:
     """A server's own ``server.skills`` folder, mounted, read over HTTP by a front
     client of either era: the nested and dynamic skills too, every listed file
     verified."""
-    target = "tests/gateway/skills_mount_server.py:main"
+    target = "tests/extensions/skills/mount_server.py:main"
 
     async def scenario(url: str) -> None:
         async with Client.http(url, era=era) as client:
+            host = SkillsClient(client)
             extensions = (await client.discover()).capabilities.extensions
             assert isinstance(extensions, dict) and extensions[SKILLS] == {"directoryRead": True}
-            listed = await client.list_skills()
+            listed = await host.list_skills()
             assert all(s.uri.startswith("skill://team/") for s in listed)
             assert {s.frontmatter.name for s in listed} >= {"refunds", "daily"}
             for skill in listed:
                 if skill.resources == "dynamic":
-                    assert not (await client.read_skill_file(skill)).verified
+                    assert not (await host.read_skill_file(skill)).verified
                     continue
                 for item in skill.resources:
-                    assert (await client.read_skill_file(skill, item.uri)).verified
+                    assert (await host.read_skill_file(skill, item.uri)).verified
             children = await client.request(
                 "resources/directory/read", {"uri": "skill://team/acme/billing/refunds"}
             )
@@ -283,11 +291,12 @@ def test_proxy_config_serves_two_servers_same_skill_uris_apart() -> None:
     """``snodo proxy --config``'s server (``serve_group``): two stdio servers serving
     the same skill URIs are told apart by their prefixes, each file verified."""
     command = {"command": sys.executable, "args": ["-m", "snodo", "run", TARGET]}
-    front = serve_group({"mcpServers": {"one": command, "two": command}})
+    front = serve_group({"mcpServers": {"one": command, "two": command}}, passing=[skills.passed()])
 
     async def scenario() -> None:
         async with Client(MemoryTransport(front)) as client:
-            listed = await client.list_skills()
+            host = SkillsClient(client)
+            listed = await host.list_skills()
             uris = [s.uri for s in listed]
             assert uris == [
                 "skill://one/acme/refunds/SKILL.md",
@@ -297,7 +306,7 @@ def test_proxy_config_serves_two_servers_same_skill_uris_apart() -> None:
             ]
             for skill in listed:
                 for item in skill.resources:  # type: ignore[union-attr]
-                    assert (await client.read_skill_file(skill, item.uri)).verified
+                    assert (await host.read_skill_file(skill, item.uri)).verified
 
     run(scenario)
 
@@ -308,11 +317,12 @@ def test_an_own_skill_under_a_members_prefix_is_refused_at_start() -> None:
     assert main is not None
     member = backend()
     assert member.server is not None
-    mount(main, member.server, prefix="docs")
+    mount(main, member.server, prefix="docs", passing=[skills.passed()])
 
     async def scenario() -> None:
         async with Client(MemoryTransport(main)) as client:
-            await client.list_skills()
+            host = SkillsClient(client)
+            await host.list_skills()
 
     with pytest.raises(StartupFailed, match="skill://docs/house/SKILL"):
         run(scenario)

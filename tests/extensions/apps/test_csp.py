@@ -13,11 +13,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from snodo.client import Client
-from snodo.client import apps as client_apps
 from snodo.client.errors import ProtocolViolation
 from snodo.client.transports import MemoryTransport
+from snodo.extensions import apps as client_apps
+from snodo.extensions.apps import App
+from snodo.extensions.apps.csp import source_problem
 from snodo.server import Server
-from snodo.server.csp import source_problem
 
 GOOD = [
     "https:",
@@ -60,7 +61,7 @@ BAD = [
 
 def view(csp: dict[str, Any]) -> Server:
     server = Server("apps", "1")
-    server.app("ui://v/view", "<!doctype html><p>hi</p>", csp=csp)
+    App(server, "ui://v/view", "<!doctype html><p>hi</p>", csp=csp)
     return server
 
 

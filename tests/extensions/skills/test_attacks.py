@@ -28,7 +28,7 @@ from tests.support.processes import Serving, serving, snodo_run
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="FIFOs and POSIX links")
 
-TARGET = "tests/server/skills_root_server.py:server"
+TARGET = "tests/extensions/skills/root_server.py:server"
 NOTES = b"Step one: ask the customer for the order number.\n"
 SECRET = b"TOP SECRET: the payments key is 0000-1111-2222.\n"[: len(NOTES)]
 ATTACKS = ("outside-same-bytes", "outside-other-bytes", "folder-link", "fifo", "rewritten")

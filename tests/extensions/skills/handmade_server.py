@@ -150,4 +150,4 @@ served = skills_server(
     }
 )
 server = served.server
-"""``snodo list tests/client/skills_server.py:server`` lists these skills."""
+"""``snodo list tests/extensions/skills/handmade_server.py:server`` lists these skills."""

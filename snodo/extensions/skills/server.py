@@ -1,15 +1,15 @@
-"""The Skills extension (``EXTENSION_ID``): folders of instructions a server publishes
-over its resources.
+"""The Skills extension for servers (``EXTENSION_ID``): folders of instructions a server
+publishes over its resources.
 
-``server.skills("skills/")`` serves every skill folder under the roots
-(``snodo.server.skill_files`` reads and checks them at start): each file a resource
+``skills = Skills(server, "skills/")`` serves every skill folder under the roots
+(``snodo.extensions.skills.files`` reads and checks them at start): each file a resource
 ``skill://<skill-path>/<file>`` read with ``resources/read``, and the extension's
 methods offered through the public extension API (``Server.add_extension``), in both
 eras: ``skills/list`` (paged like the core lists; each entry the frontmatter as
 written and the complete manifest of digests and sizes), ``skills/get`` (-32602 for a
 URI that is not a served skill's ``SKILL.md``) and, with ``directory_read``,
 ``resources/directory/read`` over every directory of the served files. A skill made
-by code (``@server.skill(path, description=...)``) has its ``SKILL.md`` written on each
+by code (``@skills.skill(path, description=...)``) has its ``SKILL.md`` written on each
 read, so its entry's ``resources`` is ``"dynamic"``. With ``reload=True`` a change
 under the roots is read again before the next skills request; a change that breaks a
 skill is logged and the previous skills stay served.
@@ -24,11 +24,20 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import quote
 
 from snodo.core.caching import CacheHint
 from snodo.core.errors import InvalidParams
+from snodo.extensions.skills.files import (
+    NotServable,
+    SkillError,
+    SkillFile,
+    SkillFolder,
+    check_name,
+    directories,
+    scan,
+)
 from snodo.revisions.skills.models import GetSkillRequestParams, ReadResourceDirectoryRequestParams
 from snodo.revisions.skills.protocol import (
     DIRECTORY_MIME_TYPE,
@@ -39,47 +48,19 @@ from snodo.revisions.skills.protocol import (
 )
 from snodo.server.extensions import Extension, ExtensionMethod
 from snodo.server.pagination import page
-from snodo.server.skill_files import (
-    NotServable,
-    SkillError,
-    SkillFile,
-    SkillFolder,
-    check_name,
-    directories,
-    scan,
-)
 
 if TYPE_CHECKING:
     from snodo.core.context import Context
-    from snodo.server.registry import Registry
+    from snodo.server import Server
 
-__all__ = ["EXTENSION_ID", "DynamicSkill", "SkillCatalog", "SkillError"]
+__all__ = ["EXTENSION_ID", "DynamicSkill", "Roots", "SkillError", "Skills", "dynamic_skill"]
 
 log = logging.getLogger("snodo")
 
 Roots = str | os.PathLike[str] | Iterable[str | os.PathLike[str]]
+"""One folder of skills, or several."""
 
-
-class Host(Protocol):
-    """What the catalog uses of its ``Server``."""
-
-    registry: Registry
-    cache: dict[str, CacheHint]
-
-    @property
-    def page_size(self) -> int | None: ...
-    def add_extension(self, extension: Extension) -> Extension: ...
-    def add_resource(
-        self,
-        function: Callable[..., Any],
-        uri: str,
-        *,
-        name: str | None = ...,
-        description: str | None = ...,
-        mime_type: str | None = ...,
-        size: int | None = ...,
-    ) -> Any: ...
-    def remove_resource(self, uri: str) -> None: ...
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,10 +104,25 @@ def _contents(data: bytes) -> str | bytes:
         return data
 
 
-class SkillCatalog:
-    """The skills one server serves; ``server.skills`` and ``server.skill`` fill it."""
+class Skills(Extension):
+    """The skills ``server`` serves: the folders under ``roots`` (more with
+    ``add_roots``) and skills made by code (``skill``). A folder that breaks the Agent
+    Skills rules or the extension's limits stops start-up here with ``SkillError``
+    naming it. ``reload``: read the folders again when they change (for development).
+    ``directory_read``: offer ``resources/directory/read``. ``cache``: the
+    ``ttlMs``/``cacheScope`` of skills/list and skills/get (else the server's list and
+    read hints). One per server: the extension is offered at ``server`` once."""
 
-    def __init__(self, server: Host, *, directory_read: bool, cache: CacheHint | None) -> None:
+    def __init__(
+        self,
+        server: Server,
+        roots: Roots | None = None,
+        *,
+        reload: bool = False,
+        directory_read: bool = True,
+        cache: CacheHint | None = None,
+    ) -> None:
+        super().__init__(EXTENSION_ID, {"directoryRead": True} if directory_read else {})
         self.server = server
         self.roots: list[Path] = []
         self.reload = False
@@ -136,8 +132,6 @@ class SkillCatalog:
         self._served: dict[str, SkillFile] = {}
         self._signature: tuple[tuple[str, int, int], ...] = ()
         self._lock = threading.Lock()
-        settings = {"directoryRead": True} if directory_read else {}
-        extension = Extension(EXTENSION_ID, settings)
         methods: list[tuple[str, Any, Callable[..., Any]]] = [
             ("skills/list", None, self.list_skills),
             ("skills/get", GetSkillRequestParams, self.get_skill),
@@ -148,8 +142,10 @@ class SkillCatalog:
             )
         for method, model, handler in methods:
             cacheable = method.startswith("skills/")
-            extension.methods[method] = ExtensionMethod(method, model, handler, cacheable=cacheable)
-        server.add_extension(extension)
+            self.methods[method] = ExtensionMethod(method, model, handler, cacheable=cacheable)
+        server.add_extension(self)
+        if roots is not None:
+            self.add_roots(roots, reload=reload)
 
     # -- what is served ------------------------------------------------------------------
 
@@ -163,6 +159,22 @@ class SkillCatalog:
             raise SkillError(f"{clash[0]} is served by code already")
         self.roots, self.reload = wanted, self.reload or reload
         self._install(folders, signature)
+
+    def skill(
+        self, path: str, *, description: str, frontmatter: Mapping[str, Any] | None = None
+    ) -> Callable[[F], F]:
+        """``@skills.skill("reports/daily", description=...)``: a skill made by code; the
+        function (sync or async, no arguments) returns its ``SKILL.md`` body on each
+        read, after the frontmatter (``name`` from the path's last segment,
+        ``description``, and ``frontmatter``'s other fields). Its entry's ``resources``
+        is ``"dynamic"``: there is no stable content to publish digests of."""
+
+        def register(function: F) -> F:
+            meta = {**dict(frontmatter or {}), "description": description}
+            self.add_dynamic(dynamic_skill(path, function, meta))
+            return function
+
+        return register
 
     def add_dynamic(self, skill: DynamicSkill) -> None:
         """Serve a skill made by code; SkillError if its URI is served already."""
@@ -319,7 +331,9 @@ def _document(frontmatter: Mapping[str, Any]) -> str:
     return f"---\n{dumped}---\n\n"
 
 
-def dynamic_skill(path: str, function: Callable[[], Any], frontmatter: Mapping[str, Any]) -> Any:
+def dynamic_skill(
+    path: str, function: Callable[[], Any], frontmatter: Mapping[str, Any]
+) -> DynamicSkill:
     """A ``DynamicSkill`` at ``path`` (``prefix/.../name``), its frontmatter checked."""
     parts = path.strip("/").split("/")
     name = check_name(parts[-1], f"skill {path!r}")

@@ -1,7 +1,7 @@
 """The client's side of the Skills extension: entries listed (every page, or one) and
 got, checked as they arrive, and files read only when they are what the entry says.
 
-The server (tests/client/skills_server.py) is built from the extension API, so a test
+The server (tests/extensions/skills/handmade_server.py) is built from the extension API, so a test
 can change a file after the listing, or make an entry lie, the way a changed or
 hostile server would."""
 
@@ -16,10 +16,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from snodo.client import Client, ProtocolViolation, RequestError, VerificationFailed
-from snodo.client.skills import check_entry, file_uri, verified
+from snodo.client import Client, ProtocolViolation, RequestError
 from snodo.client.transports import MemoryTransport
-from tests.client.skills_server import SkillsServer, digest, skill_md, skills_server
+from snodo.extensions.skills import SkillsClient, VerificationFailed
+from snodo.extensions.skills.client import check_entry, file_uri, verified
+from tests.extensions.skills.handmade_server import SkillsServer, digest, skill_md, skills_server
 
 pytestmark = pytest.mark.anyio
 
@@ -54,7 +55,8 @@ def anyio_backend() -> str:
 async def test_list_skills_follows_every_page() -> None:
     state = skills_server(files())
     async with client(state) as c:
-        skills = await c.list_skills()
+        host = SkillsClient(c)
+        skills = await host.list_skills()
     assert [s.uri for s in skills] == [REFUNDS, GIT, DAILY]
     assert state.asked == ["skills/list", "skills/list"]  # two to a page
     refunds = skills[0]
@@ -70,9 +72,10 @@ async def test_list_skills_follows_every_page() -> None:
 async def test_one_page_at_a_time_with_its_cursor() -> None:
     state = skills_server(files())
     async with client(state) as c:
-        first = await c.list_skills(page=True)
+        host = SkillsClient(c)
+        first = await host.list_skills(page=True)
         assert len(first) == 2 and first.next_cursor is not None
-        rest = await c.list_skills(cursor=first.next_cursor)
+        rest = await host.list_skills(cursor=first.next_cursor)
     assert [s.uri for s in rest] == [DAILY]
     assert rest.next_cursor is None
 
@@ -80,19 +83,21 @@ async def test_one_page_at_a_time_with_its_cursor() -> None:
 async def test_get_skill_and_an_unknown_uri() -> None:
     state = skills_server(files())
     async with client(state) as c:
-        entry = await c.get_skill(GIT)
+        host = SkillsClient(c)
+        entry = await host.get_skill(GIT)
         assert entry.uri == GIT
         with pytest.raises(RequestError) as refused:
-            await c.get_skill("skill://nothing/SKILL.md")
+            await host.get_skill("skill://nothing/SKILL.md")
     assert refused.value.code == -32602
 
 
 async def test_a_server_without_the_extension_is_asked_nothing() -> None:
     state = skills_server(files(), declare=False)
     async with client(state) as c:
-        assert await c.list_skills() == []
+        host = SkillsClient(c)
+        assert await host.list_skills() == []
         with pytest.raises(RequestError) as refused:
-            await c.get_skill(GIT)
+            await host.get_skill(GIT)
     assert refused.value.code == -32601
     assert state.asked == []
 
@@ -100,10 +105,11 @@ async def test_a_server_without_the_extension_is_asked_nothing() -> None:
 async def test_files_read_verified() -> None:
     state = skills_server(files())
     async with client(state) as c:
-        entry = await c.get_skill(REFUNDS)
-        main = await c.read_skill_file(entry)
-        email = await c.read_skill_file(entry, "examples/email.md")
-        logo = await c.read_skill_file(entry, LOGO)
+        host = SkillsClient(c)
+        entry = await host.get_skill(REFUNDS)
+        main = await host.read_skill_file(entry)
+        email = await host.read_skill_file(entry, "examples/email.md")
+        logo = await host.read_skill_file(entry, LOGO)
     assert main.uri == REFUNDS and main.verified
     assert main.text is not None and main.text.startswith("---\nname: refunds\n")
     assert email.content == b"Dear customer,\n"
@@ -113,29 +119,31 @@ async def test_files_read_verified() -> None:
 async def test_a_file_changed_after_the_listing_is_refused() -> None:
     state = skills_server(files())
     async with client(state) as c:
-        [entry] = [s for s in await c.list_skills() if s.uri == REFUNDS]
+        host = SkillsClient(c)
+        [entry] = [s for s in await host.list_skills() if s.uri == REFUNDS]
         state.files[EMAIL] = b"Dear customer, send us your password.\n"
         with pytest.raises(VerificationFailed) as refused:
-            await c.read_skill_file(entry, "examples/email.md")
+            await host.read_skill_file(entry, "examples/email.md")
         assert refused.value.uri == EMAIL
         assert "bytes where the entry says 15" in refused.value.reason
         assert state.reads == [EMAIL]  # read from the server: not read again
         # The same size, other bytes: the digest tells.
         state.files[EMAIL] = b"Dear customer!\n"
         with pytest.raises(VerificationFailed, match="digest"):
-            await c.read_skill_file(entry, "examples/email.md")
+            await host.read_skill_file(entry, "examples/email.md")
         # The current entry describes the current file.
-        fresh = await c.get_skill(REFUNDS)
-        read = await c.read_skill_file(fresh, "examples/email.md")
+        fresh = await host.get_skill(REFUNDS)
+        read = await host.read_skill_file(fresh, "examples/email.md")
     assert read.content == b"Dear customer!\n"
 
 
 async def test_an_unlisted_file_is_not_even_read() -> None:
     state = skills_server(files())
     async with client(state) as c:
-        entry = await c.get_skill(REFUNDS)
+        host = SkillsClient(c)
+        entry = await host.get_skill(REFUNDS)
         with pytest.raises(VerificationFailed, match="does not list it"):
-            await c.read_skill_file(entry, "examples/other.md")
+            await host.read_skill_file(entry, "examples/other.md")
     assert state.reads == []
 
 
@@ -146,30 +154,33 @@ async def test_a_skill_md_whose_frontmatter_is_not_the_entrys() -> None:
         "frontmatter": {"name": "git-workflow", "description": "Something harmless"}
     }
     async with client(state) as c:
-        entry = await c.get_skill(GIT)
+        host = SkillsClient(c)
+        entry = await host.get_skill(GIT)
         with pytest.raises(VerificationFailed, match="'description' differs"):
-            await c.read_skill_file(entry)
+            await host.read_skill_file(entry)
     state.entries[GIT] = {"frontmatter": {"name": "git-workflow", "description": "Branch"}}
     state.files[GIT] = skill_md("git-workflow", "Branch", "allowed-tools: Bash\n")
     async with client(state) as c:
-        entry = await c.get_skill(GIT)  # digests of the new file, frontmatter without a field
+        host = SkillsClient(c)
+        entry = await host.get_skill(GIT)  # digests of the new file, frontmatter without a field
         with pytest.raises(VerificationFailed, match="'allowed-tools' differs"):
-            await c.read_skill_file(entry)
+            await host.read_skill_file(entry)
 
 
 async def test_a_kept_read_that_is_stale_is_read_again_once() -> None:
     state = skills_server(files(), read_ttl_ms=600_000)
     async with client(state) as c:
-        entry = await c.get_skill(REFUNDS)
-        await c.read_skill_file(entry, "examples/email.md")
+        host = SkillsClient(c)
+        entry = await host.get_skill(REFUNDS)
+        await host.read_skill_file(entry, "examples/email.md")
         state.files[EMAIL] = b"A new letter.\n"
-        fresh = await c.get_skill(REFUNDS)
-        read = await c.read_skill_file(fresh, "examples/email.md")
+        fresh = await host.get_skill(REFUNDS)
+        read = await host.read_skill_file(fresh, "examples/email.md")
         assert read.content == b"A new letter.\n"
         assert state.reads == [EMAIL, EMAIL]  # the kept copy failed; the server's passed
         # The kept copy that matches the entry is served as it is.
         state.files[EMAIL] = b"Changed again.\n"
-        again = await c.read_skill_file(fresh, "examples/email.md")
+        again = await host.read_skill_file(fresh, "examples/email.md")
     assert again.content == b"A new letter.\n"
     assert state.reads == [EMAIL, EMAIL]
 
@@ -217,26 +228,28 @@ async def test_a_listing_with_an_invalid_entry_is_refused() -> None:
     state = skills_server(files())
     state.entries[DAILY] = {"resources": "sometimes"}
     async with client(state) as c:
+        host = SkillsClient(c)
         with pytest.raises(ProtocolViolation, match="neither a list nor 'dynamic'"):
-            await c.list_skills()
+            await host.list_skills()
 
 
 async def test_a_dynamic_skill_is_read_unverified_but_its_frontmatter_is_checked() -> None:
     state = skills_server(files())
     state.entries[DAILY] = {"resources": "dynamic"}
     async with client(state) as c:
-        entry = await c.get_skill(DAILY)
-        read = await c.read_skill_file(entry)
+        host = SkillsClient(c)
+        entry = await host.get_skill(DAILY)
+        read = await host.read_skill_file(entry)
         assert not read.verified
         with pytest.raises(VerificationFailed, match="not a file of the skill"):
-            await c.read_skill_file(entry, GIT)
+            await host.read_skill_file(entry, GIT)
         state.entries[DAILY] = {
             "resources": "dynamic",
             "frontmatter": {"name": "daily", "description": "Yesterday's report"},
         }
-        entry = await c.get_skill(DAILY)
+        entry = await host.get_skill(DAILY)
         with pytest.raises(VerificationFailed, match="'description' differs"):
-            await c.read_skill_file(entry)
+            await host.read_skill_file(entry)
 
 
 def test_file_uris_resolve_against_the_skill_root() -> None:
@@ -284,7 +297,7 @@ def test_frontmatter_scalars_typed_or_as_written() -> None:
 
 
 def test_a_blob_is_its_decoded_bytes() -> None:
-    from snodo.client.skills import content_bytes
+    from snodo.extensions.skills.client import content_bytes
 
     raw = hashlib.sha256(b"x").digest()
     blob = [{"uri": "skill://s/f", "blob": base64.b64encode(raw).decode()}]
@@ -320,12 +333,13 @@ async def test_an_entry_listing_a_file_through_dot_segments_is_refused(escaping:
     forged = [*listed, {"uri": escaping, "digest": digest(b"x"), "size": 1}]
     state.entries[REFUNDS] = {"resources": forged}
     async with client(state) as c:
+        host = SkillsClient(c)
         with pytest.raises(ProtocolViolation, match="outside the skill"):
-            await c.list_skills()
+            await host.list_skills()
         with pytest.raises(ProtocolViolation, match="outside the skill"):
-            await c.get_skill(REFUNDS)
+            await host.get_skill(REFUNDS)
         with pytest.raises(ProtocolViolation, match="outside the skill"):
-            await c.read_skill_file(state.entry(REFUNDS), escaping)
+            await host.read_skill_file(state.entry(REFUNDS), escaping)
     assert state.reads == []
 
 
@@ -344,10 +358,11 @@ async def test_a_dynamic_skills_file_through_dot_segments_is_not_read() -> None:
     state = skills_server(files())
     state.entries[DAILY] = {"resources": "dynamic"}
     async with client(state) as c:
-        entry = await c.get_skill(DAILY)
+        host = SkillsClient(c)
+        entry = await host.get_skill(DAILY)
         for path in ("skill://reports/daily/%2e%2e/%2e%2e/acme/x", "%2e%2e/x"):
             with pytest.raises((VerificationFailed, ValueError)):
-                await c.read_skill_file(entry, path)
+                await host.read_skill_file(entry, path)
     assert state.reads == []
 
 
@@ -373,9 +388,10 @@ async def test_an_alias_bomb_in_a_skill_md_is_refused_within_bounds() -> None:
 
     async def scenario() -> None:
         async with client(state) as c:
-            entry = await c.get_skill(bomb)
+            host = SkillsClient(c)
+            entry = await host.get_skill(bomb)
             with pytest.raises(VerificationFailed, match="aliases expand it past"):
-                await c.read_skill_file(entry)
+                await host.read_skill_file(entry)
 
     await asyncio.wait_for(scenario(), 60)
 
@@ -389,7 +405,7 @@ async def test_an_alias_bomb_in_a_skill_md_is_refused_within_bounds() -> None:
     ],
 )
 def test_frontmatter_beyond_the_bounds_is_refused(frontmatter: str, complaint: str) -> None:
-    from snodo.client.skills import frontmatter_of
+    from snodo.extensions.skills.client import frontmatter_of
 
     with pytest.raises(ValueError, match=complaint):
         frontmatter_of(f"---\n{frontmatter}---\nbody\n".encode())
@@ -413,7 +429,7 @@ def test_frontmatter_within_bounds_reads_as_yaml_reads_it(fields: dict[str, Any]
     """Within the bounds the bounded parse is PyYAML's, typed and as written."""
     import yaml
 
-    from snodo.client.skills import frontmatter_of
+    from snodo.extensions.skills.client import frontmatter_of
 
     text = yaml.safe_dump(fields, sort_keys=False) if fields else "{}\n"
     typed, written = frontmatter_of(f"---\n{text}---\n".encode())

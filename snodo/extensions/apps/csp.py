@@ -7,7 +7,8 @@ joined by spaces; a value holding ``;`` would end the directive and start anothe
 source. So every value must be one source expression of the grammar: a scheme-source
 (``https:``), a host-source (``https://*.example.com:443/path``), a keyword in quotes
 (``'self'``), a nonce or a hash source; ``'none'`` only alone. Both the server (at
-registration) and the client (``snodo.client.apps.view_ui``) check with ``check_csp``.
+registration) and the client (``snodo.extensions.apps.client.view_ui``) check with
+``check_csp``.
 """
 
 from __future__ import annotations

@@ -9,9 +9,9 @@ root, and the per-skill limits (512 files, 16 MiB, nested skills' files counted 
 enclosing skill as the manifest lists them). Each file gets its ``sha256:`` digest, size
 and MIME type (``text/markdown`` for ``SKILL.md``, by name or else by content for the
 rest). Hidden files and folders (a leading dot) and ``__pycache__`` are not part of a
-skill. Files are read as ``snodo.server.skill_reading`` reads them (no link followed,
+skill. Files are read as ``snodo.extensions.skills.reading`` reads them (no link followed,
 regular files only, bounded), at the scan as on each later read, and the frontmatter
-is parsed within ``snodo.server.skill_frontmatter``'s bounds.
+is parsed within ``snodo.extensions.skills.frontmatter``'s bounds.
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from snodo.extensions.skills.frontmatter import load_bounded
+from snodo.extensions.skills.reading import NotServable, read_within
 from snodo.revisions.skills.protocol import DIGEST_PREFIX, SKILL_FILE, SKILL_MIME_TYPE
-from snodo.server.skill_frontmatter import load_bounded
-from snodo.server.skill_reading import NotServable, read_within
 
 __all__ = [
     "MAX_FILES",

@@ -1,6 +1,6 @@
-"""``ClientGroup`` keeps skills per server: two servers serving the same skill URI with
-different content are two skills, each held under (server, URI), each read only from
-its own server and verified against its own entry."""
+"""``GroupSkills`` keeps a ``ClientGroup``'s skills per server: two servers serving the
+same skill URI with different content are two skills, each held under (server, URI),
+each read only from its own server and verified against its own entry."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ import asyncio
 
 import pytest
 
-from snodo.client import Client, VerificationFailed
+from snodo.client import Client
 from snodo.client.transports import MemoryTransport
+from snodo.extensions.skills import GroupSkills, VerificationFailed
 from snodo.gateway import ClientGroup
-from tests.client.skills_server import SkillsServer, skill_md, skills_server
+from tests.extensions.skills.handmade_server import SkillsServer, skill_md, skills_server
 
 REFUNDS = "skill://refunds/SKILL.md"
 NOTES = "skill://refunds/notes.md"
@@ -34,7 +35,8 @@ def test_the_same_uri_at_two_servers_is_two_skills() -> None:
         async with ClientGroup(
             {"billing": _client(billing), "support team": _client(support)}
         ) as group:
-            listed = await group.list_skills()
+            skills = GroupSkills(group)
+            listed = await skills.list_skills()
             assert [(s.server, s.skill.uri) for s in listed] == [
                 ("billing", REFUNDS),
                 ("support-team", REFUNDS),
@@ -43,22 +45,22 @@ def test_the_same_uri_at_two_servers_is_two_skills() -> None:
                 "Refunds the billing way",
                 "Refunds the support way",
             ]
-            assert set(group.skills) == {("billing", REFUNDS), ("support-team", REFUNDS)}
-            billing_notes = await group.read_skill_file("billing", REFUNDS, "notes.md")
-            support_notes = await group.read_skill_file("support-team", REFUNDS, "notes.md")
+            assert set(skills.held) == {("billing", REFUNDS), ("support-team", REFUNDS)}
+            billing_notes = await skills.read_skill_file("billing", REFUNDS, "notes.md")
+            support_notes = await skills.read_skill_file("support-team", REFUNDS, "notes.md")
             assert billing_notes.content == b"billing notes\n"
             assert support_notes.content == b"support notes, longer\n"
             assert billing.reads == [NOTES] and support.reads == [NOTES]
             # One server's file changed: only its own held entry fails, and a get renews it.
             billing.files[NOTES] = b"billing notes, changed\n"
             with pytest.raises(VerificationFailed):
-                await group.read_skill_file("billing", REFUNDS, "notes.md")
-            assert (await group.read_skill_file("support-team", REFUNDS, "notes.md")).verified
-            await group.get_skill("billing", REFUNDS)
-            read = await group.read_skill_file("billing", REFUNDS, "notes.md")
+                await skills.read_skill_file("billing", REFUNDS, "notes.md")
+            assert (await skills.read_skill_file("support-team", REFUNDS, "notes.md")).verified
+            await skills.get_skill("billing", REFUNDS)
+            read = await skills.read_skill_file("billing", REFUNDS, "notes.md")
             assert read.content == b"billing notes, changed\n"
             with pytest.raises(ValueError, match="no server of this group"):
-                await group.read_skill_file("nobody", REFUNDS)
+                await skills.read_skill_file("nobody", REFUNDS)
 
     asyncio.run(asyncio.wait_for(scenario(), 60))
 
@@ -68,9 +70,10 @@ def test_a_skill_not_listed_is_got_from_its_server_before_it_is_read() -> None:
 
     async def scenario() -> None:
         async with ClientGroup({"billing": _client(billing)}) as group:
-            read = await group.read_skill_file("billing", REFUNDS)
+            skills = GroupSkills(group)
+            read = await skills.read_skill_file("billing", REFUNDS)
             assert read.verified and read.uri == REFUNDS
             assert billing.asked == ["skills/get"]
-            assert ("billing", REFUNDS) in group.skills
+            assert ("billing", REFUNDS) in skills.held
 
     asyncio.run(asyncio.wait_for(scenario(), 60))

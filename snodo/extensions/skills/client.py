@@ -1,5 +1,5 @@
-"""The Skills extension for clients: a server's skills listed and
-got, and their files read only as their entry describes them.
+"""The Skills extension for clients: a server's skills listed and got, and their files
+read only as their entry describes them (``SkillsClient(client)``).
 
 A skill entry (``skills/list``, ``skills/get``) is a complete manifest: the URI of its
 ``SKILL.md``, its frontmatter, and every file with its ``sha256:`` digest and size (or
@@ -8,7 +8,7 @@ an entry whose URI does not end in ``<name>/SKILL.md``, whose files lie outside 
 skill's directory (a segment that, percent-decoded, is empty, ``.`` or ``..``, or holds
 a slash, counts as outside), or whose manifest leaves out ``SKILL.md`` is a
 ``ProtocolViolation`` (the specification says such an entry must not be loaded). A
-``SKILL.md``'s frontmatter is parsed within bounds (``snodo.server.skill_frontmatter``:
+``SKILL.md``'s frontmatter is parsed within bounds (``snodo.extensions.skills.frontmatter``:
 its size, and its aliases expanded), so a few hundred bytes cannot hold the check up.
 
 ``read_skill_file(skill, path)`` reads one file through ``resources/read`` and returns
@@ -35,21 +35,23 @@ from urllib.parse import unquote
 
 from pydantic import BaseModel
 
-from snodo.client.errors import ProtocolViolation, RequestError, VerificationFailed
-from snodo.client.limits import ClientLimits
+from snodo.client import Client
+from snodo.client.errors import ClientError, ProtocolViolation, RequestError
+from snodo.client.extensions import ClientExtension
 from snodo.client.listings import Listed, every_page
 from snodo.client.results import validated
 from snodo.core.errors import ErrorCode
+from snodo.extensions.skills.frontmatter import load_bounded
 from snodo.revisions.skills import Skill
 from snodo.revisions.skills.protocol import EXTENSION_ID
 
 __all__ = [
-    "DECLARE",
     "EXTENSION_ID",
     "MAX_SKILL_BYTES",
     "MAX_SKILL_FILES",
     "SkillFile",
-    "Skills",
+    "SkillsClient",
+    "VerificationFailed",
     "check_entry",
     "file_uri",
     "frontmatter_of",
@@ -57,8 +59,6 @@ __all__ = [
     "verified",
 ]
 
-DECLARE: dict[str, dict[str, Any]] = {EXTENSION_ID: {}}
-"""``Client(extensions=DECLARE)``: this client understands skills."""
 MAX_SKILL_FILES: Final = 512
 """The files per skill every host must accept (more is the host's choice)."""
 MAX_SKILL_BYTES: Final = 16 * 1024 * 1024
@@ -67,6 +67,17 @@ MAX_SKILL_BYTES: Final = 16 * 1024 * 1024
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _SKILL_MD = "/SKILL.md"
 _FRONTMATTER = re.compile(r"\A(?:\ufeff)?---\r?\n(.*?)\r?\n---(?:\r?\n|\Z)", re.DOTALL)
+
+
+class VerificationFailed(ClientError):
+    """A skill's file read is not what the skill's entry describes (a digest, size or
+    frontmatter that differs, or a file the entry does not list): its content is not
+    returned. ``uri`` names the file; ``reason`` says what differs."""
+
+    def __init__(self, uri: str, reason: str) -> None:
+        super().__init__(f"{uri}: {reason}; the content was refused")
+        self.uri = uri
+        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,8 +275,6 @@ def frontmatter_of(content: bytes) -> tuple[dict[str, Any], dict[str, Any]]:
     match = _FRONTMATTER.match(text)
     if match is None:
         raise ValueError("SKILL.md does not begin with YAML frontmatter")
-    from snodo.server.skill_frontmatter import load_bounded  # noqa: PLC0415  (with yaml)
-
     # Within bounds (size, aliases, nesting): a few hundred bytes of aliases must not
     # become a value that takes minutes to compare.
     typed = load_bounded(match.group(1), yaml.SafeLoader)
@@ -302,33 +311,16 @@ def _same_frontmatter(expected: Mapping[str, Any], content: bytes, uri: str) -> 
             raise VerificationFailed(uri, f"frontmatter field {field!r} differs from the entry")
 
 
-class Skills:
-    """``Client``'s skills methods. Each asks ``server/discover`` (cached) first: a
-    server that does not declare the extension is sent no skills request."""
+class SkillsClient(ClientExtension):
+    """A client's skills: ``SkillsClient(client)`` declares the extension at ``client``
+    and lists, gets and reads the skills of its server. Each method asks
+    ``server/discover`` (cached) first: a server that does not declare the extension is
+    sent no skills request."""
 
-    limits: ClientLimits
-    cache: Any
-    origin: Any
-
-    async def _send(
-        self,
-        method: str,
-        params: dict[str, Any],
-        modern_only: bool = False,
-        until: float | None = None,
-    ) -> dict[str, Any]:
-        raise NotImplementedError  # the Client's
-
-    def _until(self) -> float | None:
-        raise NotImplementedError  # the Client's
-
-    async def server_supports(self, extension_id: str) -> bool:
-        """Whether the server declares ``extension_id`` (``Listings``')."""
-        raise NotImplementedError
-
-    async def read_resource(self, uri: str) -> Any:
-        """``resources/read`` of ``uri`` (the ``Client``'s)."""
-        raise NotImplementedError
+    def __init__(self, client: Client) -> None:
+        super().__init__(EXTENSION_ID)
+        self.client = client
+        client.add_extension(self)
 
     async def list_skills(self, *, cursor: str | None = None, page: bool = False) -> Listed[Skill]:
         """Every skill entry the server lists, following cursors; with ``cursor`` (or
@@ -336,19 +328,17 @@ class Skills:
         next begins. Each entry is checked (``check_entry``). Empty when the server does
         not declare the extension (a listing never proves a server has no skill:
         ``get_skill`` takes a URI from anywhere)."""
-        if not await self.server_supports(EXTENSION_ID):
+        client = self.client
+        if not await client.server_supports(EXTENSION_ID):
             return Listed()
-        until = self._until()
         if cursor is None and not page:
 
             async def fetch(params: dict[str, Any]) -> dict[str, Any]:
-                return await self._send("skills/list", params, until=until)
+                return await client.request("skills/list", params)
 
-            found = await every_page(fetch, "skills/list", "skills", self.limits)
+            found = await every_page(fetch, "skills/list", "skills", client.limits)
             return Listed(_entry(raw) for raw in found).hinted(found.ttl_ms, found.cache_scope)
-        result = await self._send(
-            "skills/list", {} if cursor is None else {"cursor": cursor}, until=until
-        )
+        result = await client.request("skills/list", {} if cursor is None else {"cursor": cursor})
         raw_page = result.get("skills")
         if not isinstance(raw_page, list):
             raise ProtocolViolation("skills/list: skills is not a list")
@@ -365,11 +355,11 @@ class Skills:
         """The entry of the skill whose ``SKILL.md`` is at ``uri``: -32602 from the
         server when it serves none there; -32601, sent nothing, when it does not declare
         the extension."""
-        if not await self.server_supports(EXTENSION_ID):
+        if not await self.client.server_supports(EXTENSION_ID):
             raise RequestError(
                 int(ErrorCode.METHOD_NOT_FOUND), f"the server does not declare {EXTENSION_ID}"
             )
-        result = await self._send("skills/get", {"uri": uri}, until=self._until())
+        result = await self.client.request("skills/get", {"uri": uri})
         entry = _entry(result.get("skill"))
         if entry.uri != uri:
             raise ProtocolViolation(f"skills/get {uri!r} answered the skill {entry.uri!r}")
@@ -384,18 +374,18 @@ class Skills:
         entry = check_entry(plain(skill))
         uri = file_uri(entry, path)
         listed_file(entry, uri)  # an unlisted file is not even read
-        hits = self.cache.hits if self.cache is not None else 0
+        cache = self.client.cache
+        hits = cache.hits if cache is not None else 0
         for attempt in range(2):
             content, mime = content_bytes(await self._contents(uri), uri)
             try:
                 checked = verified(entry, uri, content)
             except VerificationFailed:
-                cached = self.cache is not None and self.cache.hits != hits
-                if attempt or not cached:
+                if attempt or cache is None or cache.hits == hits:
                     raise
                 # Only the kept copy may be stale: read it once more from the server.
-                self.cache.notified(
-                    self.origin,
+                cache.notified(
+                    self.client.origin,
                     {"method": "notifications/resources/updated", "params": {"uri": uri}},
                 )
                 continue
@@ -403,7 +393,7 @@ class Skills:
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _contents(self, uri: str) -> list[Any]:
-        result = await self.read_resource(uri)
+        result = await self.client.read_resource(uri)
         if isinstance(result, BaseModel):
             return list(plain(result).get("contents") or [])
         return list(getattr(result, "contents", None) or [])

@@ -16,8 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from snodo.core.caching import CacheHint
+from snodo.extensions.skills import Skills
+from snodo.extensions.skills.files import MAX_FILES, MAX_TOTAL_BYTES, SkillError, directories
 from snodo.server import Server
-from snodo.server.skill_files import MAX_FILES, MAX_TOTAL_BYTES, SkillError, directories
 from snodo_wire_skills import GetSkillResult, ListSkillsResult, ReadResourceDirectoryResult
 
 META = {
@@ -96,7 +97,7 @@ def read_bytes(server: Server, uri: str) -> tuple[bytes, str]:
 
 def test_every_skill_folder_is_listed_with_its_manifest(tree: Path) -> None:
     server = Server("s", "1", page_size=1)
-    server.skills(tree)
+    Skills(server, tree)
     entries = listing(server)
     assert [e["uri"] for e in entries] == [
         "skill://acme/billing/refunds/SKILL.md",
@@ -130,7 +131,7 @@ def test_every_skill_folder_is_listed_with_its_manifest(tree: Path) -> None:
 
 def test_files_are_typed_and_read_as_text_or_blob(tree: Path) -> None:
     server = Server("s", "1")
-    server.skills(tree)
+    Skills(server, tree)
     assert read_bytes(server, "skill://acme/billing/refunds/logo.png") == (PNG, "image/png")
     text, kind = read_bytes(server, "skill://git-workflow/SKILL.md")
     assert kind == "text/markdown" and text.startswith(b"---\nname: git-workflow")
@@ -145,7 +146,7 @@ def test_files_are_typed_and_read_as_text_or_blob(tree: Path) -> None:
 
 def test_skills_get_answers_for_a_served_skill_only(tree: Path) -> None:
     server = Server("s", "1")
-    server.skills(tree, cache=CacheHint(300_000, "public"))
+    Skills(server, tree, cache=CacheHint(300_000, "public"))
     got = result(server, "skills/get", {"uri": "skill://git-workflow/SKILL.md"})
     GetSkillResult.model_validate(got)
     assert got["skill"] == next(e for e in listing(server) if e["uri"] == got["skill"]["uri"])
@@ -158,7 +159,7 @@ def test_skills_get_answers_for_a_served_skill_only(tree: Path) -> None:
 
 def test_directories_list_their_direct_children(tree: Path) -> None:
     server = Server("s", "1", page_size=2)
-    server.skills(tree)
+    Skills(server, tree)
 
     def children(uri: str) -> list[dict[str, Any]]:
         found: list[dict[str, Any]] = []
@@ -191,7 +192,7 @@ def test_directories_list_their_direct_children(tree: Path) -> None:
 
 def test_without_directory_read_the_method_is_not_served(tree: Path) -> None:
     server = Server("s", "1")
-    server.skills(tree, directory_read=False)
+    Skills(server, tree, directory_read=False)
     assert server.capabilities()["extensions"]["io.modelcontextprotocol/skills"] == {}
     error = call(server, "resources/directory/read", {"uri": "skill://acme"})["error"]
     assert error["code"] == -32601
@@ -227,7 +228,7 @@ def test_a_broken_skill_stops_start_up_naming_its_folder(
     write(tmp_path, "ok/SKILL.md", skill_md("ok"))
     write(tmp_path, f"team/{folder}/SKILL.md", text)
     with pytest.raises(SkillError) as refused:
-        Server("s", "1").skills(tmp_path)
+        Skills(Server("s", "1"), tmp_path)
     assert str(tmp_path / "team" / folder) in str(refused.value)
     assert said in str(refused.value)
 
@@ -237,27 +238,27 @@ def test_the_per_skill_limits_are_enforced_at_start(tmp_path: Path) -> None:
     write(many, "wide/SKILL.md", skill_md("wide"))
     for number in range(MAX_FILES - 1):
         write(many, f"wide/files/{number}.txt", "x")
-    Server("s", "1").skills(many)  # 512 files, SKILL.md included: at the limit
+    Skills(Server("s", "1"), many)  # 512 files, SKILL.md included: at the limit
     write(many, "wide/files/one-more.txt", "x")
     with pytest.raises(SkillError, match=r"513 files .* at most 512 files"):
-        Server("s", "1").skills(many)
+        Skills(Server("s", "1"), many)
     big = tmp_path / "big"
     write(big, "heavy/SKILL.md", skill_md("heavy"))
     used = len((big / "heavy/SKILL.md").read_bytes())
     with (big / "heavy/data.bin").open("wb") as f:
         f.truncate(MAX_TOTAL_BYTES - used)
-    Server("s", "1").skills(big)  # 16 MiB exactly
+    Skills(Server("s", "1"), big)  # 16 MiB exactly
     write(big, "heavy/more.txt", "x")
     with pytest.raises(SkillError, match="16 MiB"):
-        Server("s", "1").skills(big)
+        Skills(Server("s", "1"), big)
 
 
 def test_a_root_without_skills_is_refused(tmp_path: Path) -> None:
     write(tmp_path, "docs/README.md", "# not a skill\n")
     with pytest.raises(SkillError, match=r"no folder under it holds a SKILL\.md"):
-        Server("s", "1").skills(tmp_path)
+        Skills(Server("s", "1"), tmp_path)
     with pytest.raises(SkillError, match="not a folder of skills"):
-        Server("s", "1").skills(tmp_path / "missing")
+        Skills(Server("s", "1"), tmp_path / "missing")
 
 
 def test_a_link_out_of_the_root_is_refused(tmp_path: Path) -> None:
@@ -266,7 +267,7 @@ def test_a_link_out_of_the_root_is_refused(tmp_path: Path) -> None:
     write(root, "leaky/SKILL.md", skill_md("leaky"))
     os.symlink(outside, root / "leaky" / "key.txt")
     with pytest.raises(SkillError, match="links out of the skills root"):
-        Server("s", "1").skills(root)
+        Skills(Server("s", "1"), root)
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
@@ -274,31 +275,32 @@ def test_a_fifo_is_not_a_file_of_a_skill(tmp_path: Path) -> None:
     write(tmp_path, "piped/SKILL.md", skill_md("piped"))
     os.mkfifo(tmp_path / "piped" / "pipe.txt")
     server = Server("s", "1")
-    server.skills(tmp_path)  # a FIFO beside the files: not one of them, never opened
+    Skills(server, tmp_path)  # a FIFO beside the files: not one of them, never opened
     assert [r["uri"] for r in listing(server)[0]["resources"]] == ["skill://piped/SKILL.md"]
     (tmp_path / "piped" / "SKILL.md").unlink()
     os.mkfifo(tmp_path / "piped" / "SKILL.md")
     with pytest.raises(SkillError, match=r"SKILL\.md is not a regular file"):
-        Server("s", "1").skills(tmp_path)
+        Skills(Server("s", "1"), tmp_path)
 
 
 def test_a_root_that_is_a_skill_is_served_under_its_name(tmp_path: Path) -> None:
     write(tmp_path, "solo/SKILL.md", skill_md("solo"))
     server = Server("s", "1")
-    server.skills([tmp_path / "solo"])
+    Skills(server, [tmp_path / "solo"])
     assert [e["uri"] for e in listing(server)] == ["skill://solo/SKILL.md"]
     twice = Server("s", "1")
     with pytest.raises(SkillError, match="already"):
-        twice.skills([tmp_path / "solo", tmp_path])
+        Skills(twice, [tmp_path / "solo", tmp_path])
 
 
 def test_a_skill_made_by_code_is_dynamic(tmp_path: Path) -> None:
     import yaml
 
     server = Server("s", "1")
+    skills = Skills(server)
     served = iter(["# First\n", "# Second\n"])
 
-    @server.skill("reports/daily", description="Today's report", frontmatter={"license": "MIT"})
+    @skills.skill("reports/daily", description="Today's report", frontmatter={"license": "MIT"})
     async def daily() -> str:
         return next(served)
 
@@ -318,18 +320,18 @@ def test_a_skill_made_by_code_is_dynamic(tmp_path: Path) -> None:
     (child,) = result(server, "resources/directory/read", folder)["resources"]
     assert (child["uri"], child["name"]) == (entry["uri"], "daily")  # its resource metadata
     with pytest.raises(SkillError, match="Agent Skills rules"):
-        server.skill("reports/Weekly", description="x")(lambda: "")
+        skills.skill("reports/Weekly", description="x")(lambda: "")
     with pytest.raises(SkillError, match="URI-safe"):
-        server.skill("my reports/weekly", description="x")(lambda: "")
+        skills.skill("my reports/weekly", description="x")(lambda: "")
     with pytest.raises(SkillError, match="served already"):
-        server.skill("reports/daily", description="again")(lambda: "")
+        skills.skill("reports/daily", description="again")(lambda: "")
 
 
 def test_a_file_name_is_percent_encoded_in_its_uri(tmp_path: Path) -> None:
     write(tmp_path, "notes/SKILL.md", skill_md("notes"))
     raw = write(tmp_path, "notes/meeting notes.md", "# Monday\n").read_bytes()
     server = Server("s", "1")
-    server.skills(tmp_path)
+    Skills(server, tmp_path)
     (entry,) = listing(server)
     uris = [r["uri"] for r in entry["resources"]]
     assert uris == ["skill://notes/SKILL.md", "skill://notes/meeting%20notes.md"]
@@ -338,7 +340,7 @@ def test_a_file_name_is_percent_encoded_in_its_uri(tmp_path: Path) -> None:
 
 def test_reload_reads_a_changed_folder_again(tree: Path) -> None:
     server = Server("s", "1")
-    server.skills(tree, reload=True)
+    Skills(server, tree, reload=True)
     before = {e["uri"]: e for e in listing(server)}
     email = tree / "acme/billing/refunds/examples/email.md"
     email.write_text("Dear customer, a longer text now.\n", encoding="utf-8")
@@ -362,7 +364,7 @@ def test_reload_reads_a_changed_folder_again(tree: Path) -> None:
 
 def test_without_reload_the_listing_stays_as_it_started(tree: Path) -> None:
     server = Server("s", "1")
-    server.skills(tree)
+    Skills(server, tree)
     before = listing(server)
     write(tree, "fresh/SKILL.md", skill_md("fresh"))
     assert listing(server) == before
