@@ -9,7 +9,7 @@ detail goes to the log, never to the peer); in a tool it becomes an ``isError`` 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from snodo.revisions.authoring.errors import ErrorCode
 
@@ -29,6 +29,7 @@ __all__ = [
     "ResourceNotFound",
     "UnsupportedProtocolVersion",
     "capability_names",
+    "caused_by",
     "retry_after",
 ]
 
@@ -213,3 +214,14 @@ def retry_after(response: Mapping[str, Any] | None) -> int | None:
     if type(wait) is not int or wait < 0:
         return None
     return -(-wait // 1000)
+
+
+E = TypeVar("E", bound=BaseException)
+
+
+def caused_by(error: E, cause: BaseException) -> E:
+    """``error`` with ``cause`` as its ``__cause__``, as ``raise error from cause`` would
+    make it: compiled (mypyc) coroutines drop the ``from`` part, and middleware such as
+    ``Retry`` and ``ErrorHandling`` read the cause of an internal error."""
+    error.__cause__ = cause
+    return error

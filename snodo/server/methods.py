@@ -19,7 +19,13 @@ from inspect import isawaitable
 from typing import Any, Final, Protocol
 
 from snodo.core.context import Context
-from snodo.core.errors import InternalError, InvalidParams, McpError, ResourceNotFound
+from snodo.core.errors import (
+    InternalError,
+    InvalidParams,
+    McpError,
+    ResourceNotFound,
+    caused_by,
+)
 from snodo.core.result import InputRequired, ToolError
 from snodo.core.types import ExtensionMethod, MethodHandler, Outcome, Params
 from snodo.revisions import REVISIONS, Revision
@@ -315,7 +321,7 @@ async def _guarded(ctx: Context, what: str, call: Awaitable[Any]) -> Any:
         raise McpError(f"The {what} did not finish within {exc.seconds:g} s") from None
     except Exception as exc:
         log.exception("%s failed", what)
-        raise InternalError() from exc
+        raise caused_by(InternalError(), exc) from exc
 
 
 async def resources_list(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
@@ -349,7 +355,7 @@ async def resources_read(served: ServerOffering, ctx: Context, params: Params) -
         return result
     except (TypeError, ValueError) as exc:
         log.error("resource %s returned %r: %s", uri, type(value).__name__, exc)
-        raise InternalError() from exc
+        raise caused_by(InternalError(), exc) from exc
 
 
 async def prompts_list(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
@@ -374,7 +380,7 @@ async def prompts_get(served: ServerOffering, ctx: Context, params: Params) -> O
         return prompt_messages(value)
     except TypeError as exc:
         log.error("prompt %s returned an invalid message: %s", prompt.name, exc)
-        raise InternalError() from exc
+        raise caused_by(InternalError(), exc) from exc
 
 
 async def completion_complete(served: ServerOffering, ctx: Context, params: Params) -> Outcome:
