@@ -48,9 +48,15 @@ def model(pin: str) -> type[BaseModel]:
     return found
 
 
+@cache
+def _raw_at_hand(pin: str) -> bool:
+    """Whether the raw schema can be read here (found and hashed once per pin)."""
+    return at_hand(_revision(pin))
+
+
 def errors(pin: str, document: Any) -> list[str]:
     """What the pinned schema refuses in ``document`` (empty: valid)."""
-    if at_hand(_revision(pin)):
+    if _raw_at_hand(pin):
         found = validator(pin).iter_errors(document)
         return [f"{list(e.absolute_path)}: {e.message}" for e in found]
     try:
