@@ -18,7 +18,7 @@ server = Server(
     "files",
     "1.0.0",
     state_secret=secrets.token_bytes(32),
-    tasks=Tasks(MemoryTaskStore(), poll_interval_ms=20),
+    extensions=[Tasks(MemoryTaskStore(), poll_interval_ms=20)],
 )
 SURE = elicitation.form(
     "Delete it for good?",

@@ -16,7 +16,7 @@ from snodo_wire_tasks.protocol import EXTENSION_ID
 
 # One store for every worker: MemoryTaskStore for one process, SQLite for one host,
 # Redis across hosts (snodo.tasks.task_store("redis://...")).
-server = Server("reports", "1.0.0", tasks=Tasks(MemoryTaskStore(), poll_interval_ms=50))
+server = Server("reports", "1.0.0", extensions=[Tasks(MemoryTaskStore(), poll_interval_ms=50)])
 
 
 @server.tool(task="optional")  # "required": only clients that declare tasks may call it

@@ -20,7 +20,7 @@ NOTIFY = os.environ.get("SNODO_NOTIFY", TASKS if TASKS.startswith("redis") else 
 server = Server(
     "builds",
     "1.0.0",
-    tasks=Tasks(task_store(TASKS)),
+    extensions=[Tasks(task_store(TASKS))],
     notifications=notification_bus(NOTIFY),
     # Legacy (initialize) sessions too: kept in one worker, `--workers` refuses them.
     legacy=LegacyLimits(store=TASKS if TASKS.startswith("redis") else None),

@@ -20,8 +20,8 @@ them across workers), ``callers`` (who a caller is, and ``ctx.user_state``, kept
 each across requests), ``visibility`` (who sees which item), ``transforms`` (tools under
 a new shape), ``pagination``, ``schemas`` (tool schemas compiled once) and
 ``legacy_limits`` (what a legacy client may make the server keep). It may import the
-core, ``snodo.asking``, ``snodo.stores``, ``snodo.tasks`` and ``snodo.auth``; never the
-legacy era, a transport, the client, an extension or OpenTelemetry.
+core, ``snodo.asking``, ``snodo.stores`` and ``snodo.auth``; never the legacy era, a
+transport, the client, an extension or OpenTelemetry.
 
 The names an application uses are here: ``Server``, ``LegacyLimits``, ``Extension``,
 the notification buses (``RedisBus``, ``notification_bus``), ``Request`` and
@@ -56,7 +56,7 @@ from snodo.server.answer_checks import AnswerChecks, checking
 from snodo.server.backend import Backend
 from snodo.server.callers import CallerSpaces, UserStore
 from snodo.server.decorators import Decorators
-from snodo.server.extensions import Extension, ExtensionMethod, tasks_extension
+from snodo.server.extensions import Extension, ExtensionMethod
 from snodo.server.invoke import can_ask
 from snodo.server.legacy_limits import LegacyLimits
 from snodo.server.lifespan import Lifespan, Lifespans, StartupFailed, describe
@@ -75,7 +75,6 @@ from snodo.server.tools import Tool
 from snodo.server.transforms import ToolShape, prompt_tool, resource_tool, transformed
 from snodo.server.versions import offered_revisions
 from snodo.server.visibility import Item, Rule
-from snodo.tasks.engine import Tasks
 
 __all__ = [
     "CacheHint",
@@ -170,7 +169,7 @@ class Server(Decorators):
     (else ``SNODO_REDIS``) is the one Redis URL that every store left at its default
     then shares, for several workers (``snodo.server.shared_stores``): the replay guard,
     ``ctx.user_state`` and each caller's visibility, legacy sessions, the
-    notification bus, the tasks' store, the OAuth proxy's.
+    notification bus, the OAuth proxy's, and an extension's that reads it (the tasks').
     ``settings`` is a model of what its user configures, read from the environment by
     ``read_settings`` (``snodo.server.settings``); ``card_name`` (``NAMESPACE/NAME``)
     and ``repository`` (its source's URL) are what its Server Card, registry entry and
@@ -204,7 +203,6 @@ class Server(Decorators):
         max_listen_streams: int = MAX_OPEN_STREAMS,
         legacy: LegacyLimits | Literal["stateless"] | None = DEFAULT_LEGACY_LIMITS,
         authorization: ProtectedResource | None = None,
-        tasks: Tasks | None = None,
         notifications: NotificationBus | None = None,
         observer: Observer = QUIET,
         thread_limit: int = DEFAULT_THREAD_LIMIT,
@@ -256,7 +254,6 @@ class Server(Decorators):
             state_guard=state_guard,
             legacy=legacy,
             notifications=notifications,
-            tasks=tasks,
             authorization=authorization,
             keyring_given=keyring is not None,
         )
@@ -307,8 +304,6 @@ class Server(Decorators):
         self.extensions: dict[str, Extension] = {}
         """The extensions offered, by identifier (``add_extension``)."""
         self._observer: Observer = QUIET
-        if tasks is not None:  # the tasks extension, on the same footing as any other
-            extensions = (*extensions, tasks_extension(tasks))
         for extension in extensions:
             self.add_extension(extension)
         self.offering.given_capabilities = check_flags(capabilities or {}, self.revisions_served)

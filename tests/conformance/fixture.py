@@ -58,7 +58,7 @@ server = Server(
     # The caching hints of the runner's reference fixture.
     list_cache=CacheHint(300_000, "public"),
     read_cache=CacheHint(300_000, "private"),
-    tasks=Tasks(task_store(TASK_STORE), poll_interval_ms=200),
+    extensions=[Tasks(task_store(TASK_STORE), poll_interval_ms=200)],
     notifications=notification_bus(os.environ.get("SNODO_NOTIFY") or NOTIFY_DEFAULT),
     legacy=LegacyLimits(store=os.environ.get("SNODO_LEGACY_STORE") or None),
 )

@@ -57,7 +57,7 @@ def sync(test: Callable[..., Awaitable[None]]) -> Callable[..., None]:
 
 def worker(bus: Any = None) -> Server:
     """A server with one tool, resource and prompt, so every list can change."""
-    server = Server("w", "1", notifications=bus, tasks=Tasks(MemoryTaskStore()))
+    server = Server("w", "1", notifications=bus, extensions=[Tasks(MemoryTaskStore())])
     server.tool(lambda: "x", name="t")
     server.resource("file:///project/readme")(lambda: "r")
     server.prompt(lambda: "p", name="p")

@@ -17,7 +17,6 @@ from snodo.core.errors import InternalError
 from snodo.core.observe import QUIET
 from snodo.core.result import MISSING, input_required
 from snodo.server import Server
-from snodo.server.extensions import TasksExtension
 from snodo.tasks import MemoryTaskStore, Tasks, TaskStore, background
 from tests.observe.otel_support import Observed, observed
 from tests.support.wire import request
@@ -26,8 +25,8 @@ from tests.support.wire import request
 def engine_of(server: Server) -> Tasks:
     """The task engine of the tasks extension ``server`` offers."""
     extension = server.extensions["io.modelcontextprotocol/tasks"]
-    assert isinstance(extension, TasksExtension)
-    return extension.engine
+    assert isinstance(extension, Tasks)
+    return extension
 
 
 TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}, "elicitation": {}}
@@ -40,7 +39,7 @@ LUCA = {"name": {"action": "accept", "content": {"name": "Luca"}}}
 def task_server(observer: Any, store: TaskStore) -> Server:
     """A worker over ``store``: ``hello`` asks once, ``held`` waits, ``broken`` fails."""
     tasks = Tasks(store, poll_interval_ms=10, watch_interval=0.01)
-    server = Server("t", "1", tasks=tasks, observer=observer)
+    server = Server("t", "1", extensions=[tasks], observer=observer)
     gate = asyncio.Event()
 
     @server.tool(task="optional")

@@ -44,7 +44,7 @@ def test_one_url_fills_every_store_left_at_its_default(
 
     monkeypatch.delenv("SNODO_REDIS", raising=False)
     tasks = Tasks()
-    server = Server("one", "1", redis=redis_url, tasks=tasks)
+    server = Server("one", "1", redis=redis_url, extensions=[tasks])
     assert server.redis == redis_url
     assert isinstance(server.keyring.guard, RedisGuard)
     assert server.legacy is not None and server.legacy.store == redis_url
@@ -60,7 +60,7 @@ def test_one_url_fills_every_store_left_at_its_default(
         state_guard=guard,
         legacy=LegacyLimits(store=OTHER),
         notifications=LocalBus(),
-        tasks=own_tasks,
+        extensions=[own_tasks],
     )
     assert alone.keyring.guard is guard
     assert alone.legacy is not None and alone.legacy.store == OTHER

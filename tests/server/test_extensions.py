@@ -79,7 +79,7 @@ def test_an_extension_method_in_its_own_namespace_is_taken() -> None:
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])
 def test_tasks_is_an_extension_like_any_other(era: str) -> None:
-    """``Server(tasks=...)`` registers the tasks extension through the same API: its
+    """``Server(extensions=[Tasks(...)])`` offers the tasks extension through the same API: its
     methods are the registry's, advertised in both eras, answered for modern requests
     (an unknown task: -32602 from the engine) and not routed for legacy sessions, where
     the revision's own tasks/get means something else (-32601)."""

@@ -27,7 +27,7 @@ def _server(mask: bool) -> Server:
         "1.0.0",
         state_secret=secrets.token_bytes(32),
         mask_errors=mask,
-        tasks=Tasks(MemoryTaskStore()),
+        extensions=[Tasks(MemoryTaskStore())],
     )
 
     @server.tool

@@ -56,7 +56,7 @@ def test_the_redis_urls_a_server_was_configured_with() -> None:
         "1.0.0",
         state_secret=b"k" * 32,
         state_guard=RedisGuard(one),
-        tasks=Tasks(RedisTaskStore(two)),
+        extensions=[Tasks(RedisTaskStore(two))],
         notifications=RedisBus(one),
         legacy=LegacyLimits(store=two),
     )
@@ -76,6 +76,6 @@ def test_readiness_names_the_dependency_that_failed_and_nothing_of_its_url() -> 
         "1.0.0",
         state_secret=b"k" * 32,
         state_guard=RedisGuard(closed),
-        tasks=Tasks(RedisTaskStore(closed)),
+        extensions=[Tasks(RedisTaskStore(closed))],
     )
     assert asyncio.run(ready(server, timeout=5)) == ["replay guard", "task store"]

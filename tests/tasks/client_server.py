@@ -37,7 +37,7 @@ def make(store_url: str = "memory:", secret: bytes | None = None) -> Server:
         "task-client-tests",
         "1.0.0",
         state_secret=secret or secrets.token_bytes(32),
-        tasks=Tasks(task_store(store_url), poll_interval_ms=20, watch_interval=0.01),
+        extensions=[Tasks(task_store(store_url), poll_interval_ms=20, watch_interval=0.01)],
     )
 
     @built.tool(task="optional")

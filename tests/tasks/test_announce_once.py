@@ -44,7 +44,7 @@ async def worker_with_task(clock: Clock) -> tuple[Server, Contended, list[TaskRe
     """This worker, and a task in ``input_required`` that another worker runs."""
     store = Contended(clock)
     seen: list[TaskRecord] = []
-    server = Server("t", "1", tasks=Tasks(store, clock=clock, on_status=seen.append))
+    server = Server("t", "1", extensions=[Tasks(store, clock=clock, on_status=seen.append)])
     await store.create(
         TaskRecord(
             task_id="t1",

@@ -20,7 +20,7 @@ server = Server(
     "1.0.0",
     state_secret=b"b" * 32,
     state_guard=RedisGuard(REDIS) if REDIS else False,
-    tasks=Tasks(RedisTaskStore(REDIS)) if REDIS else None,
+    extensions=[Tasks(RedisTaskStore(REDIS))] if REDIS else [],
 )
 
 
