@@ -12,7 +12,7 @@ from typing import Any
 from snodo import Client, Context, Server, elicitation, input_required
 from snodo.client import TaskHandle
 from snodo.client.transports import MemoryTransport
-from snodo.tasks import MemoryTaskStore, Tasks, background
+from snodo.extensions.tasks import MemoryTaskStore, Tasks, background
 
 server = Server(
     "files",

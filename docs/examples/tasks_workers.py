@@ -10,8 +10,8 @@ python tasks_workers.py prints what was chosen.
 import os
 
 from snodo import Server
+from snodo.extensions.tasks import Tasks, task_store
 from snodo.server import LegacyLimits, notification_bus
-from snodo.tasks import Tasks, task_store
 
 TASKS = os.environ.get("SNODO_TASKS", "memory:")  # or sqlite:///PATH for one host
 # The bus carries notifications between workers; the task store's Redis can carry it.

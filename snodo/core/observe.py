@@ -12,7 +12,7 @@ to one narrow ``Observer`` at a few points instead:
   into the next state, and the response it ends with;
 * ``listen_streams`` and ``legacy_sessions`` when those gauges move;
 * ``phase`` around a step worth its own child span (a bridged legacy round);
-* the task engine (``snodo.tasks``) reports each task: ``task_changed`` on every status
+* the task engine (``snodo.extensions.tasks``) reports each task: ``task_changed`` on every status
   change this worker makes (creation included), ``task_run`` around the owner's run of
   its work, ``task_resumed`` when the owner takes an input round's answers, and
   ``task_mark`` for where a tasks/update or tasks/cancel request is traced, kept in the
@@ -54,7 +54,7 @@ Attributes = Mapping[str, str | int | float | bool]
 
 
 class TaskView(Protocol):
-    """What an observer reads of a task (``snodo.tasks.TaskRecord`` is one): the core
+    """What an observer reads of a task (``snodo.extensions.tasks.TaskRecord`` is one): the core
     reports tasks without depending on how the tasks extension keeps them."""
 
     @property

@@ -42,9 +42,9 @@ from snodo.core import capabilities
 from snodo.core.context import Context
 from snodo.core.errors import InternalError
 from snodo.core.result import MISSING, InputRequired, ToolError, input_required, tool_error
+from snodo.extensions.tasks import Tasks, background, task_store
 from snodo.server import CacheHint, LegacyLimits, Server
 from snodo.server.notify_bus import notification_bus
-from snodo.tasks import Tasks, background, task_store
 
 __all__ = ["server"]
 

@@ -39,7 +39,6 @@ _ROLES: dict[str, frozenset[str]] = {
     "auth": frozenset({"stores"}),
     "oauth": frozenset(),
     "server": frozenset({CORE, "asking", "stores", "auth"}),
-    "tasks": frozenset({CORE, "stores", "server"}),
     "legacy": frozenset({CORE, "stores", "server"}),
     "publishing": frozenset({CORE, "server"}),
     "transports": frozenset({CORE, "auth", "legacy", "server", "publishing"}),

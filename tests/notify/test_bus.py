@@ -22,10 +22,10 @@ import redis.asyncio
 from hypothesis import given
 from hypothesis import strategies as st
 
+from snodo.extensions.tasks import MemoryTaskStore, TaskRecord, Tasks
 from snodo.server import Server
 from snodo.server.notify_bus import LocalBus, Notice, RedisBus, notification_bus
 from snodo.server.subscriptions import Subscriptions
-from snodo.tasks import MemoryTaskStore, TaskRecord, Tasks
 from snodo.transports.http import HttpApp
 from snodo.transports.stdio import serve_stdio
 from tests.replay.conftest import answers_ping

@@ -16,8 +16,8 @@ from snodo.core.context import Context
 from snodo.core.errors import InternalError
 from snodo.core.observe import QUIET
 from snodo.core.result import MISSING, input_required
+from snodo.extensions.tasks import MemoryTaskStore, Tasks, TaskStore, background
 from snodo.server import Server
-from snodo.tasks import MemoryTaskStore, Tasks, TaskStore, background
 from tests.observe.otel_support import Observed, observed
 from tests.support.wire import request
 

@@ -37,10 +37,10 @@ OTHER = "redis://127.0.0.1:1/5"
 def test_one_url_fills_every_store_left_at_its_default(
     redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from snodo.extensions.tasks.engine import Tasks
+    from snodo.extensions.tasks.redis import RedisTaskStore
+    from snodo.extensions.tasks.store import MemoryTaskStore
     from snodo.stores import MemoryGuard, RedisGuard
-    from snodo.tasks.engine import Tasks
-    from snodo.tasks.redis import RedisTaskStore
-    from snodo.tasks.store import MemoryTaskStore
 
     monkeypatch.delenv("SNODO_REDIS", raising=False)
     tasks = Tasks()

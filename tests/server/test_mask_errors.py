@@ -16,7 +16,7 @@ from snodo import Client, Server
 from snodo.client.transports import MemoryTransport
 from snodo.core.context import Context
 from snodo.core.result import tool_error
-from snodo.tasks import MemoryTaskStore, Tasks, background
+from snodo.extensions.tasks import MemoryTaskStore, Tasks, background
 
 DETAIL = "no such table: notes (SELECT * FROM notes WHERE owner = 'ada')"
 

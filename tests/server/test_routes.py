@@ -9,12 +9,12 @@ import asyncio
 import pytest
 
 from snodo import Server
+from snodo.extensions.tasks import Tasks
+from snodo.extensions.tasks.redis import RedisTaskStore
 from snodo.server import LegacyLimits
 from snodo.server.notify_bus import RedisBus
 from snodo.server.routes import Request, Response, ready, redis_dependencies, redis_urls
 from snodo.stores import RedisGuard
-from snodo.tasks import Tasks
-from snodo.tasks.redis import RedisTaskStore
 
 
 def test_a_route_answers_what_its_function_returns() -> None:

@@ -7,11 +7,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from snodo.extensions.tasks import Tasks
+from snodo.extensions.tasks.redis import RedisTaskStore
 from snodo.server import Server
 from snodo.server.routes import Request, Response
 from snodo.stores import RedisGuard
-from snodo.tasks import Tasks
-from snodo.tasks.redis import RedisTaskStore
 
 REDIS = os.environ.get("TEST_REDIS")
 

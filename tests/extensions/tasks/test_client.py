@@ -3,7 +3,7 @@ tasks/update with its MRTR handlers, cancels at its deadline, and hands out a ha
 that another client, in another process, against another worker, can resume.
 
 In process (``MemoryTransport``) and against real ``snodo run`` workers over HTTP
-(``tests/tasks/client_server.py``); the wire each client sends is recorded and
+(``tests/extensions/tasks/client_server.py``); the wire each client sends is recorded and
 checked as literal JSON where it matters.
 """
 
@@ -33,14 +33,14 @@ from snodo.client import (
 )
 from snodo.client.transports import ClientTransport, HttpTransport, MemoryTransport, OnNotification
 from snodo_wire import CallToolResult
+from tests.extensions.tasks import client_server
 from tests.support.paths import ROOT
 from tests.support.processes import Serving, serving, snodo_run
-from tests.tasks import client_server
 
 TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
 CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 CITY = {"city": {"action": "accept", "content": {"city": "Oslo"}}}
-TARGET = "tests/tasks/client_server.py:server"
+TARGET = "tests/extensions/tasks/client_server.py:server"
 
 
 class Recording:

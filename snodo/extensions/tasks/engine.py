@@ -53,15 +53,15 @@ from snodo.core.errors import InternalError, InvalidParams, McpError, MissingCli
 from snodo.core.input_responses import pin
 from snodo.core.observe import QUIET, Observer
 from snodo.core.result import NO_STATE, InputRequired, ToolError
+from snodo.extensions.tasks.methods import TASK_METHODS
+from snodo.extensions.tasks.record import Status, TaskRecord, advance
+from snodo.extensions.tasks.redis import RedisTaskStore
+from snodo.extensions.tasks.store import MemoryTaskStore, StoreFull, TaskStore, settle
 from snodo.revisions.authoring import adapters
 from snodo.revisions.tasks.protocol import EXTENSION_ID
 from snodo.server.extensions import Answered, Extension, ExtensionMethod, Handoff, Host
 from snodo.server.subscriptions import MAX_RESOURCE_SUBSCRIPTIONS
 from snodo.server.tools import failure
-from snodo.tasks.methods import TASK_METHODS
-from snodo.tasks.record import Status, TaskRecord, advance
-from snodo.tasks.redis import RedisTaskStore
-from snodo.tasks.store import MemoryTaskStore, StoreFull, TaskStore, settle
 
 __all__ = ["Background", "StatusHook", "Tasks", "background", "declares_tasks"]
 

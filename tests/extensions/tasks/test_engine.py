@@ -14,8 +14,8 @@ from snodo.asking import elicitation
 from snodo.core.context import Context
 from snodo.core.errors import InternalError
 from snodo.core.result import MISSING, input_required, tool_error
+from snodo.extensions.tasks import MemoryTaskStore, TaskRecord, Tasks, background
 from snodo.server import Server
-from snodo.tasks import MemoryTaskStore, TaskRecord, Tasks, background
 from snodo_wire_tasks import adapters
 from tests.support.wire import request
 

@@ -2,7 +2,7 @@
 
 Theory of operation
 -------------------
-A task is a record in a shared store (``snodo.tasks.store``), not an object in one
+A task is a record in a shared store (``snodo.extensions.tasks.store``), not an object in one
 process: every worker reads and changes it through the store, and only the store's
 atomic read-modify-write (``TaskStore.update``) changes it. The work itself runs in
 the process that created the task (its ``owner``), which holds a lease on the record
@@ -53,7 +53,7 @@ TRANSITIONS: Final[dict[str, frozenset[str]]] = {
 """The statuses each status may move to; ``advance`` refuses any other move."""
 
 MAX_RECORDS: Final = 10_000
-"""Records a store keeps by default, live and finished (``snodo.tasks.store``)."""
+"""Records a store keeps by default, live and finished (``snodo.extensions.tasks.store``)."""
 
 
 class StoreFull(Exception):
