@@ -78,7 +78,7 @@ NEEDS_EXTRA: dict[str, str] = {
     # transport imports whichever it uses when it is made.
     "snodo.client.transports.http11": "http",
     "snodo.client.transports.httpx_wire": "http",
-    "snodo.otel.tasks": "otel",
+    "snodo.extensions.tasks.otel": "otel",
 }
 
 pytestmark = pytest.mark.packaging

@@ -6,6 +6,9 @@ whose method table is ``methods``); a tool registered with ``task="optional"`` o
 ``task="required"`` returns ``background(work)`` to run ``work`` as a task. ``record``:
 a task and its status machine. Stores: ``MemoryTaskStore`` (``store``),
 ``SQLiteTaskStore`` (``sqlite``), ``RedisTaskStore`` (``redis``), or ``task_store(url)``.
+Its observability half: ``observe``, what the engine reports each task to, found from
+the server's observer (``task_observer``); ``otel``, task runs as spans and task metrics
+for ``snodo.otel``'s observer (the ``snodo[otel]`` extra).
 
 The package is reached through the public extension API of the server alone: the server
 hands the engine a tool's name and how to finish its result, never the tool itself, and

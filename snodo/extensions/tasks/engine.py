@@ -27,7 +27,7 @@ it ``failed`` (-32603, "worker lost"): a task whose process died does not stay
 ``working`` forever.
 
 Every status change goes through ``_announce``, which calls ``on_status``, tells the
-server's observer (with the status it left: ``snodo.core.observe``) and this process's
+server's observer (with the status it left: ``observe``) and this process's
 listen streams (``notifications/tasks``). The owner runs the work inside the
 observer's ``task_run``; a tasks/update or tasks/cancel request leaves the observer's
 mark in the record, so the owner's run links to it whichever worker answered.
@@ -51,9 +51,10 @@ from snodo.core.admission import admit
 from snodo.core.context import Context
 from snodo.core.errors import InternalError, InvalidParams, McpError, MissingClientCapability
 from snodo.core.input_responses import pin
-from snodo.core.observe import QUIET, Observer
+from snodo.core.observe import Observer
 from snodo.core.result import NO_STATE, InputRequired, ToolError
 from snodo.extensions.tasks.methods import TASK_METHODS
+from snodo.extensions.tasks.observe import QUIET_TASKS, TaskObserver, task_observer
 from snodo.extensions.tasks.record import Status, TaskRecord, advance
 from snodo.extensions.tasks.redis import RedisTaskStore
 from snodo.extensions.tasks.store import MemoryTaskStore, StoreFull, TaskStore, settle
@@ -143,8 +144,8 @@ class Tasks(Extension):
         self.watch_interval = watch_interval
         self.clock = clock
         self.on_status = on_status
-        self.observer: Observer = QUIET
-        """The server's observer; ``Server`` sets it."""
+        self.observer: TaskObserver = QUIET_TASKS
+        """What reports each task to the server's observer (``observe`` sets it)."""
         self.worker = secrets.token_hex(8)
         self.listeners: list[StatusHook] = []
         """This process's listen streams, told of every change it makes or sees."""
@@ -177,8 +178,8 @@ class Tasks(Extension):
         self.listeners.append(offering.subscriptions.task_changed)
 
     def observe(self, observer: Observer) -> None:
-        """Report each task to the server's observer."""
-        self.observer = observer
+        """Report each task to the server's observer (``task_observer``)."""
+        self.observer = task_observer(observer)
 
     def dependencies(self) -> dict[str, str]:
         """The task store's Redis, when it keeps its tasks there."""
@@ -188,7 +189,7 @@ class Tasks(Extension):
     # -- status changes ------------------------------------------------------------------
 
     def _announce(self, record: TaskRecord, previous: str | None) -> None:
-        if self.observer is not QUIET:
+        if self.observer is not QUIET_TASKS:
             self.observer.task_changed(record, previous)
         if self.on_status is not None:
             self.on_status(record)
@@ -314,7 +315,7 @@ class Tasks(Extension):
                 return
             taken, resumed = await self._answers(task_id)
             answers.update(taken)
-            if self.observer is not QUIET:
+            if self.observer is not QUIET_TASKS:
                 self.observer.task_resumed(resumed)
 
     async def _ask(
@@ -422,7 +423,7 @@ class Tasks(Extension):
                 raise InvalidParams(f"Invalid params: inputResponses.{key}") from exc
         if not wanted:
             return {}
-        mark = self.observer.task_mark() if self.observer is not QUIET else None
+        mark = self.observer.task_mark() if self.observer is not QUIET_TASKS else None
         before: list[str] = []
 
         def deliver(current: TaskRecord) -> TaskRecord | None:
@@ -452,7 +453,7 @@ class Tasks(Extension):
         record = await self._find(ctx, params.get("taskId"))
         if record.terminal:
             return {}
-        mark = self.observer.task_mark() if self.observer is not QUIET else None
+        mark = self.observer.task_mark() if self.observer is not QUIET_TASKS else None
 
         def request_cancel(current: TaskRecord) -> TaskRecord | None:
             if current.terminal or current.cancel_requested:

@@ -21,10 +21,10 @@ same bytes.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 __all__ = [
     "MAX_RECORDS",
@@ -34,6 +34,7 @@ __all__ = [
     "Status",
     "StoreFull",
     "TaskRecord",
+    "TaskView",
     "advance",
     "iso",
 ]
@@ -70,6 +71,23 @@ def iso(seconds: float) -> str:
         .isoformat(timespec="milliseconds")
         .replace("+00:00", "Z")
     )
+
+
+class TaskView(Protocol):
+    """What an observer reads of a task (``TaskRecord`` is one)."""
+
+    @property
+    def task_id(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def created_at(self) -> float: ...
+    @property
+    def updated_at(self) -> float: ...
+    @property
+    def error(self) -> Mapping[str, Any] | None: ...
+    @property
+    def trace_links(self) -> Sequence[str]: ...
 
 
 @dataclass(frozen=True, slots=True)
