@@ -18,7 +18,7 @@ outside it: ``MISSING`` is pydantic's own sentinel, as pydantic makes it.
 """
 
 from snodo.asking import elicitation, roots, sampling
-from snodo.client import Client, Flow, RequestError, TaskHandle
+from snodo.client import Client, Flow, RequestError
 from snodo.core.context import Context
 from snodo.core.errors import InvalidParams, InvalidState, McpError, ResourceNotFound
 from snodo.core.result import (
@@ -55,7 +55,6 @@ __all__ = [
     "RequestError",
     "ResourceNotFound",
     "Server",
-    "TaskHandle",
     "ToolError",
     "elicitation",
     "input_required",
