@@ -72,6 +72,7 @@ NEEDS_EXTRA: dict[str, str] = {
         )
     },
     "snodo.otel": "otel",
+    "snodo.otel.marks": "otel",
     # uvicorn's HTTP protocols with snodo run's bounds: the serving process imports it.
     "snodo.transports.http_guard": "http",
     # The client's two HTTP ways out: its own HTTP/1.1 on httptools, and httpx's. The
