@@ -40,6 +40,8 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from snodo import State
+
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -122,7 +124,7 @@ def snodo_app(observed: bool = False, limited: bool = False) -> AsgiApp:
 
     # The server's own keys: it verifies the echoed state before the handler runs, and
     # pins the question asked beside what the handler sealed.
-    server = Server("bench-flow", "1.0.0", keyring=Keyring(secret=SECRET))
+    server = Server("bench-flow", "1.0.0", state=State(keyring=Keyring(secret=SECRET)))
     if observed:  # the otel extra with SDK providers and no exporter: spans made, dropped
         from opentelemetry.sdk.metrics import MeterProvider  # noqa: PLC0415
         from opentelemetry.sdk.trace import TracerProvider  # noqa: PLC0415

@@ -48,6 +48,8 @@ from typing import Any
 import harness
 from harness import Connection, HttpError, encode, header_lines
 
+from snodo import Limits
+
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
 META: dict[str, Any] = {
@@ -69,7 +71,7 @@ def snodo_app(capacity: int) -> Any:
     server = Server(
         "bench-memory",
         "1.0.0",
-        max_listen_streams=max(capacity + 1, 1000),
+        limits=Limits(listen_streams=max(capacity + 1, 1000)),
         legacy=LegacyLimits(max_sessions=max(capacity + 1, 1024)),
     )
 

@@ -46,6 +46,8 @@ import harness
 import http_flow
 from flows import APPS, FLOWS, REQUESTS_PER_FLOW, snodo_build
 
+from snodo import State
+
 
 def proxy_app(backend_port: int) -> Any:
     from snodo.client import Client  # noqa: PLC0415 - the proxy's process only
@@ -55,7 +57,7 @@ def proxy_app(backend_port: int) -> Any:
     url = f"http://127.0.0.1:{backend_port}/mcp"
     # Like the backend (its keyring has no guard), the flows answer one state twice.
     connect = lambda **options: Client.http(url, **options)  # noqa: E731
-    return HttpApp(proxy(connect, name="bench-proxy", state_guard=False))
+    return HttpApp(proxy(connect, name="bench-proxy", state=State(guard=False)))
 
 
 def fastmcp_app(backend_port: int) -> Any:
