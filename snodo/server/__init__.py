@@ -133,36 +133,27 @@ class Server(Decorators):
 
     - ``name``, ``version``, ``title``, ``description``: its ``Implementation``.
     - ``instructions``: what the client may tell its model about the server.
-    - ``versions``: the protocol versions offered (default: every one served;
-      ``snodo.server.versions``); naming no legacy one makes it modern-only.
-    - ``authorization``: OAuth (``snodo.auth.ProtectedResource``); items' ``scopes=``
-      are checked against the token's.
+    - ``versions``: the protocol versions offered, each served one by default.
+    - ``authorization``: OAuth (``snodo.auth.ProtectedResource``), items' ``scopes=`` checked.
     - ``hide_unauthorized``: lists show each caller only the items its scopes reach.
-    - ``mask_errors``: a tool's untyped exception reaches the client as a generic
-      message, its text only in the log (for production).
+    - ``mask_errors``: a tool's untyped exception reaches the client without its text.
     - ``middleware``: runs around every handler, the first outermost (``snodo.middleware``).
     - ``extensions``: offered and installed (``snodo.server.extensions``).
     - ``tasks``: the Tasks extension (``snodo.tasks.Tasks``).
-    - ``tool_search``: ``tools/list`` shows a search tool instead of every tool
-      (``snodo.search.ToolSearch``).
-    - ``lifespan``: one or a list, entered by ``startup`` and left by ``shutdown``, once
-      per worker (``snodo.server.lifespan``).
-    - ``legacy``: the initialize-based era's bounds (``LegacyLimits``), ``"stateless"``
-      (no sessions), or None (modern-only).
-    - ``redis``: a Redis URL (else ``SNODO_REDIS``) every store left at its default shares
-      across workers (``snodo.server.shared_stores``).
-    - ``notifications``: the bus that carries notifications to other workers' listen
-      streams (``snodo.server.notify_bus``; default: this process).
-    - ``user_store``: where ``ctx.user_state`` is kept (a ``UserStore`` or a store's URL;
-      default: ``redis``, else memory).
+    - ``tool_search``: ``tools/list`` shows a search tool (``snodo.search.ToolSearch``).
+    - ``lifespan``: one or a list, entered by ``startup`` and left by ``shutdown``.
+    - ``legacy``: the legacy era's ``LegacyLimits``, ``"stateless"``, or None: modern-only.
+    - ``redis``: the Redis URL (else ``SNODO_REDIS``) every default store of workers shares.
+    - ``notifications``: the bus to other workers' listen streams (``snodo.server.notify_bus``).
+    - ``user_store``: where ``ctx.user_state`` is kept: a ``UserStore`` or a store's URL.
     - ``observer``: told of every request (``snodo.otel.OtelObserver``).
-    - ``settings``: the pydantic model of what its user configures, read by
-      ``read_settings`` (``snodo.server.settings``).
-    - ``state_secret``: the key request state is sealed with; short for
-      ``state=State(secret=...)``.
-    - ``state``, ``caching``, ``limits``, ``spec``, ``publishing``: the groups of
-      ``snodo.server.configuration`` (``State``, ``Caching``, ``Limits``, ``Spec``,
-      ``Publishing``), each documenting its fields.
+    - ``settings``: the pydantic model of what its user configures (``read_settings``).
+    - ``state_secret``: the key request state is sealed with: ``state=State(secret=...)``.
+    - ``state``: how request state is sealed and kept one-time (``State``).
+    - ``caching``: the caching hints of lists, reads and discovery (``Caching``).
+    - ``limits``: page size, listen streams, threads (``Limits``).
+    - ``spec``: the revision catalog, added flags, answer checks (``Spec``).
+    - ``publishing``: card name, repository, website and icons (``Publishing``).
 
     The transports use ``handle`` (HTTP calls what it runs,
     ``snodo.core.request_path.answer``), ``check_version``, ``mirrored_headers``,

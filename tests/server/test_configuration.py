@@ -37,6 +37,8 @@ def test_every_server_parameter_has_its_line_in_the_docstring() -> None:
     parameters = list(inspect.signature(Server.__init__).parameters)[1:]
     assert [p for p in parameters if p not in listed] == []
     assert len(parameters) <= 26  # help(Server) reads in a minute
+    shown = str(inspect.signature(Server))  # defaults shown short: no object addresses
+    assert "= LegacyLimits()," in shown and "= QUIET," in shown and " at 0x" not in shown
 
 
 def test_a_group_is_frozen_and_takes_keywords_only() -> None:
