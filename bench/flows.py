@@ -40,8 +40,6 @@ import json
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
-from snodo import State
-
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -119,7 +117,7 @@ def snodo_app(observed: bool = False, limited: bool = False) -> AsgiApp:
     from snodo.core.context import Context  # noqa: PLC0415
     from snodo.core.result import InputRequired  # noqa: PLC0415
     from snodo.core.state.keyring import Keyring  # noqa: PLC0415
-    from snodo.server import Server  # noqa: PLC0415
+    from snodo.server import Server, State  # noqa: PLC0415
     from snodo.transports.http import HttpApp  # noqa: PLC0415
 
     # The server's own keys: it verifies the echoed state before the handler runs, and

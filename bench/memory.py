@@ -48,8 +48,6 @@ from typing import Any
 import harness
 from harness import Connection, HttpError, encode, header_lines
 
-from snodo import Limits
-
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
 META: dict[str, Any] = {
@@ -65,7 +63,11 @@ SESSION_CONNECTIONS = 8
 
 
 def snodo_app(capacity: int) -> Any:
-    from snodo.server import LegacyLimits, Server  # noqa: PLC0415 - only this process needs it
+    from snodo.server import (  # noqa: PLC0415 - only this process needs it
+        LegacyLimits,
+        Limits,
+        Server,
+    )
     from snodo.transports.http import HttpApp  # noqa: PLC0415
 
     server = Server(

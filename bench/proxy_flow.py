@@ -46,12 +46,11 @@ import harness
 import http_flow
 from flows import APPS, FLOWS, REQUESTS_PER_FLOW, snodo_build
 
-from snodo import State
-
 
 def proxy_app(backend_port: int) -> Any:
     from snodo.client import Client  # noqa: PLC0415 - the proxy's process only
     from snodo.gateway import proxy  # noqa: PLC0415
+    from snodo.server import State  # noqa: PLC0415
     from snodo.transports.http import HttpApp  # noqa: PLC0415
 
     url = f"http://127.0.0.1:{backend_port}/mcp"

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from generator.source import ROOT
-from snodo import Spec
 
 METHOD_NOT_FOUND = -32601
 
@@ -54,7 +53,7 @@ class Probe:
 
 
 def _probe_server() -> Any:
-    from snodo.server import Server  # noqa: PLC0415 (only coverage reads the runtime)
+    from snodo.server import Server, Spec  # noqa: PLC0415 (only coverage reads the runtime)
 
     server = Server("coverage-probe", "0", spec=Spec(check_answers=False))  # it reports, not serves
 
