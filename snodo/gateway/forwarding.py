@@ -22,7 +22,7 @@ when there is none. A legacy front gets either backend's
 questions through the server's bridge, as requests in its own session.
 
 Tool definitions and results cross revisions both ways: a front of SEP-3279's draft
-gets a backend of 2026-07-28 or 2025-11-25's tools with their ``outputVariants`` and
+gets the tools of a backend of an earlier revision with their ``outputVariants`` and
 its calls' ``outputs`` as it asked for them, and the reverse
 (``snodo.gateway.tool_translation``).
 

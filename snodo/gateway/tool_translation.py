@@ -2,8 +2,8 @@
 
 A gateway's front may speak a revision whose tools take another shape than the
 backend's: SEP-3279's draft (``outputVariants``, ``requestedOutputs``, ``outputs``) in
-front of a 2026-07-28 or 2025-11-25 server (``outputSchema``, ``content``,
-``structuredContent``), or the reverse. Both sides' tool encoders
+front of a server of an earlier revision, modern or legacy (``outputSchema``,
+``content``, ``structuredContent``), or the reverse. Both sides' tool encoders
 (``snodo.server.tool_encoders``) translate, through the content shape:
 
 - a listing: the backend's definitions ``authored`` by its encoder, then ``listed`` by

@@ -16,6 +16,12 @@ and ``assistant/structured``, with the tool's output schema, when it has one (th
 maps the legacy ``outputSchema`` to that variant, and no other). Both encoders build
 from the same value: the variants one projects what ``finished`` makes, so the content
 and structured payloads are those a client of the content shape reads.
+
+Tools that are not registered ones go through the same encoders, known by their
+definitions: tool search's own (``selected`` and ``encoded`` a result made in the
+content shape), and a backend's behind a gateway, whose definitions and results each
+encoder also turns back into the content shape (``authored``, ``decoded``), the common
+ground between two revisions (``snodo.gateway.tool_translation``).
 """
 
 from __future__ import annotations
