@@ -245,8 +245,9 @@ class Proxy:
         if not isinstance(name, str):
             return None
         known = self.tools.definitions.get(name)
-        if known is None:
+        if known is None and not self.tools.read_whole:
             self.tools.remember(await self._pages([ctx], "tools/list", "tools"))
+            self.tools.read_whole = True
             known = self.tools.definitions.get(name)
         return known
 

@@ -20,7 +20,8 @@ front of a server of an earlier revision, modern or legacy (``outputSchema``,
 
 What the tool declares is read from the backend's own listing, kept by name (the
 backend's names, before a ``Shape`` renames them) until its tools list changes, and
-read again for a call of a tool not in it.
+read again, once per change, for a call of a tool not in it. A tool the backend does
+not list to the gateway is taken to declare what the content shape can carry.
 """
 
 from __future__ import annotations
@@ -52,10 +53,15 @@ class ToolTranslation:
 
     def __init__(self) -> None:
         self.definitions: dict[str, dict[str, Any]] = {}
+        self.read_whole = False
+        """The backend's whole list was read for a call since its tools last changed: a
+        name still unknown is not read for again (one list per change, whatever the
+        front asks)."""
 
     def forget(self) -> None:
         """The backend's tools list changed: what they declare is read again."""
         self.definitions.clear()
+        self.read_whole = False
 
     def remember(self, items: list[Any]) -> None:
         """A backend listing's definitions, by name."""
@@ -76,11 +82,11 @@ class ToolTranslation:
         backend: ToolEncoder,
         params: Mapping[str, Any],
         definition: Mapping[str, Any] | None,
-    ) -> tuple[dict[str, Any], tuple[Selector, ...]]:
+    ) -> tuple[Mapping[str, Any], tuple[Selector, ...]]:
         """The params to send the backend, and the front's selection (checked now:
         ``InvalidParams`` for an output the tool does not declare)."""
         if front is backend:
-            return dict(params), ()
+            return params, ()
         sent = {key: value for key, value in params.items() if key != _REQUESTED}
         name = str(params.get("name"))
         if definition is None:  # not listed to this gateway: what the content shape has

@@ -233,6 +233,33 @@ def test_a_failed_call_of_an_older_backend_is_a_failed_output_at_a_draft_front()
     ]
 
 
+def test_a_tool_the_backend_does_not_list_is_read_for_once_per_change() -> None:
+    """A call of a tool the gateway has not seen listed reads the backend's list once;
+    another call of a name still unknown does not read it again, and the backend
+    answers it as any unknown tool."""
+    backend = backend_server(MODERN)
+    front, sent = _proxy(backend, [MODERN], [DRAFT, MODERN])
+    asked = [
+        ("tools/call", _call("nope", {})),
+        ("tools/call", _call("nope", {}, ("assistant", "content"))),
+        ("tools/call", _call("regions", {}, ("assistant", "structured"))),
+    ]
+    unknown = '{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unknown tool: nope"}}'
+    assert _wire(front, asked, DRAFT, backend) == [
+        unknown,
+        unknown,
+        _outputs(
+            '[{"audience":"assistant","format":"structured","structuredContent":["NA","EMEA"]}]'
+        ),
+    ]
+    assert [m["method"] for m in sent if m["method"].startswith("tools/")] == [
+        "tools/list",
+        "tools/call",
+        "tools/call",
+        "tools/call",
+    ]
+
+
 # -- a 2026-07-28 front, a draft backend ---------------------------------------------------
 
 
