@@ -240,8 +240,9 @@ class Proxy:
         return encoder_of(connection.revisions.by_version.get(connection.protocol_version))
 
     async def _definition(self, ctx: Context, name: Any) -> dict[str, Any] | None:
-        """The backend's definition of tool ``name`` (its own shape), listed again when
-        it is not known yet; None: the backend lists no such tool to this gateway."""
+        """The backend's definition of tool ``name`` (its own shape), its list read
+        again when it is not known yet (once per list change); None: the backend lists
+        no such tool to this gateway."""
         if not isinstance(name, str):
             return None
         known = self.tools.definitions.get(name)

@@ -70,10 +70,11 @@ class ToolTranslation:
                 self.definitions[item["name"]] = item
 
     def listed(self, front: ToolEncoder, backend: ToolEncoder, items: list[Any]) -> list[Any]:
-        """A backend listing's items as the front's revision lists them."""
-        self.remember(items)
+        """A backend listing's items as the front's revision lists them (kept, when
+        they are translated, for the calls translated after)."""
         if front is backend:
             return items
+        self.remember(items)
         return front.listed(backend.authored(items))
 
     def request(
