@@ -21,10 +21,28 @@ except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
 
 from snodo.auth.tokens import VerifierUnavailable
 
-__all__ = ["fetch_metadata", "metadata_urls", "published_endpoint"]
+__all__ = ["OutboundClient", "fetch_metadata", "metadata_urls", "published_endpoint"]
 
 MAX_DOCUMENT_BYTES = 256 * 1024
 """A metadata document or key set larger than this is refused (real ones are a few KiB)."""
+
+
+class OutboundClient:
+    """The HTTP client a verifier fetches documents and keys with: the one it was given,
+    or one made on first use (no redirects followed, 10 s timeout)."""
+
+    def __init__(self, given: httpx.AsyncClient | None = None) -> None:
+        self._http = given
+
+    def __call__(self) -> httpx.AsyncClient:
+        if self._http is None:
+            self._http = httpx.AsyncClient(timeout=10.0, follow_redirects=False)
+        return self._http
+
+    async def aclose(self) -> None:
+        """Close the client, whether made here or given."""
+        if self._http is not None:
+            await self._http.aclose()
 
 
 def metadata_urls(issuer: str) -> list[str]:

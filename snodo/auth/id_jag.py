@@ -43,7 +43,7 @@ except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
         "snodo.auth.id_jag needs the snodo[auth] extra: pip install 'snodo[auth]'"
     ) from missing
 
-from snodo.auth.discovery import published_endpoint
+from snodo.auth.discovery import OutboundClient, published_endpoint
 from snodo.auth.jwt import DEFAULT_ALGORITHMS, KeySetCache
 from snodo.auth.proxy_pages import OAuthRefusal
 from snodo.auth.proxy_store import ProxyStore, digest
@@ -115,15 +115,14 @@ class IdentityAssertions:
         self.map_claims = claims
         self.leeway = leeway
         self.clock = clock
-        self._http = http
+        self._client = OutboundClient(http)
         self._keys = {
             issuer: KeySetCache(ttl=3600.0, clock=clock) for issuer in self.trusted_issuers
         }
 
-    def _client(self) -> httpx.AsyncClient:
-        if self._http is None:
-            self._http = httpx.AsyncClient(timeout=10.0, follow_redirects=False)
-        return self._http
+    async def aclose(self) -> None:
+        """Close the HTTP client, whether made here or passed as ``http``."""
+        await self._client.aclose()
 
     async def _jwks_uri(self, issuer: str) -> str:
         uri = self.jwks_uris.get(issuer)

@@ -24,7 +24,7 @@ except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
         "snodo.auth.introspection needs the snodo[auth] extra: pip install 'snodo[auth]'"
     ) from missing
 
-from snodo.auth.discovery import MAX_DOCUMENT_BYTES, published_endpoint
+from snodo.auth.discovery import MAX_DOCUMENT_BYTES, OutboundClient, published_endpoint
 from snodo.auth.tokens import (
     AccessToken,
     InvalidToken,
@@ -68,17 +68,11 @@ class IntrospectionVerifier:
         self.require_audience = require_audience
         self.leeway = leeway
         self.clock = clock
-        self._http = http
-
-    def _client(self) -> httpx.AsyncClient:
-        if self._http is None:
-            self._http = httpx.AsyncClient(timeout=10.0, follow_redirects=False)
-        return self._http
+        self._client = OutboundClient(http)
 
     async def aclose(self) -> None:
         """Close the HTTP client, whether made here or passed as ``http``."""
-        if self._http is not None:
-            await self._http.aclose()
+        await self._client.aclose()
 
     async def _endpoint(self) -> str:
         if self.endpoint is None:

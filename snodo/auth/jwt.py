@@ -34,7 +34,7 @@ except ModuleNotFoundError as missing:  # pragma: no cover - a bare install
     ) from missing
 
 from snodo.auth.claims import ClaimsRefused, check_claims, type_matches
-from snodo.auth.discovery import get_json, published_endpoint
+from snodo.auth.discovery import OutboundClient, get_json, published_endpoint
 from snodo.auth.tokens import (
     AccessToken,
     InvalidToken,
@@ -151,18 +151,12 @@ class JwtVerifier:
         (``application/at+jwt`` does, as RFC 9068 section 4 says)."""
         self.leeway = leeway
         self.clock = clock
-        self._http = http
+        self._client = OutboundClient(http)
         self.keys = KeySetCache(ttl=jwks_ttl, refresh_interval=refresh_interval, clock=clock)
-
-    def _client(self) -> httpx.AsyncClient:
-        if self._http is None:
-            self._http = httpx.AsyncClient(timeout=10.0, follow_redirects=False)
-        return self._http
 
     async def aclose(self) -> None:
         """Close the HTTP client, whether made here or passed as ``http``."""
-        if self._http is not None:
-            await self._http.aclose()
+        await self._client.aclose()
 
     async def _jwks_uri(self) -> str:
         if self.jwks_uri is None:

@@ -161,8 +161,7 @@ class CallerSpaces:
     def __init__(self, users: UserStore, visibility: Visibility) -> None:
         self.users = users
         self.visibility = visibility
-        visibility.store, visibility.ttl = users.store, users.ttl
-        visibility.callers = users.store.shared  # another worker may have written some
+        visibility.keep_in(users.store, users.ttl)
 
     async def change_visibility(
         self,

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, Unpack, overload
 
 from snodo.revisions import Revision
-from snodo.server.invoke import Handler
+from snodo.server.invoke import UserFunction
 from snodo.server.options import (
     PromptOptions,
     ResourceOptions,
@@ -29,7 +29,7 @@ from snodo.server.tools import Tool, make_tool
 
 __all__ = ["Decorators"]
 
-F = TypeVar("F", bound=Handler)
+F = TypeVar("F", bound=UserFunction)
 
 
 class ResourceDecorators:
@@ -69,7 +69,7 @@ class ResourceDecorators:
         return register
 
     def add_resource(
-        self, function: Handler, uri: str, **options: Unpack[ResourceOptions]
+        self, function: UserFunction, uri: str, **options: Unpack[ResourceOptions]
     ) -> Resource:
         """Register a resource as ``@server.resource(uri, ...)`` does."""
         check(ResourceOptions, options, f"resource {uri!r}")
@@ -100,7 +100,7 @@ class ResourceDecorators:
         return register
 
     def add_template(
-        self, function: Handler, uri_template: str, **options: Unpack[TemplateOptions]
+        self, function: UserFunction, uri_template: str, **options: Unpack[TemplateOptions]
     ) -> ResourceTemplate:
         """Register a resource template as ``@server.resource_template(...)`` does."""
         check(TemplateOptions, options, f"resource template {uri_template!r}")
@@ -141,7 +141,7 @@ class Decorators(ResourceDecorators):
 
         return register(function) if function is not None else register
 
-    def add_tool(self, function: Handler, **options: Unpack[ToolOptions]) -> Tool:
+    def add_tool(self, function: UserFunction, **options: Unpack[ToolOptions]) -> Tool:
         """Register a tool as ``@server.tool(...)`` does, with the same options; returns
         the Tool as listed."""
         check(ToolOptions, options, "tool")
@@ -178,7 +178,7 @@ class Decorators(ResourceDecorators):
 
         return register(function) if function is not None else register
 
-    def add_prompt(self, function: Handler, **options: Unpack[PromptOptions]) -> Prompt:
+    def add_prompt(self, function: UserFunction, **options: Unpack[PromptOptions]) -> Prompt:
         """Register a prompt as ``@server.prompt(...)`` does."""
         check(PromptOptions, options, "prompt")
         prompt = make_prompt(function, options, threads=self.registry.threads)
@@ -219,7 +219,7 @@ class Decorators(ResourceDecorators):
         self,
         ref_type: CompletionRef,
         name: str,
-        function: Handler,
+        function: UserFunction,
         *,
         inline: bool = False,
         timeout: float | None = None,

@@ -36,9 +36,6 @@ UserFunction = Callable[..., Any]
 whose signature the server reads once (not the core's ``MethodHandler``, which answers a
 whole method, nor the client's ``InputHandler``, which answers a server's question)."""
 
-Handler = UserFunction
-"""The former name, which ``snodo.server.decorators`` still imports."""
-
 PLAIN = frozenset({str, dict, list, int, float, bool, type(None), InputRequired})
 """Result types that are never awaitable, so need no ``inspect.isawaitable`` (an ABC
 check, the dearest step of a sync call)."""

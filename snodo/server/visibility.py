@@ -204,11 +204,21 @@ class Visibility:
         """The rules of their own that extensions add (``add_hook``)."""
         self.hook_privacy: list[Private] = []
         """Whether each hook may now vary a kind's lists by caller."""
+        self.active = False
+        """Whether anything may hide anything: else the methods skip visibility. Kept
+        as each change is made, since every call and read asks it."""
 
-    @property
-    def active(self) -> bool:
-        """Whether anything may hide anything: else the methods skip visibility."""
-        return bool(self.rules or self._disabled or self.hooks) or self.by_caller or self.callers
+    def _recount(self) -> None:
+        self.active = bool(
+            self.rules or self._disabled or self.hooks or self.by_caller or self.callers
+        )
+
+    def keep_in(self, store: KeyValueStore, ttl: float) -> None:
+        """Keep the callers' own rules in ``store``; one shared with other workers may
+        hold some already, so every request then reads its caller's."""
+        self.store, self.ttl = store, ttl
+        self.callers = self.callers or store.shared
+        self._recount()
 
     # -- registration ----------------------------------------------------------------------
 
@@ -227,6 +237,7 @@ class Visibility:
         else:
             self._disabled.discard((kind, key))
         self.by_caller = self.by_caller or visible is not None
+        self._recount()
 
     def tags(self, kind: Kind, key: str) -> frozenset[str]:
         """The item's tags."""
@@ -237,6 +248,7 @@ class Visibility:
         """Drop what registration said of an item no longer registered."""
         self.marks.pop((kind, key), None)
         self._disabled.discard((kind, key))
+        self._recount()
 
     def add_hook(self, hook: Hook, private: Private | None = None) -> None:
         """Hide from a caller whatever ``hook(ctx, kind, key)`` says is hidden, in every
@@ -244,12 +256,14 @@ class Visibility:
         every kind, or of the kinds for which ``private(kind)`` is true when listed."""
         self.hooks.append(hook)
         self.hook_privacy.append(private if private is not None else _always)
+        self._recount()
 
     # -- changes -------------------------------------------------------------------------
 
     def server_rule(self, rule: Rule) -> None:
         """Apply ``rule`` server-wide from now on, and tell the listeners."""
         self.rules.append(rule)
+        self._recount()
         for key in sorted(rule.concerns()):
             self.changed(key)
 
@@ -266,6 +280,7 @@ class Visibility:
             await store.put(SPACE, caller, body, self.ttl)
             concerned = rule.concerns()
         self.callers = True
+        self._recount()
         for key in sorted(concerned):
             self.changed(key)
 

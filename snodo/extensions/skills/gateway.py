@@ -48,10 +48,11 @@ METHODS: Final = ("skills/list", "skills/get")
 """The extension's own methods, which the front answers by its members."""
 DIRECTORY_READ: Final = "resources/directory/read"
 
-Handler = Callable[[Context, Mapping[str, Any]], Any]
+MethodAnswer = Callable[[Context, Mapping[str, Any]], Any]
+"""What answers one of the extension's methods at the front."""
 
 
-def _offer(front: Server, settings: Mapping[str, Any], answers: Mapping[str, Handler]) -> None:
+def _offer(front: Server, settings: Mapping[str, Any], answers: Mapping[str, MethodAnswer]) -> None:
     """Declare the extension at ``front`` with ``settings``, its methods answered by
     ``answers`` (a ``directoryRead`` the settings leave out is not offered)."""
     registry = front.registry
@@ -63,7 +64,7 @@ def _offer(front: Server, settings: Mapping[str, Any], answers: Mapping[str, Han
         registry.extension_methods.pop(DIRECTORY_READ, None)
 
 
-def _forwarded(member: Member) -> Handler:
+def _forwarded(member: Member) -> MethodAnswer:
     async def answer(ctx: Context, params: Mapping[str, Any]) -> Any:
         return await member.forward(ctx, {k: v for k, v in params.items() if k != "_meta"})
 
