@@ -117,12 +117,12 @@ def snodo_app(observed: bool = False, limited: bool = False) -> AsgiApp:
     from snodo.core.context import Context  # noqa: PLC0415
     from snodo.core.result import InputRequired  # noqa: PLC0415
     from snodo.core.state.keyring import Keyring  # noqa: PLC0415
-    from snodo.server import Server  # noqa: PLC0415
+    from snodo.server import Server, State  # noqa: PLC0415
     from snodo.transports.http import HttpApp  # noqa: PLC0415
 
     # The server's own keys: it verifies the echoed state before the handler runs, and
     # pins the question asked beside what the handler sealed.
-    server = Server("bench-flow", "1.0.0", keyring=Keyring(secret=SECRET))
+    server = Server("bench-flow", "1.0.0", state=State(keyring=Keyring(secret=SECRET)))
     if observed:  # the otel extra with SDK providers and no exporter: spans made, dropped
         from opentelemetry.sdk.metrics import MeterProvider  # noqa: PLC0415
         from opentelemetry.sdk.trace import TracerProvider  # noqa: PLC0415

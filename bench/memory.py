@@ -63,13 +63,17 @@ SESSION_CONNECTIONS = 8
 
 
 def snodo_app(capacity: int) -> Any:
-    from snodo.server import LegacyLimits, Server  # noqa: PLC0415 - only this process needs it
+    from snodo.server import (  # noqa: PLC0415 - only this process needs it
+        LegacyLimits,
+        Limits,
+        Server,
+    )
     from snodo.transports.http import HttpApp  # noqa: PLC0415
 
     server = Server(
         "bench-memory",
         "1.0.0",
-        max_listen_streams=max(capacity + 1, 1000),
+        limits=Limits(listen_streams=max(capacity + 1, 1000)),
         legacy=LegacyLimits(max_sessions=max(capacity + 1, 1024)),
     )
 

@@ -50,12 +50,13 @@ from flows import APPS, FLOWS, REQUESTS_PER_FLOW, snodo_build
 def proxy_app(backend_port: int) -> Any:
     from snodo.client import Client  # noqa: PLC0415 - the proxy's process only
     from snodo.gateway import proxy  # noqa: PLC0415
+    from snodo.server import State  # noqa: PLC0415
     from snodo.transports.http import HttpApp  # noqa: PLC0415
 
     url = f"http://127.0.0.1:{backend_port}/mcp"
     # Like the backend (its keyring has no guard), the flows answer one state twice.
     connect = lambda **options: Client.http(url, **options)  # noqa: E731
-    return HttpApp(proxy(connect, name="bench-proxy", state_guard=False))
+    return HttpApp(proxy(connect, name="bench-proxy", state=State(guard=False)))
 
 
 def fastmcp_app(backend_port: int) -> Any:

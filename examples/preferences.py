@@ -16,7 +16,7 @@ all asked in one round.
 
 The state secret comes from SNODO_STATE_SECRET (hex, at least 32 bytes); without it a
 random one is made per process, which suits one process only: behind a load balancer
-every worker must share it (or a keyring: Server(state_keys=[...]), see snodo.core.state).
+every worker must share it (or rotated keys: Server(state=State(keys=[...])), see snodo.core.state).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import sys
 from collections.abc import Iterator
 from typing import Annotated, Any
 
-from snodo import Ask, Context, InputRequired, elicitation, input_required, roots, sampling
+from snodo import Ask, Context, InputRequired, State, elicitation, input_required, roots, sampling
 from snodo.asking import Root
 from snodo.client import Client, Flow, RequestError
 from snodo.client.transports import MemoryTransport
@@ -94,11 +94,10 @@ server = Server(
     "preferences",
     "1.0.0",
     instructions="Ask the user for display preferences; nothing is written.",
-    state_secret=SECRET,
     # Each request state is one-time (the default): a replayed final retry is refused,
     # not run again. The guard is this process's own, or, with SNODO_REPLAY_GUARD=
     # redis://..., one every worker shares (docs/deploy.md).
-    state_guard=RedisGuard(GUARD) if GUARD else True,
+    state=State(secret=SECRET, guard=RedisGuard(GUARD) if GUARD else True),
     # Legacy sessions on any worker: SNODO_LEGACY_STORE=redis://... (docs/deploy.md), with
     # SNODO_NOTIFY=redis://... for list changes and resource updates raised elsewhere.
     legacy=LegacyLimits(store=os.environ.get("SNODO_LEGACY_STORE") or None),

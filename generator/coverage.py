@@ -7,7 +7,7 @@ Lines start with what they report: ``not served:`` (a request method the default
 answers -32601: its result is the handler's to fill, ``@server.method``), ``never
 sent:`` / ``never handled:`` (notifications the runtime does not declare), ``flag never
 set:`` (a ``ServerCapabilities`` path the runtime does not advertise by itself:
-``Server(capabilities={...})`` sets it), ``never filled:`` (a result field of a served
+``Spec(capabilities={...})`` sets it), ``never filled:`` (a result field of a served
 method that no handler, nor the core, fills; ``error:`` when the schema requires it),
 ``no authoring keyword:`` (a field of a listed item no decorator keyword sets and the
 runtime does not derive, ``filled.DERIVED``: ``fields={...}`` does) and ``error: the

@@ -53,9 +53,9 @@ class Probe:
 
 
 def _probe_server() -> Any:
-    from snodo.server import Server  # noqa: PLC0415 (only coverage reads the runtime)
+    from snodo.server import Server, Spec  # noqa: PLC0415 (only coverage reads the runtime)
 
-    server = Server("coverage-probe", "0", check_answers=False)  # it reports, not serves
+    server = Server("coverage-probe", "0", spec=Spec(check_answers=False))  # it reports, not serves
 
     @server.tool
     def probe_tool(text: str = "") -> str:

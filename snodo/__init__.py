@@ -30,7 +30,7 @@ from snodo.core.result import (
     url_required,
 )
 from snodo.core.state.keyring import Keyring
-from snodo.server import CacheHint, Reply, Server
+from snodo.server import CacheHint, Caching, Limits, Publishing, Reply, Server, Spec, State
 from snodo.server.asks import Ask
 from snodo.server.dependencies import Depends
 from snodo.server.media import Audio, File, Image, link
@@ -40,6 +40,7 @@ __all__ = [
     "Ask",
     "Audio",
     "CacheHint",
+    "Caching",
     "Client",
     "Context",
     "Depends",
@@ -50,11 +51,15 @@ __all__ = [
     "InvalidParams",
     "InvalidState",
     "Keyring",
+    "Limits",
     "McpError",
+    "Publishing",
     "Reply",
     "RequestError",
     "ResourceNotFound",
     "Server",
+    "Spec",
+    "State",
     "TaskHandle",
     "ToolError",
     "elicitation",

@@ -5,10 +5,10 @@ stale by the server's notification. python cache.py
 import asyncio
 import contextlib
 
-from snodo import CacheHint, Client, Server
+from snodo import CacheHint, Caching, Client, Server
 from snodo.client.transports import MemoryTransport
 
-server = Server("counter", "1.0.0", read_cache=CacheHint(ttl_ms=60_000, scope="public"))
+server = Server("counter", "1.0.0", caching=Caching(read=CacheHint(ttl_ms=60_000, scope="public")))
 visits = [0]
 
 

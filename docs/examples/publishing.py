@@ -3,7 +3,7 @@ declares here. Try it: `snodo card docs/examples/publishing.py`."""
 
 from pydantic import BaseModel, Field, SecretStr
 
-from snodo import Server
+from snodo import Publishing, Server
 
 
 class Settings(BaseModel):
@@ -18,9 +18,11 @@ server = Server(
     "1.2.0",
     title="Forecasts",
     description="Weather forecasts for any city.",
-    website_url="https://example.com/forecasts",
-    repository="https://github.com/example/forecasts",
-    card_name="io.github.example/forecasts",
+    publishing=Publishing(
+        website_url="https://example.com/forecasts",
+        repository="https://github.com/example/forecasts",
+        card_name="io.github.example/forecasts",
+    ),
     settings=Settings,
 )
 

@@ -20,6 +20,7 @@ from snodo import (
     Keyring,
     RequestError,
     Server,
+    State,
     elicitation,
     input_required,
 )
@@ -34,7 +35,7 @@ COLOUR = elicitation.form(
 
 
 def worker(keyring: Keyring) -> Server:
-    server = Server("paint", "1.0.0", keyring=keyring)
+    server = Server("paint", "1.0.0", state=State(keyring=keyring))
 
     @server.tool
     def paint(ctx: Context, room: str) -> object:

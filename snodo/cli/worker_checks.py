@@ -64,8 +64,8 @@ def unshared_guard(server: Server, workers: int) -> str | None:
     return (
         f"--workers {workers}: {asking[0]} can ask the client, and the replay guard that"
         " makes its request state one-time is each worker's own (the default"
-        " state_guard), so a final retry replayed to another worker would run it again."
-        " Share it: Server(state_guard=SQLiteGuard('state.db')) on one host,"
+        " State.guard), so a final retry replayed to another worker would run it again."
+        " Share it: Server(state=State(guard=SQLiteGuard('state.db'))) on one host,"
         " RedisGuard('redis://...') across hosts (snodo.stores); opt out in the code:"
-        f" Server(state_guard=False); or start anyway with {GUARD_OPT_OUT}"
+        f" Server(state=State(guard=False)); or start anyway with {GUARD_OPT_OUT}"
     )

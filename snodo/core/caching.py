@@ -44,8 +44,8 @@ def hints(
         return by_method
     for method, hint in lists.items():
         if method not in LISTS:
-            raise ValueError(f"list_cache: {method!r} is not one of {', '.join(LISTS)}")
+            raise ValueError(f"Caching(lists=...): {method!r} is not one of {', '.join(LISTS)}")
         if not isinstance(hint, CacheHint):
-            raise TypeError(f"list_cache[{method!r}]: must be a CacheHint")
+            raise TypeError(f"Caching(lists=...)[{method!r}]: must be a CacheHint")
     by_method.update({method: lists.get(method, NO_CACHE) for method in LISTS})
     return by_method

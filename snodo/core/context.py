@@ -213,7 +213,9 @@ class Context:
         as ``state_data``.
         """
         if self.sealer is None:
-            raise RuntimeError("this server has no state keys: pass keyring= or state_secret=")
+            raise RuntimeError(
+                "this server has no state keys: give it State(secret=...) or State(keyring=...)"
+            )
         return self.sealer(data)
 
     def lifespan_as(self, kind: type[_T]) -> _T:

@@ -128,6 +128,9 @@ class Quiet:
 
     __slots__ = ()
 
+    def __repr__(self) -> str:
+        return "QUIET"
+
     def request(
         self, request: Request, era: str, transport: str, headers: Mapping[str, str]
     ) -> Observation:

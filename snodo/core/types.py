@@ -94,7 +94,7 @@ class ExtensionMethod(Protocol):
 
 class AnswerCheck(Protocol):
     """What checks a server's answers against the request's revision when it asks to
-    (``Server(check_answers=True)``; ``snodo.server.answer_checks``): it tells, it never
+    (``Spec(check_answers=True)``; ``snodo.server.answer_checks``): it tells, it never
     changes an answer."""
 
     def reply(self, revision: Revision | None, method: str, response: Any) -> None:

@@ -3,8 +3,8 @@
 The Server Card and the registry entry name a server ``NAMESPACE/NAME`` (reverse DNS,
 one slash) and require a description of at most 100 characters; both carry the version,
 title, icons, website and repository. They are read here once from the server's own
-``Implementation`` (``Server(name, version, title=..., description=...,
-website_url=..., icons=...)``), its ``card_name`` and its ``repository``, so the
+``Implementation`` (``Server(name, version, title=..., description=...)`` and its
+``Publishing``'s website and icons), its ``card_name`` and its ``repository``, so the
 documents cannot disagree about who it is.
 """
 
@@ -99,7 +99,8 @@ def identity(server: Server, name: str | None = None) -> Identity:
     chosen = name or server.card_name
     if not chosen:
         raise PublishingError(
-            "a published server is named NAMESPACE/NAME (--name, or Server(card_name=...))"
+            "a published server is named NAMESPACE/NAME (--name, or"
+            " Server(publishing=Publishing(card_name=...)))"
         )
     if not NAME.fullmatch(chosen) or not 3 <= len(chosen) <= 200:
         raise PublishingError(

@@ -32,7 +32,6 @@ parameter).
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Literal, Protocol, TypeVar
@@ -40,21 +39,26 @@ from typing import Any, Literal, Protocol, TypeVar
 from pydantic import BaseModel
 
 from snodo.auth.protected import ProtectedResource
-from snodo.core.caching import NO_CACHE, CacheHint, hints
+from snodo.core.caching import CacheHint, hints
 from snodo.core.context import Context, Emit
 from snodo.core.envelope import check_version
 from snodo.core.errors import MethodNotFound
 from snodo.core.observe import QUIET, Observer
 from snodo.core.request_path import CallNext, Middleware, Reply, answer
-from snodo.core.state.keyring import Keyring, server_keyring
-from snodo.core.state.replay import ReplayGuard
-from snodo.core.state.token import DEFAULT_TTL
+from snodo.core.state.keyring import server_keyring
 from snodo.core.types import OpenStream, Outcome
-from snodo.revisions import REVISIONS, Revisions
 from snodo.server.access import Token
 from snodo.server.answer_checks import AnswerChecks, checking
-from snodo.server.backend import Backend
 from snodo.server.callers import CallerSpaces, UserStore
+from snodo.server.configuration import (
+    Caching,
+    Limits,
+    Publishing,
+    Spec,
+    State,
+    chosen,
+    state_of,
+)
 from snodo.server.decorators import Decorators
 from snodo.server.extensions import Extension, ExtensionMethod, tasks_extension
 from snodo.server.invoke import can_ask
@@ -69,8 +73,8 @@ from snodo.server.settings import SettingsError
 from snodo.server.settings import declared as declared_settings
 from snodo.server.settings import read as read_settings
 from snodo.server.shared_stores import redis_url, shared_stores
-from snodo.server.subscriptions import MAX_OPEN_STREAMS, Subscriptions
-from snodo.server.threads import DEFAULT_THREAD_LIMIT, Threads
+from snodo.server.subscriptions import Subscriptions
+from snodo.server.threads import Threads
 from snodo.server.tools import Tool
 from snodo.server.transforms import ToolShape, prompt_tool, resource_tool, transformed
 from snodo.server.versions import offered_revisions
@@ -79,17 +83,22 @@ from snodo.tasks.engine import Tasks
 
 __all__ = [
     "CacheHint",
+    "Caching",
     "CallNext",
     "Extension",
     "LegacyLimits",
+    "Limits",
     "LocalBus",
     "Middleware",
     "NotificationBus",
+    "Publishing",
     "RedisBus",
     "Reply",
     "Request",
     "Response",
     "Server",
+    "Spec",
+    "State",
     "Token",
     "ToolSearchOption",
     "UserStore",
@@ -116,66 +125,41 @@ class Server(Decorators):
     """An MCP server: what it offers, and the transport-free core that answers requests.
 
     Register with the decorators (``@server.tool``, ``@server.resource(uri)``,
-    ``@server.resource_template(template)``, ``@server.prompt``, ``@server.completion``:
-    ``snodo.server.decorators``, each with its ``add_*`` twin, and
-    ``@server.middleware``); what is registered lives in ``registry``. Serve it with a
-    transport (``snodo.transports.stdio``, ``snodo.transports.http.HttpApp``,
-    ``snodo run``) or call ``handle`` directly.
+    ``@server.resource_template(template)``, ``@server.prompt``, ``@server.completion``,
+    ``@server.middleware``: ``snodo.server.decorators``); serve it with a transport
+    (``snodo run``, ``snodo.transports.stdio``, ``snodo.transports.http.HttpApp``) or call
+    ``handle``. It holds no per-client state: any process with an equal ``State`` answers
+    any round of a flow.
 
-    Sealed request state needs a ``keyring`` (``snodo.core.state.keyring.Keyring``), or the
-    ``state_secret``/``state_keys`` conveniences with ``state_ttl``, ``state_encrypted``
-    and ``state_guard``, which build one; they are checked here, so a bad key fails at
-    start-up. Request state is one-time by default: ``state_guard`` True (the default)
-    is an in-process ``MemoryGuard``, a ``SQLiteGuard`` or ``RedisGuard`` is shared by
-    several processes, and False opts out (a replayed final retry then runs its
-    handler again). Without them the secret comes from
-    ``SNODO_STATE_SECRET``, else the server makes a key for this process alone
-    (``state_per_process``): a flow's retry must then come back to this process.
-    ``clock`` is the time source for state and guards. The server holds no per-client
-    state: any process with an equal keyring answers any round of a flow. Sync handlers
-    run in a pool of ``thread_limit`` threads unless registered ``inline``
-    (``snodo.server.threads``); ``lifespan`` (one, or a list) is opened by ``startup``
-    and closed by ``shutdown``, once per worker (``snodo.server.lifespan``).
-    ``notifications`` carries list changes, resource updates and task status to the
-    listen streams of other workers (``snodo.server.notify_bus``; by default they stay in
-    this process). The transports use only ``handle`` (HTTP calls what it runs,
-    ``snodo.core.request_path.answer``, directly),
-    ``check_version``, ``mirrored_headers``, ``close_subscription``, ``startup``,
-    ``shutdown`` and (HTTP) ``authorization``: OAuth settings
-    (``snodo.auth.ProtectedResource``), with which items registered with ``scopes=`` are
-    checked against the scopes a transport grants; with ``hide_unauthorized`` the lists
-    show each caller only the items its token's scopes reach (and say ``private``).
-    ``list_cache`` is one caching hint for every list or one per list method,
-    ``read_cache`` the reads' (a resource registered with ``cache=`` has its own), and
-    ``icons`` go with ``title``, ``description`` and ``website_url`` in the server's
-    ``Implementation``. With a ``backend`` (``snodo.server.backend``; ``snodo.gateway``
-    makes them) the feature methods are answered by another server. With
-    ``mask_errors`` a tool's untyped exception reaches the client as a generic message
-    (its text may hold a SQL error, a path, a secret), the detail only in the log; off by
-    default, so that ``snodo dev`` shows what went wrong; for production. With
-    ``check_answers`` every answer is validated against the models of its request's
-    revision, and one that does not fit is logged with where it fails
-    (``snodo.server.answer_checks``; on under ``snodo dev``, else as
-    ``SNODO_CHECK_ANSWERS`` says). ``capabilities`` are flags a revision adds
-    (``{"tools": {"validate": True}}``), merged into what the server advertises and sent
-    to the revisions that define them; one no served revision defines is refused here
-    (``snodo.server.revised``, as ``fields=`` on the decorators).
-    ``tool_search`` (``snodo.search.ToolSearch``) ``tools/list`` shows a tool that
-    searches the others instead of them all. ``middleware`` runs around every handler,
-    the first outermost (``snodo.middleware`` has rate limits, a response cache, timing,
-    request logs, retries, result limits and error handling), as ``@server.middleware``
-    adds them. ``user_store`` is where ``ctx.user_state`` is kept for each caller
-    (``snodo.server.callers.UserStore``, or a store's URL: ``redis://...`` for every
-    worker; the ``redis`` URL when it is given; else this process's memory). ``redis``
-    (else ``SNODO_REDIS``) is the one Redis URL that every store left at its default
-    then shares, for several workers (``snodo.server.shared_stores``): the replay guard,
-    ``ctx.user_state`` and each caller's visibility, legacy sessions, the
-    notification bus, the tasks' store, the OAuth proxy's.
-    ``settings`` is a model of what its user configures, read from the environment by
-    ``read_settings`` (``snodo.server.settings``); ``card_name`` (``NAMESPACE/NAME``)
-    and ``repository`` (its source's URL) are what its Server Card, registry entry and
-    bundle say beside its ``Implementation`` (``snodo.publishing``): with a
-    ``card_name`` the HTTP app serves its card at ``<endpoint>/server-card``.
+    - ``name``, ``version``, ``title``, ``description``: its ``Implementation``.
+    - ``instructions``: what the client may tell its model about the server.
+    - ``versions``: the protocol versions offered, each served one by default.
+    - ``authorization``: OAuth (``snodo.auth.ProtectedResource``), items' ``scopes=`` checked.
+    - ``hide_unauthorized``: lists show each caller only the items its scopes reach.
+    - ``mask_errors``: a tool's untyped exception reaches the client without its text.
+    - ``middleware``: runs around every handler, the first outermost (``snodo.middleware``).
+    - ``extensions``: offered and installed (``snodo.server.extensions``).
+    - ``tasks``: the Tasks extension (``snodo.tasks.Tasks``).
+    - ``tool_search``: ``tools/list`` shows a search tool (``snodo.search.ToolSearch``).
+    - ``lifespan``: one or a list, entered by ``startup`` and left by ``shutdown``.
+    - ``legacy``: the legacy era's ``LegacyLimits``, ``"stateless"``, or None: modern-only.
+    - ``redis``: the Redis URL (else ``SNODO_REDIS``) every default store of workers shares.
+    - ``notifications``: the bus to other workers' listen streams (``snodo.server.notify_bus``).
+    - ``user_store``: where ``ctx.user_state`` is kept: a ``UserStore`` or a store's URL.
+    - ``observer``: told of every request (``snodo.otel.OtelObserver``).
+    - ``settings``: the pydantic model of what its user configures (``read_settings``).
+    - ``state_secret``: the key request state is sealed with: ``state=State(secret=...)``.
+    - ``state``: how request state is sealed and kept one-time (``State``).
+    - ``caching``: the caching hints of lists, reads and discovery (``Caching``).
+    - ``limits``: page size, listen streams, threads (``Limits``).
+    - ``spec``: the revision catalog, added flags, answer checks (``Spec``).
+    - ``publishing``: card name, repository, website and icons (``Publishing``).
+
+    The transports use ``handle`` (HTTP calls what it runs,
+    ``snodo.core.request_path.answer``), ``check_version``, ``mirrored_headers``,
+    ``close_subscription``, ``startup``, ``shutdown`` and ``authorization``. A gateway
+    answers the feature methods with another server through
+    ``server.offering.serve_backend`` (``snodo.server.backend``).
     """
 
     def __init__(
@@ -186,55 +170,45 @@ class Server(Decorators):
         title: str | None = None,
         description: str | None = None,
         instructions: str | None = None,
-        website_url: str | None = None,
-        icons: Sequence[Mapping[str, Any]] | None = None,
         versions: Iterable[str] | None = None,
-        supported_versions: Iterable[str] | None = None,
-        page_size: int | None = None,
-        list_cache: CacheHint | Mapping[str, CacheHint] = NO_CACHE,
-        read_cache: CacheHint = NO_CACHE,
-        discover_cache: CacheHint = NO_CACHE,
-        clock: Callable[[], float] = time.time,
-        state_secret: bytes | None = None,
-        state_keys: Sequence[tuple[str, bytes]] | None = None,
-        state_ttl: float = DEFAULT_TTL,
-        state_guard: ReplayGuard | bool = True,
-        state_encrypted: bool = False,
-        keyring: Keyring | None = None,
-        max_listen_streams: int = MAX_OPEN_STREAMS,
-        legacy: LegacyLimits | Literal["stateless"] | None = DEFAULT_LEGACY_LIMITS,
         authorization: ProtectedResource | None = None,
-        tasks: Tasks | None = None,
-        notifications: NotificationBus | None = None,
-        observer: Observer = QUIET,
-        thread_limit: int = DEFAULT_THREAD_LIMIT,
-        lifespan: Lifespan | Sequence[Lifespan] | None = None,
         hide_unauthorized: bool = False,
-        extensions: Sequence[Extension] = (),
-        backend: Backend | None = None,
-        revisions: Revisions = REVISIONS,
         mask_errors: bool = False,
-        check_answers: bool | None = None,
-        capabilities: Mapping[str, Any] | None = None,
-        tool_search: ToolSearchOption | None = None,
         middleware: Sequence[Middleware] = (),
-        user_store: UserStore | str | None = None,
-        settings: type[BaseModel] | None = None,
-        card_name: str | None = None,
-        repository: str | None = None,
+        extensions: Sequence[Extension] = (),
+        tasks: Tasks | None = None,
+        tool_search: ToolSearchOption | None = None,
+        lifespan: Lifespan | Sequence[Lifespan] | None = None,
+        legacy: LegacyLimits | Literal["stateless"] | None = DEFAULT_LEGACY_LIMITS,
         redis: str | None = None,
+        notifications: NotificationBus | None = None,
+        user_store: UserStore | str | None = None,
+        observer: Observer = QUIET,
+        settings: type[BaseModel] | None = None,
+        state_secret: bytes | None = None,
+        state: State | None = None,
+        caching: Caching | None = None,
+        limits: Limits | None = None,
+        spec: Spec | None = None,
+        publishing: Publishing | None = None,
     ) -> None:
+        sealing = state_of(state_secret, state)
+        caching = chosen("caching", caching, Caching)
+        limits = chosen("limits", limits, Limits)
+        spec = chosen("spec", spec, Spec)
+        publishing = chosen("publishing", publishing, Publishing)
         info: dict[str, Any] = {"name": name, "version": version}
         for key, value in (
             ("title", title),
             ("description", description),
-            ("websiteUrl", website_url),
+            ("websiteUrl", publishing.website_url),
         ):
             if value is not None:
                 info[key] = value
-        if icons:
-            info["icons"] = [dict(icon) for icon in icons]
-        modern, legacy_versions = offered_revisions(versions, supported_versions, revisions)
+        if publishing.icons:
+            info["icons"] = [dict(icon) for icon in publishing.icons]
+        revisions = spec.revisions
+        modern, legacy_versions = offered_revisions(versions, spec.supported_versions, revisions)
         self.revisions = revisions
         self._modern = modern
         self.legacy_versions = legacy_versions
@@ -246,24 +220,29 @@ class Server(Decorators):
         )
         """The revisions of the versions offered, each once."""
         self.info = info
-        self.cache = hints(list_cache, read_cache, discover_cache)
+        self.cache = hints(caching.lists, caching.read, caching.discover)
         """The caching hint of each cacheable method (a resource's own overrides it)."""
-        self.clock = clock
+        self.clock = sealing.clock
         self.redis = redis_url(redis)
         """The Redis URL the stores left at their defaults share (``SNODO_REDIS``)."""
         shared = shared_stores(
             self.redis,
-            state_guard=state_guard,
+            state_guard=sealing.guard,
             legacy=legacy,
             notifications=notifications,
             tasks=tasks,
             authorization=authorization,
-            keyring_given=keyring is not None,
+            keyring_given=sealing.keyring is not None,
         )
-        state_guard, legacy = shared.state_guard, shared.legacy
-        notifications = shared.notifications
+        legacy, notifications = shared.legacy, shared.notifications
         self.keyring, self.state_per_process = server_keyring(
-            keyring, state_secret, state_keys, state_ttl, state_guard, state_encrypted, clock
+            sealing.keyring,
+            sealing.secret,
+            sealing.keys,
+            sealing.ttl,
+            shared.state_guard,
+            sealing.encrypted,
+            sealing.clock,
         )
         """Seals and verifies request state, and pins the questions a flow asked."""
         self.legacy = LegacyLimits(stateless=True) if isinstance(legacy, str) else legacy
@@ -279,12 +258,12 @@ class Server(Decorators):
             else UserStore(user_store or self.redis or "memory:")  # one Redis setting too
         )
         # Listen streams here; ``notifications`` (snodo.server.notify_bus) reaches other workers'.
-        self.subscriptions = Subscriptions(max_listen_streams, notifications or LocalBus())
+        self.subscriptions = Subscriptions(limits.listen_streams, notifications or LocalBus())
         self._serving = False
         self.lifespans = Lifespans(lifespan)
         """Entered by ``startup``, left by ``shutdown``: ``ctx.lifespan`` is their value."""
-        self.threads = Threads(thread_limit)
-        """The threads sync handlers run in, ``thread_limit`` at once (``inline`` ones
+        self.threads = Threads(limits.threads)
+        """The threads sync handlers run in, ``Limits.threads`` at once (``inline`` ones
         run on the event loop)."""
         self.registry = Registry(self.subscriptions.list_changed, self.threads)
         """What is registered: tools, resources, templates, prompts, completions."""
@@ -299,9 +278,8 @@ class Server(Decorators):
             modern,
             {version: (dict(r.methods), r) for version, r in modern.items()},
             instructions,
-            page_size,
+            limits.page_size,
             hide_unauthorized=hide_unauthorized,
-            backend=backend,
             mask_errors=mask_errors,
         )
         self.extensions: dict[str, Extension] = {}
@@ -311,9 +289,11 @@ class Server(Decorators):
             extensions = (*extensions, tasks_extension(tasks))
         for extension in extensions:
             self.add_extension(extension)
-        self.offering.given_capabilities = check_flags(capabilities or {}, self.revisions_served)
-        self.answer_checks = AnswerChecks(revisions) if checking(check_answers) else None
-        """Checks every answer against its request's revision (``check_answers``; None:
+        self.offering.given_capabilities = check_flags(
+            spec.capabilities or {}, self.revisions_served
+        )
+        self.answer_checks = AnswerChecks(revisions) if checking(spec.check_answers) else None
+        """Checks every answer against its request's revision (``Spec.check_answers``; None:
         not checked, ``SNODO_CHECK_ANSWERS`` deciding when not given)."""
         if tool_search is not None:
             tool_search.attach(self)
@@ -328,9 +308,9 @@ class Server(Decorators):
             declared_settings(settings)  # a type no host can ask for fails here
         self.settings = settings
         """The model of what the user configures (``snodo.server.settings``)."""
-        self.card_name = card_name
+        self.card_name = publishing.card_name
         """The name its Server Card and registry entry give it (``NAMESPACE/NAME``)."""
-        self.repository = repository
+        self.repository = publishing.repository
         """Where its source is (a URL), for its card, registry entry and bundle."""
 
     def read_settings(self) -> Any:
@@ -555,7 +535,7 @@ class Server(Decorators):
     def asking(self) -> list[str]:
         """The tools, prompts, resources and templates whose handlers can ask the client
         (``can_ask``): where a replayed final retry would run the handler again unless a
-        replay guard (``state_guard``) makes request state one-time."""
+        replay guard (``State.guard``) makes request state one-time."""
         registry = self.registry
         handlers = [
             *(("tool", name, item.invoker) for name, item in registry.tools.items()),

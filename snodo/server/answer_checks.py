@@ -1,7 +1,7 @@
 """Every answer checked against the revision its request named: ``check_answers``.
 
 A server builds each answer from its request revision's facts; checking is the proof.
-With it on (``Server(check_answers=True)``, on by default under ``snodo dev`` and
+With it on (``Server(spec=Spec(check_answers=True))``, on by default under ``snodo dev`` and
 wherever ``SNODO_CHECK_ANSWERS=1``), every response, every notification a request
 streams or collects and every notification of a listen stream is validated with the
 negotiated revision's generated models before it leaves:

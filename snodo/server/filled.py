@@ -77,7 +77,7 @@ FLAGS: Final = frozenset(
 )
 """The ``ServerCapabilities`` paths the server advertises from what is registered
 (``Registry.capabilities``); any other a revision defines is set with
-``Server(capabilities={...})``."""
+``Spec(capabilities={...})``."""
 
 SENT: Final = frozenset(
     {

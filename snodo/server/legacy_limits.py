@@ -8,14 +8,14 @@ carries one ``LegacyLimits`` (or None, which makes it modern-only).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from snodo.core.context import LOG_LEVELS
 
 __all__ = ["LegacyLimits"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class LegacyLimits:
     """What one legacy (initialize-based) client may make the server keep; every bound
     must be positive."""
@@ -68,3 +68,12 @@ class LegacyLimits:
             raise ValueError("LegacyLimits: a stateless server keeps no session store")
         if self.log_level is not None and self.log_level not in LOG_LEVELS:
             raise ValueError(f"LegacyLimits.log_level must be one of {', '.join(LOG_LEVELS)}")
+
+    def __repr__(self) -> str:
+        """What differs from the defaults only: ``LegacyLimits()`` for the defaults."""
+        changed = (
+            f"{each.name}={getattr(self, each.name)!r}"
+            for each in fields(self)
+            if getattr(self, each.name) != each.default
+        )
+        return f"LegacyLimits({', '.join(changed)})"

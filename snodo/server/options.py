@@ -105,7 +105,7 @@ class TemplateOptions(ItemOptions, total=False):
     - ``extra``: further ``ResourceTemplate`` fields as they go on the wire.
     - ``annotations``: ``Annotations`` (``audience``, ``priority``, ``lastModified``).
     - ``cache``: the ``ttlMs`` and ``cacheScope`` reads through it carry (else the
-      server's ``read_cache``).
+      server's ``Caching.read``).
     - ``allow_paths``: take values that decode to a path traversal, an absolute path, a
       backslash or a NUL byte; by default such a URI does not match (the read is
       "resource not found"). Only for a function that confines paths itself.
@@ -125,7 +125,7 @@ class ResourceOptions(ItemOptions, total=False):
     - ``extra``: further ``Resource`` fields as they go on the wire.
     - ``annotations``: ``Annotations`` (``audience``, ``priority``, ``lastModified``).
     - ``cache``: the ``ttlMs`` and ``cacheScope`` its reads carry (else the server's
-      ``read_cache``).
+      ``Caching.read``).
     - ``size``: its size in bytes, before any encoding.
     """
 

@@ -1,6 +1,6 @@
 """What a revision adds, given by an author, sent only to the revisions that define it.
 
-Two ways in: ``Server(capabilities={...})``, capability flags merged into what the server
+Two ways in: ``Server(spec=Spec(capabilities={...}))``, capability flags merged into what the server
 advertises (``{"tools": {"validate": True}}``), and ``fields={...}`` on the decorators,
 fields of a listed item's definition (``@server.tool(fields={"deprecated": True})``).
 Each is checked when given: a flag or field that no revision the server serves defines

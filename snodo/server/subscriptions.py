@@ -27,7 +27,7 @@ from snodo.tasks.record import TaskRecord
 __all__ = ["Subscription", "Subscriptions", "check_resource_subscriptions"]
 
 MAX_OPEN_STREAMS = 1000
-"""Listen streams one process holds open at once by default (``Server(max_listen_streams=)``).
+"""Listen streams one process holds open at once by default (``Limits(listen_streams=)``).
 Each is a held connection; a listen beyond the cap is refused until one closes."""
 
 MAX_RESOURCE_SUBSCRIPTIONS = 256

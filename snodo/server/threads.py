@@ -59,7 +59,7 @@ class Threads:
 
     def __init__(self, limit: int = DEFAULT_THREAD_LIMIT) -> None:
         if not isinstance(limit, int) or limit < 1:
-            raise ValueError("thread_limit must be a positive integer")
+            raise ValueError("Limits(threads=...) must be a positive integer")
         self.limit = limit
         self._pool: _Pool | None = None
 

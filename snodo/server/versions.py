@@ -3,7 +3,7 @@
 By default every revision the catalog marks served (``snodo.revisions``), newest first;
 ``Server(versions=[...])`` narrows that to the versions named (a draft revision's too,
 when asked for by version), legacy ones included: naming none leaves the server
-modern-only. The older ``supported_versions=`` narrows the modern versions alone.
+modern-only. The older ``Spec(supported_versions=)`` narrows the modern versions alone.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ def offered_revisions(
     """The modern versions offered with their revisions, and the legacy versions offered,
     each newest first; ValueError for a version no revision speaks, or no modern one."""
     if versions is not None and supported_versions is not None:
-        raise ValueError("give versions= or supported_versions=, not both")
+        raise ValueError("give versions= or Spec(supported_versions=...), not both")
     modern_all = registry.versions("modern")
     legacy_all = registry.versions("legacy")
     if versions is None and supported_versions is None:

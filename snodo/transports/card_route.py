@@ -1,6 +1,6 @@
 """The Server Card an ``HttpApp`` serves beside its endpoint, and the AI Catalog.
 
-With a ``card_name`` (``Server(card_name=...)``, ``snodo run --card-name``) the app
+With a ``card_name`` (``Publishing(card_name=...)``, ``snodo run --card-name``) the app
 answers ``GET <endpoint>/server-card`` (``/server-card`` when it serves every path) with
 the server's card (``snodo.publishing.card``) as the card's discovery rules ask: media
 type ``application/mcp-server-card+json``, readable from any origin (``Access-Control-

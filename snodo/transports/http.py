@@ -72,15 +72,15 @@ Authenticate = Callable[[Mapping[str, str]], Awaitable[str | None] | str | None]
 """Turns request headers (lower-case names) into a principal, or raises Unauthorized."""
 
 PER_PROCESS_STATE = (
-    "snodo: no state secret (Server(state_secret=...) or SNODO_STATE_SECRET): request state"
-    " is sealed with a key of this process alone, so a flow's retry must come back here"
+    "snodo: no state secret (Server(state_secret=...) or SNODO_STATE_SECRET): request"
+    " state is sealed with a key of this process alone, so a flow's retry must come back here"
 )
 """Said once at start-up over HTTP, where a second worker or a restart would refuse the
 retries of flows this process began."""
 NO_GUARD = (
-    "snodo: %s can ask the client, and the server's replay guard is off (state_guard=False,"
+    "snodo: %s can ask the client, and the server's replay guard is off (State(guard=False),"
     " or a keyring without a guard): a replayed final retry runs the handler again"
-    " (the default state_guard for one process, SQLiteGuard or RedisGuard for several;"
+    " (the default guard for one process, SQLiteGuard or RedisGuard for several;"
     " docs/sealed-state.md)"
 )
 """Said once at start-up over HTTP, where a request can be replayed by anyone who saw

@@ -1,6 +1,6 @@
 """``snodo run --transport http`` warns once at start when a handler can ask the client
 (``Ask`` parameters, or a return annotation naming ``InputRequired``) and the server's
-replay guard is off (``state_guard=False``): a replayed final retry would run it again.
+replay guard is off (``State(guard=False)``): a replayed final retry would run it again.
 A server left as it is has one, and is not warned. Real processes, their stderr read
 after they stopped."""
 
@@ -17,7 +17,7 @@ from tests.support.processes import accepting, free_port, snodo_run, stop
 
 SERVERS = '''from typing import Annotated
 
-from snodo import Ask, Server, elicitation
+from snodo import Ask, Server, State, elicitation
 from snodo.core.context import Context
 from snodo.core.result import InputRequired, input_required
 
@@ -27,7 +27,7 @@ NAME = elicitation.form(
     {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]},
 )
 
-declared = Server("declared", "1", state_secret=SECRET, state_guard=False)
+declared = Server("declared", "1", state=State(secret=SECRET, guard=False))
 
 
 @declared.tool
@@ -36,7 +36,7 @@ def greet(name: Annotated[dict | None, Ask(NAME)]) -> str:
     return "hello"
 
 
-explicit = Server("explicit", "1", state_secret=SECRET, state_guard=False)
+explicit = Server("explicit", "1", state=State(secret=SECRET, guard=False))
 
 
 @explicit.prompt
@@ -88,7 +88,7 @@ def test_an_asking_server_without_a_guard_is_warned_once(
 ) -> None:
     output = started_and_stopped(tmp_path, target)
     assert output.count(WARNING) == 1, output
-    said = f"snodo: {named} {WARNING} (state_guard=False, or a keyring without a guard): a"
+    said = f"snodo: {named} {WARNING} (State(guard=False), or a keyring without a guard): a"
     assert said + " replayed final retry runs the handler again" in output
 
 

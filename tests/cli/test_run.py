@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
+from snodo import State
 from snodo.core.http_headers import request_headers
 from tests.support.processes import serving, snodo_run
 from tests.support.wire import meta
@@ -137,7 +138,10 @@ def test_workers_without_a_secret_share_one_made_for_the_run(
     assert made is not None and len(bytes.fromhex(made)) == 32
     assert f"{SECRET_ENV} is not set" in capsys.readouterr().err
     # Two workers of that run (their states sealed to be opened more than once here).
-    one, two = Server("w1", "1", state_guard=False), Server("w2", "1", state_guard=False)
+    one, two = (
+        Server("w1", "1", state=State(guard=False)),
+        Server("w2", "1", state=State(guard=False)),
+    )
     assert not one.state_per_process
     request = Context(1, "tools/call", {"name": "t"}, "2026-07-28", {})
     assert two.keyring.open(one.keyring.seal("paused", request), request) == "paused"

@@ -174,7 +174,7 @@ def test_an_oauth_proxy_sharing_store_and_secret_serves_workers(
 
 GUARDED = """from typing import Annotated
 
-from snodo import Ask, Server, elicitation
+from snodo import Ask, Server, State, elicitation
 from snodo.stores import SQLiteGuard
 
 NAME = elicitation.form(
@@ -195,9 +195,9 @@ def add(a: int, b: int) -> int:
 
 default = Server("default", "1", legacy=None)
 default.tool(greet)
-shared = Server("shared", "1", legacy=None, state_guard=SQLiteGuard("state-ids.sqlite3"))
+shared = Server("shared", "1", legacy=None, state=State(guard=SQLiteGuard("state-ids.sqlite3")))
 shared.tool(greet)
-unguarded = Server("unguarded", "1", legacy=None, state_guard=False)
+unguarded = Server("unguarded", "1", legacy=None, state=State(guard=False))
 unguarded.tool(greet)
 quiet = Server("quiet", "1", legacy=None)
 quiet.tool(add)
@@ -218,7 +218,7 @@ def test_an_asking_server_with_each_workers_own_guard_is_refused(
         run("default", "--workers", "2")
     message = str(refused.value)
     assert message.startswith(GUARD_REFUSAL), message
-    for way_out in ("SQLiteGuard(", "RedisGuard(", "state_guard=False", "--unshared-replay-guard"):
+    for way_out in ("SQLiteGuard(", "RedisGuard(", "State(guard=False)", "--unshared-replay-guard"):
         assert way_out in message
     assert "\n" not in message and started == []
     for target in ("shared", "unguarded", "quiet"):  # shared, opted out, or nothing to replay

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from snodo.server import CacheHint, Server
+from snodo.server import CacheHint, Caching, Server
 
 server = Server(
     "cached",
     "1.0",
-    list_cache=CacheHint(60_000, "public"),
-    read_cache=CacheHint(60_000, "private"),
+    caching=Caching(lists=CacheHint(60_000, "public"), read=CacheHint(60_000, "private")),
 )
 reads: Counter[str] = Counter()
 

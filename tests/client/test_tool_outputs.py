@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from snodo.client import Client, OutputMismatch, RequestError
 from snodo.client.transports import MemoryTransport
-from snodo.server import Server
+from snodo.server import Server, Spec
 from tests.client.hostile import Scripted
 
 DRAFT, MODERN = "2026-12-01", "2026-07-28"
@@ -31,7 +31,7 @@ class Regions(BaseModel):
 
 
 def _server(*versions: str) -> Server:
-    server = Server("crm", "1.0", versions=list(versions), check_answers=True)
+    server = Server("crm", "1.0", versions=list(versions), spec=Spec(check_answers=True))
 
     @server.tool
     def regions() -> Regions:

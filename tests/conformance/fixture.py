@@ -36,7 +36,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from snodo import elicitation, roots, sampling
+from snodo import Caching, elicitation, roots, sampling
 from snodo.asking.elicitation import Accepted
 from snodo.core import capabilities
 from snodo.core.context import Context
@@ -56,8 +56,7 @@ server = Server(
     "1.0.0",
     instructions="Test fixture for the MCP conformance runner.",
     # The caching hints of the runner's reference fixture.
-    list_cache=CacheHint(300_000, "public"),
-    read_cache=CacheHint(300_000, "private"),
+    caching=Caching(lists=CacheHint(300_000, "public"), read=CacheHint(300_000, "private")),
     tasks=Tasks(task_store(TASK_STORE), poll_interval_ms=200),
     notifications=notification_bus(os.environ.get("SNODO_NOTIFY") or NOTIFY_DEFAULT),
     legacy=LegacyLimits(store=os.environ.get("SNODO_LEGACY_STORE") or None),

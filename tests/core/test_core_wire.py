@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from snodo.core.context import Context
 from snodo.core.errors import InvalidParams
-from snodo.server import CacheHint, Server
+from snodo.server import CacheHint, Caching, Server
 from tests.support.wire import SERVER_INFO, answer, call, request
 
 
@@ -27,8 +27,7 @@ def build() -> Server:
         "test-server",
         "1.0.0",
         instructions="Use the tools.",
-        list_cache=CacheHint(300_000, "public"),
-        read_cache=CacheHint(60_000, "private"),
+        caching=Caching(lists=CacheHint(300_000, "public"), read=CacheHint(60_000, "private")),
     )
 
     @server.tool

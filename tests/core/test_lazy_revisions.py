@@ -44,10 +44,10 @@ def test_import_snodo_leaves_the_draft_unimported() -> None:
 def test_a_server_and_a_client_of_the_served_revisions_leave_it_unimported() -> None:
     printed = _run(
         "import asyncio, sys\n"
-        "from snodo import Server\n"
+        "from snodo.server import Server, Spec\n"
         "from snodo.client import Client\n"
         "from snodo.client.transports import MemoryTransport\n"
-        "server = Server('s', '1', check_answers=True)\n"
+        "server = Server('s', '1', spec=Spec(check_answers=True))\n"
         "@server.tool\n"
         "def hi() -> str:\n"
         "    return 'hi'\n"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from snodo import Client, Server
+from snodo import Client, Limits, Server
 from snodo.client import RequestError
 from snodo.client.transports import MemoryTransport
 from snodo.gateway import mount
@@ -137,7 +137,7 @@ def test_own_items_are_listed_whole_and_clashing_names_refused() -> None:
     """With a page size the merged list still holds every own item (paged once, by
     the outer server); an own name that starts with a member's prefix is refused at
     mount, and, registered after the mount, when the server starts."""
-    main = Server("main", "1.0.0", page_size=2)
+    main = Server("main", "1.0.0", limits=Limits(page_size=2))
     for name in ("one", "two", "three"):
         main.add_tool(lambda: "own", name=name)
     weather = Server("weather", "1.0.0")

@@ -23,7 +23,7 @@ from snodo.client import Client
 from snodo.client.transports import MemoryTransport
 from snodo.gateway import mount, proxy
 from snodo.search import ToolSearch
-from snodo.server import Server
+from snodo.server import Server, Spec
 from tests.gateway.variants_servers import backend_server
 from tests.support.processes import serving, snodo_run
 
@@ -53,7 +53,7 @@ def _proxy(
     def connect(**given: Any) -> Client:
         return Client(Recorded(backend, sent), versions=backend_versions, **given)
 
-    return proxy(connect, versions=front_versions, check_answers=True, **options), sent
+    return proxy(connect, versions=front_versions, spec=Spec(check_answers=True), **options), sent
 
 
 def _message(method: str, params: dict[str, Any], version: str) -> dict[str, Any]:
@@ -309,7 +309,7 @@ def test_a_draft_front_of_a_draft_backend_passes_its_outputs_as_they_are() -> No
 
 def test_a_draft_server_mounts_an_older_one() -> None:
     inner = backend_server(MODERN)
-    outer = Server("outer", "1.0", versions=[DRAFT, MODERN], check_answers=True)
+    outer = Server("outer", "1.0", versions=[DRAFT, MODERN], spec=Spec(check_answers=True))
 
     @outer.tool
     def hello() -> str:

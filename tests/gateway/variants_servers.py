@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from snodo.client import Client
 from snodo.core.result import ToolError
 from snodo.gateway import proxy
-from snodo.server import Server
+from snodo.server import Server, Spec
 
 __all__ = ["ALL", "backend", "backend_server", "front"]
 
@@ -32,7 +32,7 @@ class Customers(BaseModel):
 def backend_server(*versions: str, ran: list[str] | None = None) -> Server:
     """A server of three tools: an object output, a wrapped one, text only (which may
     fail); ``ran`` notes each call that reached a tool."""
-    server = Server("crm", "1.0", versions=list(versions or ALL), check_answers=True)
+    server = Server("crm", "1.0", versions=list(versions or ALL), spec=Spec(check_answers=True))
 
     @server.tool
     def find_customers(query: str) -> Customers:
@@ -71,4 +71,4 @@ def _connect(**options: Any) -> Client:
 
 
 backend = backend_server(*_versions("VARIANTS_VERSIONS"))
-front = proxy(_connect, versions=_versions("VARIANTS_VERSIONS"), check_answers=True)
+front = proxy(_connect, versions=_versions("VARIANTS_VERSIONS"), spec=Spec(check_answers=True))

@@ -321,13 +321,13 @@ from pydantic import BaseModel
 
 from snodo import Ask, elicitation
 from snodo.core.context import Context
-from snodo.server import Server
+from snodo.server import Server, Spec
 
 server = Server(
     "bump",
     "1.0",
     versions=["{REVISION}", "{BASE}", "{LEGACY}"],
-    capabilities={{"tools": {{"validate": True}}}},
+    spec=Spec(capabilities={{"tools": {{"validate": True}}}}),
 )
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from snodo.asking import elicitation
 from snodo.core.context import Context
 from snodo.core.result import input_required
-from snodo.server import Server
+from snodo.server import Limits, Server
 from snodo.transports.http import HttpApp, Unauthorized
 
 QUESTION = elicitation.form(
@@ -57,7 +57,7 @@ if os.environ.get("HARDENING_AUTH"):
     app = authenticated_app()
 
 
-few_streams = Server("few-streams", "1", max_listen_streams=2)
+few_streams = Server("few-streams", "1", limits=Limits(listen_streams=2))
 """Holds at most two subscriptions/listen streams open, to show the cap."""
 
 

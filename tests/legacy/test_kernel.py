@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from snodo import Limits
 from snodo.legacy.methods import LegacyKernel
 from snodo.legacy.session import LegacySession
 from snodo.server.legacy_limits import LegacyLimits
@@ -420,7 +421,7 @@ def test_every_legacy_method_is_answered_by_the_kernel_or_the_core() -> None:
 async def test_legacy_sessions_do_not_take_listen_stream_slots() -> None:
     from snodo.server import Server
 
-    small = Server("small", "1.0.0", max_listen_streams=1)
+    small = Server("small", "1.0.0", limits=Limits(listen_streams=1))
     kernel = LegacyKernel(small)
     sessions = [LegacySession(LegacyLimits()) for _ in range(3)]
     for session in sessions:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from snodo import elicitation, roots, sampling
+from snodo import State, elicitation, roots, sampling
 from snodo.core.context import Context
 from snodo.core.result import MISSING, input_required
 from snodo.server import Server
@@ -54,8 +54,9 @@ def build(secret: bytes = SECRET, keys: list[tuple[str, bytes]] | None = None) -
     server = Server(
         "test-server",
         "1.0.0",
-        clock=lambda: NOW,
-        **({"state_keys": keys} if keys else {"state_secret": secret}),
+        state=State(clock=lambda: NOW, keys=keys)
+        if keys
+        else State(clock=lambda: NOW, secret=secret),
     )
     server.calls = 0  # type: ignore[attr-defined]
 

@@ -14,7 +14,7 @@ from snodo.asking import elicitation
 from snodo.core.context import Context
 from snodo.core.result import input_required
 from snodo.core.state.token import inspect
-from snodo.server import Server
+from snodo.server import Server, State
 from tests.observe.otel_support import SECRET, Observed, answer, observed
 from tests.support.wire import request
 
@@ -25,8 +25,9 @@ CITY = elicitation.form(
 ACCEPTED = {"city": {"action": "accept", "content": {"city": "Oslo"}}}
 
 
-def weather_server(seen: Observed, **options: Any) -> Server:
-    server = Server("test-server", "1.0.0", state_secret=SECRET, observer=seen.observer, **options)
+def weather_server(seen: Observed, **state: Any) -> Server:
+    sealing = State(secret=SECRET, **state)
+    server = Server("test-server", "1.0.0", state=sealing, observer=seen.observer)
 
     @server.tool
     def forecast(ctx: Context) -> object:
@@ -112,7 +113,7 @@ def test_the_flow_mark_is_as_readable_as_the_state_and_no_more() -> None:
     assert inspect(token)["flow"] == expected  # signed state: readable, as its data is
 
     hidden = observed()
-    token = answer(weather_server(hidden, state_encrypted=True), call())["result"]["requestState"]
+    token = answer(weather_server(hidden, encrypted=True), call())["result"]["requestState"]
     assert set(inspect(token)) == {"version", "kid"}  # encrypted state: nothing shows
     assert hidden.spans()[0].attributes["snodo.flow.round"] == 1  # type: ignore[index]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from snodo import Server
+from snodo import Publishing, Server
 from snodo.auth.protected import ProtectedResource
 from snodo.auth.tokens import AccessToken, InvalidToken
 
@@ -18,7 +18,7 @@ protected = Server(
     "notes",
     "1.0.0",
     description="Notes, for signed-in users.",
-    card_name="com.example/notes",
+    publishing=Publishing(card_name="com.example/notes"),
     authorization=ProtectedResource(
         "http://127.0.0.1/mcp", ["https://auth.example.com"], Refusing()
     ),

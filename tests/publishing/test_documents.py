@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, Field, SecretStr
 
-from snodo import Server
+from snodo import Publishing, Server
 from snodo.cli import load
 from snodo.publishing import PublishingError, ai_catalog, identifier, server_card, server_json
 from snodo.publishing.bundle import manifest
@@ -107,7 +107,11 @@ def test_a_protected_server_says_which_header_it_requires() -> None:
         (Server("x", "1", description="x" * 101), "com.example/x", "101 characters"),
         (Server("x", "1", description="X."), "no-slash", "is not NAMESPACE/NAME"),
         (Server("x", "1", description="X."), None, "named NAMESPACE/NAME"),
-        (Server("x", "1", description="X.", repository="git@host:x"), "a/b", "a URL"),
+        (
+            Server("x", "1", description="X.", publishing=Publishing(repository="git@host:x")),
+            "a/b",
+            "a URL",
+        ),
     ],
 )
 def test_what_cannot_be_published_is_said(server: Server, name: str | None, says: str) -> None:

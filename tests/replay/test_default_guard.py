@@ -1,6 +1,6 @@
 """One-time request state by default, against ``snodo run`` processes: a server that says
 nothing about a replay guard refuses a replayed final retry (-32602) and its tool runs
-once; one that opts out (``state_guard=False``) runs it again, as its author chose; and
+once; one that opts out (``State(guard=False)``) runs it again, as its author chose; and
 ``--workers 2`` refuses the default guard, which would be each worker's own."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from tests.support.processes import serving, snodo_run
 SERVERS = '''from pathlib import Path
 from typing import Annotated
 
-from snodo import Ask, Server, elicitation
+from snodo import Ask, Server, State, elicitation
 
 RUNS = Path(__file__).with_name("runs.txt")
 PAYEE = elicitation.form(
@@ -38,7 +38,7 @@ def pay(payee: Annotated[str | None, Ask(PAYEE, pick="payee")]) -> str:
 
 default = Server("default", "1", legacy=None)
 default.tool(pay)
-unguarded = Server("unguarded", "1", legacy=None, state_guard=False)
+unguarded = Server("unguarded", "1", legacy=None, state=State(guard=False))
 unguarded.tool(pay)
 '''
 META = {

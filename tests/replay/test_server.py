@@ -16,7 +16,7 @@ from snodo.core import state
 from snodo.core.context import Context
 from snodo.core.result import input_required
 from snodo.core.state.replay import MemoryGuard, ReplayGuard
-from snodo.server import Server
+from snodo.server import Server, State
 from snodo.stores import RedisGuard, SQLiteGuard
 from tests.support.wire import answer, request
 
@@ -24,16 +24,10 @@ SECRET = bytes(range(32))
 INVALID = {"code": -32602, "message": "Invalid request state"}
 
 
-def build(guard: ReplayGuard | bool, **options: Any) -> tuple[Server, list[int]]:
+def build(guard: ReplayGuard | bool, **state: Any) -> tuple[Server, list[int]]:
     """A server whose ``redeem`` tool asks for one confirmation round, counting its runs."""
-    server = Server(
-        "test-server",
-        "1.0.0",
-        clock=time.time,
-        state_secret=SECRET,
-        state_guard=guard,
-        **options,
-    )
+    sealing = State(clock=time.time, secret=SECRET, guard=guard, **state)
+    server = Server("test-server", "1.0.0", state=sealing)
     runs: list[int] = []
 
     @server.tool
@@ -150,7 +144,7 @@ def test_a_failing_store_is_an_internal_error_and_the_handler_does_not_run() -> 
 
 
 def test_encrypted_one_time_states_through_the_server() -> None:
-    server, runs = build(MemoryGuard(), state_encrypted=True)
+    server, runs = build(MemoryGuard(), encrypted=True)
     token = answer(server, call("GIFT-42", 1))["result"]["requestState"]
     assert token.startswith("e1.")
     assert "GIFT" not in token
@@ -164,13 +158,13 @@ def test_encrypted_one_time_states_through_the_server() -> None:
 @pytest.mark.parametrize(
     ("options", "error"),
     [
-        ({"state_secret": SECRET, "state_guard": object()}, TypeError),
-        ({"state_secret": SECRET, "state_encrypted": "yes"}, TypeError),
+        ({"secret": SECRET, "guard": object()}, TypeError),
+        ({"secret": SECRET, "encrypted": "yes"}, TypeError),
     ],
 )
 def test_state_options_are_checked_at_start_up(options: dict[str, Any], error: type) -> None:
     with pytest.raises(error):
-        Server("s", "1", **options)
+        Server("s", "1", state=State(**options))
 
 
 def test_a_guard_without_a_secret_guards_the_servers_own_key() -> None:
@@ -178,5 +172,5 @@ def test_a_guard_without_a_secret_guards_the_servers_own_key() -> None:
     its guard (there by default) or encryption applies to that key as to a given one."""
     guarded = Server("s", "1")
     assert isinstance(guarded.keyring.guard, MemoryGuard)
-    assert Server("s", "1", state_guard=False).keyring.guard is None
-    assert Server("s", "1", state_encrypted=True).keyring.encrypted
+    assert Server("s", "1", state=State(guard=False)).keyring.guard is None
+    assert Server("s", "1", state=State(encrypted=True)).keyring.encrypted

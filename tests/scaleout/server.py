@@ -12,7 +12,7 @@ from typing import Any
 from snodo.asking import elicitation
 from snodo.core.context import Context
 from snodo.core.result import input_required
-from snodo.server import Server
+from snodo.server import Server, State
 
 
 def keyring(spec: str) -> list[tuple[str, bytes]]:
@@ -31,7 +31,7 @@ COLOR = elicitation.form(
 server = Server(
     "worker",
     os.environ.get("SNODO_WORKER", "0"),
-    state_keys=keyring(os.environ["SNODO_STATE_KEYS"]),
+    state=State(keys=keyring(os.environ["SNODO_STATE_KEYS"])),
 )
 
 

@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from snodo.core.http_headers import request_headers
-from snodo.server import LegacyLimits, Server
+from snodo.server import LegacyLimits, Server, State
 from snodo.server.notify_bus import LocalBus, RedisBus
 from tests.replay.conftest import redis_url
 from tests.support.paths import ROOT
@@ -57,7 +57,7 @@ def test_one_url_fills_every_store_left_at_its_default(
         "alone",
         "1",
         redis=redis_url,
-        state_guard=guard,
+        state=State(guard=guard),
         legacy=LegacyLimits(store=OTHER),
         notifications=LocalBus(),
         tasks=own_tasks,
@@ -70,7 +70,7 @@ def test_one_url_fills_every_store_left_at_its_default(
         stateless=True
     )
 
-    opted_out = Server("opted out", "1", redis=redis_url, state_guard=False)
+    opted_out = Server("opted out", "1", redis=redis_url, state=State(guard=False))
     assert opted_out.keyring.guard is None
 
     plain = Server("plain", "1")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict
 
-from snodo import Server
+from snodo import Limits, Server
 from snodo.extensions.apps import App
 from snodo.search import ToolSearch
 from snodo_wire import Tool, ToolAnnotations
@@ -215,7 +215,7 @@ def test_tools_list_takes_a_query_sep_1821() -> None:
 
 
 def test_the_catalog_and_describe_of_sep_2636() -> None:
-    server = catalog_server(ToolSearch(), page_size=60)
+    server = catalog_server(ToolSearch(), limits=Limits(page_size=60))
     discovered = result(server, "server/discover", {})
     settings = discovered["capabilities"]["extensions"]["io.snodo/tool-search"]
     assert settings["methods"] == ["tools/catalog", "tools/describe"]

@@ -18,7 +18,7 @@ from snodo.legacy.methods import LegacyKernel
 from snodo.legacy.session import LegacySession
 from snodo.search import ToolSearch
 from snodo.search.disclosure import schema_hash
-from snodo.server import Server
+from snodo.server import Server, Spec
 from snodo.server.legacy_limits import LegacyLimits
 
 DRAFT, MODERN, LEGACY = "2026-12-01", "2026-07-28", "2025-11-25"
@@ -33,7 +33,7 @@ def _server() -> Server:
         "crm",
         "1.0",
         versions=[DRAFT, MODERN, LEGACY],
-        check_answers=True,
+        spec=Spec(check_answers=True),
         tool_search=ToolSearch(always_visible=["regions"]),
     )
 

@@ -1,4 +1,4 @@
-"""``Server(check_answers=True)``: every answer validated against the models of its
+"""``Server(spec=Spec(check_answers=True))``: every answer validated against the models of its
 request's revision, the invalid ones logged with where they fail; off, nothing checked."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import pytest
 from snodo.core.context import Context
 from snodo.legacy.methods import LegacyKernel
 from snodo.legacy.session import LegacySession
-from snodo.server import Server
+from snodo.server import Server, Spec
 from snodo.server.answer_checks import CHECK_ENV, RECORD_ENV, AnswerChecks, checking
 from snodo.server.legacy_limits import LegacyLimits
 from snodo.server.subscriptions import Subscription
@@ -42,7 +42,7 @@ def _call(name: str, id: int = 1, **meta: Any) -> dict[str, Any]:
 
 def _broken(check: bool | None) -> Server:
     """A server a middleware makes answer outside its revision: content must be a list."""
-    server = Server("broken", "1.0", check_answers=check)
+    server = Server("broken", "1.0", spec=Spec(check_answers=check))
 
     @server.tool
     def echo() -> str:
@@ -97,7 +97,7 @@ def test_checking_is_off_unless_asked_for(monkeypatch: pytest.MonkeyPatch) -> No
 def test_a_valid_answer_and_its_notifications_are_not_reported(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    server = Server("fine", "1.0", check_answers=True)
+    server = Server("fine", "1.0", spec=Spec(check_answers=True))
 
     @server.tool
     def noisy(ctx: Context) -> str:
@@ -124,7 +124,7 @@ def test_a_valid_answer_and_its_notifications_are_not_reported(
 def test_a_notification_outside_the_revision_is_reported() -> None:
     """A handler that streams a notification the revision does not define, by hand: the
     check names it (the server's own notifications never are: ``Context.notify``)."""
-    server = Server("noisy", "1.0", check_answers=True)
+    server = Server("noisy", "1.0", spec=Spec(check_answers=True))
 
     @server.tool
     def stray(ctx: Context) -> str:
@@ -142,7 +142,7 @@ def test_a_notification_outside_the_revision_is_reported() -> None:
 def test_a_legacy_session_is_checked_with_its_own_revision() -> None:
     """Within a legacy session, answers and the messages streamed to the client are
     checked with the session's revision."""
-    server = Server("legacy", "1.0", check_answers=True)
+    server = Server("legacy", "1.0", spec=Spec(check_answers=True))
 
     @server.tool
     def stray(ctx: Context) -> str:

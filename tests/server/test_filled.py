@@ -14,7 +14,7 @@ from snodo.core.result import ToolError
 from snodo.legacy.methods import LegacyKernel
 from snodo.legacy.session import LegacySession
 from snodo.revisions import REVISIONS
-from snodo.server import Server, filled
+from snodo.server import Limits, Server, filled
 from snodo.server.legacy_limits import LegacyLimits
 
 MODERN = REVISIONS.newest("modern")
@@ -33,7 +33,7 @@ def _server() -> Server:
         "filled",
         "1.0",
         instructions="Use the tools.",
-        page_size=1,
+        limits=Limits(page_size=1),
         hide_unauthorized=True,
         versions=[v for r in SPOKEN for v in r.versions],
     )

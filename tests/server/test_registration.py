@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from snodo import CacheHint, Server
+from snodo import CacheHint, Caching, Publishing, Server
 from snodo.server.tools import ToolDefinitionError
 from tests.support.wire import answer, request
 
@@ -22,7 +22,9 @@ def listed(server: Server, method: str, **options: Any) -> dict[str, Any]:
 
 
 def test_every_item_takes_its_listed_fields_as_keywords() -> None:
-    server = Server("full", "1", icons=[ICON], website_url="https://example.com")
+    server = Server(
+        "full", "1", publishing=Publishing(icons=[ICON], website_url="https://example.com")
+    )
 
     @server.tool(title="Add", icons=[ICON], meta={"x": 1}, annotations={"readOnlyHint": True})
     def add(a: int) -> str:
@@ -145,8 +147,7 @@ def test_cache_hints_per_list_and_per_resource() -> None:
     server = Server(
         "cached",
         "1",
-        list_cache={"tools/list": CacheHint(60_000, "public")},
-        read_cache=CacheHint(1_000),
+        caching=Caching(lists={"tools/list": CacheHint(60_000, "public")}, read=CacheHint(1_000)),
     )
 
     @server.tool
@@ -184,7 +185,10 @@ def test_cache_hints_per_list_and_per_resource() -> None:
         (lambda: CacheHint(-1), "ttl_ms must be a whole number of milliseconds, 0 or more"),
         (lambda: CacheHint(1.5), "ttl_ms must be a whole number"),  # type: ignore[arg-type]
         (lambda: CacheHint(1, "shared"), "scope must be 'public' or 'private'"),  # type: ignore[arg-type]
-        (lambda: Server("x", "1", list_cache={"tools/call": CacheHint()}), "is not one of"),
+        (
+            lambda: Server("x", "1", caching=Caching(lists={"tools/call": CacheHint()})),
+            "is not one of",
+        ),
     ],
 )
 def test_bad_cache_hints_are_refused_when_made(make: Any, message: str) -> None:
@@ -193,7 +197,9 @@ def test_bad_cache_hints_are_refused_when_made(make: Any, message: str) -> None:
 
 
 def scoped_server(hide: bool) -> Server:
-    server = Server("scoped", "1", hide_unauthorized=hide, list_cache=CacheHint(10, "public"))
+    server = Server(
+        "scoped", "1", hide_unauthorized=hide, caching=Caching(lists=CacheHint(10, "public"))
+    )
 
     @server.tool
     def open_tool() -> str:

@@ -23,7 +23,7 @@ from typing import Annotated, Any
 
 import pytest
 
-from snodo import MISSING, Ask, elicitation, roots, sampling
+from snodo import MISSING, Ask, Spec, elicitation, roots, sampling
 from snodo.client import Client
 from snodo.client.era import UnsupportedServer, read_probe
 from snodo.client.errors import ProtocolViolation
@@ -182,7 +182,10 @@ class Behind:
 
 
 def _server(revisions: Revisions, **kwargs: Any) -> Server:
-    return Server("sides", "1.0", revisions=revisions, backend=Behind(), **kwargs)
+    spec = Spec(revisions=revisions, supported_versions=kwargs.pop("supported_versions", None))
+    server = Server("sides", "1.0", spec=spec, **kwargs)
+    server.offering.serve_backend(Behind())
+    return server
 
 
 def _request(method: str, version: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -275,9 +278,9 @@ def test_versions_narrows_what_a_server_offers(revisions: Revisions) -> None:
     assert refused["code"] == -32022
     assert refused["data"]["supported"] == [MODERN]
     with pytest.raises(ValueError, match="1999-01-01"):
-        Server("x", "1", versions=["1999-01-01"], revisions=revisions)
+        Server("x", "1", versions=["1999-01-01"], spec=Spec(revisions=revisions))
     with pytest.raises(ValueError, match="modern"):
-        Server("x", "1", versions=[LEGACY], revisions=revisions)
+        Server("x", "1", versions=[LEGACY], spec=Spec(revisions=revisions))
 
 
 def test_supported_versions_still_narrows_the_modern_ones(revisions: Revisions) -> None:
@@ -358,7 +361,7 @@ ANSWERING = {"elicitation": {"form": {}}, "sampling": {}}
 
 def _asking(revisions: Revisions) -> tuple[Server, list[tuple[str, object]]]:
     """A server whose tools ask a question and a sample, and note what they read."""
-    server = Server("asks", "1.0", revisions=revisions, state_secret=SECRET)
+    server = Server("asks", "1.0", spec=Spec(revisions=revisions), state_secret=SECRET)
     read: list[tuple[str, object]] = []
     schema = {"type": "object", "properties": {"name": {"type": "string"}}}
 
@@ -465,7 +468,7 @@ def test_a_handler_reads_an_answer_with_the_request_revision(revisions: Revision
 def test_a_tool_returns_content_blocks_of_the_request_revision(revisions: Revisions) -> None:
     """An image block without ``altText`` is a block under 2026-07-28; under 2099-01-01,
     whose blocks need it, it is no block, and the tool's value goes out as JSON text."""
-    server = Server("blocks", "1.0", revisions=revisions)
+    server = Server("blocks", "1.0", spec=Spec(revisions=revisions))
     image = {"type": "image", "data": "aGk=", "mimeType": "image/png"}
 
     @server.tool
@@ -498,7 +501,7 @@ def test_the_registry_reads_names_from_each_revision_package(revisions: Revision
 def test_a_revision_without_logging_gets_no_log_message(revisions: Revisions) -> None:
     """The same request asking for log messages: answered with one under 2026-07-28,
     without under 2099-01-01, which has neither the key nor the notification."""
-    server = Server("logs", "1.0", revisions=revisions)
+    server = Server("logs", "1.0", spec=Spec(revisions=revisions))
 
     @server.tool
     def noisy(ctx: Context) -> str:
@@ -521,7 +524,7 @@ def test_an_ask_for_roots_reads_the_roots_of_any_revision(revisions: Revisions) 
     """A declarative ask reads the answer by the question's kind: the roots answered
     under 2099-01-01 (its own ListRootsResult) reach the handler as a list, and a
     handler that takes the whole answer gets the model it annotated."""
-    server = Server("roots", "1.0", revisions=revisions, state_secret=SECRET)
+    server = Server("roots", "1.0", spec=Spec(revisions=revisions), state_secret=SECRET)
     seen: list[object] = []
 
     @server.tool
@@ -561,10 +564,10 @@ def test_the_client_leaves_a_task_result_to_the_tasks_extension(revisions: Revis
 
 
 def test_a_flag_a_revision_adds_is_given_to_the_server(revisions: Revisions) -> None:
-    """``Server(capabilities=...)`` merges a flag into what the server advertises; each
+    """``Spec(capabilities=...)`` merges a flag into what the server advertises; each
     revision's answer keeps it only where the revision defines it."""
     server = Server(
-        "flags", "1.0", revisions=revisions, capabilities={"tools": {"validation": True}}
+        "flags", "1.0", spec=Spec(revisions=revisions, capabilities={"tools": {"validation": True}})
     )
 
     @server.tool
@@ -578,22 +581,23 @@ def test_a_flag_a_revision_adds_is_given_to_the_server(revisions: Revisions) -> 
     assert _legacy_initialize(server)["result"]["capabilities"]["tools"] == {"listChanged": True}
     assert server.capabilities()["tools"] == {"listChanged": True, "validation": True}
     with pytest.raises(ValueError, match=r"tools\.madeUp is a flag no served revision defines"):
-        Server("x", "1", revisions=revisions, capabilities={"tools": {"madeUp": True}})
+        Server("x", "1", spec=Spec(revisions=revisions, capabilities={"tools": {"madeUp": True}}))
     with pytest.raises(ValueError, match=r"tools\.validation .*\(2026-07-28, 2025-11-25\)"):
         Server(
             "x",
             "1",
-            revisions=revisions,
+            spec=Spec(revisions=revisions, capabilities={"tools": {"validation": True}}),
             versions=[MODERN, LEGACY],
-            capabilities={"tools": {"validation": True}},
         )
-    Server("x", "1", revisions=revisions, capabilities={"experimental": {"any": {"x": 1}}})
+    Server(
+        "x", "1", spec=Spec(revisions=revisions, capabilities={"experimental": {"any": {"x": 1}}})
+    )
 
 
 def test_a_field_a_revision_adds_goes_to_that_revision_only(revisions: Revisions) -> None:
     """``fields=`` on a decorator: the tool's ``deprecated`` is listed under 2099-01-01,
     whose Tool defines it, and neither under 2026-07-28 nor in a legacy session."""
-    server = Server("fields", "1.0", revisions=revisions)
+    server = Server("fields", "1.0", spec=Spec(revisions=revisions))
 
     @server.tool(fields={"deprecated": True})
     def old(text: str) -> str:
@@ -637,7 +641,7 @@ def test_a_field_a_revision_adds_goes_to_that_revision_only(revisions: Revisions
         server.add_tool(lambda: "x", name="made_up", fields={"madeUp": 1})
     with pytest.raises(ValueError, match="'name', which it has already"):
         server.add_tool(lambda: "x", name="named", fields={"name": "other"})
-    fake_only = Server("narrow", "1.0", revisions=revisions, versions=[MODERN])
+    fake_only = Server("narrow", "1.0", spec=Spec(revisions=revisions), versions=[MODERN])
     with pytest.raises(ValueError, match="'deprecated', which no served revision"):
         fake_only.add_tool(lambda: "x", name="old", fields={"deprecated": True})
 
@@ -650,7 +654,7 @@ def test_the_client_settles_on_the_newest_revision_both_sides_speak(
     speaks); told to speak 2026-07-28 only, it does, whatever the server serves."""
 
     def answering(versions: list[str]) -> Server:
-        server = Server("sides", "1.0", revisions=revisions, versions=versions)
+        server = Server("sides", "1.0", spec=Spec(revisions=revisions), versions=versions)
 
         @server.tool
         def echo(text: str) -> str:

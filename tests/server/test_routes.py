@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from snodo import Server
+from snodo import Server, State
 from snodo.server import LegacyLimits
 from snodo.server.notify_bus import RedisBus
 from snodo.server.routes import Request, Response, ready, redis_dependencies, redis_urls
@@ -54,8 +54,7 @@ def test_the_redis_urls_a_server_was_configured_with() -> None:
     server = Server(
         "redis",
         "1.0.0",
-        state_secret=b"k" * 32,
-        state_guard=RedisGuard(one),
+        state=State(secret=b"k" * 32, guard=RedisGuard(one)),
         tasks=Tasks(RedisTaskStore(two)),
         notifications=RedisBus(one),
         legacy=LegacyLimits(store=two),
@@ -74,8 +73,7 @@ def test_readiness_names_the_dependency_that_failed_and_nothing_of_its_url() -> 
     server = Server(
         "redis",
         "1.0.0",
-        state_secret=b"k" * 32,
-        state_guard=RedisGuard(closed),
+        state=State(secret=b"k" * 32, guard=RedisGuard(closed)),
         tasks=Tasks(RedisTaskStore(closed)),
     )
     assert asyncio.run(ready(server, timeout=5)) == ["replay guard", "task store"]

@@ -20,7 +20,7 @@ from typing import Annotated, Any
 import httpx
 import pytest
 
-from snodo import Context, Depends, Server
+from snodo import Context, Depends, Limits, Server
 from snodo.server.invoke import invoker
 from snodo.server.threads import Threads
 from tests.support.processes import serving, snodo_run
@@ -133,7 +133,7 @@ def test_a_threaded_handler_emits_in_order_before_its_result_and_sees_context_va
 
 
 def test_the_thread_limit_bounds_sync_handlers_running_at_once() -> None:
-    server = Server("t", "1", thread_limit=2)
+    server = Server("t", "1", limits=Limits(threads=2))
     running: list[int] = []
     most = [0]
     lock = threading.Lock()

@@ -17,7 +17,7 @@ from snodo.core.result import ToolError
 from snodo.legacy.methods import LegacyKernel
 from snodo.legacy.session import LegacySession
 from snodo.revisions import REVISIONS
-from snodo.server import Server
+from snodo.server import Server, Spec
 from snodo.server.legacy_limits import LegacyLimits
 
 DRAFT, MODERN, LEGACY = "2026-12-01", "2026-07-28", "2025-11-25"
@@ -34,7 +34,7 @@ class Customers(BaseModel):
 
 def _server(ran: list[str] | None = None) -> Server:
     """One tool with an output schema, one without (and that may fail)."""
-    server = Server("crm", "1.0", versions=[DRAFT, MODERN, LEGACY], check_answers=True)
+    server = Server("crm", "1.0", versions=[DRAFT, MODERN, LEGACY], spec=Spec(check_answers=True))
 
     @server.tool
     def search_customers(query: str) -> Customers:
@@ -188,7 +188,7 @@ def test_the_draft_lists_each_tool_with_its_variants() -> None:
 def test_a_wrapped_return_type_is_declared_and_answered_unwrapped() -> None:
     """2026-07-28 wraps a list in ``{"result": ...}`` (its structuredContent is an
     object); the draft's structured output is any JSON value, so it is the list itself."""
-    server = Server("w", "1.0", versions=[DRAFT, MODERN], check_answers=True)
+    server = Server("w", "1.0", versions=[DRAFT, MODERN], spec=Spec(check_answers=True))
 
     @server.tool
     def regions() -> list[str]:
@@ -320,7 +320,7 @@ def test_a_failed_call_answers_the_outputs_it_has_and_else_an_error() -> None:
 
 
 def test_a_structured_tool_error_is_the_structured_output_of_a_failure() -> None:
-    server = Server("e", "1.0", versions=[DRAFT], check_answers=True)
+    server = Server("e", "1.0", versions=[DRAFT], spec=Spec(check_answers=True))
 
     @server.tool
     def lookup() -> Customers:
@@ -378,7 +378,7 @@ def test_the_seps_conversational_and_structured_examples() -> None:
 
 
 def test_an_exception_a_tool_raises_is_a_failed_output_under_the_draft() -> None:
-    server = Server("x", "1.0", versions=[DRAFT, MODERN], check_answers=True)
+    server = Server("x", "1.0", versions=[DRAFT, MODERN], spec=Spec(check_answers=True))
 
     @server.tool
     def crash() -> str:
@@ -398,7 +398,7 @@ def test_an_exception_a_tool_raises_is_a_failed_output_under_the_draft() -> None
 def test_result_limit_cuts_the_drafts_content_outputs_and_drops_structured_ones() -> None:
     from snodo.middleware import ResultLimit
 
-    server = Server("big", "1.0", versions=[DRAFT, MODERN], check_answers=True)
+    server = Server("big", "1.0", versions=[DRAFT, MODERN], spec=Spec(check_answers=True))
     server.middleware(ResultLimit(1000))
 
     @server.tool

@@ -16,7 +16,7 @@ from typing import Any
 from snodo import Image, link
 from snodo.client import Client
 from snodo.client.transports import MemoryTransport
-from snodo.server import Server
+from snodo.server import Server, Spec
 
 DRAFT, MODERN = "2026-12-01", "2026-07-28"
 PNG = base64.b64decode(
@@ -26,7 +26,7 @@ SCHEMA = {"type": "object", "properties": {"total": {"type": "integer"}}, "requi
 
 
 def _server() -> Server:
-    server = Server("m", "1", versions=[DRAFT, MODERN], check_answers=True)
+    server = Server("m", "1", versions=[DRAFT, MODERN], spec=Spec(check_answers=True))
 
     @server.tool(output_schema=SCHEMA)
     def count():  # type: ignore[no-untyped-def]  # on purpose: no annotation to infer from

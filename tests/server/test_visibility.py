@@ -13,7 +13,7 @@ import pytest
 
 from snodo.core.context import Context
 from snodo.search import ToolSearch
-from snodo.server import CacheHint, Server
+from snodo.server import CacheHint, Caching, Server
 from snodo.server.extensions import Extension, Kind
 from tests.middleware.support import LegacyPeer
 from tests.search.test_serving import result as search_result
@@ -51,7 +51,7 @@ SHARED = CacheHint(60_000, "public")
 
 
 def hiding_server() -> tuple[Server, Hiding]:
-    server = Server("v", "1", list_cache=SHARED)
+    server = Server("v", "1", caching=Caching(lists=SHARED))
     extension = Hiding()
     server.add_extension(extension)
 
@@ -182,7 +182,7 @@ def test_a_seen_item_is_served_as_without_a_rule() -> None:
 
 
 def test_without_a_rule_lists_stay_shared() -> None:
-    server = Server("v", "1", list_cache=SHARED)
+    server = Server("v", "1", caching=Caching(lists=SHARED))
 
     @server.tool
     def anything() -> str:

@@ -16,7 +16,7 @@ import pytest
 from snodo.core.context import Context
 from snodo.core.result import tool_error
 from snodo.revisions import REVISIONS
-from snodo.server import Server
+from snodo.server import Server, Spec
 from snodo.tasks import MemoryTaskStore, Tasks, background
 
 DRAFT, MODERN = "2026-12-01", "2026-07-28"
@@ -26,7 +26,11 @@ SCHEMA = {"type": "object", "properties": {"total": {"type": "integer"}}, "requi
 
 def _server() -> Server:
     server = Server(
-        "t", "1", versions=[DRAFT, MODERN], tasks=Tasks(MemoryTaskStore()), check_answers=True
+        "t",
+        "1",
+        versions=[DRAFT, MODERN],
+        tasks=Tasks(MemoryTaskStore()),
+        spec=Spec(check_answers=True),
     )
 
     @server.tool(task="optional", output_schema=SCHEMA)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from snodo.server import Server
+from snodo.server import Server, State
 from snodo.server.routes import Request, Response
 from snodo.stores import RedisGuard
 from snodo.tasks import Tasks
@@ -18,8 +18,7 @@ REDIS = os.environ.get("TEST_REDIS")
 server = Server(
     "beside",
     "1.0.0",
-    state_secret=b"b" * 32,
-    state_guard=RedisGuard(REDIS) if REDIS else False,
+    state=State(secret=b"b" * 32, guard=RedisGuard(REDIS) if REDIS else False),
     tasks=Tasks(RedisTaskStore(REDIS)) if REDIS else None,
 )
 

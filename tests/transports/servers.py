@@ -20,7 +20,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from snodo import elicitation, roots, sampling
+from snodo import Limits, elicitation, roots, sampling
 from snodo.core.context import Context
 from snodo.core.result import MISSING, InputRequired, input_required
 from snodo.server import Server
@@ -32,7 +32,9 @@ log = logging.getLogger("snodo.tests.servers")
 SECRET = bytes.fromhex(os.environ.get("SNODO_TEST_STATE_SECRET", "5e" * 32))
 PAGE_SIZE = 4
 
-server = Server("transport-test-server", "1.0.0", page_size=PAGE_SIZE, state_secret=SECRET)
+server = Server(
+    "transport-test-server", "1.0.0", limits=Limits(page_size=PAGE_SIZE), state_secret=SECRET
+)
 
 RUNS: dict[str, str] = {}
 """tag -> "started" | "finished" | "cancelled", for the slow tool."""

@@ -163,7 +163,7 @@ class Keyring:
 
 
 SECRET_ENV = "SNODO_STATE_SECRET"
-"""The environment variable a server without ``state_secret``, ``state_keys`` or
+"""The environment variable a server without ``State``'s ``secret``, ``keys`` or
 ``keyring`` reads its secret from: hex, at least 32 bytes."""
 
 
@@ -190,7 +190,7 @@ def server_keyring(
 ) -> tuple[Keyring, bool]:
     """A server's keyring, and whether its key was made for this process alone.
 
-    Given, or built from its ``state_*`` conveniences, else from ``SNODO_STATE_SECRET``,
+    Given, or built from ``State``'s other fields, else from ``SNODO_STATE_SECRET``,
     else from a random key of this process's own (then only this process can open what
     it sealed: fine for stdio or one worker, not for several). Checked here, so a bad
     combination fails when the server is made.
@@ -198,7 +198,10 @@ def server_keyring(
     if keyring is not None:  # it brings its own guard, or none
         given = (secret, keys) != (None, None) or guard is not True or encrypted
         if given or ttl != DEFAULT_TTL:
-            raise ValueError("pass keyring= or the state_* options, not both")
+            raise ValueError(
+                "State(keyring=...) brings its own keys, ttl and guard: give it alone,"
+                " or State(secret=..., ttl=..., guard=...) without it"
+            )
         return keyring, False
     per_process = False
     if secret is None and keys is None:
@@ -214,7 +217,7 @@ def server_keyring(
     elif guard is False:
         chosen = None
     elif not callable(getattr(guard, "consume", None)):
-        raise TypeError("state_guard must be True or a ReplayGuard (async consume)")
+        raise TypeError("State(guard=...) must be True, False or a ReplayGuard (async consume)")
     else:
         chosen = guard
     made = Keyring(secret=secret, keys=keys, ttl=ttl, encrypted=encrypted, guard=chosen)

@@ -11,7 +11,7 @@ from snodo.core import state
 from snodo.core.errors import InvalidState
 from snodo.core.state.keyring import SECRET_ENV, Keyring
 from snodo.core.state.replay import MemoryGuard
-from snodo.server import Server
+from snodo.server import Server, State
 from tests.support.state_vectors import DATA, KEY_A, KEY_B, NOW, Ctx, later
 
 
@@ -88,19 +88,19 @@ def test_encrypted_keyrings_hide_the_payload_and_open_both_formats() -> None:
 
 def test_a_server_takes_a_keyring_or_the_shorthands_but_not_both() -> None:
     ring = Keyring(secret=KEY_A)
-    assert Server("s", "1", keyring=ring).keyring is ring
+    assert Server("s", "1", state=State(keyring=ring)).keyring is ring
     built = Server("s", "1", state_secret=KEY_A).keyring  # one-time state by default
     assert built is not None and isinstance(built.guard, MemoryGuard)
     clashes: list[dict[str, Any]] = [
-        {"state_secret": KEY_A},
-        {"state_ttl": 60},
-        {"state_encrypted": True},
-        {"state_guard": False},
-        {"state_guard": MemoryGuard()},
+        {"secret": KEY_A},
+        {"ttl": 60},
+        {"encrypted": True},
+        {"guard": False},
+        {"guard": MemoryGuard()},
     ]
     for clash in clashes:
-        with pytest.raises(ValueError, match="not both"):
-            Server("s", "1", keyring=ring, **clash)
+        with pytest.raises(ValueError, match=r"State\(keyring=...\) brings its own"):
+            Server("s", "1", state=State(keyring=ring, **clash))
 
 
 def test_a_server_without_keys_reads_the_environment_else_makes_its_own(
@@ -109,8 +109,8 @@ def test_a_server_without_keys_reads_the_environment_else_makes_its_own(
     """Every server seals (the questions a flow asked need it): with the secret it is
     given, else SNODO_STATE_SECRET, else a key of its process alone."""
     monkeypatch.delenv(SECRET_ENV, raising=False)
-    plain = {"state_guard": False}  # states opened more than once here
-    alone, other = Server("s", "1", **plain), Server("s", "1", **plain)
+    plain = State(guard=False)  # states opened more than once here
+    alone, other = Server("s", "1", state=plain), Server("s", "1", state=plain)
     assert alone.state_per_process and other.state_per_process
     token = alone.keyring.seal(DATA, Ctx())
     assert alone.keyring.open(token, Ctx()) == DATA
@@ -118,7 +118,7 @@ def test_a_server_without_keys_reads_the_environment_else_makes_its_own(
         other.keyring.open(token, Ctx())  # another process's key: its own
     assert not Server("s", "1", state_secret=KEY_A).state_per_process
     monkeypatch.setenv(SECRET_ENV, KEY_A.hex())
-    first, second = Server("s", "1", **plain), Server("s", "1", **plain)
+    first, second = Server("s", "1", state=plain), Server("s", "1", state=plain)
     assert not first.state_per_process
     assert second.keyring.open(first.keyring.seal(DATA, Ctx()), Ctx()) == DATA
     assert Keyring(secret=KEY_A).open(first.keyring.seal(DATA, Ctx()), Ctx()) == DATA

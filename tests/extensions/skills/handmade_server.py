@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from snodo import Context, Server
+from snodo import Caching, Context, Server
 from snodo.core.caching import CacheHint
 from snodo.core.errors import InvalidParams
 from snodo.server.extensions import Extension, ExtensionMethod
@@ -123,7 +123,7 @@ def skills_server(
         "skills-test",
         "1.0.0",
         extensions=[extension] if declare else [],
-        read_cache=CacheHint(read_ttl_ms),
+        caching=Caching(read=CacheHint(read_ttl_ms)),
     )
     for uri in files:
         server.resource(uri, name=uri.rsplit("/", 1)[-1])(_reader(state, uri))

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from snodo import Client, Server
+from snodo import Client, Limits, Server
 from snodo.client import RequestError
 from snodo.client.transports import MemoryTransport
 from snodo.extensions import skills
@@ -110,7 +110,7 @@ def test_a_proxy_of_a_server_without_skills_offers_none() -> None:
 
 
 def _main(directory_read: bool = True, page_size: int | None = None) -> tuple[Server, SkillsServer]:
-    main = Server("main", "1.0.0", page_size=page_size)
+    main = Server("main", "1.0.0", limits=Limits(page_size=page_size))
 
     @main.resource("main://about")
     def about() -> str:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from snodo.core.caching import CacheHint
 from snodo.extensions.skills import Skills
 from snodo.extensions.skills.files import MAX_FILES, MAX_TOTAL_BYTES, SkillError, directories
-from snodo.server import Server
+from snodo.server import Limits, Server
 from snodo_wire_skills import GetSkillResult, ListSkillsResult, ReadResourceDirectoryResult
 
 META = {
@@ -96,7 +96,7 @@ def read_bytes(server: Server, uri: str) -> tuple[bytes, str]:
 
 
 def test_every_skill_folder_is_listed_with_its_manifest(tree: Path) -> None:
-    server = Server("s", "1", page_size=1)
+    server = Server("s", "1", limits=Limits(page_size=1))
     Skills(server, tree)
     entries = listing(server)
     assert [e["uri"] for e in entries] == [
@@ -158,7 +158,7 @@ def test_skills_get_answers_for_a_served_skill_only(tree: Path) -> None:
 
 
 def test_directories_list_their_direct_children(tree: Path) -> None:
-    server = Server("s", "1", page_size=2)
+    server = Server("s", "1", limits=Limits(page_size=2))
     Skills(server, tree)
 
     def children(uri: str) -> list[dict[str, Any]]:
