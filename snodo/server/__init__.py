@@ -34,7 +34,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Any, Literal, Never, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -56,7 +56,9 @@ from snodo.server.configuration import (
     Publishing,
     Spec,
     State,
+    check_page_size,
     chosen,
+    refuse_moved,
     state_of,
 )
 from snodo.server.decorators import Decorators
@@ -154,6 +156,7 @@ class Server(Decorators):
     - ``limits``: page size, listen streams, threads (``Limits``).
     - ``spec``: the revision catalog, added flags, answer checks (``Spec``).
     - ``publishing``: card name, repository, website and icons (``Publishing``).
+    - ``moved``: none: a setting given flat that a group holds is refused with where it goes.
 
     The transports use ``handle`` (HTTP calls what it runs,
     ``snodo.core.request_path.answer``), ``check_version``, ``mirrored_headers``,
@@ -191,7 +194,10 @@ class Server(Decorators):
         limits: Limits | None = None,
         spec: Spec | None = None,
         publishing: Publishing | None = None,
+        **moved: Never,
     ) -> None:
+        if moved:
+            refuse_moved(moved)
         sealing = state_of(state_secret, state)
         caching = chosen("caching", caching, Caching)
         limits = chosen("limits", limits, Limits)
@@ -587,6 +593,7 @@ class Server(Decorators):
 
     @page_size.setter
     def page_size(self, size: int | None) -> None:
+        check_page_size(size)
         self.offering.page_size = size
 
     async def handle(

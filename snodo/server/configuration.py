@@ -13,9 +13,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
-from snodo.core.caching import NO_CACHE, CacheHint
+from snodo.core.caching import NO_CACHE, CacheHint, hints
 from snodo.core.state.keyring import Keyring
 from snodo.core.state.replay import ReplayGuard
 from snodo.core.state.token import DEFAULT_TTL
@@ -23,7 +23,18 @@ from snodo.revisions import REVISIONS, Revisions
 from snodo.server.subscriptions import MAX_OPEN_STREAMS
 from snodo.server.threads import DEFAULT_THREAD_LIMIT
 
-__all__ = ["Caching", "Limits", "Publishing", "Spec", "State", "chosen", "state_of"]
+__all__ = [
+    "MOVED",
+    "Caching",
+    "Limits",
+    "Publishing",
+    "Spec",
+    "State",
+    "check_page_size",
+    "chosen",
+    "refuse_moved",
+    "state_of",
+]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -67,6 +78,21 @@ class Caching:
     read: CacheHint = NO_CACHE
     discover: CacheHint = NO_CACHE
 
+    def __post_init__(self) -> None:
+        for name in ("read", "discover"):
+            value = getattr(self, name)
+            if not isinstance(value, CacheHint):
+                raise TypeError(
+                    f"Caching({name}=...) takes a CacheHint(ttl_ms, scope), such as"
+                    f" CacheHint(60_000) for a minute, not {type(value).__name__}"
+                )
+        if not isinstance(self.lists, (CacheHint, Mapping)):
+            raise TypeError(
+                "Caching(lists=...) takes a CacheHint(ttl_ms, scope), or one per list"
+                f" method ({{'tools/list': CacheHint(60_000)}}), not {type(self.lists).__name__}"
+            )
+        hints(self.lists, self.read, self.discover)  # each list method's, checked now
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Limits:
@@ -81,6 +107,13 @@ class Limits:
     page_size: int | None = None
     listen_streams: int = MAX_OPEN_STREAMS
     threads: int = DEFAULT_THREAD_LIMIT
+
+    def __post_init__(self) -> None:
+        check_page_size(self.page_size)
+        if not _whole(self.listen_streams) or self.listen_streams < 0:
+            raise ValueError("Limits(listen_streams=...) must be a whole number, 0 or more")
+        if not _whole(self.threads) or self.threads < 1:
+            raise ValueError("Limits(threads=...) must be a positive integer")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -101,6 +134,10 @@ class Spec:
     capabilities: Mapping[str, Any] | None = None
     supported_versions: Iterable[str] | None = None
     check_answers: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.check_answers is not None and not isinstance(self.check_answers, bool):
+            raise TypeError("Spec(check_answers=...) takes True, False or None")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -125,18 +162,70 @@ class Publishing:
 G = TypeVar("G", State, Caching, Limits, Spec, Publishing)
 
 
+MOVED: Final = {
+    "state_keys": "state=State(keys=...)",
+    "state_ttl": "state=State(ttl=...)",
+    "state_guard": "state=State(guard=...)",
+    "state_encrypted": "state=State(encrypted=...)",
+    "keyring": "state=State(keyring=...)",
+    "clock": "state=State(clock=...)",
+    "list_cache": "caching=Caching(lists=...)",
+    "read_cache": "caching=Caching(read=...)",
+    "discover_cache": "caching=Caching(discover=...)",
+    "page_size": "limits=Limits(page_size=...)",
+    "list_page_size": "limits=Limits(page_size=...)",
+    "max_listen_streams": "limits=Limits(listen_streams=...)",
+    "thread_limit": "limits=Limits(threads=...)",
+    "revisions": "spec=Spec(revisions=...)",
+    "capabilities": "spec=Spec(capabilities=...)",
+    "supported_versions": "spec=Spec(supported_versions=...)",
+    "check_answers": "spec=Spec(check_answers=...)",
+    "card_name": "publishing=Publishing(card_name=...)",
+    "repository": "publishing=Publishing(repository=...)",
+    "website_url": "publishing=Publishing(website_url=...)",
+    "icons": "publishing=Publishing(icons=...)",
+    "backend": "server.offering.serve_backend(...)",
+}
+"""Where each setting that is not a ``Server`` argument of its own is given instead:
+the names of the groups' fields, of older releases and of other toolkits."""
+
+
+def refuse_moved(given: Mapping[str, object]) -> None:
+    """TypeError for keyword arguments ``Server`` does not take, naming where each of
+    the known ones goes."""
+    name = next(iter(given))
+    where = MOVED.get(name)
+    if where is None:
+        raise TypeError(f"Server() got an unexpected keyword argument {name!r}")
+    raise TypeError(f"Server({name}=...) is given as {where}")
+
+
+def check_page_size(size: object) -> None:
+    """ValueError unless ``size`` is None (one page) or a positive integer: a page of
+    none would send a client round the same cursor for ever."""
+    if size is not None and (not _whole(size) or size < 1):  # type: ignore[operator]
+        raise ValueError("Limits(page_size=...) must be a positive integer, or None for one page")
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def chosen(argument: str, given: object, kind: type[G]) -> G:
     """``given`` (a ``kind``), or the defaults when it is None; TypeError naming the
-    group to give when it is something else."""
+    group to give when it is something else (never its value: a secret may be in it)."""
     if given is None:
         return kind()
     if not isinstance(given, kind):
         names = ", ".join(f"{f.name}=..." for f in fields(kind))
-        raise TypeError(
-            f"{argument}= takes snodo.{kind.__name__}({names}),"
-            f" not {type(given).__name__} {given!r}"
-        )
+        raise TypeError(f"{argument}= takes snodo.{kind.__name__}({names}), not {_kind(given)}")
     return given
+
+
+def _kind(given: object) -> str:
+    if isinstance(given, Mapping):
+        return f"a {type(given).__name__} of {sorted(map(str, given))}"
+    return f"a {type(given).__name__}"
 
 
 def state_of(secret: bytes | None, given: object) -> State:

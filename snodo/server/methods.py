@@ -99,7 +99,7 @@ class ServerOffering:
     listening: tuple[Listening, ...] = ()
     """The listen members the extensions honour."""
     given_capabilities: Mapping[str, Any] = field(default_factory=dict)
-    """Flags the author gave (``Server(capabilities=...)``), merged into what is
+    """Flags the author gave (``Server(spec=Spec(capabilities=...))``), merged into what is
     advertised; each revision's answers keep those it defines."""
     tool_search: SearchLayer | None = None
     """Tool search (``Server(tool_search=...)``): answers the tool methods first."""

@@ -36,7 +36,8 @@ def test_every_server_parameter_has_its_line_in_the_docstring() -> None:
     listed = {name for line in doc.splitlines() for name in re.findall(r"``(\w+)``", line)}
     parameters = list(inspect.signature(Server.__init__).parameters)[1:]
     assert [p for p in parameters if p not in listed] == []
-    assert len(parameters) <= 26  # help(Server) reads in a minute
+    assert parameters[-1] == "moved"  # **moved: the names the groups hold, refused
+    assert len(parameters) - 1 <= 26  # help(Server) reads in a minute
     shown = str(inspect.signature(Server))  # defaults shown short: no object addresses
     assert "= LegacyLimits()," in shown and "= QUIET," in shown and " at 0x" not in shown
 
@@ -146,3 +147,63 @@ def test_the_groups_live_apart_from_the_users_settings() -> None:
     from snodo.server import settings
 
     assert not set(configuration.__all__) & set(settings.__all__)
+
+
+@pytest.mark.parametrize(
+    ("name", "where"),
+    [
+        ("page_size", "limits=Limits(page_size=...)"),
+        ("list_page_size", "limits=Limits(page_size=...)"),
+        ("state_guard", "state=State(guard=...)"),
+        ("list_cache", "caching=Caching(lists=...)"),
+        ("check_answers", "spec=Spec(check_answers=...)"),
+        ("website_url", "publishing=Publishing(website_url=...)"),
+        ("backend", "server.offering.serve_backend(...)"),
+    ],
+)
+def test_a_setting_given_flat_is_refused_with_where_it_goes(name: str, where: str) -> None:
+    with pytest.raises(TypeError) as refused:
+        Server("s", "1", **{name: 1})
+    assert str(refused.value) == f"Server({name}=...) is given as {where}"
+
+
+def test_an_unknown_argument_is_named_as_python_names_it() -> None:
+    with pytest.raises(TypeError, match=r"unexpected keyword argument 'colour'"):
+        Server("s", "1", **{"colour": "blue"})
+
+
+def test_a_wrong_group_never_shows_its_values() -> None:
+    with pytest.raises(TypeError) as refused:
+        Server("s", "1", state={"secret": SECRET})  # type: ignore[arg-type]
+    assert "['secret']" in str(refused.value)
+    assert repr(SECRET) not in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda: Caching(read=60_000), r"Caching\(read=\.\.\.\) takes a CacheHint"),
+        (lambda: Caching(discover="60s"), r"Caching\(discover=\.\.\.\) takes a CacheHint"),
+        (lambda: Caching(lists=60), r"Caching\(lists=\.\.\.\) takes a CacheHint"),
+        (lambda: Caching(lists={"tools/call": CacheHint(1)}), "'tools/call' is not one of"),
+        (lambda: Limits(page_size=0), r"Limits\(page_size=\.\.\.\) must be a positive"),
+        (lambda: Limits(page_size=-1), r"Limits\(page_size=\.\.\.\) must be a positive"),
+        (lambda: Limits(page_size=True), r"Limits\(page_size=\.\.\.\) must be a positive"),
+        (lambda: Limits(page_size=2.5), r"Limits\(page_size=\.\.\.\) must be a positive"),
+        (lambda: Limits(listen_streams=-5), r"Limits\(listen_streams=\.\.\.\) must be"),
+        (lambda: Spec(check_answers="yes"), r"Spec\(check_answers=\.\.\.\) takes True"),
+    ],
+)
+def test_a_bad_value_in_a_group_fails_when_it_is_made(make: Any, message: str) -> None:
+    """Not on a request: ``Caching(read=60_000)`` would answer every read -32603, and a
+    page size of 0 sends a client round the same cursor."""
+    with pytest.raises((TypeError, ValueError), match=message):
+        make()
+
+
+def test_the_page_size_set_later_is_checked_too() -> None:
+    server = Server("s", "1")
+    with pytest.raises(ValueError, match="positive integer"):
+        server.page_size = 0
+    server.page_size = 2
+    assert server.offering.page_size == 2

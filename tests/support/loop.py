@@ -16,7 +16,11 @@ class Loop:
         self.loop = asyncio.new_event_loop()
         self.cleanups: list[Callable[[], Awaitable[None]]] = []
 
-    def run(self, awaitable: Awaitable[T], timeout: float = 20.0) -> T:
+    def run(self, awaitable: Awaitable[T], timeout: float = 60.0) -> T:
+        """Run ``awaitable`` on the shared loop. ``timeout`` only stops a hung test: it
+        is no time asserted, so it leaves room for a server process to start on a
+        machine whose cores are all busy."""
+
         async def bounded() -> T:
             return await asyncio.wait_for(awaitable, timeout)
 
