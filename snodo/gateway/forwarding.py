@@ -21,6 +21,11 @@ relay (``snodo.gateway.relay``, over Redis) when there is one, and gets a clear 
 when there is none. A legacy front gets either backend's
 questions through the server's bridge, as requests in its own session.
 
+Tool definitions and results cross revisions both ways: a front of SEP-3279's draft
+gets the tools of a backend of an earlier revision with their ``outputVariants`` and
+its calls' ``outputs`` as it asked for them, and the reverse
+(``snodo.gateway.tool_translation``).
+
 An extension the backend declares passes through only by its gateway half
 (``snodo.gateway.passing``) given to ``proxy``. Errors keep
 their code, message and data; the backend's list-changed and
@@ -57,6 +62,7 @@ from snodo.gateway.open_calls import CURRENT, REFUSE, FlowElsewhere, OpenCall, O
 from snodo.gateway.passing import Passing, halves
 from snodo.gateway.relay import Relay
 from snodo.gateway.shaping import NOTHING_COMPLETED, Shape
+from snodo.gateway.tool_translation import ToolTranslation
 from snodo.revisions.authoring.protocol import (
     META_CLIENT_CAPABILITIES,
     META_LOG_LEVEL,
@@ -64,6 +70,7 @@ from snodo.revisions.authoring.protocol import (
 )
 from snodo.server import Server
 from snodo.server.subscriptions import MAX_RESOURCE_SUBSCRIPTIONS
+from snodo.server.tool_encoders import ToolEncoder, encoder_of
 
 __all__ = ["BackendError", "Proxy", "proxy"]
 
@@ -145,6 +152,9 @@ class Proxy:
         """The backend requests in flight, by number: whether each may cause log
         messages (a legacy backend logs as it likes; a modern one for a request that
         asked)."""
+        self.tools = ToolTranslation()
+        """The backend's tools as it declares them, and their translation between its
+        revision and a front request's (``snodo.gateway.tool_translation``)."""
 
     # -- the client's handlers: a legacy backend's questions -------------------------
 
@@ -196,19 +206,50 @@ class Proxy:
         self, ctx: Context, params: Mapping[str, Any]
     ) -> dict[str, Any] | InputRequired:
         """The backend's answer to the front's request, or its questions as ours; with a
-        ``shape``, the request and a list's answer as it says."""
+        ``shape``, the request and a list's answer as it says; tools in the front's
+        revision's shape."""
         shape = self.shape
-        if shape is None:
+        method = ctx.request_method
+        if shape is None and method not in ("tools/list", "tools/call"):
             return await self._forward(ctx, params)
-        sent = await shape.request(ctx, params)
+        sent = params if shape is None else await shape.request(ctx, params)
         if sent is None:
             return dict(NOTHING_COMPLETED)
-        outcome = await self._forward(ctx, sent)
-        return (
-            outcome
-            if isinstance(outcome, InputRequired)
-            else shape.result(ctx.request_method, outcome)
-        )
+        front, backend = encoder_of(ctx.revision), self.tool_encoder()
+        outcome: dict[str, Any] | InputRequired
+        if method == "tools/call":
+            name = sent.get("name")
+            definition = await self._definition(ctx, name) if front is not backend else None
+            sent, selection = self.tools.request(front, backend, sent, definition)
+            outcome = await self._forward(ctx, sent)
+            if isinstance(outcome, InputRequired):
+                return outcome
+            outcome = self.tools.result(front, backend, sent, definition, selection, outcome)
+        else:
+            outcome = await self._forward(ctx, sent)
+            if isinstance(outcome, InputRequired):
+                return outcome
+            if method == "tools/list" and isinstance(outcome.get("tools"), list):
+                outcome = {**outcome, "tools": self.tools.listed(front, backend, outcome["tools"])}
+        return outcome if shape is None else shape.result(method, outcome)
+
+    def tool_encoder(self) -> ToolEncoder:
+        """The tool encoder of the revision the backend speaks."""
+        connection = self.connection
+        return encoder_of(connection.revisions.by_version.get(connection.protocol_version))
+
+    async def _definition(self, ctx: Context, name: Any) -> dict[str, Any] | None:
+        """The backend's definition of tool ``name`` (its own shape), its list read
+        again when it is not known yet (once per list change); None: the backend lists
+        no such tool to this gateway."""
+        if not isinstance(name, str):
+            return None
+        known = self.tools.definitions.get(name)
+        if known is None and not self.tools.read_whole:
+            self.tools.remember(await self._pages([ctx], "tools/list", "tools"))
+            self.tools.read_whole = True
+            known = self.tools.definitions.get(name)
+        return known
 
     async def _forward(
         self, ctx: Context, params: Mapping[str, Any]
@@ -387,9 +428,16 @@ class Proxy:
     async def listing(self, ctx: Context | None, method: str, key: str) -> list[Any]:
         """Every item of a backend list, its pages read through (at most 100 pages), as
         the front request ``ctx`` asks (None: as the proxy itself)."""
+        items = await self._pages(None if ctx is None else [ctx], method, key)
+        if method == "tools/list":  # in the front's revision's shape
+            front = encoder_of(None if ctx is None else ctx.revision)
+            items = self.tools.listed(front, self.tool_encoder(), items)
+        return items if self.shape is None else self.shape.listed(method, items)
+
+    async def _pages(self, front: list[Context] | None, method: str, key: str) -> list[Any]:
+        """Every item of a backend list, as the backend lists it (at most 100 pages)."""
         items: list[Any] = []
         cursor = None
-        front = None if ctx is None else [ctx]
         for _ in range(100):
             params: dict[str, Any] = {} if cursor is None else {"cursor": cursor}
             result = await self._send(method, params, front)
@@ -397,7 +445,7 @@ class Proxy:
             cursor = result.get("nextCursor")
             if not isinstance(cursor, str) or not cursor:
                 break
-        return items if self.shape is None else self.shape.listed(method, items)
+        return items
 
     # -- lifespan -----------------------------------------------------------------------
 
@@ -482,6 +530,8 @@ class Proxy:
         if self.server is None:
             return
         method = note.get("method")
+        if method == "notifications/tools/list_changed":
+            self.tools.forget()
         if method in _LIST_CHANGED:
             self.server.notify_list_changed(_LIST_CHANGED[method])  # type: ignore[arg-type]
         elif method == "notifications/resources/updated":

@@ -31,6 +31,7 @@ from snodo.core.context import Context
 from snodo.core.errors import InvalidParams, McpError
 from snodo.core.state.canonical import encode
 from snodo.server.extensions import Extension
+from snodo.server.methods import revised_items
 from snodo.server.pagination import page
 
 if TYPE_CHECKING:
@@ -148,25 +149,35 @@ def disclosure_extension(search: Searcher, server: Server) -> Extension:
             if params.cursor is not None:  # a query's answer is one page: no cursor of it
                 raise InvalidParams("Invalid cursor")
             found, entry = await search.search(served, ctx, params.query)
-            return {"tools": [catalog_entry(entry.by_name[name]) for name in found]}
+            named = _revised(served, ctx, [entry.by_name[name] for name in found])
+            return {"tools": [catalog_entry(d) for d in named]}
         entry = await search.catalog(served, ctx)
         chosen, next_cursor = page(
             entry.definitions, "tools/catalog", params.cursor, served.page_size
         )
-        result: dict[str, Any] = {"tools": [catalog_entry(d) for d in chosen]}
+        listed = _revised(served, ctx, list(chosen))
+        result: dict[str, Any] = {"tools": [catalog_entry(d) for d in listed]}
         if next_cursor is not None:
             result["nextCursor"] = next_cursor
         return result
 
     @extension.method("tools/describe", params=DescribeParams, proposal="SEP-2636")
     async def tools_describe(ctx: Context, params: DescribeParams) -> dict[str, Any]:
-        entry = await search.catalog(_plain(server), ctx)
+        served = _plain(server)
+        entry = await search.catalog(served, ctx)
         unknown = [name for name in params.names if name not in entry.by_name]
         if unknown:
             raise UnknownToolNames(list(dict.fromkeys(unknown)))
-        return {"tools": [entry.by_name[name] for name in params.names]}
+        return {"tools": _revised(served, ctx, [entry.by_name[name] for name in params.names])}
 
     return extension
+
+
+def _revised(served: ServerOffering, ctx: Context, definitions: list[Any]) -> list[Any]:
+    """Catalog definitions as the request's revision lists them (a tool's
+    ``outputVariants`` under SEP-3279's draft), so that a schema hash is of the
+    definition ``tools/describe`` answers."""
+    return revised_items(served, ctx.revision, "tools", definitions)
 
 
 def _plain(server: Server) -> ServerOffering:

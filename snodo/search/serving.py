@@ -17,6 +17,13 @@ or a backend's tools list change, makes the next search build it again; a backen
 listing is also read again after ``max_age`` seconds. The same search answers
 ``tools/list`` with a ``query`` (SEP-1821) and ``tools/catalog`` (SEP-2636,
 ``snodo.search.disclosure``).
+
+The catalog is kept in the content shape (``outputSchema``) whichever revision asked
+for it; every list, description and result goes out through the request's revision's
+tool encoder (``snodo.server.tool_encoders``), as a registered tool's does: under
+SEP-3279's draft the two tools are listed with their ``outputVariants`` and answer
+``outputs`` (``search_tools`` both of its ``assistant`` ones, ``call_tool`` the called
+tool's ``assistant/content``).
 """
 
 from __future__ import annotations
@@ -36,8 +43,15 @@ from snodo.core.types import Outcome
 from snodo.search.disclosure import disclosure_extension
 from snodo.search.engine import Engine, Index, Lexical
 from snodo.search.text import stemmer
-from snodo.server.methods import ServerOffering, forwarded, view_of, visible_definitions
+from snodo.server.methods import (
+    ServerOffering,
+    forwarded,
+    revised_items,
+    view_of,
+    visible_definitions,
+)
 from snodo.server.pagination import page
+from snodo.server.tool_encoders import ASSISTANT_CONTENT, ASSISTANT_STRUCTURED, encoder_of
 
 if TYPE_CHECKING:
     from snodo.server import Server
@@ -50,6 +64,10 @@ _MAX_PAGES: Final = 100
 _KEPT: Final = 8
 """Indexes kept at once: one per catalog that callers see differently."""
 _SHOWN: Final = ("name", "title", "description", "inputSchema")
+_FOUND: Final = (ASSISTANT_CONTENT, ASSISTANT_STRUCTURED)
+"""The outputs ``search_tools`` declares (it has an output schema)."""
+_CALLED: Final = (ASSISTANT_CONTENT,)
+"""The outputs ``call_tool`` declares: the called tool's content."""
 
 
 def _declared(ctx: Context) -> str:
@@ -212,10 +230,10 @@ class ToolSearch:
                 raise InvalidParams(f"Invalid params: query: a string of at most {MAX_QUERY}")
             found, entry = await self.search(served, ctx, query)
             listed = [entry.by_name[name] for name in found]
-            return {"tools": listed, "cacheScope": "private"}
+            return {"tools": self.revised(served, ctx, listed), "cacheScope": "private"}
         entry = await self.catalog(served, ctx)
         pinned = [d for d in entry.definitions if d["name"] in self.always_visible]
-        items = [*pinned, *self.tools()]
+        items = self.revised(served, ctx, [*pinned, *self.tools()])
         chosen, next_cursor = page(items, "tools/list", params.get("cursor"), served.page_size)
         result: dict[str, Any] = {"tools": list(chosen)}
         if next_cursor is not None:
@@ -227,35 +245,51 @@ class ToolSearch:
     async def _search_call(
         self, served: ServerOffering, ctx: Context, params: Mapping[str, Any]
     ) -> Outcome:
+        encoder = encoder_of(ctx.revision)
+        selection = encoder.selected(self.search_tool, _FOUND, params)
         arguments = params.get("arguments") or {}
         query = arguments.get("query") if isinstance(arguments, Mapping) else None
         if not isinstance(query, str) or not query.strip() or len(query) > MAX_QUERY:
-            return _tool_error(
+            failed = _tool_error(
                 f"Invalid arguments for tool {self.search_tool}: query must be a string of"
                 f" 1 to {MAX_QUERY} characters"
             )
+            return encoder.encoded(self.search_tool, failed, selection)
         found, entry = await self.search(served, ctx, query)
         tools = [shown(entry.by_name[name]) for name in found]
         text = json.dumps({"tools": tools}, ensure_ascii=False, separators=(",", ":"))
-        return {"content": [{"type": "text", "text": text}], "structuredContent": {"tools": tools}}
+        made = {"content": [{"type": "text", "text": text}], "structuredContent": {"tools": tools}}
+        return encoder.encoded(self.search_tool, made, selection)
 
     async def _call_through(
         self, served: ServerOffering, ctx: Context, params: Mapping[str, Any]
     ) -> Outcome:
+        encoder = encoder_of(ctx.revision)
+        selection = encoder.selected(self.call_tool, _CALLED, params)
         arguments = params.get("arguments") or {}
         inner = arguments.get("name") if isinstance(arguments, Mapping) else None
         given = arguments.get("arguments", {}) if isinstance(arguments, Mapping) else None
         if not isinstance(inner, str) or not isinstance(given, Mapping):
-            return _tool_error(
+            failed = _tool_error(
                 f"Invalid arguments for tool {self.call_tool}: name must be a tool's name"
                 " and arguments an object"
             )
+            return encoder.encoded(self.call_tool, failed, selection)
         if inner in (self.search_tool, self.call_tool):
-            return _tool_error(f"{self.call_tool} calls the server's tools, not {inner}")
+            failed = _tool_error(f"{self.call_tool} calls the server's tools, not {inner}")
+            return encoder.encoded(self.call_tool, failed, selection)
+        # The called tool answers its own assistant/content, the one output call_tool has.
+        called = {k: v for k, v in params.items() if k != "requestedOutputs"}
         try:
-            return await _plain(served, ctx, {**params, "name": inner, "arguments": dict(given)})
+            return await _plain(served, ctx, {**called, "name": inner, "arguments": dict(given)})
         except InvalidParams as refused:  # an unknown tool: the model reads why
-            return _tool_error(refused.message)
+            return encoder.encoded(self.call_tool, _tool_error(refused.message), selection)
+
+    def revised(
+        self, served: ServerOffering, ctx: Context, definitions: list[dict[str, Any]]
+    ) -> list[Any]:
+        """Catalog definitions (the content shape) as the request's revision lists them."""
+        return revised_items(served, ctx.revision, "tools", definitions)
 
     # -- the catalog and its index -----------------------------------------------------
 
@@ -295,7 +329,9 @@ class ToolSearch:
         kept = self._kept.get(key)
         now = time.monotonic()
         if kept is None or now - kept.read_at > self.max_age:
-            kept = _Entry(self._searchable(await _listed(served, ctx)), True, now)
+            # The backend lists in the caller's revision's shape; kept in the content one.
+            listed = encoder_of(ctx.revision).authored(await _listed(served, ctx))
+            kept = _Entry(self._searchable(listed), True, now)
             self._keep(key, kept)
         return kept
 

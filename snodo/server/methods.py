@@ -51,6 +51,7 @@ __all__ = [
     "capabilities",
     "forwarded",
     "offers",
+    "revised_items",
     "view_of",
     "visible_definitions",
 ]
@@ -225,16 +226,25 @@ def visible_definitions(
     return items, filtered
 
 
+def revised_items(
+    served: ServerOffering, revision: Revision | None, kind: Kind, items: list[Any]
+) -> list[Any]:
+    """Registered definitions of ``kind`` as ``revision`` lists them: a tool as the
+    revision declares one (``snodo.server.tool_encoders``), each item with the fields
+    the revision defines."""
+    if kind == "tools":
+        items = encoder_of(revision).listed(items)
+    if revision is not None and (served.registry.revised or not revision.authoring):
+        items = shaped_items(items, kind, revision)
+    return items
+
+
 async def _listing(
     served: ServerOffering, ctx: Context, params: Params, key: str, kind: Kind
 ) -> Outcome:
     view = await view_of(served, ctx) if served.registry.visibility.active else None
     items, filtered = visible_definitions(served, ctx, kind, view)
-    revision = ctx.revision
-    if kind == "tools":  # as the revision declares a tool (tool_encoders)
-        items = encoder_of(revision).listed(items)
-    if revision is not None and (served.registry.revised or not revision.authoring):
-        items = shaped_items(items, kind, revision)  # the fields its revision defines
+    items = revised_items(served, ctx.revision, kind, items)
     chosen, next_cursor = page(items, ctx.request_method, params.get("cursor"), served.page_size)
     result: dict[str, Any] = {key: list(chosen)}
     if next_cursor is not None:

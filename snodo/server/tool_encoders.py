@@ -16,6 +16,12 @@ and ``assistant/structured``, with the tool's output schema, when it has one (th
 maps the legacy ``outputSchema`` to that variant, and no other). Both encoders build
 from the same value: the variants one projects what ``finished`` makes, so the content
 and structured payloads are those a client of the content shape reads.
+
+Tools that are not registered ones go through the same encoders, known by their
+definitions: tool search's own (``selected`` and ``encoded`` a result made in the
+content shape), and a backend's behind a gateway, whose definitions and results each
+encoder also turns back into the content shape (``authored``, ``decoded``), the common
+ground between two revisions (``snodo.gateway.tool_translation``).
 """
 
 from __future__ import annotations
@@ -37,7 +43,9 @@ __all__ = [
     "Selector",
     "ToolEncoder",
     "VariantsEncoder",
+    "declared_of",
     "encoder_of",
+    "is_wrapped",
     "output_variants",
 ]
 
@@ -71,6 +79,33 @@ class ToolEncoder(Protocol):
         """The CallToolResult (without resultType) of the tool's value."""
         ...
 
+    def selected(
+        self, name: str, declared: tuple[Selector, ...], params: Mapping[str, Any]
+    ) -> tuple[Selector, ...]:
+        """``selection`` for a tool known by its name and the outputs it declares (a
+        tool that is not a registered one: tool search's own, a backend's)."""
+        ...
+
+    def encoded(
+        self,
+        name: str,
+        made: dict[str, Any],
+        selection: tuple[Selector, ...],
+        wrapped: bool = False,
+    ) -> dict[str, Any]:
+        """A result of the content shape (``content``, ``structuredContent``) as this
+        revision answers it; ``wrapped``: its structured content is ``{"result": value}``."""
+        ...
+
+    def authored(self, definitions: list[Any]) -> list[Any]:
+        """This revision's tool definitions in the content shape: ``listed`` undone."""
+        ...
+
+    def decoded(self, result: dict[str, Any], definition: Mapping[str, Any]) -> dict[str, Any]:
+        """This revision's result of the tool ``definition`` (this revision's) in the
+        content shape: ``encoded`` undone."""
+        ...
+
 
 class ContentEncoder:
     """The revisions before SEP-3279: ``content`` and ``structuredContent``."""
@@ -91,6 +126,26 @@ class ContentEncoder:
         if type(value) is str and tool.output is None:  # the commonest answer
             return {"content": [{"type": "text", "text": value}]}
         return finished(tool, value, revision)
+
+    def selected(
+        self, name: str, declared: tuple[Selector, ...], params: Mapping[str, Any]
+    ) -> tuple[Selector, ...]:
+        return ()
+
+    def encoded(
+        self,
+        name: str,
+        made: dict[str, Any],
+        selection: tuple[Selector, ...],
+        wrapped: bool = False,
+    ) -> dict[str, Any]:
+        return made
+
+    def authored(self, definitions: list[Any]) -> list[Any]:
+        return definitions
+
+    def decoded(self, result: dict[str, Any], definition: Mapping[str, Any]) -> dict[str, Any]:
+        return result
 
 
 def _unwrapped(schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -119,6 +174,60 @@ def _declared(tool: Tool) -> tuple[Selector, ...]:
     )
 
 
+def declared_of(definition: Mapping[str, Any]) -> tuple[Selector, ...]:
+    """The outputs a tool declares, from its definition in either shape: its
+    ``outputVariants``, or what its ``outputSchema`` (or none) stands for."""
+    variants = definition.get("outputVariants")
+    if isinstance(variants, list):
+        return tuple(
+            (variant["audience"], variant["format"])
+            for variant in variants
+            if isinstance(variant, Mapping)
+            and isinstance(variant.get("audience"), str)
+            and isinstance(variant.get("format"), str)
+        )
+    if isinstance(definition.get("outputSchema"), Mapping):
+        return (ASSISTANT_CONTENT, ASSISTANT_STRUCTURED)
+    return (ASSISTANT_CONTENT,)
+
+
+def is_wrapped(definition: Mapping[str, Any]) -> bool:
+    """Whether a content-shape definition's structured content is ``{"result": value}``."""
+    schema = definition.get("outputSchema")
+    return isinstance(schema, Mapping) and schema.get(WRAPPED) is True
+
+
+def _variant(definition: Mapping[str, Any], selector: Selector) -> Mapping[str, Any] | None:
+    variants = definition.get("outputVariants")
+    for variant in variants if isinstance(variants, list) else ():
+        if isinstance(variant, Mapping) and (variant.get("audience"), variant.get("format")) == (
+            selector
+        ):
+            return variant
+    return None
+
+
+def _object_schema(schema: Mapping[str, Any]) -> bool:
+    """Whether every value ``schema`` allows is a JSON object (the content shape's
+    ``outputSchema`` must say so at its root)."""
+    return schema.get("type") == "object"
+
+
+def _wrapper(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The content shape's output schema of a structured variant that may be any JSON
+    value: ``{"result": value}``, marked, as snodo's own wrapped tools declare it."""
+    inner = {key: value for key, value in schema.items() if key != "$defs"}
+    wrapper: dict[str, Any] = {
+        "type": "object",
+        "properties": {"result": inner},
+        "required": ["result"],
+        WRAPPED: True,
+    }
+    if "$defs" in schema:
+        wrapper["$defs"] = schema["$defs"]
+    return wrapper
+
+
 def _named(selectors: Sequence[Selector]) -> str:
     return ", ".join(f"{audience}/{format_}" for audience, format_ in selectors)
 
@@ -139,17 +248,21 @@ class VariantsEncoder:
         """The requested selectors in the order asked, or ``assistant/content`` alone
         when none are; a selector the tool does not declare, one asked twice, or an
         empty list is invalid params (never silently replaced)."""
+        return self.selected(tool.name, _declared(tool), params)
+
+    def selected(
+        self, name: str, declared: tuple[Selector, ...], params: Mapping[str, Any]
+    ) -> tuple[Selector, ...]:
         requested = params.get("requestedOutputs")
         if requested is None:
             return (ASSISTANT_CONTENT,)
         selectors = tuple((item["audience"], item["format"]) for item in requested)
         if not selectors:
             raise InvalidParams("requestedOutputs names no output")
-        declared = _declared(tool)
         undeclared = [selector for selector in selectors if selector not in declared]
         if undeclared:
             raise InvalidParams(
-                f"Tool {tool.name} declares no output {_named(undeclared)} "
+                f"Tool {name} declares no output {_named(undeclared)} "
                 f"(it declares {_named(declared)})"
             )
         if len(set(selectors)) != len(selectors):
@@ -168,6 +281,15 @@ class VariantsEncoder:
         call answers the outputs it has a payload for (its message as content, its
         structured error where it gave one); with none of them, a protocol error."""
         made = CONTENT.finish(tool, value, revision)
+        return self.encoded(tool.name, made, selection, tool.wrapped)
+
+    def encoded(
+        self,
+        name: str,
+        made: dict[str, Any],
+        selection: tuple[Selector, ...],
+        wrapped: bool = False,
+    ) -> dict[str, Any]:
         failed = made.get("isError") is True
         outputs: list[dict[str, Any]] = []
         for audience, format_ in selection:
@@ -177,22 +299,67 @@ class VariantsEncoder:
                 )
             elif "structuredContent" in made:
                 structured = made["structuredContent"]
-                if tool.wrapped and not failed and isinstance(structured, Mapping):
+                if wrapped and not failed and isinstance(structured, Mapping):
                     structured = structured.get("result")
                 outputs.append(
                     {"audience": audience, "format": format_, "structuredContent": structured}
                 )
             elif not failed:  # a whole CallToolResult of the handler's, without it
-                raise InternalError(f"Tool {tool.name} gave no structured output")
+                raise InternalError(f"Tool {name} gave no structured output")
         if not outputs:
-            text = " ".join(b.get("text", "") for b in made["content"] if b.get("type") == "text")
-            raise InternalError(f"Tool {tool.name} failed: {text}".rstrip(": "))
+            blocks = made.get("content") or []
+            text = " ".join(b.get("text", "") for b in blocks if b.get("type") == "text")
+            raise InternalError(f"Tool {name} failed: {text}".rstrip(": "))
         result: dict[str, Any] = {"outputs": outputs}
         if failed:
             result["isError"] = True
         if "_meta" in made:
             result["_meta"] = made["_meta"]
         return result
+
+    def authored(self, definitions: list[Any]) -> list[Any]:
+        """``outputSchema`` from the ``assistant/structured`` variant (the one the SEP
+        maps it to), wrapped as ``{"result": value}`` when that variant's value need
+        not be an object; the other variants have no place in the content shape."""
+        shown = []
+        for definition in definitions:
+            if not isinstance(definition, Mapping):
+                shown.append(definition)
+                continue
+            item = {key: value for key, value in definition.items() if key != "outputVariants"}
+            variant = _variant(definition, ASSISTANT_STRUCTURED)
+            schema = None if variant is None else variant.get("schema")
+            if isinstance(schema, Mapping):
+                item["outputSchema"] = dict(schema) if _object_schema(schema) else _wrapper(schema)
+            shown.append(item)
+        return shown
+
+    def decoded(self, result: dict[str, Any], definition: Mapping[str, Any]) -> dict[str, Any]:
+        """``content`` from the ``assistant/content`` output, ``structuredContent`` from
+        the ``assistant/structured`` one (``{"result": value}`` where ``authored``
+        wraps its schema), ``outputs`` left behind."""
+        outputs = result.get("outputs")
+        if not isinstance(outputs, list):
+            return result
+        shown = {
+            key: value
+            for key, value in result.items()
+            if key not in ("outputs", "content", "structuredContent")
+        }
+        shown["content"] = []
+        for output in outputs:
+            if not isinstance(output, Mapping) or output.get("audience") != "assistant":
+                continue
+            if output.get("format") == "content" and isinstance(output.get("content"), list):
+                shown["content"] = list(output["content"])
+            elif output.get("format") == "structured" and "structuredContent" in output:
+                structured = output["structuredContent"]
+                schema = (_variant(definition, ASSISTANT_STRUCTURED) or {}).get("schema")
+                failed = result.get("isError") is True  # an error's own, never wrapped
+                if isinstance(schema, Mapping) and not _object_schema(schema) and not failed:
+                    structured = {"result": structured}
+                shown["structuredContent"] = structured
+        return shown
 
 
 CONTENT: Final = ContentEncoder()
