@@ -4,10 +4,10 @@
 The names most programs need are here, with the modules a handler asks the client
 with (``elicitation``, ``sampling``, ``roots``, from ``snodo.asking``). The protocol core
 is ``snodo.core``, with no I/O; each role has a package above it: ``snodo.asking``,
-``snodo.stores`` (memory, SQLite, Redis), ``snodo.tasks`` (the Tasks extension),
-``snodo.server`` (the Server and its handlers), ``snodo.legacy`` (the initialize-based
-era), ``snodo.transports`` (stdio and HTTP), ``snodo.client``, ``snodo.auth`` and
-``snodo.oauth``, ``snodo.otel``, ``snodo.gateway`` and ``snodo.cli``;
+``snodo.stores`` (memory, SQLite, Redis), ``snodo.server`` (the Server and its
+handlers), ``snodo.legacy`` (the initialize-based era), ``snodo.transports`` (stdio and
+HTTP), ``snodo.client``, ``snodo.auth`` and ``snodo.oauth``, ``snodo.otel``,
+``snodo.gateway``, ``snodo.extensions`` (MCP Apps, Skills, Tasks) and ``snodo.cli``;
 docs/architecture.md draws them. The wire models are the separate package
 ``snodo_wire``.
 
@@ -18,7 +18,7 @@ outside it: ``MISSING`` is pydantic's own sentinel, as pydantic makes it.
 """
 
 from snodo.asking import elicitation, roots, sampling
-from snodo.client import Client, Flow, RequestError, TaskHandle
+from snodo.client import Client, Flow, RequestError
 from snodo.core.context import Context
 from snodo.core.errors import InvalidParams, InvalidState, McpError, ResourceNotFound
 from snodo.core.result import (
@@ -60,7 +60,6 @@ __all__ = [
     "Server",
     "Spec",
     "State",
-    "TaskHandle",
     "ToolError",
     "elicitation",
     "input_required",

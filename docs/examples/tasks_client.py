@@ -10,15 +10,14 @@ import secrets
 from typing import Any
 
 from snodo import Client, Context, Server, elicitation, input_required
-from snodo.client import TaskHandle
 from snodo.client.transports import MemoryTransport
-from snodo.tasks import MemoryTaskStore, Tasks, background
+from snodo.extensions.tasks import MemoryTaskStore, TaskHandle, Tasks, TasksClient, background
 
 server = Server(
     "files",
     "1.0.0",
     state_secret=secrets.token_bytes(32),
-    tasks=Tasks(MemoryTaskStore(), poll_interval_ms=20),
+    extensions=[Tasks(MemoryTaskStore(), poll_interval_ms=20)],
 )
 SURE = elicitation.form(
     "Delete it for good?",
@@ -50,14 +49,17 @@ def yes(params: dict[str, Any]) -> dict[str, Any]:
 
 async def main() -> None:
     async with Client(MemoryTransport(server), elicitation=yes, deadline=30) as client:
+        TasksClient(client)  # declares tasks: the server runs the tool as one
         result = await client.call_tool("purge", {"filename": "a.txt"})  # a task, followed
         print(result.content[0].text)
 
     async with Client(MemoryTransport(server), elicitation=yes) as front:
+        TasksClient(front)
         step = await front.call_tool("purge", {"filename": "b.txt"}, manual=True)
         assert isinstance(step, TaskHandle)
         carried = step.to_json()  # into a database or a queue
     async with Client(MemoryTransport(server), elicitation=yes) as back:
+        TasksClient(back)
         result = await back.resume(TaskHandle.from_json(carried))
         print(result.content[0].text)
 

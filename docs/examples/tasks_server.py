@@ -10,13 +10,13 @@ import json
 from typing import Any
 
 from snodo import Context, Server
-from snodo.tasks import MemoryTaskStore, Tasks, background
+from snodo.extensions.tasks import MemoryTaskStore, Tasks, background
 from snodo_wire.protocol import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, REVISION
 from snodo_wire_tasks.protocol import EXTENSION_ID
 
 # One store for every worker: MemoryTaskStore for one process, SQLite for one host,
-# Redis across hosts (snodo.tasks.task_store("redis://...")).
-server = Server("reports", "1.0.0", tasks=Tasks(MemoryTaskStore(), poll_interval_ms=50))
+# Redis across hosts (snodo.extensions.tasks.task_store("redis://...")).
+server = Server("reports", "1.0.0", extensions=[Tasks(MemoryTaskStore(), poll_interval_ms=50)])
 
 
 @server.tool(task="optional")  # "required": only clients that declare tasks may call it

@@ -10,8 +10,8 @@ python tasks_workers.py prints what was chosen.
 import os
 
 from snodo import Server
+from snodo.extensions.tasks import Tasks, task_store
 from snodo.server import LegacyLimits, notification_bus
-from snodo.tasks import Tasks, task_store
 
 TASKS = os.environ.get("SNODO_TASKS", "memory:")  # or sqlite:///PATH for one host
 # The bus carries notifications between workers; the task store's Redis can carry it.
@@ -20,7 +20,7 @@ NOTIFY = os.environ.get("SNODO_NOTIFY", TASKS if TASKS.startswith("redis") else 
 server = Server(
     "builds",
     "1.0.0",
-    tasks=Tasks(task_store(TASKS)),
+    extensions=[Tasks(task_store(TASKS))],
     notifications=notification_bus(NOTIFY),
     # Legacy (initialize) sessions too: kept in one worker, `--workers` refuses them.
     legacy=LegacyLimits(store=TASKS if TASKS.startswith("redis") else None),

@@ -38,6 +38,7 @@ from snodo.cli.terminal import Terminal
 from snodo.client import Client, ClientError, NotAuthorized, ProtocolViolation, TransportError
 from snodo.extensions.skills import EXTENSION_ID as SKILLS_EXTENSION
 from snodo.extensions.skills import SkillsClient
+from snodo.extensions.tasks import TasksClient
 
 __all__ = [
     "AUTH_ENV",
@@ -203,11 +204,16 @@ def _tail(log: str) -> list[str]:
 
 
 def _client(args: argparse.Namespace, handlers: Mapping[str, Any]) -> Client:
+    """The terminal's client: it declares tasks (``TasksClient``), so a task tool's call
+    is followed to its result as any other."""
     options: dict[str, Any] = {"era": args.era, "deadline": args.timeout, **handlers}
     if args.server.startswith(("http://", "https://")):
-        return Client.http(args.server, auth=http_auth(args), **options)
-    argv = shlex.split(args.server) if args.stdio else _snodo_run(args.server)
-    return Client.stdio(argv, stderr=args.server_log, **options)
+        client = Client.http(args.server, auth=http_auth(args), **options)
+    else:
+        argv = shlex.split(args.server) if args.stdio else _snodo_run(args.server)
+        client = Client.stdio(argv, stderr=args.server_log, **options)
+    TasksClient(client)
+    return client
 
 
 def http_auth(args: argparse.Namespace) -> Any:

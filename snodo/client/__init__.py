@@ -1,19 +1,20 @@
-"""A dual-era MCP client: the current revision with MRTR and tasks, legacy as fallback.
+"""A dual-era MCP client: the current revision with MRTR, legacy as fallback.
 
 How each request reaches the server, in whichever era it speaks, is the
 ``Connection``'s business (``snodo.client.connection``): ``_meta``, headers, the era
 verdict, the legacy session. ``call_tool``, ``read_resource`` and ``get_prompt`` run
-the MRTR loop (``snodo.client.rounds``); when a server answers ``tools/call`` with a
-task, the client follows it to its result (``snodo.client.tasks``). An optional
-deadline bounds a whole call, task included, and ``limits.request_timeout`` every
-request in it (``snodo.client.limits``). With ``manual=True`` a paused flow comes back
-as a ``Flow`` and a task as a ``TaskHandle``, both plain data a distributed client can
-persist and ``resume`` elsewhere. With a legacy server the same methods return the
+the MRTR loop (``snodo.client.rounds``); a result of another kind (a task) is the
+extension's client half's to follow (``snodo.client.extensions.ResultKind``: the tasks
+extension's, ``snodo.extensions.tasks.TasksClient``). An optional deadline bounds a
+whole call, task included, and ``limits.request_timeout`` every request in it
+(``snodo.client.limits``). With ``manual=True`` a paused flow comes back as a ``Flow``
+(a task as its half's handle), plain data a distributed client can persist and
+``resume`` elsewhere. With a legacy server the same methods return the
 same types (``snodo.client.results``). Whatever the server does, a call ends within
 its bounds and raises only ``snodo.client.errors``.
 
 The package is the whole client: connection, era, rounds, handlers, limits, listings,
-``search`` (``search_tools``), results, errors, tasks, ``cards`` (a server's card, read
+``search`` (``search_tools``), results, errors, ``cards`` (a server's card, read
 before connecting), ``extensions`` (the public extension API: what an extension's client
 half declares and plugs in), a legacy session's client side, transports. It may import
 the core, ``snodo.server`` (its in-memory transport) and ``snodo.search`` only; nothing
@@ -45,7 +46,7 @@ from snodo.client.errors import (
     TooManyRounds,
     TransportError,
 )
-from snodo.client.extensions import ClientExtension
+from snodo.client.extensions import ClientExtension, Following, ResultKind
 from snodo.client.handlers import InputHandlers
 from snodo.client.legacy_session import LegacySession
 from snodo.client.limits import ClientLimits
@@ -54,7 +55,6 @@ from snodo.client.requester import Requester
 from snodo.client.results import RESULT_MODELS, Flow, InputHandler, complete_result, result_of
 from snodo.client.rounds import FlowBounds, run_flow
 from snodo.client.search import ToolFinder
-from snodo.client.tasks import ClientTasks, TaskCancelled, TaskFailed, TaskHandle
 from snodo.client.tool_outputs import OutputSelector, selectors
 from snodo.client.transports import ClientTransport, HttpTransport, StdioTransport
 from snodo.client.url_required import URL_REQUIRED, Completions, UrlElicitationRequired
@@ -70,7 +70,6 @@ from snodo.revisions.authoring import (
     ResourceTemplate,
     Tool,
 )
-from snodo.revisions.tasks.protocol import EXTENSION_ID as TASKS_EXTENSION
 
 __all__ = [
     "Client",
@@ -88,9 +87,6 @@ __all__ = [
     "RequestError",
     "RequestTimeout",
     "ResponseCache",
-    "TaskCancelled",
-    "TaskFailed",
-    "TaskHandle",
     "TooManyRounds",
     "TransportError",
     "UnsupportedServer",
@@ -100,19 +96,19 @@ __all__ = [
 ]
 
 
-class Client(ClientTasks):
+class Client:
     """An MCP client for servers of either era, with one API.
 
     Install handlers for what the user can do (``elicitation``, ``url_elicitation``,
-    ``sampling``, ``roots``); capabilities are declared from them. ``tasks`` declares
-    the tasks extension (on by default: a task is followed to the same result a plain
-    call returns, so declaring it costs a caller nothing; off, a server runs its
-    task-optional tools inline); ``extensions`` declares others, by identifier with their
-    settings (``snodo.extensions.apps.DECLARE``, say). ``era``: ``"auto"`` (probe once,
-    then remember), ``"modern"`` or ``"legacy"``. ``probe_timeout`` bounds the stdio probe: a server
-    silent that long is legacy. ``limits`` bounds what a server can make the client
-    wait for or hold (``ClientLimits``; give ``Client.http``/``Client.stdio`` the same
-    to bound the transport's reading too). ``cache``: results kept as their caching
+    ``sampling``, ``roots``); capabilities are declared from them. ``extensions``
+    declares extensions by identifier with their settings
+    (``snodo.extensions.apps.DECLARE``, say); an extension's client half adds itself
+    (``add_extension``: ``TasksClient(client)`` declares tasks and follows them).
+    ``era``: ``"auto"`` (probe once, then remember), ``"modern"`` or ``"legacy"``.
+    ``probe_timeout`` bounds the stdio probe: a server silent that long is legacy.
+    ``limits`` bounds what a server can make the client wait for or hold
+    (``ClientLimits``; give ``Client.http``/``Client.stdio`` the same to bound the
+    transport's reading too). ``cache``: results kept as their caching
     hints allow (``snodo.client.cache``; a ``ResponseCache`` to share one between
     clients, False for none); ``principal`` names whom this client acts for, so that
     clients sharing a cache share private results only with their own principal.
@@ -141,7 +137,6 @@ class Client(ClientTasks):
         sampling_tools: bool = False,
         sampling_context: bool = False,
         roots: InputHandler | None = None,
-        tasks: bool = True,
         extensions: Mapping[str, Mapping[str, Any]] | None = None,
         max_rounds: int = 10,
         backoff: tuple[float, float] = (0.05, 2.0),
@@ -167,7 +162,8 @@ class Client(ClientTasks):
         """Extensions declared on modern requests only (``ClientExtension(legacy=False)``)."""
         self.extensions: dict[str, ClientExtension] = {}
         """The extensions' client halves added (``add_extension``), by identifier."""
-        self.tasks = tasks
+        self.results: dict[str, ResultKind] = {}
+        """The kinds of result the halves added take, by ``resultType`` (a task)."""
         self.max_rounds = max_rounds
         self.limits = limits or ClientLimits()
         self.backoff = backoff
@@ -261,13 +257,11 @@ class Client(ClientTasks):
         return extension
 
     def capabilities(self) -> dict[str, Any]:
-        """What the installed handlers, ``extensions`` and ``tasks`` let this client
-        declare on a modern request; a legacy ``initialize`` declares all but tasks
-        and the extensions declared for modern requests only."""
+        """What the installed handlers and ``extensions`` let this client declare on a
+        modern request; a legacy ``initialize`` declares all but the extensions
+        declared for modern requests only (tasks)."""
         declared = self.inputs.capabilities()
         modern = dict(self.declared_modern)
-        if self.tasks:
-            modern[TASKS_EXTENSION] = {}
         if modern:
             declared["extensions"] = {**declared.get("extensions", {}), **modern}
         return declared
@@ -308,15 +302,42 @@ class Client(ClientTasks):
 
     async def request(self, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Send one request and return its raw result, in whichever era the server speaks
-        (a task is followed to its raw result); a modern server's -32022 is retried once
-        with a version both speak. Bounded by ``deadline`` and ``request_timeout``."""
+        (a task, or any kind of result an extension's half takes, followed to its raw
+        result); a modern server's -32022 is retried once with a version both speak.
+        Bounded by ``deadline`` and ``request_timeout``."""
         until = self._until()
         result = await self._send(method, dict(params or {}), until=until)
-        if result.get("resultType") != "task":
+        kind = result.get("resultType", "complete")
+        if kind in ("complete", "input_required"):
             return result
-        followed = await self._task(method, result, until, manual=False)
-        assert isinstance(followed, dict)  # not manual: the task's result
+        followed = await self._taker(kind).follow(self._following(until), method, result, False)
+        if not isinstance(followed, dict):
+            raise ProtocolViolation(f"the {kind!r} result of {method} did not end in a result")
         return followed
+
+    def _taker(self, kind: Any) -> ResultKind:
+        """The half that takes results of ``kind``; none: the server broke the protocol."""
+        taker = self.results.get(kind) if isinstance(kind, str) else None
+        if taker is None:
+            raise ProtocolViolation(
+                f"unknown resultType {str(kind)[:80]!r}:"
+                " this client did not declare an extension that takes it"
+            )
+        return taker
+
+    def _following(self, until: float | None) -> Following:
+        bounds = FlowBounds(self.max_rounds, self.backoff, self._deadline(), self.limits)
+        return Following(self._send_modern, self.inputs, bounds, until)
+
+    async def _send_modern(
+        self, method: str, params: dict[str, Any], until: float | None
+    ) -> dict[str, Any]:
+        return await self._send(method, params, True, until)
+
+    def following(self) -> Following:
+        """How an extension's half sends outside a call, within the client's bounds
+        (``snodo.client.extensions.Following``)."""
+        return self._following(self._until())
 
     def _deadline(self) -> float | None:
         """This call's deadline (``deadline=`` on the call), else the client's."""
@@ -381,17 +402,20 @@ class Client(ClientTasks):
 
     async def resume(
         self,
-        paused: Flow | TaskHandle,
+        paused: Flow | Any,
         responses: Mapping[str, Any] | None = None,
         manual: bool = False,
     ) -> Any:
         """Continue a paused flow or a task, here or in another process: answer its
         input requests (or send ``responses`` as the answers) and go on with the same
         bounds as ``run``. A task is followed to its result; with ``manual`` it comes
-        back as a ``TaskHandle`` when it needs input this client has not given."""
-        if isinstance(paused, TaskHandle):
-            outcome = await self._follow(paused, self._until(), manual, responses)
-            return _typed(paused.method, outcome)
+        back as its handle when it needs input this client has not given: ``paused``
+        that is no ``Flow`` is the half's that ``resumes`` it (a task's handle)."""
+        if not isinstance(paused, Flow):
+            for taker in self.results.values():
+                if taker.resumes(paused):
+                    return await taker.resume(self.following(), paused, responses, manual)
+            raise TypeError(f"nothing this client takes resumes a {type(paused).__name__}")
         raw = paused.result.model_dump(mode="json", by_alias=True)
         requests: dict[str, Any] = raw.get("inputRequests") or {}
         if responses is not None:
@@ -421,12 +445,15 @@ class Client(ClientTasks):
         async def send(sent: dict[str, Any], until: float | None) -> dict[str, Any]:
             return await self._send(method, sent, manual or resuming, until, notify)
 
-        async def on_task(created: dict[str, Any], until: float | None) -> Any:
-            return _typed(method, await self._task(method, created, until, manual))
+        async def on_other(kind: str, result: dict[str, Any], until: float | None) -> Any:
+            taker = self._taker(kind)
+            return _typed(
+                method, await taker.follow(self._following(until), method, result, manual)
+            )
 
         bounds = FlowBounds(self.max_rounds, self.backoff, self._deadline(), self.limits)
         return await run_flow(
-            send, self.inputs, bounds, method, params, responses, state, manual, on_task
+            send, self.inputs, bounds, method, params, responses, state, manual, on_other
         )
 
     # -- the methods -----------------------------------------------------------------------
@@ -445,7 +472,7 @@ class Client(ClientTasks):
         outputs: Iterable[OutputSelector] | None = None,
     ) -> Any:
         """The tool's CallToolResult, whether or not the server made a task; with
-        ``manual=True`` a Flow when input is needed first, a TaskHandle for a task.
+        ``manual=True`` a Flow when input is needed first, a task's handle for a task.
         ``on_progress(progress, total, message)`` and ``on_log(params)`` take this
         call's progress and log messages, at ``log_level`` and above; ``deadline``
         bounds this call in place of the client's (``call_scope``). ``outputs``: the
@@ -592,8 +619,8 @@ class Client(ClientTasks):
             await stream.aclose()
 
 
-def _typed(method: str, outcome: dict[str, Any] | TaskHandle) -> Any:
-    """A task's handle as it is, its result as ``method``'s result model."""
-    if isinstance(outcome, TaskHandle):
+def _typed(method: str, outcome: Any) -> Any:
+    """A raw result as ``method``'s result model; anything else (a task's handle) as it is."""
+    if not isinstance(outcome, dict):
         return outcome
     return complete_result(RESULT_MODELS[method], outcome)

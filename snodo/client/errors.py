@@ -10,15 +10,17 @@ apart when it cares::
     ├── ProtocolViolation       the server answered in a way the protocol does not allow
     │   └── LimitExceeded       ... or sent more than a ``ClientLimits`` cap allows
     ├── RequestError            the server answered with a JSON-RPC error (code, message, data)
-    │   └── TaskFailed          ... or a task ended ``failed`` with one (``snodo.client.tasks``)
-    ├── TaskCancelled           a task the client followed ended ``cancelled``
+    │   └── TaskFailed          ... or a task ended ``failed`` with one (tasks' client half)
+    ├── TaskCancelled           a task the client followed ended ``cancelled`` (the same)
     ├── RequestTimeout          no answer within ``request_timeout`` (or the deadline)
     │   └── DeadlineExceeded    the flow's ``deadline=`` passed (also a TooManyRounds)
     ├── TooManyRounds           the server kept asking for input past ``max_rounds``
     ├── UnsupportedServer       no revision in common (``snodo.client.era``)
     └── ModernOnly              a modern-only feature asked of a legacy server
 
-These are the only exceptions server traffic can raise out of a ``Client`` call;
+``TaskFailed`` and ``TaskCancelled`` are the tasks extension's
+(``snodo.extensions.tasks``), raised when its client half follows a task. These are the
+only exceptions server traffic can raise out of a ``Client`` call;
 the ones a caller causes (a bad argument) stay ``ValueError``/``TypeError``.
 """
 

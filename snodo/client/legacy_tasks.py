@@ -7,7 +7,7 @@ A tool whose listing says ``execution.taskSupport: "required"`` refuses a plain 
 task's ``pollInterval`` until it is terminal or waits for input, then asks
 ``tasks/result``, which returns what the call itself would have (and, while the task
 waits for input, carries the server's questions to the client's handlers on the
-session). The modern era has its own task extension (``snodo.client.tasks``).
+session). The modern era has its own task extension (``snodo.extensions.tasks``).
 """
 
 from __future__ import annotations

@@ -7,8 +7,9 @@ same request, a fresh id and the exact ``requestState``. Rounds stop at
 ``max_rounds`` (``TooManyRounds``); state-only rounds back off exponentially, but
 never sleep past the deadline, and no round is waited for after the last
 (``DeadlineExceeded``). With ``manual`` the first InputRequiredResult is returned as a
-``Flow``. A CreateTaskResult ends the rounds: what follows is the task's
-(``snodo.client.tasks``), handed the call's deadline instant.
+``Flow``. A result of another kind ends the rounds: what follows is the client half's
+that takes it (``snodo.client.extensions.ResultKind``: a task), handed the call's
+deadline instant.
 """
 
 from __future__ import annotations
@@ -24,15 +25,16 @@ from snodo.client.handlers import InputHandlers
 from snodo.client.limits import ClientLimits
 from snodo.client.results import INPUT_REQUIRED, RESULT_MODELS, Flow, complete_result, validated
 
-__all__ = ["FlowBounds", "OnTask", "Send", "run_flow"]
+__all__ = ["FlowBounds", "OnOther", "Send", "run_flow"]
 
 Send = Callable[[dict[str, Any], float | None], Awaitable[dict[str, Any]]]
 """Sends the flow's request with these params, bounded by a ``time.monotonic()``
 instant (or not); returns its result."""
 
-OnTask = Callable[[dict[str, Any], float | None], Awaitable[Any]]
-"""Takes a CreateTaskResult and the call's ``time.monotonic()`` deadline instant (or
-None); returns what the call returns."""
+OnOther = Callable[[str, dict[str, Any], float | None], Awaitable[Any]]
+"""Takes a result of another kind than the core's (its ``resultType``: a task, say), the
+result, and the call's ``time.monotonic()`` deadline instant (or None); returns what the
+call returns."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,10 +55,11 @@ async def run_flow(
     responses: dict[str, Any] | None,
     state: str | None,
     manual: bool,
-    on_task: OnTask,
+    on_other: OnOther,
 ) -> Any:
     """The flow's complete result (validated), or with ``manual`` its ``Flow``; when
-    the server makes a task, what ``on_task`` makes of it."""
+    the server answers with another kind of result (a task), what ``on_other`` makes of
+    it."""
     deadline = bounds.deadline
     until = None if deadline is None else time.monotonic() + deadline
     delay = bounds.backoff[0]
@@ -76,10 +79,8 @@ async def run_flow(
         kind = result.get("resultType", "complete")  # absent: an older server's result
         if kind == "complete":
             return complete_result(RESULT_MODELS[method], result)
-        if kind == "task":
-            return await on_task(result, until)
         if kind != "input_required":
-            raise ProtocolViolation(f"unknown resultType {str(kind)[:80]!r}")
+            return await on_other(str(kind), result, until)
         interim = validated(INPUT_REQUIRED, result)
         if manual:
             return Flow(method, params, interim)

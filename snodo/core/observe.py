@@ -11,12 +11,10 @@ to one narrow ``Observer`` at a few points instead:
   in it) or refused (with the reason, which stays on the server), the flow mark to seal
   into the next state, and the response it ends with;
 * ``listen_streams`` and ``legacy_sessions`` when those gauges move;
-* ``phase`` around a step worth its own child span (a bridged legacy round);
-* the task engine (``snodo.tasks``) reports each task: ``task_changed`` on every status
-  change this worker makes (creation included), ``task_run`` around the owner's run of
-  its work, ``task_resumed`` when the owner takes an input round's answers, and
-  ``task_mark`` for where a tasks/update or tasks/cancel request is traced, kept in the
-  task's record so the owner, maybe another process, can link its run to it.
+* ``phase`` around a step worth its own child span (a bridged legacy round).
+
+An extension that observes more is told the server's observer (``Extension.observe``)
+and reports through what it finds there (the tasks extension: its task runs).
 
 A flow of Multi Round-Trip Requests is several requests with nothing on the server in
 between, so the observer links them through the sealed state: the mark it hands out is
@@ -32,7 +30,7 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
@@ -45,30 +43,11 @@ __all__ = [
     "Observation",
     "Observer",
     "Quiet",
-    "TaskView",
     "outgoing_trace_context",
 ]
 
 Attributes = Mapping[str, str | int | float | bool]
 """Attribute values an observer records as they are (OpenTelemetry's scalar kinds)."""
-
-
-class TaskView(Protocol):
-    """What an observer reads of a task (``snodo.tasks.TaskRecord`` is one): the core
-    reports tasks without depending on how the tasks extension keeps them."""
-
-    @property
-    def task_id(self) -> str: ...
-    @property
-    def status(self) -> str: ...
-    @property
-    def created_at(self) -> float: ...
-    @property
-    def updated_at(self) -> float: ...
-    @property
-    def error(self) -> Mapping[str, Any] | None: ...
-    @property
-    def trace_links(self) -> Sequence[str]: ...
 
 
 class Observation(Protocol):
@@ -107,18 +86,6 @@ class Observer(Protocol):
     def phase(self, name: str, attributes: Attributes) -> AbstractContextManager[None]:
         """A step within the current request, as a child of its span."""
 
-    def task_changed(self, record: TaskView, previous: str | None) -> None:
-        """This worker created a task (``previous`` None) or changed its status."""
-
-    def task_run(self, task_id: str, tool: str) -> AbstractContextManager[None]:
-        """The owner runs the task's work inside this, from creation to its end."""
-
-    def task_resumed(self, record: TaskView) -> None:
-        """The owner took an input round's answers and calls the work again."""
-
-    def task_mark(self) -> str | None:
-        """Where the current request is traced, for the task's run to link to (or None)."""
-
 
 _NOTHING: Final[nullcontext[None]] = nullcontext()
 
@@ -144,18 +111,6 @@ class Quiet:
 
     def phase(self, name: str, attributes: Attributes) -> AbstractContextManager[None]:
         return _NOTHING
-
-    def task_changed(self, record: TaskView, previous: str | None) -> None:
-        pass
-
-    def task_run(self, task_id: str, tool: str) -> AbstractContextManager[None]:
-        return _NOTHING
-
-    def task_resumed(self, record: TaskView) -> None:
-        pass
-
-    def task_mark(self) -> str | None:
-        return None
 
     def state_accepted(self, flow: str | None) -> None:
         pass

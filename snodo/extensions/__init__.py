@@ -1,6 +1,6 @@
 """The extensions snodo ships, each with its server, client, gateway and observability
-halves together: ``apps`` (MCP Apps) and ``skills`` (Skills), on the public extension
-APIs of the server (``snodo.server.extensions``), the client
+halves together: ``apps`` (MCP Apps), ``skills`` (Skills) and ``tasks`` (Tasks), on the
+public extension APIs of the server (``snodo.server.extensions``), the client
 (``snodo.client.extensions``) and the gateway (``snodo.gateway.passing``).
 
 The package is a role above the server, the client and the gateway: it may import
@@ -9,12 +9,13 @@ wire packages of the extensions stay in the revision registry (``snodo.revisions
 ``gateway_halves()`` is what ``snodo proxy`` passes on.
 """
 
-from snodo.extensions import apps, skills
+from snodo.extensions import apps, skills, tasks
 from snodo.extensions.apps import App
 from snodo.extensions.skills import Skills, SkillsClient
+from snodo.extensions.tasks import Tasks
 from snodo.gateway.passing import Passing
 
-__all__ = ["App", "Skills", "SkillsClient", "apps", "gateway_halves", "skills"]
+__all__ = ["App", "Skills", "SkillsClient", "Tasks", "apps", "gateway_halves", "skills", "tasks"]
 
 
 def gateway_halves() -> list[Passing]:

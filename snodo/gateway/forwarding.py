@@ -167,7 +167,6 @@ class Proxy:
             sampling_tools=True,
             sampling_context=True,
             roots=self.asker("roots/list", session),
-            tasks=False,
             cache=False,
         )
         # Each open call's question is one request the legacy backend's session has

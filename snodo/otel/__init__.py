@@ -26,11 +26,11 @@ providers drop them.
   forgery or a state bound to another request, which the MAC cannot tell apart,
   ``expired``, ``replayed``, ``reusable``, ``one_time``) on the span, the metric and
   the log; the client still gets the one "Invalid request state".
-* A task's run is one INTERNAL span ``"task {tool}"`` in the worker that owns it, from
-  creation to its end, child of the request that created it, with events for its
-  statuses and links to the tasks/update and tasks/cancel requests that moved it
-  (``snodo.otel.tasks``). The requests about a task (the creating call, tasks/*) carry
-  ``snodo.task.id``.
+* The tasks extension adds its own (``snodo.extensions.tasks.otel``, through the
+  observer's ``tracer``, ``meter`` and ``request_log``): a task's run is one INTERNAL
+  span ``"task {tool}"`` in the worker that owns it, linked to the requests that moved
+  it (``marks``: a span kept as a mark, and the link back to it). The requests about a
+  task (the creating call, tasks/*) carry ``snodo.task.id``.
 * Metrics: ``mcp.server.operation.duration`` (s), ``snodo.server.requests``,
   ``snodo.flow.input_rounds`` (how many times a flow asked before it ended),
   ``snodo.state.refused``, the gauges ``snodo.listen.streams``,
@@ -44,9 +44,9 @@ providers drop them.
   trace, span, flow and task ids, and one per task run when it ends; never arguments,
   answers or state.
 
-The package (with ``tasks``: task spans and metrics) implements the core's
-``snodo.core.observe.Observer``; it may import the core only, and nothing but the command
-line (``snodo.cli.observer``) imports it.
+The package implements the core's ``snodo.core.observe.Observer``; it may import the
+core only, and nothing but the command line (``snodo.cli.observer``) and the extensions'
+observability halves import it.
 """
 
 from __future__ import annotations
@@ -70,14 +70,13 @@ except ModuleNotFoundError as exc:
     ) from exc
 
 from snodo.core.observe import Attributes, Observation
-from snodo.otel.tasks import DURATION_BUCKETS, TaskRuns, linked_span, span_mark
+from snodo.otel.marks import DURATION_BUCKETS, linked_span, span_mark
 from snodo.revisions import REVISIONS
 from snodo.revisions.authoring.protocol import META_PROTOCOL_VERSION
 from snodo.revisions.authoring.tables import METHODS
 
 if TYPE_CHECKING:
     from snodo.core.jsonrpc import Request
-    from snodo.core.observe import TaskView
 
 __all__ = ["OtelObserver"]
 
@@ -144,7 +143,7 @@ class OtelObserver:
         request_log: logging.Logger | None = None,
     ) -> None:
         self.tracer = trace.get_tracer("snodo", _VERSION, tracer_provider=tracer_provider)
-        meter = metrics.get_meter("snodo", _VERSION, meter_provider=meter_provider)
+        self.meter = meter = metrics.get_meter("snodo", _VERSION, meter_provider=meter_provider)
         self.duration = meter.create_histogram(
             "mcp.server.operation.duration",
             unit="s",
@@ -172,7 +171,6 @@ class OtelObserver:
             "snodo.legacy.sessions", unit="{session}", description="Open legacy-era sessions."
         )
         self.request_log = request_log
-        self.task_runs = TaskRuns(self.tracer, meter, request_log)
 
     def request(
         self, request: Request, era: str, transport: str, headers: Mapping[str, str]
@@ -196,24 +194,6 @@ class OtelObserver:
     def _phase(self, name: str, attributes: Attributes) -> Iterator[None]:
         with self.tracer.start_as_current_span(name, attributes=dict(attributes)):
             yield
-
-    # -- tasks (snodo.otel.tasks) ---------------------------------------------------------
-
-    def task_changed(self, record: TaskView, previous: str | None) -> None:
-        """Update the task metrics; in the owner's run, add the status as a span event."""
-        self.task_runs.changed(record, previous)
-
-    def task_run(self, task_id: str, tool: str) -> AbstractContextManager[None]:
-        """The INTERNAL span ``"task {tool}"`` of the owner's run, current inside."""
-        return self.task_runs.run(task_id, tool)
-
-    def task_resumed(self, record: TaskView) -> None:
-        """Add the status to the run's span, linked to the requests that moved the task."""
-        self.task_runs.resumed(record)
-
-    def task_mark(self) -> str | None:
-        """The current span as a mark (trace id and span id), or None when not recording."""
-        return span_mark(trace.get_current_span()) or None
 
 
 _LEGACY_METHODS: Final = frozenset(m for r in REVISIONS.served("legacy") for m in r.methods)

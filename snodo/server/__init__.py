@@ -20,8 +20,8 @@ them across workers), ``callers`` (who a caller is, and ``ctx.user_state``, kept
 each across requests), ``visibility`` (who sees which item), ``transforms`` (tools under
 a new shape), ``pagination``, ``schemas`` (tool schemas compiled once) and
 ``legacy_limits`` (what a legacy client may make the server keep). It may import the
-core, ``snodo.asking``, ``snodo.stores``, ``snodo.tasks`` and ``snodo.auth``; never the
-legacy era, a transport, the client, an extension or OpenTelemetry.
+core, ``snodo.asking``, ``snodo.stores`` and ``snodo.auth``; never the legacy era, a
+transport, the client, an extension or OpenTelemetry.
 
 The names an application uses are here: ``Server``, ``LegacyLimits``, ``Extension``,
 the notification buses (``RedisBus``, ``notification_bus``), ``Request`` and
@@ -62,7 +62,7 @@ from snodo.server.configuration import (
     state_of,
 )
 from snodo.server.decorators import Decorators
-from snodo.server.extensions import Extension, ExtensionMethod, tasks_extension
+from snodo.server.extensions import Extension, ExtensionMethod
 from snodo.server.invoke import can_ask
 from snodo.server.legacy_limits import LegacyLimits
 from snodo.server.lifespan import Lifespan, Lifespans, StartupFailed, describe
@@ -81,7 +81,6 @@ from snodo.server.tools import Tool
 from snodo.server.transforms import ToolShape, prompt_tool, resource_tool, transformed
 from snodo.server.versions import offered_revisions
 from snodo.server.visibility import Item, Rule
-from snodo.tasks.engine import Tasks
 
 __all__ = [
     "CacheHint",
@@ -140,8 +139,8 @@ class Server(Decorators):
     - ``hide_unauthorized``: lists show each caller only the items its scopes reach.
     - ``mask_errors``: a tool's untyped exception reaches the client without its text.
     - ``middleware``: runs around every handler, the first outermost (``snodo.middleware``).
-    - ``extensions``: offered and installed (``snodo.server.extensions``).
-    - ``tasks``: the Tasks extension (``snodo.tasks.Tasks``).
+    - ``extensions``: offered and installed (``snodo.server.extensions``; the Tasks
+      extension is one: ``extensions=[Tasks(store)]``, ``snodo.extensions.tasks``).
     - ``tool_search``: ``tools/list`` shows a search tool (``snodo.search.ToolSearch``).
     - ``lifespan``: one or a list, entered by ``startup`` and left by ``shutdown``.
     - ``legacy``: the legacy era's ``LegacyLimits``, ``"stateless"``, or None: modern-only.
@@ -179,7 +178,6 @@ class Server(Decorators):
         mask_errors: bool = False,
         middleware: Sequence[Middleware] = (),
         extensions: Sequence[Extension] = (),
-        tasks: Tasks | None = None,
         tool_search: ToolSearchOption | None = None,
         lifespan: Lifespan | Sequence[Lifespan] | None = None,
         legacy: LegacyLimits | Literal["stateless"] | None = DEFAULT_LEGACY_LIMITS,
@@ -236,7 +234,6 @@ class Server(Decorators):
             state_guard=sealing.guard,
             legacy=legacy,
             notifications=notifications,
-            tasks=tasks,
             authorization=authorization,
             keyring_given=sealing.keyring is not None,
         )
@@ -291,8 +288,6 @@ class Server(Decorators):
         self.extensions: dict[str, Extension] = {}
         """The extensions offered, by identifier (``add_extension``)."""
         self._observer: Observer = QUIET
-        if tasks is not None:  # the tasks extension, on the same footing as any other
-            extensions = (*extensions, tasks_extension(tasks))
         for extension in extensions:
             self.add_extension(extension)
         self.offering.given_capabilities = check_flags(

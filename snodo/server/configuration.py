@@ -185,6 +185,7 @@ MOVED: Final = {
     "website_url": "publishing=Publishing(website_url=...)",
     "icons": "publishing=Publishing(icons=...)",
     "backend": "server.offering.serve_backend(...)",
+    "tasks": "extensions=[Tasks(...)] (snodo.extensions.tasks)",
 }
 """Where each setting that is not a ``Server`` argument of its own is given instead:
 the names of the groups' fields, of older releases and of other toolkits."""

@@ -27,12 +27,19 @@ calls the base one. The hooks, each absent unless the extension sets it:
   ``private``.
 * ``calls`` (``ToolCalls``): around each tool's handler; ``before`` may refuse a call
   (it raises), ``after`` may turn what the handler returned into the call's answer
-  (``Answered``), as the tasks extension turns background work into a task.
+  (``Answered``), as the tasks extension turns background work into a task. What a
+  handler returns for an extension to take subclasses ``Handoff``
+  (``snodo.server.handoff``): no output schema is made of it, and one no extension
+  took is the server's internal error.
 * ``listening`` (``Listening``): a member of ``subscriptions/listen``'s
   ``notifications`` the extension honours (the tasks extension's ``taskIds``).
 * ``observe(observer)``: told the server's observer, when it is set.
 * ``dependencies()``: what the server's readiness pings for the extension (Redis URLs
   by the name of what each serves).
+
+``install`` reads the server's Redis URL as ``server.redis`` (``Server(redis=)``, else
+``SNODO_REDIS``): an extension keeps there what it was given no store for, as the
+server's own stores do.
 
 The extensions snodo ships (MCP Apps, Skills, Tasks) are built on this API alone, in
 ``snodo.extensions``.
@@ -49,32 +56,25 @@ from typing import Any, Protocol, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from snodo.core.context import Context
-from snodo.core.errors import InternalError, InvalidParams, McpError
+from snodo.core.errors import InvalidParams
 from snodo.core.observe import Observer
-from snodo.core.result import ToolError
 from snodo.core.types import Outcome
 from snodo.revisions import REVISIONS
-from snodo.revisions.tasks.protocol import EXTENSION_ID as TASKS_EXTENSION_ID
+from snodo.server.handoff import Handoff
 from snodo.server.registry import Registry
-from snodo.server.subscriptions import MAX_RESOURCE_SUBSCRIPTIONS
-from snodo.server.tools import failure
 from snodo.server.visibility import Kind
-from snodo.tasks.engine import Background, Tasks, declares_tasks, required_extension
-from snodo.tasks.methods import TASK_METHODS
-from snodo.tasks.redis import RedisTaskStore
 
 __all__ = [
     "Answered",
     "Extension",
     "ExtensionMethod",
+    "Handoff",
     "Hooks",
     "Host",
     "Kind",
     "Listening",
-    "TasksExtension",
     "ToolCalls",
     "VisibilityHook",
-    "tasks_extension",
 ]
 
 
@@ -207,6 +207,12 @@ class Host(Protocol):
         """What the method handlers read: the extension's hooks go there."""
         ...
 
+    @property
+    def redis(self) -> str | None:
+        """The Redis URL the server's stores left at their defaults share (None: none):
+        an extension given no store of its own keeps its state there."""
+        ...
+
 
 class Extension:
     """An extension a server offers: its identifier, settings, methods, notifications,
@@ -299,103 +305,3 @@ class Extension:
         if params is not None:
             message["params"] = dict(params)
         ctx.emit(message)
-
-
-class _TaskCalls:
-    """The tasks extension around a tool call: a required task needs a client that
-    declared the extension; background work becomes a task, or runs inline for a
-    client that did not declare it."""
-
-    def __init__(self, engine: Tasks) -> None:
-        self.engine = engine
-
-    def before(self, tool: Any, ctx: Context) -> None:
-        if tool.task == "required" and not declares_tasks(ctx):
-            raise required_extension()  # ext-tasks/tasks.md: no task, no answer
-
-    async def after(
-        self, tool: Any, ctx: Context, value: Any, finish: Callable[[Any], dict[str, Any]]
-    ) -> Any:
-        if not isinstance(value, Background):
-            return value
-        if tool.task is None:
-            log.error(
-                "tool %s returned background work but was not registered with task=", tool.name
-            )
-            raise InternalError()
-        if declares_tasks(ctx):
-            return Answered(await self.engine.begin(ctx, tool.name, finish, value))
-        try:
-            return await value.work(ctx)  # inline: the work's value is the tool's
-        except McpError:
-            raise
-        except ToolError as raised:
-            return raised
-        except Exception as exc:
-            return failure(tool, exc, self.engine.mask_errors)
-
-
-class _TaskIds:
-    """``taskIds`` of ``subscriptions/listen``: the tasks whose status the stream hears."""
-
-    key = "taskIds"
-
-    def honour(self, ctx: Context, value: Any) -> Any:
-        if not value:
-            return None
-        if not declares_tasks(ctx):
-            raise required_extension()  # ext-tasks/tasks.md, "Task Status Notifications"
-        if not isinstance(value, list) or len(value) > MAX_RESOURCE_SUBSCRIPTIONS:
-            raise InvalidParams(f"notifications.taskIds: at most {MAX_RESOURCE_SUBSCRIPTIONS} ids")
-        if not all(isinstance(task_id, str) and len(task_id) <= 256 for task_id in value):
-            raise InvalidParams("notifications.taskIds: each must be a task id string")
-        return list(value)
-
-
-class TasksExtension(Extension):
-    """The tasks extension as a server offers it: ``tasks/get``, ``tasks/update`` and
-    ``tasks/cancel`` answered by ``engine``, for modern requests only; a tool registered
-    with ``task=`` runs as a task for a client that declared the extension."""
-
-    def __init__(self, engine: Tasks) -> None:
-        super().__init__(TASKS_EXTENSION_ID, legacy=False)
-        self.engine = engine
-        handlers = {
-            "tasks/get": engine.get,
-            "tasks/update": engine.update,
-            "tasks/cancel": engine.cancel,
-        }
-        for method, spec in TASK_METHODS.items():
-            self.methods[method] = ExtensionMethod(
-                method,
-                None,
-                handlers[method],
-                params=spec.params,
-                input_required=spec.input_required,
-            )
-        self.calls = _TaskCalls(engine)
-        self.listening = _TaskIds()
-
-    def install(self, server: Host) -> None:
-        """Offer the extension at ``server``, its engine told the server's listen streams
-        and whether it masks tools' errors."""
-        super().install(server)
-        offering = server.offering
-        if offering.mask_errors:
-            self.engine.mask_errors = True
-        # task status to this process's listen streams
-        self.engine.listeners.append(offering.subscriptions.task_changed)
-
-    def observe(self, observer: Observer) -> None:
-        """The engine reports each task to the server's observer."""
-        self.engine.observer = observer
-
-    def dependencies(self) -> dict[str, str]:
-        """The task store's Redis, when it keeps its tasks there."""
-        store = self.engine.store
-        return {"task store": store.url} if isinstance(store, RedisTaskStore) else {}
-
-
-def tasks_extension(engine: Tasks) -> TasksExtension:
-    """The tasks extension as the server offers it (``TasksExtension(engine)``)."""
-    return TasksExtension(engine)

@@ -18,8 +18,9 @@
   pass ``output_schema=`` or ``structured_output=False``. (On Python 3.11 pydantic
   takes ``typing_extensions.TypedDict``, not ``typing.TypedDict``.)
 
-``InputRequired``, ``ToolError`` and ``Background`` in a union are the other ways a
-tool may end, not its output, so they are left out before deciding.
+``InputRequired``, ``ToolError`` and a ``Handoff`` (``snodo.server.handoff``: the tasks
+extension's background work, say) in a union are the other ways a tool may end, not
+its output, so they are left out before deciding.
 """
 
 from __future__ import annotations

@@ -1,12 +1,13 @@
 """One Redis setting for every store a server's workers must share.
 
-``Server(redis=URL)``, or ``SNODO_REDIS`` when it is not given, stands for five settings:
+``Server(redis=URL)``, or ``SNODO_REDIS`` when it is not given, stands for four settings:
 the replay guard that makes request state one-time (``RedisGuard``), legacy sessions
-(``LegacyLimits(store=)``), the notification bus (``RedisBus``), the tasks' store
-(``RedisTaskStore``, when ``Tasks()`` was given none) and the OAuth proxy's
-(``RedisProxyStore``, when it was built with no ``store=``: it reads ``SNODO_REDIS`` itself,
-and its ``DefaultStore`` takes ``redis=`` from the server). Whatever is set alone stays as
-it is set: the URL fills only the settings left at their defaults, so one of them may still
+(``LegacyLimits(store=)``), the notification bus (``RedisBus``) and the OAuth proxy's
+store (``RedisProxyStore``, when it was built with no ``store=``: it reads ``SNODO_REDIS``
+itself, and its ``DefaultStore`` takes ``redis=`` from the server). An extension reads the
+URL as the server's ``redis`` when it is installed (``Host.redis``): the tasks extension
+keeps its tasks there when it was given no store. Whatever is set alone stays as it is
+set: the URL fills only the settings left at their defaults, so one of them may still
 point elsewhere.
 """
 
@@ -20,7 +21,6 @@ from snodo.auth.protected import ProtectedResource
 from snodo.core.state.replay import ReplayGuard
 from snodo.server.legacy_limits import LegacyLimits
 from snodo.server.notify_bus import NotificationBus, RedisBus
-from snodo.tasks.engine import Tasks
 
 __all__ = ["REDIS_ENV", "SharedStores", "redis_url", "shared_stores"]
 
@@ -52,13 +52,12 @@ def shared_stores(
     state_guard: ReplayGuard | bool,
     legacy: LegacyLimits | Literal["stateless"] | None,
     notifications: NotificationBus | None,
-    tasks: Tasks | None,
     authorization: ProtectedResource | None,
     keyring_given: bool = False,
 ) -> SharedStores:
-    """The settings with ``url`` (``redis_url``'s) filling those left at their defaults;
-    a ``Tasks`` given no store gets the Redis one (a ``keyring`` given whole keeps its
-    own guard), and so does an OAuth proxy given none."""
+    """The settings with ``url`` (``redis_url``'s) filling those left at their defaults
+    (a ``keyring`` given whole keeps its own guard); an OAuth proxy given no store gets
+    the Redis one."""
     if url is None:
         return SharedStores(state_guard, legacy, notifications)
     # The default guard (True) becomes the shared one; a guard object, or False (the
@@ -71,10 +70,6 @@ def shared_stores(
         legacy = dataclasses.replace(legacy, store=url)
     if notifications is None:
         notifications = RedisBus(url)
-    if tasks is not None and not tasks.store_given:
-        from snodo.tasks.redis import RedisTaskStore  # noqa: PLC0415 - the redis extra
-
-        tasks.store = RedisTaskStore(url)
     _share_proxy_store(authorization, url)
     return SharedStores(state_guard, legacy, notifications)
 

@@ -16,15 +16,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from snodo.core.errors import InternalError, InvalidParams
 from snodo.core.types import OpenStream
 from snodo.revisions.authoring.protocol import META_SUBSCRIPTION_ID
 from snodo.server.notify_bus import LocalBus, Notice, NotificationBus
-from snodo.tasks.record import TaskRecord
 
-__all__ = ["Subscription", "Subscriptions", "check_resource_subscriptions"]
+__all__ = ["Subscription", "Subscriptions", "TaskNotice", "check_resource_subscriptions"]
 
 MAX_OPEN_STREAMS = 1000
 """Listen streams one process holds open at once by default (``Limits(listen_streams=)``).
@@ -37,6 +36,18 @@ the acknowledgement."""
 MAX_SUBSCRIBED_URI_CHARS = 2048
 """Longest URI a listen may watch; with the count above, an acknowledgement stays under
 about half a megabyte."""
+
+
+class TaskNotice(Protocol):
+    """A task as ``notifications/tasks`` tells it (the tasks extension's record is one):
+    the streams hear of tasks without knowing how the extension keeps them."""
+
+    @property
+    def task_id(self) -> str: ...
+
+    def detailed(self) -> dict[str, Any]:
+        """The DetailedTask the notification carries."""
+        ...
 
 
 LIST_CHANGED = {
@@ -194,7 +205,7 @@ class Subscriptions:
         """Notify every stream that opted in to ``key``; returns how many here were told."""
         return self._raise(Notice("list", key))
 
-    def task_changed(self, record: TaskRecord) -> int:
+    def task_changed(self, record: TaskNotice) -> int:
         """notifications/tasks, the full DetailedTask, to every stream that asked for it."""
         return self._raise(Notice("task", record.task_id, record.detailed()))
 

@@ -35,6 +35,7 @@ from snodo.core.http_headers import header_params
 from snodo.core.result import InputRequired, ToolError
 from snodo.revisions import Revision
 from snodo.revisions.authoring import adapters
+from snodo.server.handoff import Handoff
 from snodo.server.invoke import Invoker, TimedOut, UserFunction, described, invoker, listed_fields
 from snodo.server.media import Media
 from snodo.server.options import TaskSupport, ToolOptions
@@ -42,7 +43,6 @@ from snodo.server.outputs import Output, output_of
 from snodo.server.schemas import CompiledSchema, compile_schema
 from snodo.server.threads import Threads
 from snodo.server.type_schemas import UntitledSchema
-from snodo.tasks.engine import Background
 
 __all__ = [
     "TaskSupport",
@@ -180,8 +180,9 @@ def _unschematic(tool_name: str, run: Invoker, error: Exception) -> ToolDefiniti
     return ToolDefinitionError(f"tool {tool_name}: no JSON Schema for its parameters: {reason}")
 
 
-_ENDINGS: tuple[type, ...] = (InputRequired, ToolError, Background)
-"""What a tool returns to end other than with its output."""
+_ENDINGS: tuple[type, ...] = (InputRequired, ToolError, Handoff)
+"""What a tool returns to end other than with its output (a ``Handoff`` for an
+extension to take)."""
 
 
 def _inferred_output(function: UserFunction) -> Output | None:
@@ -338,8 +339,12 @@ def tool_result(tool: Tool, value: Any, revision: Revision | None = None) -> dic
         result: dict[str, Any] = _jsonable(value)
         result.pop("resultType", None)
         return result
-    if isinstance(value, Background):  # no extension took it: the server runs no tasks
-        log.error("tool %s returned background work; the server offers no tasks", tool.name)
+    if isinstance(value, Handoff):  # no extension offered here took it
+        log.error(
+            "tool %s returned %s, which no extension offered here takes",
+            tool.name,
+            type(value).__name__,
+        )
         raise InternalError()
     if tool.output is not None:
         structured = _jsonable(value)

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from snodo.client import Client, OutputMismatch
+from snodo.extensions.tasks import TasksClient
 from tests.client.hostile import Scripted, stdio_script
 
 COUNTED = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}
@@ -211,6 +212,7 @@ def test_a_completed_task_result_loses_its_unsafe_icons() -> None:
 
     async def main() -> Any:
         client = Client(Scripted({"result": created}, {"result": done}), era="modern")
+        TasksClient(client)
         return await client.call_tool("count")
 
     result = asyncio.run(main())

@@ -42,9 +42,9 @@ from snodo.core import capabilities
 from snodo.core.context import Context
 from snodo.core.errors import InternalError
 from snodo.core.result import MISSING, InputRequired, ToolError, input_required, tool_error
+from snodo.extensions.tasks import Tasks, background, task_store
 from snodo.server import CacheHint, LegacyLimits, Server
 from snodo.server.notify_bus import notification_bus
-from snodo.tasks import Tasks, background, task_store
 
 __all__ = ["server"]
 
@@ -57,7 +57,7 @@ server = Server(
     instructions="Test fixture for the MCP conformance runner.",
     # The caching hints of the runner's reference fixture.
     caching=Caching(lists=CacheHint(300_000, "public"), read=CacheHint(300_000, "private")),
-    tasks=Tasks(task_store(TASK_STORE), poll_interval_ms=200),
+    extensions=[Tasks(task_store(TASK_STORE), poll_interval_ms=200)],
     notifications=notification_bus(os.environ.get("SNODO_NOTIFY") or NOTIFY_DEFAULT),
     legacy=LegacyLimits(store=os.environ.get("SNODO_LEGACY_STORE") or None),
 )

@@ -36,10 +36,9 @@ _ROLES: dict[str, frozenset[str]] = {
     CORE: frozenset(),
     "asking": frozenset({CORE}),
     "stores": frozenset({CORE}),
-    "tasks": frozenset({CORE, "stores"}),
     "auth": frozenset({"stores"}),
     "oauth": frozenset(),
-    "server": frozenset({CORE, "asking", "stores", "tasks", "auth"}),
+    "server": frozenset({CORE, "asking", "stores", "auth"}),
     "legacy": frozenset({CORE, "stores", "server"}),
     "publishing": frozenset({CORE, "server"}),
     "transports": frozenset({CORE, "auth", "legacy", "server", "publishing"}),
@@ -280,3 +279,78 @@ def test_the_compiled_build_covers_the_core() -> None:
     assert all(isinstance(reason, str) and reason for reason in pure.values())
     assert len(compiled) == len(set(compiled))
     assert all((PACKAGE.parent / path).is_file() for path in compiled)
+
+
+EXTENSIONS = "snodo.extensions"
+"""The wing: each extension snodo ships in a folder of its own, closed to the rest."""
+
+EXTENSION_ENTRIES: dict[str, frozenset[str]] = {
+    # The wing's own package re-exports each extension's public names (and its gateway
+    # halves, for ``snodo proxy``).
+    EXTENSIONS: frozenset({f"{EXTENSIONS}.{name}" for name in ("apps", "skills", "tasks")}),
+}
+"""Modules outside an extension's folder that may import it, and what of it: only an
+extension's package (its public names), never a module inside it."""
+
+ENTRY_ROLES = frozenset({"cli"})
+"""Roles whose modules may import the wing's package and each extension's package: the
+command line offers the extensions (``snodo proxy`` passes their gateway halves on,
+``snodo list`` reads a server's skills)."""
+
+
+def _extension_of(module: str) -> str | None:
+    """``snodo.extensions.<name>`` for a module inside an extension's folder, else None."""
+    parts = module.split(".")
+    if len(parts) >= 3 and ".".join(parts[:2]) == EXTENSIONS:
+        return ".".join(parts[:3])
+    return None
+
+
+def _wing_breaches(graph: Mapping[str, Collection[str]]) -> list[str]:
+    """Each import of an extension's module from outside its folder that no entry
+    point above allows, as ``importer -> imported``."""
+    packages = {_extension_of(module) for module in graph} - {None}
+    breaches = []
+    for importer, imported in sorted(graph.items()):
+        own = _extension_of(importer)
+        allowed = EXTENSION_ENTRIES.get(importer, frozenset())
+        if _package(importer) in ENTRY_ROLES:
+            allowed = allowed | packages | {EXTENSIONS}
+        for target in sorted(imported):
+            home = _extension_of(target)
+            wing = home is not None or target == EXTENSIONS
+            if not wing or (home is not None and home == own):
+                continue
+            if target not in allowed:
+                breaches.append(f"{importer} -> {target}")
+    return breaches
+
+
+def test_each_extension_is_reached_only_through_its_entry_points() -> None:
+    """Nothing outside ``snodo/extensions/<name>/`` imports that extension but its
+    entry points: ``snodo.extensions`` re-exports each one's public names, and the
+    command line imports the wing's package or an extension's package, never a module
+    inside one. The rest of snodo reaches an extension only through the public
+    extension APIs (``snodo.server.extensions``, ``snodo.client.extensions``,
+    ``snodo.gateway.passing``), so an extension's folder can move or go whole."""
+    assert _wing_breaches(_graph()) == []
+
+
+def test_the_wing_check_sees_a_breach() -> None:
+    """The wing check would pass vacuously if it missed an import into an extension."""
+    graph = {
+        "snodo.extensions": {"snodo.extensions.tasks"},
+        "snodo.extensions.tasks": {"snodo.extensions.tasks.engine"},
+        "snodo.extensions.tasks.engine": {"snodo.server.extensions"},
+        "snodo.extensions.apps.server": {"snodo.extensions.tasks.engine"},
+        "snodo.server.tools": {"snodo.extensions.tasks.engine"},
+        "snodo.server.extensions": {"snodo.extensions"},
+        "snodo.cli.run": {"snodo.extensions.tasks", "snodo.extensions.tasks.engine"},
+    }
+    assert _wing_breaches(graph) == [
+        "snodo.cli.run -> snodo.extensions.tasks.engine",
+        "snodo.extensions.apps.server -> snodo.extensions.tasks.engine",
+        "snodo.server.extensions -> snodo.extensions",
+        "snodo.server.tools -> snodo.extensions.tasks.engine",
+    ]
+    assert "snodo.extensions.tasks" in _graph()["snodo.extensions"]

@@ -27,6 +27,7 @@ PUBLIC = frozenset(
         "snodo.extensions",
         "snodo.extensions.apps",
         "snodo.extensions.skills",
+        "snodo.extensions.tasks",
         "snodo.gateway",
         "snodo.middleware",
         "snodo.oauth",
@@ -34,7 +35,6 @@ PUBLIC = frozenset(
         "snodo.search",
         "snodo.server",
         "snodo.stores",
-        "snodo.tasks",
         "snodo.transports",
     }
 )

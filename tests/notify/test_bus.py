@@ -22,10 +22,10 @@ import redis.asyncio
 from hypothesis import given
 from hypothesis import strategies as st
 
+from snodo.extensions.tasks import MemoryTaskStore, TaskRecord, Tasks
 from snodo.server import Server
 from snodo.server.notify_bus import LocalBus, Notice, RedisBus, notification_bus
 from snodo.server.subscriptions import Subscriptions
-from snodo.tasks import MemoryTaskStore, TaskRecord, Tasks
 from snodo.transports.http import HttpApp
 from snodo.transports.stdio import serve_stdio
 from tests.replay.conftest import answers_ping
@@ -57,7 +57,7 @@ def sync(test: Callable[..., Awaitable[None]]) -> Callable[..., None]:
 
 def worker(bus: Any = None) -> Server:
     """A server with one tool, resource and prompt, so every list can change."""
-    server = Server("w", "1", notifications=bus, tasks=Tasks(MemoryTaskStore()))
+    server = Server("w", "1", notifications=bus, extensions=[Tasks(MemoryTaskStore())])
     server.tool(lambda: "x", name="t")
     server.resource("file:///project/readme")(lambda: "r")
     server.prompt(lambda: "p", name="p")

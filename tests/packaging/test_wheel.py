@@ -72,13 +72,14 @@ NEEDS_EXTRA: dict[str, str] = {
         )
     },
     "snodo.otel": "otel",
+    "snodo.otel.marks": "otel",
     # uvicorn's HTTP protocols with snodo run's bounds: the serving process imports it.
     "snodo.transports.http_guard": "http",
     # The client's two HTTP ways out: its own HTTP/1.1 on httptools, and httpx's. The
     # transport imports whichever it uses when it is made.
     "snodo.client.transports.http11": "http",
     "snodo.client.transports.httpx_wire": "http",
-    "snodo.otel.tasks": "otel",
+    "snodo.extensions.tasks.otel": "otel",
 }
 
 pytestmark = pytest.mark.packaging

@@ -37,14 +37,14 @@ OTHER = "redis://127.0.0.1:1/5"
 def test_one_url_fills_every_store_left_at_its_default(
     redis_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from snodo.extensions.tasks.engine import Tasks
+    from snodo.extensions.tasks.redis import RedisTaskStore
+    from snodo.extensions.tasks.store import MemoryTaskStore
     from snodo.stores import MemoryGuard, RedisGuard
-    from snodo.tasks.engine import Tasks
-    from snodo.tasks.redis import RedisTaskStore
-    from snodo.tasks.store import MemoryTaskStore
 
     monkeypatch.delenv("SNODO_REDIS", raising=False)
     tasks = Tasks()
-    server = Server("one", "1", redis=redis_url, tasks=tasks)
+    server = Server("one", "1", redis=redis_url, extensions=[tasks])
     assert server.redis == redis_url
     assert isinstance(server.keyring.guard, RedisGuard)
     assert server.legacy is not None and server.legacy.store == redis_url
@@ -60,7 +60,7 @@ def test_one_url_fills_every_store_left_at_its_default(
         state=State(guard=guard),
         legacy=LegacyLimits(store=OTHER),
         notifications=LocalBus(),
-        tasks=own_tasks,
+        extensions=[own_tasks],
     )
     assert alone.keyring.guard is guard
     assert alone.legacy is not None and alone.legacy.store == OTHER

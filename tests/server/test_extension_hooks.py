@@ -13,10 +13,10 @@ from typing import Any
 from snodo.core.context import Context
 from snodo.core.errors import InvalidParams, McpError
 from snodo.core.observe import QUIET, Observer, Quiet
+from snodo.extensions.tasks import background
 from snodo.server import Server
 from snodo.server.extensions import Answered, Extension
 from snodo.server.routes import redis_dependencies
-from snodo.tasks import background
 from tests.support.wire import request
 
 LOUD = "com.example/loud"

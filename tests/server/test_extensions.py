@@ -79,13 +79,13 @@ def test_an_extension_method_in_its_own_namespace_is_taken() -> None:
 
 @pytest.mark.parametrize("era", ["modern", "legacy"])
 def test_tasks_is_an_extension_like_any_other(era: str) -> None:
-    """``Server(tasks=...)`` registers the tasks extension through the same API: its
+    """``Server(extensions=[Tasks(...)])`` offers the tasks extension through the same API: its
     methods are the registry's, advertised in both eras, answered for modern requests
     (an unknown task: -32602 from the engine) and not routed for legacy sessions, where
     the revision's own tasks/get means something else (-32601)."""
     from snodo.server.extensions import ExtensionMethod
     from snodo_wire_tasks.protocol import EXTENSION_ID
-    from tests.tasks.client_server import make
+    from tests.extensions.tasks.client_server import make
 
     registry = make().registry
     assert set(registry.extension_methods) == {"tasks/get", "tasks/update", "tasks/cancel"}
@@ -99,6 +99,6 @@ def test_tasks_is_an_extension_like_any_other(era: str) -> None:
                 await client.request("tasks/get", {"taskId": "no-such-task"})
             assert refused.value.code == (-32602 if era == "modern" else -32601)
 
-    target = "tests/tasks/client_server.py:server"
+    target = "tests/extensions/tasks/client_server.py:server"
     with serving(lambda port: snodo_run(target, "http", "--port", str(port))) as server:
         asyncio.run(asyncio.wait_for(scenario(f"{server.base}/mcp"), 30))

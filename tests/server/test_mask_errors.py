@@ -16,7 +16,7 @@ from snodo import Client, Server
 from snodo.client.transports import MemoryTransport
 from snodo.core.context import Context
 from snodo.core.result import tool_error
-from snodo.tasks import MemoryTaskStore, Tasks, background
+from snodo.extensions.tasks import MemoryTaskStore, Tasks, TasksClient, background
 
 DETAIL = "no such table: notes (SELECT * FROM notes WHERE owner = 'ada')"
 
@@ -27,7 +27,7 @@ def _server(mask: bool) -> Server:
         "1.0.0",
         state_secret=secrets.token_bytes(32),
         mask_errors=mask,
-        tasks=Tasks(MemoryTaskStore()),
+        extensions=[Tasks(MemoryTaskStore())],
     )
 
     @server.tool
@@ -50,6 +50,7 @@ def _server(mask: bool) -> Server:
 
 async def _texts(server: Server) -> list[str]:
     async with Client(MemoryTransport(server)) as client:
+        TasksClient(client)  # the task tool needs a client that declares tasks
         texts = []
         for tool in ("delete", "refuse", "purge"):
             result = await client.call_tool(tool, {"title": "groceries"})

@@ -9,12 +9,12 @@ import asyncio
 import pytest
 
 from snodo import Server, State
+from snodo.extensions.tasks import Tasks
+from snodo.extensions.tasks.redis import RedisTaskStore
 from snodo.server import LegacyLimits
 from snodo.server.notify_bus import RedisBus
 from snodo.server.routes import Request, Response, ready, redis_dependencies, redis_urls
 from snodo.stores import RedisGuard
-from snodo.tasks import Tasks
-from snodo.tasks.redis import RedisTaskStore
 
 
 def test_a_route_answers_what_its_function_returns() -> None:
@@ -55,7 +55,7 @@ def test_the_redis_urls_a_server_was_configured_with() -> None:
         "redis",
         "1.0.0",
         state=State(secret=b"k" * 32, guard=RedisGuard(one)),
-        tasks=Tasks(RedisTaskStore(two)),
+        extensions=[Tasks(RedisTaskStore(two))],
         notifications=RedisBus(one),
         legacy=LegacyLimits(store=two),
     )
@@ -74,6 +74,6 @@ def test_readiness_names_the_dependency_that_failed_and_nothing_of_its_url() -> 
         "redis",
         "1.0.0",
         state=State(secret=b"k" * 32, guard=RedisGuard(closed)),
-        tasks=Tasks(RedisTaskStore(closed)),
+        extensions=[Tasks(RedisTaskStore(closed))],
     )
     assert asyncio.run(ready(server, timeout=5)) == ["replay guard", "task store"]

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from snodo.auth.proxy_store import RedisProxyStore
+from snodo.extensions.tasks.redis import RedisTaskStore
 from snodo.legacy.store import RedisSessionStore
 from snodo.server.notify_bus import RedisBus
 from snodo.stores import RedisGuard
 from snodo.stores.pubsub import RedisLink
 from snodo.stores.redis import RedisClients, connect, redis_url
-from snodo.tasks.redis import RedisTaskStore
 
 URL = "redis://127.0.0.1:1/3"
 """Nothing listens there: making a client connects nothing."""

@@ -7,11 +7,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from snodo.extensions.tasks import Tasks
+from snodo.extensions.tasks.redis import RedisTaskStore
 from snodo.server import Server, State
 from snodo.server.routes import Request, Response
 from snodo.stores import RedisGuard
-from snodo.tasks import Tasks
-from snodo.tasks.redis import RedisTaskStore
 
 REDIS = os.environ.get("TEST_REDIS")
 
@@ -19,7 +19,7 @@ server = Server(
     "beside",
     "1.0.0",
     state=State(secret=b"b" * 32, guard=RedisGuard(REDIS) if REDIS else False),
-    tasks=Tasks(RedisTaskStore(REDIS)) if REDIS else None,
+    extensions=[Tasks(RedisTaskStore(REDIS))] if REDIS else [],
 )
 
 

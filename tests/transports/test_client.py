@@ -31,6 +31,7 @@ from snodo.client.transports import (
     OnNotification,
     StdioTransport,
 )
+from snodo.extensions.tasks import TasksClient
 from snodo_wire import InputRequiredResult
 from tests.support import transport_server
 from tests.support.loop import Loop
@@ -43,7 +44,7 @@ CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
 CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
-"""What every Client declares unless built with tasks=False."""
+"""What a Client declares once the tasks extension's half is added (``TasksClient``)."""
 
 
 class Recording:
@@ -190,7 +191,7 @@ def test_discover_and_a_plain_call(loop: Loop, connect: Connect, kind: str) -> N
         meta = params["_meta"]
         assert meta[PROTOCOL_VERSION] == VERSION
         assert meta[CLIENT_INFO] == {"name": "tester", "version": "9.9"}
-        assert meta[CAPABILITIES] == TASKS
+        assert meta[CAPABILITIES] == {}  # no handler, no extension: nothing declared
     ids = [m["id"] for m in transport.sent]
     assert len(set(ids)) == len(ids)
     call_headers = transport.headers[-1]
@@ -378,7 +379,7 @@ def test_a_flow_asks_for_several_inputs_at_once(
         "name": {"action": "accept", "content": {"name": "Ada"}},
         "color": {"action": "accept", "content": {"color": "blue"}},
     }
-    assert retry["_meta"][CAPABILITIES] == {"elicitation": {"form": {}}, **TASKS}
+    assert retry["_meta"][CAPABILITIES] == {"elicitation": {"form": {}}}
     assert transport.sent[0]["id"] != transport.sent[1]["id"]
     if kind == "http":
         name = {"tool": "profile", "resource": "profile://me", "prompt": "profile"}[flow]
@@ -499,7 +500,7 @@ def test_sampling_roots_and_elicitation_in_one_round(loop: Loop, connect: Connec
     assert seen["roots"] == {}
     assert seen["elicitation"]["message"] == "Go ahead?"
     first, retry = transport.params()
-    caps: dict[str, Any] = {"elicitation": {"form": {}}, "sampling": {}, "roots": {}, **TASKS}
+    caps: dict[str, Any] = {"elicitation": {"form": {}}, "sampling": {}, "roots": {}}
     assert first["_meta"][CAPABILITIES] == caps and retry["_meta"][CAPABILITIES] == caps
     assert sorted(retry["inputResponses"]) == ["confirm", "roots", "summary"]
     # The handler sealed nothing; the server's state pins the three questions, and the
@@ -528,8 +529,8 @@ def _answer(params: dict[str, Any]) -> dict[str, Any]:
         ),
         ({"sampling_tools": True, "sampling_context": True}, {}),
         ({"roots": _answer}, {"roots": {}}),
-        ({"tasks": False}, {}),
-        ({"roots": _answer, "tasks": False}, {"roots": {}}),
+        ({"tasks": True}, TASKS),
+        ({"roots": _answer, "tasks": True}, {"roots": {}, **TASKS}),
     ],
     ids=[
         "none",
@@ -540,21 +541,25 @@ def _answer(params: dict[str, Any]) -> dict[str, Any]:
         "sampling+tools",
         "no-handler",
         "roots",
-        "no-tasks",
-        "roots-no-tasks",
+        "tasks",
+        "roots+tasks",
     ],
 )
 def test_capabilities_are_declared_only_for_installed_handlers(
     loop: Loop, connect: Connect, options: dict[str, Any], declared: dict[str, Any]
 ) -> None:
     transport = connect()
+    options = dict(options)  # each transport's case gets the same dict
+    tasks = options.pop("tasks", False)
 
     async def main() -> str:
         async with Client(transport, **options) as client:
+            if tasks:
+                TasksClient(client)
             assert client.capabilities() == expected
             return text_of(await client.call_tool("capabilities"))
 
-    expected = declared if options.get("tasks") is False else {**declared, **TASKS}
+    expected = declared
     assert json.loads(run(loop, main())) == expected  # what the server saw
     assert transport.params()[0]["_meta"][CAPABILITIES] == expected
 

@@ -27,7 +27,7 @@ it ``failed`` (-32603, "worker lost"): a task whose process died does not stay
 ``working`` forever.
 
 Every status change goes through ``_announce``, which calls ``on_status``, tells the
-server's observer (with the status it left: ``snodo.core.observe``) and this process's
+server's observer (with the status it left: ``observe``) and this process's
 listen streams (``notifications/tasks``). The owner runs the work inside the
 observer's ``task_run``; a tasks/update or tasks/cancel request leaves the observer's
 mark in the record, so the owner's run links to it whichever worker answered.
@@ -51,12 +51,18 @@ from snodo.core.admission import admit
 from snodo.core.context import Context
 from snodo.core.errors import InternalError, InvalidParams, McpError, MissingClientCapability
 from snodo.core.input_responses import pin
-from snodo.core.observe import QUIET, Observer
+from snodo.core.observe import Observer
 from snodo.core.result import NO_STATE, InputRequired, ToolError
+from snodo.extensions.tasks.methods import TASK_METHODS
+from snodo.extensions.tasks.observe import QUIET_TASKS, TaskObserver, task_observer
+from snodo.extensions.tasks.record import Status, TaskRecord, advance
+from snodo.extensions.tasks.redis import RedisTaskStore
+from snodo.extensions.tasks.store import MemoryTaskStore, StoreFull, TaskStore, settle
 from snodo.revisions.authoring import adapters
 from snodo.revisions.tasks.protocol import EXTENSION_ID
-from snodo.tasks.record import Status, TaskRecord, advance
-from snodo.tasks.store import MemoryTaskStore, StoreFull, TaskStore, settle
+from snodo.server.extensions import Answered, Extension, ExtensionMethod, Handoff, Host
+from snodo.server.subscriptions import MAX_RESOURCE_SUBSCRIPTIONS
+from snodo.server.tools import failure
 
 __all__ = ["Background", "StatusHook", "Tasks", "background", "declares_tasks"]
 
@@ -73,8 +79,9 @@ WORKER_LOST: dict[str, Any] = {"code": -32603, "message": "The worker running th
 
 
 @dataclass(frozen=True, slots=True)
-class Background:
-    """What a task tool returns to run ``work`` as a task."""
+class Background(Handoff):
+    """What a task tool returns to run ``work`` as a task: a ``Handoff`` the extension
+    takes (``calls.after``); a server that offers no tasks refuses it."""
 
     work: Work
     status_message: str | None = None
@@ -102,9 +109,12 @@ def _drop(_: dict[str, Any]) -> None:
     """Tasks carry no progress or log notifications (ext-tasks/tasks.md)."""
 
 
-class Tasks:
-    """Tasks over one store; give every worker of a server the same store (none: this
-    process's memory, or Redis's with the server's ``redis=``)."""
+class Tasks(Extension):
+    """The tasks extension, offered with ``Server(extensions=[Tasks(store)])``: tasks over
+    one store; give every worker of a server the same store (none: this process's
+    memory, or Redis's with the server's ``redis=``). ``tasks/get``, ``tasks/update``
+    and ``tasks/cancel`` are answered here, for modern requests only; a tool registered
+    with ``task=`` runs as a task for a client that declared the extension."""
 
     def __init__(
         self,
@@ -121,6 +131,7 @@ class Tasks:
             raise ValueError("ttl_ms must be positive, or None for no TTL")
         if poll_interval_ms <= 0 or lease <= 0 or watch_interval <= 0:
             raise ValueError("poll_interval_ms, lease and watch_interval must be positive")
+        super().__init__(EXTENSION_ID, legacy=False)
         self.store: TaskStore = store if store is not None else MemoryTaskStore(clock)
         self.store_given = store is not None
         """Given no store, a server with ``redis=`` (``SNODO_REDIS``) gives it Redis's."""
@@ -133,18 +144,52 @@ class Tasks:
         self.watch_interval = watch_interval
         self.clock = clock
         self.on_status = on_status
-        self.observer: Observer = QUIET
-        """The server's observer; ``Server`` sets it."""
+        self.observer: TaskObserver = QUIET_TASKS
+        """What reports each task to the server's observer (``observe`` sets it)."""
         self.worker = secrets.token_hex(8)
         self.listeners: list[StatusHook] = []
         """This process's listen streams, told of every change it makes or sees."""
         self._running: dict[str, asyncio.Task[None]] = {}
         self._closing: set[asyncio.Future[Any]] = set()
+        handlers = {"tasks/get": self.get, "tasks/update": self.update, "tasks/cancel": self.cancel}
+        for method, spec in TASK_METHODS.items():
+            self.methods[method] = ExtensionMethod(
+                method,
+                None,
+                handlers[method],
+                params=spec.params,
+                input_required=spec.input_required,
+            )
+        self.calls = _TaskCalls(self)
+        self.listening = _TaskIds()
+
+    # -- the extension at a server ---------------------------------------------------------
+
+    def install(self, server: Host) -> None:
+        """Offer the extension at ``server``: its tasks kept in the server's Redis when it
+        was given no store, its errors masked as the server's tools' are, every status
+        change told to the server's listen streams."""
+        super().install(server)
+        if server.redis is not None and not self.store_given:
+            self.store = RedisTaskStore(server.redis)
+        offering = server.offering
+        if offering.mask_errors:
+            self.mask_errors = True
+        self.listeners.append(offering.subscriptions.task_changed)
+
+    def observe(self, observer: Observer) -> None:
+        """Report each task to the server's observer (``task_observer``)."""
+        self.observer = task_observer(observer)
+
+    def dependencies(self) -> dict[str, str]:
+        """The task store's Redis, when it keeps its tasks there."""
+        store = self.store
+        return {"task store": store.url} if isinstance(store, RedisTaskStore) else {}
 
     # -- status changes ------------------------------------------------------------------
 
     def _announce(self, record: TaskRecord, previous: str | None) -> None:
-        if self.observer is not QUIET:
+        if self.observer is not QUIET_TASKS:
             self.observer.task_changed(record, previous)
         if self.on_status is not None:
             self.on_status(record)
@@ -270,7 +315,7 @@ class Tasks:
                 return
             taken, resumed = await self._answers(task_id)
             answers.update(taken)
-            if self.observer is not QUIET:
+            if self.observer is not QUIET_TASKS:
                 self.observer.task_resumed(resumed)
 
     async def _ask(
@@ -378,7 +423,7 @@ class Tasks:
                 raise InvalidParams(f"Invalid params: inputResponses.{key}") from exc
         if not wanted:
             return {}
-        mark = self.observer.task_mark() if self.observer is not QUIET else None
+        mark = self.observer.task_mark() if self.observer is not QUIET_TASKS else None
         before: list[str] = []
 
         def deliver(current: TaskRecord) -> TaskRecord | None:
@@ -408,7 +453,7 @@ class Tasks:
         record = await self._find(ctx, params.get("taskId"))
         if record.terminal:
             return {}
-        mark = self.observer.task_mark() if self.observer is not QUIET else None
+        mark = self.observer.task_mark() if self.observer is not QUIET_TASKS else None
 
         def request_cancel(current: TaskRecord) -> TaskRecord | None:
             if current.terminal or current.cancel_requested:
@@ -421,6 +466,55 @@ class Tasks:
         if runner is not None:
             runner.cancel()
         return {}
+
+
+class _TaskCalls:
+    """The tasks extension around a tool call: a required task needs a client that
+    declared the extension; background work becomes a task, or runs inline for a
+    client that did not declare it."""
+
+    def __init__(self, engine: Tasks) -> None:
+        self.engine = engine
+
+    def before(self, tool: Any, ctx: Context) -> None:
+        if tool.task == "required" and not declares_tasks(ctx):
+            raise required_extension()  # ext-tasks/tasks.md: no task, no answer
+
+    async def after(self, tool: Any, ctx: Context, value: Any, finish: Finish) -> Any:
+        if not isinstance(value, Background):
+            return value
+        if tool.task is None:
+            log.error(
+                "tool %s returned background work but was not registered with task=", tool.name
+            )
+            raise InternalError()
+        if declares_tasks(ctx):
+            return Answered(await self.engine.begin(ctx, tool.name, finish, value))
+        try:
+            return await value.work(ctx)  # inline: the work's value is the tool's
+        except McpError:
+            raise
+        except ToolError as raised:
+            return raised
+        except Exception as exc:
+            return failure(tool, exc, self.engine.mask_errors)
+
+
+class _TaskIds:
+    """``taskIds`` of ``subscriptions/listen``: the tasks whose status the stream hears."""
+
+    key = "taskIds"
+
+    def honour(self, ctx: Context, value: Any) -> Any:
+        if not value:
+            return None
+        if not declares_tasks(ctx):
+            raise required_extension()  # ext-tasks/tasks.md, "Task Status Notifications"
+        if not isinstance(value, list) or len(value) > MAX_RESOURCE_SUBSCRIPTIONS:
+            raise InvalidParams(f"notifications.taskIds: at most {MAX_RESOURCE_SUBSCRIPTIONS} ids")
+        if not all(isinstance(task_id, str) and len(task_id) <= 256 for task_id in value):
+            raise InvalidParams("notifications.taskIds: each must be a task id string")
+        return list(value)
 
 
 def _linked(record: TaskRecord, mark: str) -> TaskRecord:

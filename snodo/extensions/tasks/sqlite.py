@@ -20,8 +20,8 @@ import time
 from collections.abc import Callable
 from typing import Final
 
+from snodo.extensions.tasks.record import MAX_RECORDS, Change, StoreFull, TaskRecord
 from snodo.stores.sqlite import open_shared, transaction
-from snodo.tasks.record import MAX_RECORDS, Change, StoreFull, TaskRecord
 
 __all__ = ["SQLiteTaskStore"]
 

@@ -1,6 +1,6 @@
 """The server the client's task tests drive: in process, or as ``snodo run`` workers.
 
-    python -m snodo run tests/tasks/client_server.py:server --transport http --port PORT
+    python -m snodo run tests/extensions/tasks/client_server.py:server --transport http --port PORT
 
 Workers started with the same ``SNODO_TASK_STORE`` (``sqlite:///PATH``) and
 ``SNODO_STATE_SECRET`` (hex) answer for each other's tasks and flows.
@@ -18,8 +18,8 @@ from snodo.asking.elicitation import Accepted
 from snodo.core.context import Context
 from snodo.core.errors import InternalError
 from snodo.core.result import MISSING, InputRequired, input_required
+from snodo.extensions.tasks import Tasks, background, task_store
 from snodo.server import Server
-from snodo.tasks import Tasks, background, task_store
 
 __all__ = ["CITY", "make", "server"]
 
@@ -37,7 +37,7 @@ def make(store_url: str = "memory:", secret: bytes | None = None) -> Server:
         "task-client-tests",
         "1.0.0",
         state_secret=secret or secrets.token_bytes(32),
-        tasks=Tasks(task_store(store_url), poll_interval_ms=20, watch_interval=0.01),
+        extensions=[Tasks(task_store(store_url), poll_interval_ms=20, watch_interval=0.01)],
     )
 
     @built.tool(task="optional")

@@ -22,8 +22,9 @@ order, Redis sorted sets of both; SQLite indexes both, and counts its rows (in C
 Backends, like the replay guards' (``snodo.core.state.replay``):
 
 * ``MemoryTaskStore``: one process.
-* ``SQLiteTaskStore(path)`` (``snodo.tasks.sqlite``): the processes of one host.
-* ``RedisTaskStore(url)`` (``snodo.tasks.redis``, the ``snodo[redis]`` extra): many hosts.
+* ``SQLiteTaskStore(path)`` (``snodo.extensions.tasks.sqlite``): the processes of one host.
+* ``RedisTaskStore(url)`` (``snodo.extensions.tasks.redis``, the ``snodo[redis]``
+  extra): many hosts.
 
 ``task_store(url)`` builds one from ``memory:``, ``sqlite:///PATH`` or
 ``redis://HOST:PORT/DB``.
@@ -37,7 +38,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-from snodo.tasks.record import MAX_RECORDS, Change, StoreFull, TaskRecord
+from snodo.extensions.tasks.record import MAX_RECORDS, Change, StoreFull, TaskRecord
 
 __all__ = ["MAX_RECORDS", "Change", "MemoryTaskStore", "StoreFull", "TaskStore", "task_store"]
 
@@ -153,11 +154,11 @@ def task_store(
     if url in ("memory:", "memory://"):
         return MemoryTaskStore(clock, max_records=max_records)
     if url.startswith("sqlite:///"):
-        from snodo.tasks.sqlite import SQLiteTaskStore  # noqa: PLC0415 (stdlib, but optional)
+        from snodo.extensions.tasks.sqlite import SQLiteTaskStore  # noqa: PLC0415 (stdlib, but optional)
 
         return SQLiteTaskStore(url.removeprefix("sqlite:///"), clock=clock, max_records=max_records)
     if url.startswith(("redis://", "rediss://")):
-        from snodo.tasks.redis import RedisTaskStore  # noqa: PLC0415 (the redis extra)
+        from snodo.extensions.tasks.redis import RedisTaskStore  # noqa: PLC0415 (the redis extra)
 
         return RedisTaskStore(url, clock=clock, max_records=max_records)
     raise ValueError("a task store URL is memory:, sqlite:///PATH or redis://HOST:PORT/DB")

@@ -3,7 +3,7 @@ tasks/update with its MRTR handlers, cancels at its deadline, and hands out a ha
 that another client, in another process, against another worker, can resume.
 
 In process (``MemoryTransport``) and against real ``snodo run`` workers over HTTP
-(``tests/tasks/client_server.py``); the wire each client sends is recorded and
+(``tests/extensions/tasks/client_server.py``); the wire each client sends is recorded and
 checked as literal JSON where it matters.
 """
 
@@ -27,20 +27,19 @@ from snodo.client import (
     DeadlineExceeded,
     ProtocolViolation,
     RequestError,
-    TaskFailed,
-    TaskHandle,
     TooManyRounds,
 )
 from snodo.client.transports import ClientTransport, HttpTransport, MemoryTransport, OnNotification
+from snodo.extensions.tasks import TaskFailed, TaskHandle, TasksClient
 from snodo_wire import CallToolResult
+from tests.extensions.tasks import client_server
 from tests.support.paths import ROOT
 from tests.support.processes import Serving, serving, snodo_run
-from tests.tasks import client_server
 
 TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
 CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 CITY = {"city": {"action": "accept", "content": {"city": "Oslo"}}}
-TARGET = "tests/tasks/client_server.py:server"
+TARGET = "tests/extensions/tasks/client_server.py:server"
 
 
 class Recording:
@@ -116,6 +115,7 @@ def test_a_task_with_an_input_round_to_its_result(connect: Callable[[], Recordin
 
     async def scenario() -> CallToolResult:
         async with Client(transport, elicitation=ask) as client:
+            TasksClient(client)
             result: CallToolResult = await client.call_tool("forecast")
             return result
 
@@ -148,6 +148,7 @@ def test_an_mrtr_round_before_the_task_uses_the_same_handlers(
 
     async def scenario() -> str:
         async with Client(transport, elicitation=named) as client:
+            TasksClient(client)
             return str((await client.call_tool("greeting")).content[0].text)
 
     assert asyncio.run(asyncio.wait_for(scenario(), 20)) == "Hello, Ada!"
@@ -163,12 +164,14 @@ def test_the_deadline_cancels_the_task(connect: Callable[[], Recording]) -> None
 
     async def scenario() -> dict[str, Any]:
         async with Client(transport, deadline=0.3) as client:
+            TasksClient(client)
             started = time.monotonic()
             with pytest.raises(DeadlineExceeded):
                 await client.call_tool("forever")
             assert time.monotonic() - started < 2
         task_id = transport.received[0]["result"]["taskId"]
         async with Client(probe) as other:  # the server's view, through any client
+            TasksClient(other)
             for _ in range(200):
                 seen = await other.request("tasks/get", {"taskId": task_id})
                 if seen["status"] == "cancelled":
@@ -185,6 +188,7 @@ def test_the_deadline_cancels_the_task(connect: Callable[[], Recording]) -> None
 def test_a_failed_task_raises_its_error(connect: Callable[[], Recording]) -> None:
     async def scenario() -> None:
         async with Client(connect()) as client:
+            TasksClient(client)
             with pytest.raises(TaskFailed) as raised:
                 await client.call_tool("broken")
         assert isinstance(raised.value, RequestError)  # caught like an immediate error
@@ -198,6 +202,7 @@ def test_input_the_client_did_not_declare_fails_the_task() -> None:
 
     async def scenario() -> None:
         async with Client(MemoryTransport(server)) as client:  # no elicitation handler
+            TasksClient(client)
             with pytest.raises(RequestError) as raised:
                 await client.call_tool("forecast")
         assert raised.value.code == -32021
@@ -213,6 +218,7 @@ def test_manual_mode_steps_through_a_task() -> None:
     async def scenario() -> list[Any]:
         steps: list[Any] = []
         async with Client(transport, elicitation=ask) as client:
+            TasksClient(client)
             step = await client.call_tool("forecast", manual=True)
             while isinstance(step, TaskHandle):
                 steps.append(json.loads(step.to_json()))
@@ -256,13 +262,15 @@ def test_manual_mode_steps_through_a_task() -> None:
 
 RESUME = """
 import asyncio, sys
-from snodo.client import Client, TaskHandle
+from snodo.client import Client
+from snodo.extensions.tasks import TaskHandle, TasksClient
 
 async def city(params):
     return {"action": "accept", "content": {"city": "Bergen"}}
 
 async def main(url, saved):
     async with Client.http(url, elicitation=city) as client:
+        TasksClient(client)
         result = await client.resume(TaskHandle.from_json(saved))
         print(result.content[0].text)
 
@@ -281,6 +289,7 @@ def test_a_handle_is_resumed_in_another_process_against_another_worker(tmp_path:
 
     async def start(url: str) -> str:
         async with Client.http(url, elicitation=ask) as client:
+            TasksClient(client)
             handle = await client.call_tool("forecast", manual=True)
         assert isinstance(handle, TaskHandle)
         return handle.to_json()
@@ -304,7 +313,7 @@ def test_a_client_without_tasks_gets_inline_results_and_the_required_error() -> 
     transport = Recording(MemoryTransport(server))
 
     async def scenario() -> None:
-        async with Client(transport, elicitation=ask, tasks=False) as client:
+        async with Client(transport, elicitation=ask) as client:  # declares no tasks
             assert client.capabilities() == {"elicitation": {"form": {}}}
             assert (await client.call_tool("forecast")).content[0].text == "Sunny in Oslo"
             with pytest.raises(RequestError) as raised:
@@ -355,6 +364,7 @@ def test_a_task_in_answer_to_anything_but_tools_call_is_a_violation() -> None:
 
     async def scenario() -> None:
         async with Client(transport) as client:
+            TasksClient(client)
             with pytest.raises(ProtocolViolation, match="resources/read"):
                 await client.read_resource("file:///a")
             with pytest.raises(ProtocolViolation, match="resources/read"):
@@ -366,7 +376,7 @@ def test_a_task_in_answer_to_anything_but_tools_call_is_a_violation() -> None:
 
 def test_a_task_the_client_did_not_ask_for_is_a_violation() -> None:
     async def scenario() -> None:
-        async with Client(Scripted({"tools/call": CREATED}), tasks=False) as client:
+        async with Client(Scripted({"tools/call": CREATED})) as client:  # declares no tasks
             with pytest.raises(ProtocolViolation, match="did not declare"):
                 await client.call_tool("t")
 
@@ -379,6 +389,7 @@ def test_a_malformed_task_state_is_a_violation_and_the_task_is_cancelled() -> No
 
     async def scenario() -> None:
         async with Client(transport) as client:
+            TasksClient(client)
             with pytest.raises(ProtocolViolation, match="tasks/get"):
                 await client.call_tool("t")
 
@@ -407,6 +418,7 @@ def test_a_task_that_keeps_asking_stops_at_max_rounds() -> None:
 
     async def scenario() -> None:
         async with Client(transport, elicitation=ask, max_rounds=2) as client:
+            TasksClient(client)
             with pytest.raises(TooManyRounds):
                 await client.call_tool("t")
 
@@ -447,6 +459,7 @@ def test_legacy_sessions_never_carry_the_extension(worker: Serving) -> None:
 
     async def scenario() -> tuple[Any, str, str | None]:
         async with Client.http(f"{worker.base}/mcp", era="legacy", elicitation=ask) as client:
+            TasksClient(client)
             seen = json.loads((await client.call_tool("capabilities")).content[0].text)
             forecast = str((await client.call_tool("forecast")).content[0].text)
             return seen, forecast, client.era
@@ -463,6 +476,7 @@ def test_a_caller_that_stops_waiting_cancels_the_task() -> None:
 
     async def scenario() -> None:
         async with Client(transport) as client:
+            TasksClient(client)
             with pytest.raises(TimeoutError):
                 await asyncio.wait_for(client.call_tool("t"), 0.2)
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from snodo.tasks import MemoryTaskStore, StoreFull, TaskRecord, TaskStore, task_store
-from snodo.tasks.record import TRANSITIONS, advance
+from snodo.extensions.tasks import MemoryTaskStore, StoreFull, TaskRecord, TaskStore, task_store
+from snodo.extensions.tasks.record import TRANSITIONS, advance
 
 NOW = float(int(time.time()))  # Redis expires keys by real time too
 

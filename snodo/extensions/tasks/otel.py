@@ -1,16 +1,18 @@
-"""Task runs as spans, and task metrics, for ``snodo.otel.OtelObserver``.
+"""Task runs as spans, and task metrics, for ``snodo.otel.OtelObserver`` (the extra
+``snodo[otel]``): the tasks extension's observability half, the ``TaskObserver`` that
+``task_observer`` gives the engine for such an observer.
 
 Theory of operation
 -------------------
 A task outlives the request that created it and may be moved by requests that other
 workers answer, so it cannot be a request's span. Its run is one INTERNAL span
 ``"task {tool}"`` in the worker that owns it (the one whose process runs the work),
-opened by ``TaskRuns.run`` around the work, under the creating request's span (the
+opened by ``TaskRuns.task_run`` around the work, under the creating request's span (the
 context the run was started in), and current while the work runs.
 
 What the owner sees on the way becomes the span's events: each status it sets
-(``changed`` while its run's span is current) and each resumption after an input round
-(``resumed``). A tasks/update or tasks/cancel request, on any worker, leaves the mark
+(``task_changed`` while its run's span is current) and each resumption after an input
+round (``task_resumed``). A tasks/update or tasks/cancel request, on any worker, leaves the mark
 of its own span (``span_mark``) in the task's record; the owner links its span to each
 mark the next time it reads the record.
 
@@ -22,7 +24,6 @@ the tasks that reached a final status. Only their sum over workers is the whole.
 from __future__ import annotations
 
 import json
-import logging
 import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -30,53 +31,35 @@ from typing import TYPE_CHECKING, Any, Final
 
 try:
     from opentelemetry import context as otel_context
-    from opentelemetry import metrics, trace
-    from opentelemetry.trace import SpanContext, StatusCode, TraceFlags
+    from opentelemetry import trace
+    from opentelemetry.trace import StatusCode
 except ModuleNotFoundError as exc:
     raise ModuleNotFoundError(
-        "snodo.otel.tasks needs the snodo[otel] extra: pip install 'snodo[otel]'"
+        "snodo.extensions.tasks.otel needs the snodo[otel] extra: pip install 'snodo[otel]'"
     ) from exc
 
+from snodo.otel.marks import DURATION_BUCKETS, linked_span, span_mark
+
 if TYPE_CHECKING:
-    from snodo.core.observe import TaskView
+    from snodo.extensions.tasks.record import TaskView
+    from snodo.otel import OtelObserver
 
-__all__ = ["DURATION_BUCKETS", "TaskRuns", "linked_span", "span_mark"]
+__all__ = ["TaskRuns"]
 
-DURATION_BUCKETS: Final = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300)
-"""Seconds; the boundaries the OpenTelemetry conventions advise for MCP durations."""
 LIVE: Final = frozenset({"working", "input_required"})
 """The statuses ``snodo.tasks`` counts: an ended task leaves its store at TTL expiry
 with no worker told, so a gauge of ended tasks could only grow."""
 STATUS: Final = "snodo.task.status"
 
 
-def span_mark(span: trace.Span) -> str:
-    """The span as 48 hex digits (trace id, span id); empty when it records nothing."""
-    context = span.get_span_context()
-    if not (context.is_valid and span.is_recording()):
-        return ""
-    return f"{context.trace_id:032x}{context.span_id:016x}"
-
-
-def linked_span(mark: str) -> SpanContext | None:
-    """The span a ``span_mark`` names, to link to; None for anything else."""
-    if len(mark) != 48:
-        return None
-    try:
-        trace_id, span_id = int(mark[:32], 16), int(mark[32:], 16)
-    except ValueError:
-        return None
-    return SpanContext(trace_id, span_id, is_remote=True, trace_flags=TraceFlags(1))
-
-
 class TaskRuns:
-    """The task runs this process owns, and the task metrics it records."""
+    """The task runs this process owns, and the task metrics it records, through
+    ``observer``'s tracer, meter and request log."""
 
-    def __init__(
-        self, tracer: trace.Tracer, meter: metrics.Meter, log: logging.Logger | None
-    ) -> None:
-        self.tracer = tracer
-        self.log = log
+    def __init__(self, observer: OtelObserver) -> None:
+        self.tracer = observer.tracer
+        self.log = observer.request_log
+        meter = observer.meter
         self.live = meter.create_up_down_counter(
             "snodo.tasks", unit="{task}", description="Live tasks by status."
         )
@@ -92,7 +75,7 @@ class TaskRuns:
         self.runs: dict[str, _Run] = {}
         """By task id."""
 
-    def changed(self, record: TaskView, previous: str | None) -> None:
+    def task_changed(self, record: TaskView, previous: str | None) -> None:
         """This worker created the task (``previous`` None) or changed its status."""
         status = record.status
         if previous != status:
@@ -119,7 +102,7 @@ class TaskRuns:
         run.span.add_event(STATUS, event)
         run.link(record)
 
-    def resumed(self, record: TaskView) -> None:
+    def task_resumed(self, record: TaskView) -> None:
         """The owner took an input round's answers."""
         run = self.runs.get(record.task_id)
         if run is None:
@@ -128,9 +111,13 @@ class TaskRuns:
         run.span.add_event(STATUS, {STATUS: record.status})
         run.link(record)
 
-    def run(self, task_id: str, tool: str) -> AbstractContextManager[None]:
-        """The span of the task's run, current inside."""
+    def task_run(self, task_id: str, tool: str) -> AbstractContextManager[None]:
+        """The INTERNAL span ``"task {tool}"`` of the owner's run, current inside."""
         return self._run(task_id, tool)
+
+    def task_mark(self) -> str | None:
+        """The current span as a mark (trace id and span id), or None when not recording."""
+        return span_mark(trace.get_current_span()) or None
 
     @contextmanager
     def _run(self, task_id: str, tool: str) -> Iterator[None]:

@@ -19,8 +19,8 @@ import time
 from collections.abc import Callable
 from typing import Any, Final
 
+from snodo.extensions.tasks.record import MAX_RECORDS, Change, StoreFull, TaskRecord
 from snodo.stores.redis import RedisClients, redis_module
-from snodo.tasks.record import MAX_RECORDS, Change, StoreFull, TaskRecord
 
 __all__ = ["RedisTaskStore"]
 

@@ -15,9 +15,9 @@ import pytest
 
 from snodo.core.context import Context
 from snodo.core.result import tool_error
+from snodo.extensions.tasks import MemoryTaskStore, Tasks, background
 from snodo.revisions import REVISIONS
 from snodo.server import Server, Spec
-from snodo.tasks import MemoryTaskStore, Tasks, background
 
 DRAFT, MODERN = "2026-12-01", "2026-07-28"
 TASKS: dict[str, Any] = {"extensions": {"io.modelcontextprotocol/tasks": {}}}
@@ -29,7 +29,7 @@ def _server() -> Server:
         "t",
         "1",
         versions=[DRAFT, MODERN],
-        tasks=Tasks(MemoryTaskStore()),
+        extensions=[Tasks(MemoryTaskStore())],
         spec=Spec(check_answers=True),
     )
 

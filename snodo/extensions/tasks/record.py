@@ -2,7 +2,7 @@
 
 Theory of operation
 -------------------
-A task is a record in a shared store (``snodo.tasks.store``), not an object in one
+A task is a record in a shared store (``snodo.extensions.tasks.store``), not an object in one
 process: every worker reads and changes it through the store, and only the store's
 atomic read-modify-write (``TaskStore.update``) changes it. The work itself runs in
 the process that created the task (its ``owner``), which holds a lease on the record
@@ -21,10 +21,10 @@ same bytes.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 __all__ = [
     "MAX_RECORDS",
@@ -34,6 +34,7 @@ __all__ = [
     "Status",
     "StoreFull",
     "TaskRecord",
+    "TaskView",
     "advance",
     "iso",
 ]
@@ -53,7 +54,7 @@ TRANSITIONS: Final[dict[str, frozenset[str]]] = {
 """The statuses each status may move to; ``advance`` refuses any other move."""
 
 MAX_RECORDS: Final = 10_000
-"""Records a store keeps by default, live and finished (``snodo.tasks.store``)."""
+"""Records a store keeps by default, live and finished (``snodo.extensions.tasks.store``)."""
 
 
 class StoreFull(Exception):
@@ -70,6 +71,23 @@ def iso(seconds: float) -> str:
         .isoformat(timespec="milliseconds")
         .replace("+00:00", "Z")
     )
+
+
+class TaskView(Protocol):
+    """What an observer reads of a task (``TaskRecord`` is one)."""
+
+    @property
+    def task_id(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def created_at(self) -> float: ...
+    @property
+    def updated_at(self) -> float: ...
+    @property
+    def error(self) -> Mapping[str, Any] | None: ...
+    @property
+    def trace_links(self) -> Sequence[str]: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,5 @@
 """A load balancer that sends each request to the next backend in turn, for the
-task scale-out tests: ``python -m tests.tasks.proxy PORT BACKEND_URL [BACKEND_URL ...]``.
+task scale-out tests: ``python -m tests.extensions.tasks.proxy PORT BACKEND_URL [BACKEND_URL ...]``.
 
 Round robin per request (not per connection), so consecutive requests of one task
 (create, get, update, get, cancel) land on different worker processes. Responses

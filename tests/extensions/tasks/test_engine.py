@@ -14,9 +14,8 @@ from snodo.asking import elicitation
 from snodo.core.context import Context
 from snodo.core.errors import InternalError
 from snodo.core.result import MISSING, input_required, tool_error
+from snodo.extensions.tasks import MemoryTaskStore, TaskRecord, Tasks, background
 from snodo.server import Server, State
-from snodo.server.extensions import TasksExtension
-from snodo.tasks import MemoryTaskStore, TaskRecord, Tasks, background
 from snodo_wire_tasks import adapters
 from tests.support.wire import request
 
@@ -24,8 +23,8 @@ from tests.support.wire import request
 def engine_of(server: Server) -> Tasks:
     """The task engine of the tasks extension ``server`` offers."""
     extension = server.extensions["io.modelcontextprotocol/tasks"]
-    assert isinstance(extension, TasksExtension)
-    return extension.engine
+    assert isinstance(extension, Tasks)
+    return extension
 
 
 TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}, "elicitation": {}}
@@ -63,7 +62,7 @@ def make(clock: Clock, seen: list[TaskRecord], max_records: int = 10_000) -> Ser
         watch_interval=0.01,
         on_status=seen.append,
     )
-    server = Server("t", "1", tasks=tasks, state=State(clock=clock))
+    server = Server("t", "1", extensions=[tasks], state=State(clock=clock))
     gate = asyncio.Event()
 
     @server.tool(task="optional")
@@ -252,7 +251,7 @@ async def test_a_lapsed_lease_fails_the_task(clock: Clock) -> None:
     # The owner is gone: another worker's engine over the same store, past the lease.
     store = engine_of(server).store
     other = Tasks(store, clock=clock)
-    stranger = Server("t", "1", tasks=other, state=State(clock=clock))
+    stranger = Server("t", "1", extensions=[other], state=State(clock=clock))
     clock.now = record.lease_until + 1
     lost = await call(stranger, "tasks/get", {"taskId": task_id})
     assert lost["result"]["status"] == "failed"

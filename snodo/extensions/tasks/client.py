@@ -1,7 +1,8 @@
-"""The client's side of a task: a handle that can be stored anywhere, and the loop that
-follows a task to its end.
+"""The tasks extension's client half (``TasksClient``): a handle that can be stored
+anywhere, and the loop that follows a task to its end.
 
-Theory of operation (ext-tasks/tasks.md). A client that declares the extension may get
+Theory of operation (ext-tasks/tasks.md). A client that declares the extension
+(``TasksClient(client)``, on the client's public extension API) may get
 a CreateTaskResult (``resultType: "task"``) instead of a ``tools/call`` result; in
 answer to any other method that is an invalid response (``ProtocolViolation``).
 ``follow`` then polls ``tasks/get`` at the interval the server advises (it may change
@@ -33,7 +34,7 @@ import json
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -44,19 +45,23 @@ from snodo.client.errors import (
     RequestError,
     TooManyRounds,
 )
+from snodo.client.extensions import ClientExtension, Declaring, Following
 from snodo.client.handlers import InputHandlers
-from snodo.client.limits import ClientLimits
-from snodo.client.results import validated
+from snodo.client.results import RESULT_MODELS, complete_result, validated
 from snodo.client.rounds import FlowBounds
 from snodo.revisions.tasks import CreateTaskResult
 from snodo.revisions.tasks.adapters import get_task_result
+from snodo.revisions.tasks.protocol import EXTENSION_ID
+
+if TYPE_CHECKING:
+    from snodo.client import Client
 
 __all__ = [
     "TASK_METHODS",
-    "ClientTasks",
     "TaskCancelled",
     "TaskFailed",
     "TaskHandle",
+    "TasksClient",
     "cancel",
     "follow",
 ]
@@ -260,60 +265,79 @@ def _completed(result: dict[str, Any]) -> dict[str, Any]:
     return {**result, "resultType": "complete"}
 
 
-class ClientTasks:
-    """``Client``'s side of tasks: a created task followed to its end, or handed back;
-    ``cancel_task``."""
+class TasksClient(ClientExtension):
+    """The tasks extension's client half: ``TasksClient(client)`` declares the extension
+    on the client's modern requests (a legacy ``initialize`` does not: the legacy
+    revision's tasks are its own) and follows a task a server answers with to the same
+    result a plain call returns, or, with ``manual``, hands back its ``TaskHandle``;
+    ``client.resume(handle)`` follows it on, here or in another process, and ``cancel``
+    cancels one. A client without it declares no tasks: a server runs its task-optional
+    tools inline for it, and a task it is sent anyway is a ``ProtocolViolation``."""
 
-    tasks: bool
-    max_rounds: int
-    backoff: tuple[float, float]
-    limits: ClientLimits
-    inputs: InputHandlers
+    kind = "task"
 
-    async def _send(
-        self,
-        method: str,
-        params: dict[str, Any],
-        modern_only: bool = False,
-        until: float | None = None,
-    ) -> dict[str, Any]:
-        raise NotImplementedError  # the Client's
+    def __init__(self, client: Client | None = None) -> None:
+        super().__init__(EXTENSION_ID, legacy=False)
+        self.results = self
+        self._client: Declaring | None = None
+        if client is not None:
+            client.add_extension(self)
 
-    def _deadline(self) -> float | None:
-        raise NotImplementedError  # the Client's
+    def install(self, client: Declaring) -> None:
+        """Declare the extension at ``client`` and take its tasks from now on."""
+        super().install(client)
+        self._client = client
 
-    def _until(self) -> float | None:
-        raise NotImplementedError  # the Client's
-
-    async def _task(
-        self, method: str, created: dict[str, Any], until: float | None, manual: bool
+    async def follow(
+        self, following: Following, method: str, result: dict[str, Any], manual: bool
     ) -> dict[str, Any] | TaskHandle:
         """A task the server answered ``method`` with: its handle with ``manual``, else
         its raw result once it ends."""
-        if not self.tasks:
-            raise ProtocolViolation("a task, though this client did not declare the extension")
-        handle = TaskHandle.created(method, created)
-        return handle if manual else await self._follow(handle, until, False, None)
+        handle = TaskHandle.created(method, result)
+        if manual:
+            return handle
+        return await _follow_with(following, handle, False, None)
 
-    async def _follow(
+    def resumes(self, paused: object) -> bool:
+        """Whether ``paused`` is a task's handle, which ``resume`` follows on."""
+        return isinstance(paused, TaskHandle)
+
+    async def resume(
         self,
-        handle: TaskHandle,
-        until: float | None,
-        manual: bool,
+        following: Following,
+        paused: Any,
         responses: Mapping[str, Any] | None,
-    ) -> dict[str, Any] | TaskHandle:
-        bounds = FlowBounds(self.max_rounds, self.backoff, self._deadline(), self.limits)
-        call = self._task_call
-        return await follow(
-            call, self.inputs, bounds, handle, until, manual=manual, responses=responses
-        )
+        manual: bool,
+    ) -> Any:
+        """Follow the task of ``paused`` (a ``TaskHandle``) on: its result as the result
+        model of the request that made it, or with ``manual`` a handle again when it
+        needs input the client has not given."""
+        outcome = await _follow_with(following, paused, manual, responses)
+        if isinstance(outcome, TaskHandle):
+            return outcome
+        return complete_result(RESULT_MODELS[paused.method], outcome)
 
-    async def _task_call(
-        self, method: str, params: dict[str, Any], until: float | None
-    ) -> dict[str, Any]:
-        return await self._send(method, params, True, until)
-
-    async def cancel_task(self, task: TaskHandle | str) -> None:
+    async def cancel(self, task: TaskHandle | str) -> None:
         """Ask the server to cancel a task (cooperative: it may still end otherwise)."""
+        if self._client is None:
+            raise RuntimeError("TasksClient(client) cancels the tasks of the client it is added to")
         task_id = task.task_id if isinstance(task, TaskHandle) else task
-        await self._task_call("tasks/cancel", {"taskId": task_id}, self._until())
+        following = self._client.following()
+        await following.send("tasks/cancel", {"taskId": task_id}, following.until)
+
+
+async def _follow_with(
+    following: Following,
+    handle: TaskHandle,
+    manual: bool,
+    responses: Mapping[str, Any] | None,
+) -> dict[str, Any] | TaskHandle:
+    return await follow(
+        following.send,
+        following.inputs,
+        following.bounds,
+        handle,
+        following.until,
+        manual=manual,
+        responses=responses,
+    )

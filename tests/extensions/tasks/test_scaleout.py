@@ -77,7 +77,14 @@ def balanced(store_url: str) -> Iterator[str]:
     with serving(fixture, env=env) as one, serving(fixture, env=env) as two:
 
         def proxy(port: int) -> list[str]:
-            return [sys.executable, "-m", "tests.tasks.proxy", str(port), one.base, two.base]
+            return [
+                sys.executable,
+                "-m",
+                "tests.extensions.tasks.proxy",
+                str(port),
+                one.base,
+                two.base,
+            ]
 
         with serving(proxy) as front:
             yield f"http://localhost:{front.port}/mcp"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import pytest
@@ -14,11 +15,13 @@ from opentelemetry.trace import SpanKind, StatusCode
 from snodo.asking import elicitation
 from snodo.core.context import Context
 from snodo.core.errors import InternalError
-from snodo.core.observe import QUIET
+from snodo.core.observe import QUIET, Quiet
 from snodo.core.result import MISSING, input_required
+from snodo.extensions.tasks import MemoryTaskStore, Tasks, TaskStore, background
+from snodo.extensions.tasks.observe import QUIET_TASKS, task_observer
+from snodo.extensions.tasks.otel import TaskRuns
+from snodo.extensions.tasks.record import TaskView
 from snodo.server import Server
-from snodo.server.extensions import TasksExtension
-from snodo.tasks import MemoryTaskStore, Tasks, TaskStore, background
 from tests.observe.otel_support import Observed, observed
 from tests.support.wire import request
 
@@ -26,8 +29,8 @@ from tests.support.wire import request
 def engine_of(server: Server) -> Tasks:
     """The task engine of the tasks extension ``server`` offers."""
     extension = server.extensions["io.modelcontextprotocol/tasks"]
-    assert isinstance(extension, TasksExtension)
-    return extension.engine
+    assert isinstance(extension, Tasks)
+    return extension
 
 
 TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}, "elicitation": {}}
@@ -40,7 +43,7 @@ LUCA = {"name": {"action": "accept", "content": {"name": "Luca"}}}
 def task_server(observer: Any, store: TaskStore) -> Server:
     """A worker over ``store``: ``hello`` asks once, ``held`` waits, ``broken`` fails."""
     tasks = Tasks(store, poll_interval_ms=10, watch_interval=0.01)
-    server = Server("t", "1", tasks=tasks, observer=observer)
+    server = Server("t", "1", extensions=[tasks], observer=observer)
     gate = asyncio.Event()
 
     @server.tool(task="optional")
@@ -316,5 +319,49 @@ def test_an_unobserved_engine_leaves_no_trace_links() -> None:
 def test_an_observer_set_after_construction_reaches_the_engine() -> None:
     seen = observed()
     server = task_server(QUIET, MemoryTaskStore())
+    assert engine_of(server).observer is QUIET_TASKS
     server.observer = seen.observer
-    assert engine_of(server).observer is seen.observer
+    runs = engine_of(server).observer
+    assert isinstance(runs, TaskRuns) and runs.tracer is seen.observer.tracer
+
+
+class _ReportsTasks(Quiet):
+    """A server observer of its own that also observes tasks (``TaskObserver``)."""
+
+    def __init__(self) -> None:
+        self.changes: list[tuple[str, str | None]] = []
+
+    def task_changed(self, record: TaskView, previous: str | None) -> None:
+        self.changes.append((record.status, previous))
+
+    def task_run(self, task_id: str, tool: str) -> AbstractContextManager[None]:
+        return nullcontext()
+
+    def task_resumed(self, record: TaskView) -> None:
+        pass
+
+    def task_mark(self) -> str | None:
+        return None
+
+
+def test_an_observer_of_tasks_is_told_of_them_and_another_hears_none() -> None:
+    """An observer with the four task methods gets the tasks as they are; one without
+    them (any other ``Observer``) observes no task."""
+    own = _ReportsTasks()
+    server = task_server(own, MemoryTaskStore())
+    assert engine_of(server).observer is own
+
+    async def story() -> None:
+        task_id = (await call(server, "tools/call", {"name": "hello"}))["taskId"]
+        await settled(server, task_id, "input_required")
+        await call(server, "tasks/cancel", {"taskId": task_id})
+        await settled(server, task_id, "cancelled")
+        await owner_done(server)
+
+    asyncio.run(asyncio.wait_for(story(), 10))
+    assert own.changes == [
+        ("working", None),
+        ("input_required", "working"),
+        ("cancelled", "input_required"),
+    ]
+    assert task_observer(Quiet()) is QUIET_TASKS

@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from snodo.asking import elicitation
+from snodo.extensions.tasks import MemoryTaskStore, TaskRecord, Tasks
+from snodo.extensions.tasks.record import Change, advance
 from snodo.server import Server
-from snodo.tasks import MemoryTaskStore, TaskRecord, Tasks
-from snodo.tasks.record import Change, advance
+from tests.extensions.tasks.test_engine import Clock, sync
 from tests.support.wire import request
-from tests.tasks.test_engine import Clock, sync
 
 TASKS = {"extensions": {"io.modelcontextprotocol/tasks": {}}, "elicitation": {}}
 NAME = elicitation.form(
@@ -44,7 +44,7 @@ async def worker_with_task(clock: Clock) -> tuple[Server, Contended, list[TaskRe
     """This worker, and a task in ``input_required`` that another worker runs."""
     store = Contended(clock)
     seen: list[TaskRecord] = []
-    server = Server("t", "1", tasks=Tasks(store, clock=clock, on_status=seen.append))
+    server = Server("t", "1", extensions=[Tasks(store, clock=clock, on_status=seen.append)])
     await store.create(
         TaskRecord(
             task_id="t1",
