@@ -80,6 +80,9 @@ def test_a_hand_built_valid_request_passes_and_is_still_admitted_by_capability()
 
 
 def test_a_state_that_is_not_text_is_refused_even_with_built_requests() -> None:
-    outcome = InputRequired({"a": FORM}, request_state=7)  # type: ignore[arg-type]
+    try:
+        outcome = InputRequired({"a": FORM}, request_state=7)  # type: ignore[arg-type]
+    except TypeError:  # compiled (setup.py), the native class refuses it when made
+        return
     with pytest.raises(InternalError):
         admit("tools/call", outcome, EVERYTHING)
