@@ -7,21 +7,15 @@ checked against its revision (``check_answers``)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from typing import Any
 
 import pytest
 from pydantic import BaseModel
 
-from snodo.legacy.methods import LegacyKernel
-from snodo.legacy.session import LegacySession
 from snodo.search import ToolSearch
 from snodo.search.disclosure import schema_hash
 from snodo.server import Server, Spec
-from snodo.server.legacy_limits import LegacyLimits
-
-DRAFT, MODERN, LEGACY = "2026-12-01", "2026-07-28", "2025-11-25"
+from tests.support.variants import DRAFT, LEGACY, MODERN, asked, legacy_answers, wire
 
 
 class Customers(BaseModel):
@@ -48,44 +42,6 @@ def _server() -> Server:
         return ["NA", "EMEA"]
 
     return server
-
-
-def _wire(server: Server, method: str, params: dict[str, Any], version: str = DRAFT) -> str:
-    meta = {
-        "io.modelcontextprotocol/protocolVersion": version,
-        "io.modelcontextprotocol/clientCapabilities": {},
-    }
-    message = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": meta}}
-    reply = asyncio.run(server.handle(message))
-    assert reply.response is not None
-    assert server.answer_checks is not None and server.answer_checks.invalid == []
-    return json.dumps(reply.response, separators=(",", ":"))
-
-
-def _legacy(server: Server, asked: list[tuple[str, dict[str, Any]]]) -> list[str]:
-    async def run() -> list[str]:
-        kernel, session = LegacyKernel(server), LegacySession(LegacyLimits())
-        initialize = {
-            "protocolVersion": LEGACY,
-            "capabilities": {},
-            "clientInfo": {"name": "c", "version": "1"},
-        }
-        message = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": initialize}
-        await kernel.handle(session, message, emit=lambda note: None)
-        answers = []
-        for method, params in asked:
-            message = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
-            reply = await kernel.handle(session, message, emit=lambda note: None)
-            answers.append(json.dumps(reply.response, separators=(",", ":")))
-        return answers
-
-    answers = asyncio.run(run())
-    assert server.answer_checks is not None and server.answer_checks.invalid == []
-    return answers
-
-
-def _asked(*selectors: tuple[str, str]) -> list[dict[str, str]]:
-    return [{"audience": audience, "format": format_} for audience, format_ in selectors]
 
 
 INFO = '"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"crm","version":"1.0"}}'
@@ -131,7 +87,7 @@ FOUND_JSON = json.dumps(FOUND, separators=(",", ":"))
 
 
 def test_the_draft_lists_the_search_tools_and_the_pinned_ones_with_their_variants() -> None:
-    assert _wire(_server(), "tools/list", {}) == (
+    assert wire(_server(), "tools/list", {}) == (
         '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":['
         f'{REGIONS}"outputVariants":[{CONTENT},{{"audience":"assistant","format":"structured",'
         '"schema":{"items":{"type":"string"},"type":"array"}}]},'
@@ -151,29 +107,29 @@ def test_2026_07_28_and_2025_11_25_list_the_content_shape() -> None:
         f'{SEARCH}"outputSchema":{SEARCH_SCHEMA},{ANNOTATIONS}}},{CALL}}}],'
         f'"ttlMs":0,"cacheScope":"private",{INFO}}}}}'
     )
-    assert _wire(server, "tools/list", {}, MODERN) == modern
-    (legacy,) = _legacy(server, [("tools/list", {})])
+    assert wire(server, "tools/list", {}, MODERN) == modern
+    (legacy,) = legacy_answers(server, [("tools/list", {})])
     assert json.loads(legacy)["result"]["tools"] == json.loads(modern)["result"]["tools"]
 
 
 def test_search_tools_answers_the_outputs_asked_for() -> None:
     server = _server()
     query = {"name": "search_tools", "arguments": {"query": "customers"}}
-    structured = {**query, "requestedOutputs": _asked(("assistant", "structured"))}
-    assert _wire(server, "tools/call", structured) == (
+    structured = {**query, "requestedOutputs": asked(("assistant", "structured"))}
+    assert wire(server, "tools/call", structured) == (
         '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","outputs":[{"audience":'
         f'"assistant","format":"structured","structuredContent":{FOUND_JSON}}}],{INFO}}}}}'
     )
     text = json.dumps(FOUND_JSON)
-    assert _wire(server, "tools/call", query) == (
+    assert wire(server, "tools/call", query) == (
         '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","outputs":[{"audience":'
         f'"assistant","format":"content","content":[{{"type":"text","text":{text}}}]}}],{INFO}}}}}'
     )
     both = {
         **query,
-        "requestedOutputs": _asked(("assistant", "content"), ("assistant", "structured")),
+        "requestedOutputs": asked(("assistant", "content"), ("assistant", "structured")),
     }
-    outputs = json.loads(_wire(server, "tools/call", both))["result"]["outputs"]
+    outputs = json.loads(wire(server, "tools/call", both))["result"]["outputs"]
     assert [(o["audience"], o["format"]) for o in outputs] == [
         ("assistant", "content"),
         ("assistant", "structured"),
@@ -187,8 +143,8 @@ def test_search_tools_under_2026_07_28_and_2025_11_25_keeps_the_content_shape() 
         '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text",'
         f'"text":{json.dumps(FOUND_JSON)}}}],"structuredContent":{FOUND_JSON},{INFO}}}}}'
     )
-    assert _wire(server, "tools/call", query, MODERN) == modern
-    (legacy,) = _legacy(server, [("tools/call", query)])
+    assert wire(server, "tools/call", query, MODERN) == modern
+    (legacy,) = legacy_answers(server, [("tools/call", query)])
     assert legacy == (
         '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text",'
         f'"text":{json.dumps(FOUND_JSON)}}}],"structuredContent":{FOUND_JSON}}}}}'
@@ -198,14 +154,14 @@ def test_search_tools_under_2026_07_28_and_2025_11_25_keeps_the_content_shape() 
 def test_a_search_with_no_query_is_a_failed_content_output() -> None:
     server = _server()
     params = {"name": "search_tools", "arguments": {"query": ""}}
-    assert _wire(server, "tools/call", params) == (
+    assert wire(server, "tools/call", params) == (
         '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","outputs":[{"audience":'
         '"assistant","format":"content","content":[{"type":"text","text":"Invalid arguments for '
         'tool search_tools: query must be a string of 1 to 1000 characters"}]}],"isError":true,'
         f"{INFO}}}}}"
     )
-    structured_only = {**params, "requestedOutputs": _asked(("assistant", "structured"))}
-    assert _wire(server, "tools/call", structured_only) == (
+    structured_only = {**params, "requestedOutputs": asked(("assistant", "structured"))}
+    assert wire(server, "tools/call", structured_only) == (
         '{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Tool search_tools failed: '
         "Invalid arguments for tool search_tools: query must be a string of 1 to 1000 "
         'characters"}}'
@@ -215,18 +171,18 @@ def test_a_search_with_no_query_is_a_failed_content_output() -> None:
 def test_call_tool_answers_the_called_tools_content_output() -> None:
     server = _server()
     called = {"name": "call_tool", "arguments": {"name": "regions"}}
-    assert _wire(server, "tools/call", called) == (
+    assert wire(server, "tools/call", called) == (
         '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","outputs":[{"audience":'
         '"assistant","format":"content","content":[{"type":"text","text":"[\\"NA\\", '
         f'\\"EMEA\\"]"}}]}}],{INFO}}}}}'
     )
     unknown = {"name": "call_tool", "arguments": {"name": "nope"}}
-    assert _wire(server, "tools/call", unknown) == (
+    assert wire(server, "tools/call", unknown) == (
         '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","outputs":[{"audience":'
         '"assistant","format":"content","content":[{"type":"text","text":"Unknown tool: nope"}]}],'
         f'"isError":true,{INFO}}}}}'
     )
-    legacy = json.loads(_wire(server, "tools/call", called, MODERN))["result"]
+    legacy = json.loads(wire(server, "tools/call", called, MODERN))["result"]
     assert legacy["structuredContent"] == {"result": ["NA", "EMEA"]}
 
 
@@ -252,16 +208,16 @@ def test_an_output_the_search_tools_do_not_declare_is_invalid_params(
     tool: str, selectors: list[tuple[str, str]], message: str
 ) -> None:
     arguments = {"query": "customers"} if tool == "search_tools" else {"name": "regions"}
-    params = {"name": tool, "arguments": arguments, "requestedOutputs": _asked(*selectors)}
-    assert _wire(_server(), "tools/call", params) == (
+    params = {"name": tool, "arguments": arguments, "requestedOutputs": asked(*selectors)}
+    assert wire(_server(), "tools/call", params) == (
         f'{{"jsonrpc":"2.0","id":1,"error":{{"code":-32602,"message":"{message}"}}}}'
     )
 
 
 def test_the_list_query_describe_and_catalog_declare_the_drafts_shape() -> None:
     server = _server()
-    listed = json.loads(_wire(server, "tools/list", {"query": "regions"}))["result"]["tools"]
-    described = json.loads(_wire(server, "tools/describe", {"names": ["regions"]}))
+    listed = json.loads(wire(server, "tools/list", {"query": "regions"}))["result"]["tools"]
+    described = json.loads(wire(server, "tools/describe", {"names": ["regions"]}))
     (definition,) = described["result"]["tools"]
     assert listed == [definition]
     assert "outputSchema" not in definition
@@ -269,12 +225,12 @@ def test_the_list_query_describe_and_catalog_declare_the_drafts_shape() -> None:
         "items": {"type": "string"},
         "type": "array",
     }
-    entries = json.loads(_wire(server, "tools/catalog", {}))["result"]["tools"]
+    entries = json.loads(wire(server, "tools/catalog", {}))["result"]["tools"]
     (entry,) = [entry for entry in entries if entry["name"] == "regions"]
     assert entry["schemaHash"] == schema_hash(definition)
-    modern = json.loads(_wire(server, "tools/describe", {"names": ["regions"]}, MODERN))
+    modern = json.loads(wire(server, "tools/describe", {"names": ["regions"]}, MODERN))
     assert modern["result"]["tools"][0]["outputSchema"]["x-snodo-wrapped"] is True
-    entries = json.loads(_wire(server, "tools/catalog", {}, MODERN))["result"]["tools"]
+    entries = json.loads(wire(server, "tools/catalog", {}, MODERN))["result"]["tools"]
     (modern_entry,) = [entry for entry in entries if entry["name"] == "regions"]
     assert modern_entry["schemaHash"] == schema_hash(modern["result"]["tools"][0])
     assert modern_entry["schemaHash"] != entry["schemaHash"]

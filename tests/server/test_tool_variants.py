@@ -14,13 +14,9 @@ import pytest
 from pydantic import BaseModel
 
 from snodo.core.result import ToolError
-from snodo.legacy.methods import LegacyKernel
-from snodo.legacy.session import LegacySession
 from snodo.revisions import REVISIONS
 from snodo.server import Server, Spec
-from snodo.server.legacy_limits import LegacyLimits
-
-DRAFT, MODERN, LEGACY = "2026-12-01", "2026-07-28", "2025-11-25"
+from tests.support.variants import DRAFT, LEGACY, MODERN, legacy_answers, wire
 
 
 class Customer(BaseModel):
@@ -51,21 +47,6 @@ def _server(ran: list[str] | None = None) -> Server:
         return f"I found 1 {query} customer record."
 
     return server
-
-
-def _message(id: int, method: str, params: dict[str, Any], version: str) -> dict[str, Any]:
-    meta = {
-        "io.modelcontextprotocol/protocolVersion": version,
-        "io.modelcontextprotocol/clientCapabilities": {},
-    }
-    return {"jsonrpc": "2.0", "id": id, "method": method, "params": {**params, "_meta": meta}}
-
-
-def _wire(server: Server, method: str, params: dict[str, Any], version: str = DRAFT) -> str:
-    reply = asyncio.run(server.handle(_message(1, method, params, version)))
-    assert reply.response is not None
-    assert server.answer_checks is not None and server.answer_checks.invalid == []
-    return json.dumps(reply.response, separators=(",", ":"))
 
 
 def _call(tool: str, query: Any, *selectors: tuple[str, str]) -> dict[str, Any]:
@@ -133,30 +114,14 @@ ASKED = [
 
 def test_2026_07_28_answers_are_unchanged_beside_the_draft() -> None:
     server = _server()
-    answers = [_wire(server, method, params, MODERN) for method, params in ASKED]
+    answers = [wire(server, method, params, MODERN) for method, params in ASKED]
     assert answers == BEFORE[MODERN]
 
 
 def test_2025_11_25_answers_are_unchanged_beside_the_draft() -> None:
     server = _server()
 
-    async def run() -> list[str]:
-        kernel, session = LegacyKernel(server), LegacySession(LegacyLimits())
-        initialize = {
-            "protocolVersion": LEGACY,
-            "capabilities": {},
-            "clientInfo": {"name": "c", "version": "1"},
-        }
-        message = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": initialize}
-        await kernel.handle(session, message, emit=lambda note: None)
-        answers = []
-        for method, params in ASKED:
-            message = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
-            reply = await kernel.handle(session, message, emit=lambda note: None)
-            answers.append(json.dumps(reply.response, separators=(",", ":")))
-        return answers
-
-    assert asyncio.run(run()) == BEFORE[LEGACY]
+    assert legacy_answers(server, ASKED) == BEFORE[LEGACY]
     assert server.answer_checks is not None and server.answer_checks.invalid == []
 
 
@@ -165,7 +130,7 @@ def test_requested_outputs_are_not_read_before_the_draft() -> None:
     unknown param, or it is ignored; either way the answer keeps the legacy shape."""
     server = _server()
     params = _call("summarize", "Globex", ("assistant", "structured"))
-    answer = json.loads(_wire(server, "tools/call", params, MODERN))
+    answer = json.loads(wire(server, "tools/call", params, MODERN))
     assert "outputs" not in answer.get("result", {})
 
 
@@ -174,7 +139,7 @@ def test_requested_outputs_are_not_read_before_the_draft() -> None:
 
 def test_the_draft_lists_each_tool_with_its_variants() -> None:
     unwrapped = json.loads(SCHEMA)
-    assert _wire(_server(), "tools/list", {}) == (
+    assert wire(_server(), "tools/list", {}) == (
         '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[{"name":'
         f'"search_customers","description":"Find customers by name.",{INPUT},'
         '"outputVariants":[{"audience":"assistant","format":"content"},{"audience":"assistant",'
@@ -194,7 +159,7 @@ def test_a_wrapped_return_type_is_declared_and_answered_unwrapped() -> None:
     def regions() -> list[str]:
         return ["NA", "EMEA"]
 
-    listed = json.loads(_wire(server, "tools/list", {}))["result"]["tools"][0]
+    listed = json.loads(wire(server, "tools/list", {}))["result"]["tools"][0]
     assert listed["outputVariants"][1] == {
         "audience": "assistant",
         "format": "structured",
@@ -204,21 +169,21 @@ def test_a_wrapped_return_type_is_declared_and_answered_unwrapped() -> None:
         "name": "regions",
         "requestedOutputs": [{"audience": "assistant", "format": "structured"}],
     }
-    outputs = json.loads(_wire(server, "tools/call", params))["result"]["outputs"]
+    outputs = json.loads(wire(server, "tools/call", params))["result"]["outputs"]
     assert outputs == [
         {"audience": "assistant", "format": "structured", "structuredContent": ["NA", "EMEA"]}
     ]
-    legacy = json.loads(_wire(server, "tools/call", {"name": "regions"}, MODERN))["result"]
+    legacy = json.loads(wire(server, "tools/call", {"name": "regions"}, MODERN))["result"]
     assert legacy["structuredContent"] == {"result": ["NA", "EMEA"]}
 
 
 def test_without_requested_outputs_the_draft_answers_assistant_content() -> None:
     server = _server()
-    assert _wire(server, "tools/call", _call("search_customers", "Globex")) == (
+    assert wire(server, "tools/call", _call("search_customers", "Globex")) == (
         '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","outputs":[{"audience":'
         f'"assistant","format":"content","content":{MIRROR}}}],{INFO}}}}}'
     )
-    assert _wire(server, "tools/call", _call("summarize", "Globex")) == (
+    assert wire(server, "tools/call", _call("summarize", "Globex")) == (
         '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","outputs":[{"audience":'
         f'"assistant","format":"content","content":{SAID}}}],{INFO}}}}}'
     )
@@ -245,7 +210,7 @@ def test_without_requested_outputs_the_draft_answers_assistant_content() -> None
 def test_each_requested_output_is_answered_once_in_the_order_asked(
     selectors: list[tuple[str, str]], outputs: str
 ) -> None:
-    answer = _wire(_server(), "tools/call", _call("search_customers", "Globex", *selectors))
+    answer = wire(_server(), "tools/call", _call("search_customers", "Globex", *selectors))
     assert answer == (
         f'{{"jsonrpc":"2.0","id":1,"result":{{"resultType":"complete","outputs":{outputs},{INFO}}}}}'
     )
@@ -290,7 +255,7 @@ def test_a_bad_requested_outputs_is_invalid_params_and_the_tool_never_runs(
         "arguments": {"query": "Globex"},
         "requestedOutputs": [{"audience": a, "format": f} for a, f in selectors],
     }
-    assert _wire(server, "tools/call", params) == (
+    assert wire(server, "tools/call", params) == (
         f'{{"jsonrpc":"2.0","id":1,"error":{{"code":-32602,"message":"{message}"}}}}'
     )
     assert ran == []
@@ -299,19 +264,19 @@ def test_a_bad_requested_outputs_is_invalid_params_and_the_tool_never_runs(
 def test_a_malformed_selector_is_refused_by_the_draft_params_model() -> None:
     server = _server()
     params = {"name": "summarize", "requestedOutputs": [{"audience": "assistant"}]}
-    answer = json.loads(_wire(server, "tools/call", params))
+    answer = json.loads(wire(server, "tools/call", params))
     assert answer["error"]["code"] == -32602
 
 
 def test_a_failed_call_answers_the_outputs_it_has_and_else_an_error() -> None:
     server = _server()
-    failed = _wire(server, "tools/call", _call("summarize", "fail"))
+    failed = wire(server, "tools/call", _call("summarize", "fail"))
     assert failed == (
         '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","outputs":[{"audience":'
         '"assistant","format":"content","content":[{"type":"text","text":"nothing matches '
         f'fail"}}]}}],"isError":true,{INFO}}}}}'
     )
-    invalid = _wire(server, "tools/call", _call("search_customers", 3, ("assistant", "structured")))
+    invalid = wire(server, "tools/call", _call("search_customers", 3, ("assistant", "structured")))
     assert invalid == (
         '{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"Tool search_customers '
         'failed: Invalid arguments for tool search_customers: 3 is not of type \\"string\\" '
@@ -333,7 +298,7 @@ def test_a_structured_tool_error_is_the_structured_output_of_a_failure() -> None
             {"audience": "assistant", "format": "content"},
         ],
     }
-    result = json.loads(_wire(server, "tools/call", params))["result"]
+    result = json.loads(wire(server, "tools/call", params))["result"]
     assert result["outputs"] == [
         {"audience": "assistant", "format": "structured", "structuredContent": {"code": "missing"}},
         {
@@ -384,13 +349,13 @@ def test_an_exception_a_tool_raises_is_a_failed_output_under_the_draft() -> None
     def crash() -> str:
         raise RuntimeError("disk full")
 
-    assert _wire(server, "tools/call", {"name": "crash"}) == (
+    assert wire(server, "tools/call", {"name": "crash"}) == (
         '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","outputs":[{"audience":'
         '"assistant","format":"content","content":[{"type":"text","text":"disk full"}]}],'
         '"isError":true,"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"x",'
         '"version":"1.0"}}}}'
     )
-    legacy = json.loads(_wire(server, "tools/call", {"name": "crash"}, MODERN))["result"]
+    legacy = json.loads(wire(server, "tools/call", {"name": "crash"}, MODERN))["result"]
     assert legacy["content"] == [{"type": "text", "text": "disk full"}]
     assert legacy["isError"] is True
 
@@ -410,13 +375,13 @@ def test_result_limit_cuts_the_drafts_content_outputs_and_drops_structured_ones(
         {"audience": "assistant", "format": "structured"},
     ]
     params = {"name": "numbers", "arguments": {"count": 2000}, "requestedOutputs": both}
-    result = json.loads(_wire(server, "tools/call", params))["result"]
+    result = json.loads(wire(server, "tools/call", params))["result"]
     (output,) = result["outputs"]
     assert (output["audience"], output["format"]) == ("assistant", "content")
     assert output["content"][0]["text"].endswith("this server gives at most 1000]")
     assert result["isError"] is True
     assert len(json.dumps(result).encode()) < 1100
     params["requestedOutputs"] = both[1:]
-    refused = json.loads(_wire(server, "tools/call", params))["error"]
+    refused = json.loads(wire(server, "tools/call", params))["error"]
     assert refused["code"] == -32603
     assert refused["message"].startswith("the tool's result is too large: [truncated")

@@ -17,8 +17,8 @@ from snodo import Image, link
 from snodo.client import Client
 from snodo.client.transports import MemoryTransport
 from snodo.server import Server, Spec
+from tests.support.variants import DRAFT, MODERN, asked, wire
 
-DRAFT, MODERN = "2026-12-01", "2026-07-28"
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 )
@@ -56,22 +56,6 @@ def _server() -> Server:
     return server
 
 
-def _wire(server: Server, method: str, params: dict[str, Any], version: str = DRAFT) -> str:
-    meta = {
-        "io.modelcontextprotocol/protocolVersion": version,
-        "io.modelcontextprotocol/clientCapabilities": {},
-    }
-    message = {"jsonrpc": "2.0", "id": 1, "method": method, "params": {**params, "_meta": meta}}
-    reply = asyncio.run(server.handle(message))
-    assert reply.response is not None
-    assert server.answer_checks is not None and server.answer_checks.invalid == []
-    return json.dumps(reply.response, separators=(",", ":"))
-
-
-def _asked(*selectors: tuple[str, str]) -> list[dict[str, str]]:
-    return [{"audience": audience, "format": format_} for audience, format_ in selectors]
-
-
 INFO = '"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"m","version":"1"}}'
 NO_INPUT = '"inputSchema":{"additionalProperties":false,"properties":{},"type":"object"}'
 SCHEMA_JSON = json.dumps(SCHEMA, separators=(",", ":"))
@@ -90,7 +74,7 @@ def test_declared_schemas_and_media_tools_are_listed_with_their_variants() -> No
         '"inputSchema":{"additionalProperties":false,"properties":{"unit":{}},'
         '"required":["unit"],"type":"object"}'
     )
-    assert _wire(_server(), "tools/list", {}) == (
+    assert wire(_server(), "tools/list", {}) == (
         '{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":['
         f'{{"name":"count","description":"Counts.",{NO_INPUT},"outputVariants":[{CONTENT},{STRUCTURED}]}},'
         f'{{"name":"tally",{tally_input},"outputVariants":[{CONTENT},{STRUCTURED}]}},'
@@ -100,45 +84,45 @@ def test_declared_schemas_and_media_tools_are_listed_with_their_variants() -> No
         f'{{"name":"report","description":"Where the report is.",{NO_INPUT},'
         f'"outputVariants":[{CONTENT}]}}],"ttlMs":0,"cacheScope":"private",{INFO}}}}}'
     )
-    modern = json.loads(_wire(_server(), "tools/list", {}, MODERN))["result"]["tools"]
+    modern = json.loads(wire(_server(), "tools/list", {}, MODERN))["result"]["tools"]
     assert [tool.get("outputSchema") for tool in modern] == [SCHEMA, SCHEMA, None, None, None]
 
 
 def test_a_declared_schemas_value_is_the_structured_output_as_it_is() -> None:
     server = _server()
-    both = _asked(("assistant", "structured"), ("assistant", "content"))
-    assert _wire(server, "tools/call", {"name": "count", "requestedOutputs": both}) == _outputs(
+    both = asked(("assistant", "structured"), ("assistant", "content"))
+    assert wire(server, "tools/call", {"name": "count", "requestedOutputs": both}) == _outputs(
         '[{"audience":"assistant","format":"structured","structuredContent":{"total":3}},'
         '{"audience":"assistant","format":"content","content":[{"type":"text","text":'
         '"{\\"total\\": 3}"}]}]'
     )
     tally = {"name": "tally", "arguments": {"unit": "box"}}
-    assert _wire(server, "tools/call", {**tally, "requestedOutputs": both[:1]}) == _outputs(
+    assert wire(server, "tools/call", {**tally, "requestedOutputs": both[:1]}) == _outputs(
         '[{"audience":"assistant","format":"structured","structuredContent":{"total":4}}]'
     )
-    modern = json.loads(_wire(server, "tools/call", tally, MODERN))["result"]
+    modern = json.loads(wire(server, "tools/call", tally, MODERN))["result"]
     assert modern["structuredContent"] == {"total": 4}
 
 
 def test_media_is_answered_in_the_content_output() -> None:
     server = _server()
-    assert _wire(server, "tools/call", {"name": "chart"}) == _outputs(
+    assert wire(server, "tools/call", {"name": "chart"}) == _outputs(
         f'[{{"audience":"assistant","format":"content","content":[{IMAGE}]}}]'
     )
-    assert _wire(server, "tools/call", {"name": "captioned"}) == _outputs(
+    assert wire(server, "tools/call", {"name": "captioned"}) == _outputs(
         f'[{{"audience":"assistant","format":"content","content":[{IMAGE},'
         '{"type":"text","text":"Sales by region"}]}]'
     )
-    assert _wire(server, "tools/call", {"name": "report"}) == _outputs(
+    assert wire(server, "tools/call", {"name": "report"}) == _outputs(
         '[{"audience":"assistant","format":"content","content":[{"type":"resource_link",'
         '"uri":"file:///reports/q3.txt","name":"q3"}]}]'
     )
-    structured = {"name": "chart", "requestedOutputs": _asked(("assistant", "structured"))}
-    assert _wire(server, "tools/call", structured) == (
+    structured = {"name": "chart", "requestedOutputs": asked(("assistant", "structured"))}
+    assert wire(server, "tools/call", structured) == (
         '{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Tool chart declares no output '
         'assistant/structured (it declares assistant/content)"}}'
     )
-    assert _wire(server, "tools/call", {"name": "chart"}, MODERN) == (
+    assert wire(server, "tools/call", {"name": "chart"}, MODERN) == (
         f'{{"jsonrpc":"2.0","id":1,"result":{{"resultType":"complete","content":[{IMAGE}],{INFO}}}}}'
     )
 
