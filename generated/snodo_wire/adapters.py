@@ -2,57 +2,82 @@
 # revision 2026-07-28, sha256 ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203.
 # Do not edit: change schema/2026-07-28/overlay.toml or templates/ and regenerate.
 """Ready-made TypeAdapters for the schema's unions and maps, which are type aliases
-rather than classes and so have no ``model_validate`` of their own."""
+rather than classes and so have no ``model_validate`` of their own. Each builds its
+validator on first use, as the models do, so importing the package builds none."""
 
 from typing import Final
 
-from pydantic import TypeAdapter
+from pydantic import ConfigDict, TypeAdapter
 
 from . import models
 
-client_request: Final[TypeAdapter[models.ClientRequest]] = TypeAdapter(models.ClientRequest)
+_ON_FIRST_USE: Final = ConfigDict(defer_build=True)
+
+client_request: Final[TypeAdapter[models.ClientRequest]] = TypeAdapter(
+    models.ClientRequest, config=_ON_FIRST_USE
+)
 """Validates and dumps ``ClientRequest``."""
-content_block: Final[TypeAdapter[models.ContentBlock]] = TypeAdapter(models.ContentBlock)
+content_block: Final[TypeAdapter[models.ContentBlock]] = TypeAdapter(
+    models.ContentBlock, config=_ON_FIRST_USE
+)
 """Validates and dumps ``ContentBlock``."""
 elicit_request_params: Final[TypeAdapter[models.ElicitRequestParams]] = TypeAdapter(
-    models.ElicitRequestParams
+    models.ElicitRequestParams, config=_ON_FIRST_USE
 )
 """Validates and dumps ``ElicitRequestParams``."""
-enum_schema: Final[TypeAdapter[models.EnumSchema]] = TypeAdapter(models.EnumSchema)
+enum_schema: Final[TypeAdapter[models.EnumSchema]] = TypeAdapter(
+    models.EnumSchema, config=_ON_FIRST_USE
+)
 """Validates and dumps ``EnumSchema``."""
-input_request: Final[TypeAdapter[models.InputRequest]] = TypeAdapter(models.InputRequest)
+input_request: Final[TypeAdapter[models.InputRequest]] = TypeAdapter(
+    models.InputRequest, config=_ON_FIRST_USE
+)
 """Validates and dumps ``InputRequest``."""
-input_response: Final[TypeAdapter[models.InputResponse]] = TypeAdapter(models.InputResponse)
+input_response: Final[TypeAdapter[models.InputResponse]] = TypeAdapter(
+    models.InputResponse, config=_ON_FIRST_USE
+)
 """Validates and dumps ``InputResponse``."""
-jsonrpc_message: Final[TypeAdapter[models.JSONRPCMessage]] = TypeAdapter(models.JSONRPCMessage)
+jsonrpc_message: Final[TypeAdapter[models.JSONRPCMessage]] = TypeAdapter(
+    models.JSONRPCMessage, config=_ON_FIRST_USE
+)
 """Validates and dumps ``JSONRPCMessage``."""
-jsonrpc_response: Final[TypeAdapter[models.JSONRPCResponse]] = TypeAdapter(models.JSONRPCResponse)
+jsonrpc_response: Final[TypeAdapter[models.JSONRPCResponse]] = TypeAdapter(
+    models.JSONRPCResponse, config=_ON_FIRST_USE
+)
 """Validates and dumps ``JSONRPCResponse``."""
-json_value: Final[TypeAdapter[models.JSONValue]] = TypeAdapter(models.JSONValue)
+json_value: Final[TypeAdapter[models.JSONValue]] = TypeAdapter(
+    models.JSONValue, config=_ON_FIRST_USE
+)
 """Validates and dumps ``JSONValue``."""
 multi_select_enum_schema: Final[TypeAdapter[models.MultiSelectEnumSchema]] = TypeAdapter(
-    models.MultiSelectEnumSchema
+    models.MultiSelectEnumSchema, config=_ON_FIRST_USE
 )
 """Validates and dumps ``MultiSelectEnumSchema``."""
 primitive_schema_definition: Final[TypeAdapter[models.PrimitiveSchemaDefinition]] = TypeAdapter(
-    models.PrimitiveSchemaDefinition
+    models.PrimitiveSchemaDefinition, config=_ON_FIRST_USE
 )
 """Validates and dumps ``PrimitiveSchemaDefinition``."""
 sampling_message_content_block: Final[TypeAdapter[models.SamplingMessageContentBlock]] = (
-    TypeAdapter(models.SamplingMessageContentBlock)
+    TypeAdapter(models.SamplingMessageContentBlock, config=_ON_FIRST_USE)
 )
 """Validates and dumps ``SamplingMessageContentBlock``."""
 server_notification: Final[TypeAdapter[models.ServerNotification]] = TypeAdapter(
-    models.ServerNotification
+    models.ServerNotification, config=_ON_FIRST_USE
 )
 """Validates and dumps ``ServerNotification``."""
-server_result: Final[TypeAdapter[models.ServerResult]] = TypeAdapter(models.ServerResult)
+server_result: Final[TypeAdapter[models.ServerResult]] = TypeAdapter(
+    models.ServerResult, config=_ON_FIRST_USE
+)
 """Validates and dumps ``ServerResult``."""
 single_select_enum_schema: Final[TypeAdapter[models.SingleSelectEnumSchema]] = TypeAdapter(
-    models.SingleSelectEnumSchema
+    models.SingleSelectEnumSchema, config=_ON_FIRST_USE
 )
 """Validates and dumps ``SingleSelectEnumSchema``."""
-input_requests: Final[TypeAdapter[models.InputRequests]] = TypeAdapter(models.InputRequests)
+input_requests: Final[TypeAdapter[models.InputRequests]] = TypeAdapter(
+    models.InputRequests, config=_ON_FIRST_USE
+)
 """Validates and dumps ``InputRequests``."""
-input_responses: Final[TypeAdapter[models.InputResponses]] = TypeAdapter(models.InputResponses)
+input_responses: Final[TypeAdapter[models.InputResponses]] = TypeAdapter(
+    models.InputResponses, config=_ON_FIRST_USE
+)
 """Validates and dumps ``InputResponses``."""

@@ -16,6 +16,7 @@ class BaseModel(_BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 
@@ -892,6 +893,7 @@ class ToolInputSchema(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -911,6 +913,7 @@ class ToolOutputSchema(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1545,6 +1548,7 @@ class Result(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],

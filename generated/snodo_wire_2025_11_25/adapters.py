@@ -2,55 +2,74 @@
 # revision 2025-11-25, sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7.
 # Do not edit: change schema/2025-11-25/overlay.toml or templates/ and regenerate.
 """Ready-made TypeAdapters for the schema's unions and maps, which are type aliases
-rather than classes and so have no ``model_validate`` of their own."""
+rather than classes and so have no ``model_validate`` of their own. Each builds its
+validator on first use, as the models do, so importing the package builds none."""
 
 from typing import Final
 
-from pydantic import TypeAdapter
+from pydantic import ConfigDict, TypeAdapter
 
 from . import models
 
+_ON_FIRST_USE: Final = ConfigDict(defer_build=True)
+
 client_notification: Final[TypeAdapter[models.ClientNotification]] = TypeAdapter(
-    models.ClientNotification
+    models.ClientNotification, config=_ON_FIRST_USE
 )
 """Validates and dumps ``ClientNotification``."""
-client_request: Final[TypeAdapter[models.ClientRequest]] = TypeAdapter(models.ClientRequest)
+client_request: Final[TypeAdapter[models.ClientRequest]] = TypeAdapter(
+    models.ClientRequest, config=_ON_FIRST_USE
+)
 """Validates and dumps ``ClientRequest``."""
-client_result: Final[TypeAdapter[models.ClientResult]] = TypeAdapter(models.ClientResult)
+client_result: Final[TypeAdapter[models.ClientResult]] = TypeAdapter(
+    models.ClientResult, config=_ON_FIRST_USE
+)
 """Validates and dumps ``ClientResult``."""
-content_block: Final[TypeAdapter[models.ContentBlock]] = TypeAdapter(models.ContentBlock)
+content_block: Final[TypeAdapter[models.ContentBlock]] = TypeAdapter(
+    models.ContentBlock, config=_ON_FIRST_USE
+)
 """Validates and dumps ``ContentBlock``."""
 elicit_request_params: Final[TypeAdapter[models.ElicitRequestParams]] = TypeAdapter(
-    models.ElicitRequestParams
+    models.ElicitRequestParams, config=_ON_FIRST_USE
 )
 """Validates and dumps ``ElicitRequestParams``."""
-enum_schema: Final[TypeAdapter[models.EnumSchema]] = TypeAdapter(models.EnumSchema)
+enum_schema: Final[TypeAdapter[models.EnumSchema]] = TypeAdapter(
+    models.EnumSchema, config=_ON_FIRST_USE
+)
 """Validates and dumps ``EnumSchema``."""
-jsonrpc_message: Final[TypeAdapter[models.JSONRPCMessage]] = TypeAdapter(models.JSONRPCMessage)
+jsonrpc_message: Final[TypeAdapter[models.JSONRPCMessage]] = TypeAdapter(
+    models.JSONRPCMessage, config=_ON_FIRST_USE
+)
 """Validates and dumps ``JSONRPCMessage``."""
-jsonrpc_response: Final[TypeAdapter[models.JSONRPCResponse]] = TypeAdapter(models.JSONRPCResponse)
+jsonrpc_response: Final[TypeAdapter[models.JSONRPCResponse]] = TypeAdapter(
+    models.JSONRPCResponse, config=_ON_FIRST_USE
+)
 """Validates and dumps ``JSONRPCResponse``."""
 multi_select_enum_schema: Final[TypeAdapter[models.MultiSelectEnumSchema]] = TypeAdapter(
-    models.MultiSelectEnumSchema
+    models.MultiSelectEnumSchema, config=_ON_FIRST_USE
 )
 """Validates and dumps ``MultiSelectEnumSchema``."""
 primitive_schema_definition: Final[TypeAdapter[models.PrimitiveSchemaDefinition]] = TypeAdapter(
-    models.PrimitiveSchemaDefinition
+    models.PrimitiveSchemaDefinition, config=_ON_FIRST_USE
 )
 """Validates and dumps ``PrimitiveSchemaDefinition``."""
 sampling_message_content_block: Final[TypeAdapter[models.SamplingMessageContentBlock]] = (
-    TypeAdapter(models.SamplingMessageContentBlock)
+    TypeAdapter(models.SamplingMessageContentBlock, config=_ON_FIRST_USE)
 )
 """Validates and dumps ``SamplingMessageContentBlock``."""
 server_notification: Final[TypeAdapter[models.ServerNotification]] = TypeAdapter(
-    models.ServerNotification
+    models.ServerNotification, config=_ON_FIRST_USE
 )
 """Validates and dumps ``ServerNotification``."""
-server_request: Final[TypeAdapter[models.ServerRequest]] = TypeAdapter(models.ServerRequest)
+server_request: Final[TypeAdapter[models.ServerRequest]] = TypeAdapter(
+    models.ServerRequest, config=_ON_FIRST_USE
+)
 """Validates and dumps ``ServerRequest``."""
-server_result: Final[TypeAdapter[models.ServerResult]] = TypeAdapter(models.ServerResult)
+server_result: Final[TypeAdapter[models.ServerResult]] = TypeAdapter(
+    models.ServerResult, config=_ON_FIRST_USE
+)
 """Validates and dumps ``ServerResult``."""
 single_select_enum_schema: Final[TypeAdapter[models.SingleSelectEnumSchema]] = TypeAdapter(
-    models.SingleSelectEnumSchema
+    models.SingleSelectEnumSchema, config=_ON_FIRST_USE
 )
 """Validates and dumps ``SingleSelectEnumSchema``."""

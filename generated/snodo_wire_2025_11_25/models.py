@@ -16,6 +16,7 @@ class BaseModel(_BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 
@@ -90,6 +91,7 @@ class ClientTasksCancelCapability(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 
@@ -101,6 +103,7 @@ class ClientTasksListCapability(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 
@@ -158,6 +161,7 @@ class CompletionsCapability(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 
@@ -234,6 +238,7 @@ class ExperimentalCapability(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 
@@ -245,6 +250,7 @@ class FormElicitationCapability(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 
@@ -268,6 +274,7 @@ class GetTaskPayloadResult(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -413,6 +420,7 @@ class LoggingCapability(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 
@@ -693,6 +701,7 @@ class RequestMeta(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -812,6 +821,7 @@ class Result(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -895,6 +905,7 @@ class SamplingContextCapability(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 
@@ -906,6 +917,7 @@ class SamplingMetadata(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 
@@ -917,6 +929,7 @@ class SamplingToolsCapability(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 
@@ -928,6 +941,7 @@ class ServerTasksCancelCapability(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 
@@ -939,6 +953,7 @@ class ServerTasksListCapability(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 
@@ -992,6 +1007,7 @@ class TaskElicitationCreateCapability(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 
@@ -1015,6 +1031,7 @@ class TaskSamplingCreateMessageCapability(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 
@@ -1035,6 +1052,7 @@ class TaskToolsCallCapability(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 
@@ -1179,6 +1197,7 @@ class ToolPropertySchema(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 
@@ -1271,6 +1290,7 @@ class UrlElicitationCapability(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 
@@ -2138,6 +2158,7 @@ class URLElicitationRequiredErrorData(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],

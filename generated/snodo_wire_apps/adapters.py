@@ -2,25 +2,30 @@
 # revision ext-apps, sha256 3823abdec2ab00069420812520c20f561428e1bf328c8f61189094f5160e33d9.
 # Do not edit: change schema/ext-apps/overlay.toml or templates/ and regenerate.
 """Ready-made TypeAdapters for the schema's unions and maps, which are type aliases
-rather than classes and so have no ``model_validate`` of their own."""
+rather than classes and so have no ``model_validate`` of their own. Each builds its
+validator on first use, as the models do, so importing the package builds none."""
 
 from typing import Final
 
-from pydantic import TypeAdapter
+from pydantic import ConfigDict, TypeAdapter
 
 from . import models
 
+_ON_FIRST_USE: Final = ConfigDict(defer_build=True)
+
 mcp_ui_display_mode: Final[TypeAdapter[models.McpUiDisplayMode]] = TypeAdapter(
-    models.McpUiDisplayMode
+    models.McpUiDisplayMode, config=_ON_FIRST_USE
 )
 """Validates and dumps ``McpUiDisplayMode``."""
 mcp_ui_style_variable_key: Final[TypeAdapter[models.McpUiStyleVariableKey]] = TypeAdapter(
-    models.McpUiStyleVariableKey
+    models.McpUiStyleVariableKey, config=_ON_FIRST_USE
 )
 """Validates and dumps ``McpUiStyleVariableKey``."""
-mcp_ui_theme: Final[TypeAdapter[models.McpUiTheme]] = TypeAdapter(models.McpUiTheme)
+mcp_ui_theme: Final[TypeAdapter[models.McpUiTheme]] = TypeAdapter(
+    models.McpUiTheme, config=_ON_FIRST_USE
+)
 """Validates and dumps ``McpUiTheme``."""
 mcp_ui_tool_visibility: Final[TypeAdapter[models.McpUiToolVisibility]] = TypeAdapter(
-    models.McpUiToolVisibility
+    models.McpUiToolVisibility, config=_ON_FIRST_USE
 )
 """Validates and dumps ``McpUiToolVisibility``."""

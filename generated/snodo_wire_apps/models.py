@@ -16,6 +16,7 @@ class BaseModel(_BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 
@@ -27,6 +28,7 @@ class Annotations(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     audience: list[Literal["user", "assistant"]] | MISSING = MISSING
     last_modified: Annotated[
@@ -47,6 +49,7 @@ class AudioContent(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[dict[StrictStr, Any] | MISSING, Field(alias="_meta")] = MISSING
     annotations: Annotations | MISSING = MISSING
@@ -63,6 +66,7 @@ class BlobResourceContents(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[dict[StrictStr, Any] | MISSING, Field(alias="_meta")] = MISSING
     blob: StrictStr
@@ -78,6 +82,7 @@ class Icon(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     mime_type: Annotated[StrictStr | MISSING, Field(alias="mimeType")] = MISSING
     sizes: list[StrictStr] | MISSING = MISSING
@@ -93,6 +98,7 @@ class ImageContent(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[dict[StrictStr, Any] | MISSING, Field(alias="_meta")] = MISSING
     annotations: Annotations | MISSING = MISSING
@@ -109,6 +115,7 @@ class Implementation(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     description: StrictStr | MISSING = MISSING
     icons: list[Icon] | MISSING = MISSING
@@ -126,6 +133,7 @@ class McpUiClientCapabilities(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     mime_types: Annotated[
         list[StrictStr] | MISSING,
@@ -153,6 +161,7 @@ class McpUiDownloadFileResult(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -174,6 +183,7 @@ class McpUiFeature(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 
@@ -185,6 +195,7 @@ class McpUiFixedHeight(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     height: Annotated[
         StrictInt | StrictFloat, Field(description="Fixed container height in pixels.")
@@ -199,6 +210,7 @@ class McpUiFixedWidth(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     width: Annotated[StrictInt | StrictFloat, Field(description="Fixed container width in pixels.")]
 
@@ -211,6 +223,7 @@ class McpUiHostCapabilitiesSampling(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     tools: McpUiFeature | MISSING = MISSING
 
@@ -241,6 +254,7 @@ class McpUiHostContextDeviceCapabilities(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     hover: Annotated[
         StrictBool | MISSING, Field(description="Whether the device supports hover interactions.")
@@ -258,6 +272,7 @@ class McpUiHostContextSafeAreaInsets(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     bottom: Annotated[
         StrictInt | StrictFloat, Field(description="Bottom safe area inset in pixels.")
@@ -288,6 +303,7 @@ class McpUiHostCss(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     fonts: StrictStr | MISSING = MISSING
 
@@ -300,6 +316,7 @@ class McpUiHostStyles(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     css: McpUiHostCss | MISSING = MISSING
     variables: Annotated[
@@ -397,6 +414,7 @@ class McpUiInitializedNotification(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     method: Literal["ui/notifications/initialized"]
     params: McpUiFeature | MISSING = MISSING
@@ -410,6 +428,7 @@ class McpUiListChanged(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     list_changed: Annotated[
         StrictBool | MISSING,
@@ -425,6 +444,7 @@ class McpUiMaxHeight(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     max_height: Annotated[
         StrictInt | StrictFloat | Any | MISSING,
@@ -440,6 +460,7 @@ class McpUiMaxWidth(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     max_width: Annotated[
         StrictInt | StrictFloat | Any | MISSING,
@@ -455,6 +476,7 @@ class McpUiMessageResult(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -476,6 +498,7 @@ class McpUiOpenLinkRequestParams(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     url: Annotated[StrictStr, Field(description="URL to open in the host's browser")]
 
@@ -488,6 +511,7 @@ class McpUiOpenLinkResult(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -509,6 +533,7 @@ class McpUiRequestDisplayModeRequestParams(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     mode: Annotated[
         Literal["inline", "fullscreen", "pip"],
@@ -524,6 +549,7 @@ class McpUiRequestDisplayModeResult(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -544,6 +570,7 @@ class McpUiRequestTeardownNotification(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     method: Literal["ui/notifications/request-teardown"]
     params: McpUiFeature | MISSING = MISSING
@@ -557,6 +584,7 @@ class McpUiResourceCsp(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     base_uri_domains: Annotated[
         list[StrictStr] | MISSING,
@@ -596,6 +624,7 @@ class McpUiResourcePermissions(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     camera: McpUiFeature | MISSING = MISSING
     clipboard_write: Annotated[McpUiFeature | MISSING, Field(alias="clipboardWrite")] = MISSING
@@ -611,6 +640,7 @@ class McpUiResourceTeardownRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     method: Literal["ui/resource-teardown"]
     params: McpUiFeature
@@ -635,6 +665,7 @@ class McpUiSandboxProxyReadyNotification(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     method: Literal["ui/notifications/sandbox-proxy-ready"]
     params: McpUiFeature
@@ -648,6 +679,7 @@ class McpUiSandboxResourceReadyNotificationParams(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     csp: McpUiResourceCsp | MISSING = MISSING
     html: Annotated[StrictStr, Field(description="HTML content to load into the inner iframe.")]
@@ -666,6 +698,7 @@ class McpUiServerResources(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     list_changed: Annotated[
         StrictBool | MISSING,
@@ -683,6 +716,7 @@ class McpUiServerTools(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     list_changed: Annotated[
         StrictBool | MISSING,
@@ -698,6 +732,7 @@ class McpUiSizeChangedNotificationParams(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     height: Annotated[
         StrictInt | StrictFloat | MISSING, Field(description="New height in pixels.")
@@ -892,6 +927,7 @@ class McpUiSupportedContentBlockModalities(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     audio: McpUiFeature | MISSING = MISSING
     image: McpUiFeature | MISSING = MISSING
@@ -920,6 +956,7 @@ class McpUiToolCancelledNotificationParams(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     reason: Annotated[
         StrictStr | MISSING,
@@ -935,6 +972,7 @@ class McpUiToolInputNotificationParams(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     arguments: Annotated[
         dict[StrictStr, Any] | MISSING,
@@ -950,6 +988,7 @@ class McpUiToolInputPartialNotificationParams(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     arguments: Annotated[
         dict[StrictStr, Any] | MISSING,
@@ -965,6 +1004,7 @@ class McpUiToolMeta(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     resource_uri: Annotated[StrictStr | MISSING, Field(alias="resourceUri")] = MISSING
     visibility: Annotated[
@@ -983,6 +1023,7 @@ class McpUiToolResultNotificationMeta(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1017,6 +1058,7 @@ class TextContent(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[dict[StrictStr, Any] | MISSING, Field(alias="_meta")] = MISSING
     annotations: Annotations | MISSING = MISSING
@@ -1032,6 +1074,7 @@ class TextResourceContents(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[dict[StrictStr, Any] | MISSING, Field(alias="_meta")] = MISSING
     mime_type: Annotated[StrictStr | MISSING, Field(alias="mimeType")] = MISSING
@@ -1047,6 +1090,7 @@ class ToolAnnotations(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     destructive_hint: Annotated[StrictBool | MISSING, Field(alias="destructiveHint")] = MISSING
     idempotent_hint: Annotated[StrictBool | MISSING, Field(alias="idempotentHint")] = MISSING
@@ -1063,6 +1107,7 @@ class ToolExecution(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     task_support: Annotated[
         Literal["required", "optional", "forbidden"] | MISSING, Field(alias="taskSupport")
@@ -1077,6 +1122,7 @@ class ToolInputSchema(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1094,6 +1140,7 @@ class ToolOutputSchema(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1109,6 +1156,7 @@ class EmbeddedResource(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[dict[StrictStr, Any] | MISSING, Field(alias="_meta")] = MISSING
     annotations: Annotations | MISSING = MISSING
@@ -1124,6 +1172,7 @@ class McpUiAppCapabilities(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     available_display_modes: Annotated[
         list[Literal["inline", "fullscreen", "pip"]] | MISSING,
@@ -1144,6 +1193,7 @@ class McpUiHostCapabilitiesSandbox(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     csp: McpUiResourceCsp | MISSING = MISSING
     permissions: McpUiResourcePermissions | MISSING = MISSING
@@ -1186,6 +1236,7 @@ class McpUiInitializeRequestParams(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     app_capabilities: Annotated[McpUiAppCapabilities, Field(alias="appCapabilities")]
     app_info: Annotated[Implementation, Field(alias="appInfo")]
@@ -1202,6 +1253,7 @@ class McpUiOpenLinkRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     method: Literal["ui/open-link"]
     params: McpUiOpenLinkRequestParams
@@ -1215,6 +1267,7 @@ class McpUiRequestDisplayModeRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     method: Literal["ui/request-display-mode"]
     params: McpUiRequestDisplayModeRequestParams
@@ -1228,6 +1281,7 @@ class McpUiResourceLink(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[McpUiUpdateModelContextRequestMeta | MISSING, Field(alias="_meta")] = MISSING
     annotations: Annotations | MISSING = MISSING
@@ -1249,6 +1303,7 @@ class McpUiResourceMeta(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     csp: McpUiResourceCsp | MISSING = MISSING
     domain: Annotated[
@@ -1275,6 +1330,7 @@ class McpUiSandboxResourceReadyNotification(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     method: Literal["ui/notifications/sandbox-resource-ready"]
     params: McpUiSandboxResourceReadyNotificationParams
@@ -1288,6 +1344,7 @@ class McpUiSizeChangedNotification(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     method: Literal["ui/notifications/size-changed"]
     params: McpUiSizeChangedNotificationParams
@@ -1301,6 +1358,7 @@ class McpUiToolCancelledNotification(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     method: Literal["ui/notifications/tool-cancelled"]
     params: McpUiToolCancelledNotificationParams
@@ -1314,6 +1372,7 @@ class McpUiToolInputNotification(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     method: Literal["ui/notifications/tool-input"]
     params: McpUiToolInputNotificationParams
@@ -1327,6 +1386,7 @@ class McpUiToolInputPartialNotification(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     method: Literal["ui/notifications/tool-input-partial"]
     params: McpUiToolInputPartialNotificationParams
@@ -1340,6 +1400,7 @@ class McpUiToolResultNotificationParams(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1358,6 +1419,7 @@ class McpUiUpdateModelContextRequestParams(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     content: Annotated[
         list[TextContent | ImageContent | AudioContent | McpUiResourceLink | EmbeddedResource]
@@ -1381,6 +1443,7 @@ class Tool(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     meta: Annotated[dict[StrictStr, Any] | MISSING, Field(alias="_meta")] = MISSING
     annotations: ToolAnnotations | MISSING = MISSING
@@ -1401,6 +1464,7 @@ class McpUiDownloadFileRequestParams(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     contents: Annotated[
         list[EmbeddedResource | McpUiResourceLink],
@@ -1418,6 +1482,7 @@ class McpUiHostCapabilities(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     download_file: Annotated[McpUiFeature | MISSING, Field(alias="downloadFile")] = MISSING
     experimental: Annotated[
@@ -1446,6 +1511,7 @@ class McpUiHostContextToolInfo(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     id: Annotated[
         StrictStr | Id | MISSING, Field(description="JSON-RPC id of the tools/call request.")
@@ -1461,6 +1527,7 @@ class McpUiInitializeRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     method: Literal["ui/initialize"]
     params: McpUiInitializeRequestParams
@@ -1474,6 +1541,7 @@ class McpUiMessageRequestParams(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     content: Annotated[
         list[TextContent | ImageContent | AudioContent | McpUiResourceLink | EmbeddedResource],
@@ -1492,6 +1560,7 @@ class McpUiToolResultNotification(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     method: Literal["ui/notifications/tool-result"]
     params: McpUiToolResultNotificationParams
@@ -1505,6 +1574,7 @@ class McpUiUpdateModelContextRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     method: Literal["ui/update-model-context"]
     params: McpUiUpdateModelContextRequestParams
@@ -1518,6 +1588,7 @@ class McpUiDownloadFileRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     method: Literal["ui/download-file"]
     params: McpUiDownloadFileRequestParams
@@ -1531,6 +1602,7 @@ class McpUiHostContext(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1581,6 +1653,7 @@ class McpUiHostContextChangedNotification(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     method: Literal["ui/notifications/host-context-changed"]
     params: McpUiHostContext
@@ -1594,6 +1667,7 @@ class McpUiInitializeResult(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1618,6 +1692,7 @@ class McpUiMessageRequest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     method: Literal["ui/message"]
     params: McpUiMessageRequestParams

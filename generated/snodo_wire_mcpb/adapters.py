@@ -2,4 +2,11 @@
 # revision mcpb-manifest, sha256 3a0ac9d845711a1b9b17dfa5a52f8b60628239d6a86a9db417206a9efc78592d.
 # Do not edit: change schema/mcpb-manifest/overlay.toml or templates/ and regenerate.
 """Ready-made TypeAdapters for the schema's unions and maps, which are type aliases
-rather than classes and so have no ``model_validate`` of their own."""
+rather than classes and so have no ``model_validate`` of their own. Each builds its
+validator on first use, as the models do, so importing the package builds none."""
+
+from typing import Final
+
+from pydantic import ConfigDict
+
+_ON_FIRST_USE: Final = ConfigDict(defer_build=True)

@@ -15,6 +15,7 @@ class BaseModel(_BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 
@@ -26,6 +27,7 @@ class McpbAuthor(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     email: StrictStr | MISSING = MISSING
     name: StrictStr
@@ -40,6 +42,7 @@ class McpbIcon(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     size: Annotated[StrictStr, Field(pattern="^\\d+x\\d+$")]
     src: StrictStr
@@ -54,6 +57,7 @@ class McpbLocalization(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     default_locale: Annotated[StrictStr, Field(pattern="^[A-Za-z0-9]{2,8}(?:-[A-Za-z0-9]{1,8})*$")]
     resources: Annotated[StrictStr, Field(pattern="\\$\\{locale\\}")]
@@ -67,6 +71,7 @@ class McpbPlatformOverride(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     args: list[StrictStr] | MISSING = MISSING
     command: StrictStr | MISSING = MISSING
@@ -81,6 +86,7 @@ class McpbPrompt(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     arguments: list[StrictStr] | MISSING = MISSING
     description: StrictStr | MISSING = MISSING
@@ -96,6 +102,7 @@ class McpbRepository(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     type: StrictStr
     url: StrictStr
@@ -109,6 +116,7 @@ class McpbRuntimes(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     node: StrictStr | MISSING = MISSING
     python: StrictStr | MISSING = MISSING
@@ -122,6 +130,7 @@ class McpbTool(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     description: StrictStr | MISSING = MISSING
     name: StrictStr
@@ -135,6 +144,7 @@ class McpbUserConfigOption(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     default: StrictStr | StrictInt | StrictFloat | StrictBool | list[StrictStr] | MISSING = MISSING
     description: StrictStr
@@ -155,6 +165,7 @@ class McpbCompatibility(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     claude_desktop: StrictStr | MISSING = MISSING
     platforms: list[Literal["darwin", "win32", "linux"]] | MISSING = MISSING
@@ -169,6 +180,7 @@ class McpbMcpConfig(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     args: list[StrictStr] | MISSING = MISSING
     command: StrictStr
@@ -184,6 +196,7 @@ class McpbServer(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     entry_point: StrictStr
     mcp_config: McpbMcpConfig
@@ -198,6 +211,7 @@ class McpbManifest(BaseModel):
     model_config = ConfigDict(
         extra="forbid",
         serialize_by_alias=True,
+        defer_build=True,
     )
     schema_: Annotated[StrictStr | MISSING, Field(alias="$schema")] = MISSING
     meta: Annotated[dict[str, dict[str, Any]] | MISSING, Field(alias="_meta")] = MISSING

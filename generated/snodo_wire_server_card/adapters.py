@@ -2,4 +2,11 @@
 # revision server-card, sha256 2c772b51edb367f154771d84ddbae87ddba00a624422c8e46f218a9ac03bf042.
 # Do not edit: change schema/server-card/overlay.toml or templates/ and regenerate.
 """Ready-made TypeAdapters for the schema's unions and maps, which are type aliases
-rather than classes and so have no ``model_validate`` of their own."""
+rather than classes and so have no ``model_validate`` of their own. Each builds its
+validator on first use, as the models do, so importing the package builds none."""
+
+from typing import Final
+
+from pydantic import ConfigDict
+
+_ON_FIRST_USE: Final = ConfigDict(defer_build=True)

@@ -2,21 +2,28 @@
 # revision server-json, sha256 3fba09590c99f61735d234822279f4223fab9e300c0a81e81c91ab62a4114de0.
 # Do not edit: change schema/server-json/overlay.toml or templates/ and regenerate.
 """Ready-made TypeAdapters for the schema's unions and maps, which are type aliases
-rather than classes and so have no ``model_validate`` of their own."""
+rather than classes and so have no ``model_validate`` of their own. Each builds its
+validator on first use, as the models do, so importing the package builds none."""
 
 from typing import Final
 
-from pydantic import TypeAdapter
+from pydantic import ConfigDict, TypeAdapter
 
 from . import models
 
-argument: Final[TypeAdapter[models.Argument]] = TypeAdapter(models.Argument)
+_ON_FIRST_USE: Final = ConfigDict(defer_build=True)
+
+argument: Final[TypeAdapter[models.Argument]] = TypeAdapter(models.Argument, config=_ON_FIRST_USE)
 """Validates and dumps ``Argument``."""
-local_transport: Final[TypeAdapter[models.LocalTransport]] = TypeAdapter(models.LocalTransport)
+local_transport: Final[TypeAdapter[models.LocalTransport]] = TypeAdapter(
+    models.LocalTransport, config=_ON_FIRST_USE
+)
 """Validates and dumps ``LocalTransport``."""
 positional_argument: Final[TypeAdapter[models.PositionalArgument]] = TypeAdapter(
-    models.PositionalArgument
+    models.PositionalArgument, config=_ON_FIRST_USE
 )
 """Validates and dumps ``PositionalArgument``."""
-remote_transport: Final[TypeAdapter[models.RemoteTransport]] = TypeAdapter(models.RemoteTransport)
+remote_transport: Final[TypeAdapter[models.RemoteTransport]] = TypeAdapter(
+    models.RemoteTransport, config=_ON_FIRST_USE
+)
 """Validates and dumps ``RemoteTransport``."""

@@ -16,6 +16,7 @@ class BaseModel(_BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 

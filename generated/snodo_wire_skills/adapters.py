@@ -2,13 +2,18 @@
 # revision ext-skills, sha256 50929c1f6de30847204c22f67524d4ab0ed3daa6160a2c1d9719f6fc2ba40ea3.
 # Do not edit: change schema/ext-skills/overlay.toml or templates/ and regenerate.
 """Ready-made TypeAdapters for the schema's unions and maps, which are type aliases
-rather than classes and so have no ``model_validate`` of their own."""
+rather than classes and so have no ``model_validate`` of their own. Each builds its
+validator on first use, as the models do, so importing the package builds none."""
 
 from typing import Final
 
-from pydantic import TypeAdapter
+from pydantic import ConfigDict, TypeAdapter
 
 from . import models
 
-json_value: Final[TypeAdapter[models.JSONValue]] = TypeAdapter(models.JSONValue)
+_ON_FIRST_USE: Final = ConfigDict(defer_build=True)
+
+json_value: Final[TypeAdapter[models.JSONValue]] = TypeAdapter(
+    models.JSONValue, config=_ON_FIRST_USE
+)
 """Validates and dumps ``JSONValue``."""

@@ -16,6 +16,7 @@ class BaseModel(_BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 
@@ -205,6 +206,7 @@ class SkillFrontmatter(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -349,6 +351,7 @@ class Result(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],

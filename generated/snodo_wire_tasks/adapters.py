@@ -2,45 +2,66 @@
 # revision ext-tasks, sha256 10933a5003097bbccb03d964e6a5f7a2819cc4d7a1d07e27c6765cbf5da35c5c.
 # Do not edit: change schema/ext-tasks/overlay.toml or templates/ and regenerate.
 """Ready-made TypeAdapters for the schema's unions and maps, which are type aliases
-rather than classes and so have no ``model_validate`` of their own."""
+rather than classes and so have no ``model_validate`` of their own. Each builds its
+validator on first use, as the models do, so importing the package builds none."""
 
 from typing import Final
 
-from pydantic import TypeAdapter
+from pydantic import ConfigDict, TypeAdapter
 
 from . import models
 
-content_block: Final[TypeAdapter[models.ContentBlock]] = TypeAdapter(models.ContentBlock)
+_ON_FIRST_USE: Final = ConfigDict(defer_build=True)
+
+content_block: Final[TypeAdapter[models.ContentBlock]] = TypeAdapter(
+    models.ContentBlock, config=_ON_FIRST_USE
+)
 """Validates and dumps ``ContentBlock``."""
-detailed_task: Final[TypeAdapter[models.DetailedTask]] = TypeAdapter(models.DetailedTask)
+detailed_task: Final[TypeAdapter[models.DetailedTask]] = TypeAdapter(
+    models.DetailedTask, config=_ON_FIRST_USE
+)
 """Validates and dumps ``DetailedTask``."""
 elicit_request_params: Final[TypeAdapter[models.ElicitRequestParams]] = TypeAdapter(
-    models.ElicitRequestParams
+    models.ElicitRequestParams, config=_ON_FIRST_USE
 )
 """Validates and dumps ``ElicitRequestParams``."""
-get_task_result: Final[TypeAdapter[models.GetTaskResult]] = TypeAdapter(models.GetTaskResult)
+get_task_result: Final[TypeAdapter[models.GetTaskResult]] = TypeAdapter(
+    models.GetTaskResult, config=_ON_FIRST_USE
+)
 """Validates and dumps ``GetTaskResult``."""
-input_request: Final[TypeAdapter[models.InputRequest]] = TypeAdapter(models.InputRequest)
+input_request: Final[TypeAdapter[models.InputRequest]] = TypeAdapter(
+    models.InputRequest, config=_ON_FIRST_USE
+)
 """Validates and dumps ``InputRequest``."""
-input_response: Final[TypeAdapter[models.InputResponse]] = TypeAdapter(models.InputResponse)
+input_response: Final[TypeAdapter[models.InputResponse]] = TypeAdapter(
+    models.InputResponse, config=_ON_FIRST_USE
+)
 """Validates and dumps ``InputResponse``."""
-json_value: Final[TypeAdapter[models.JSONValue]] = TypeAdapter(models.JSONValue)
+json_value: Final[TypeAdapter[models.JSONValue]] = TypeAdapter(
+    models.JSONValue, config=_ON_FIRST_USE
+)
 """Validates and dumps ``JSONValue``."""
 primitive_schema_definition: Final[TypeAdapter[models.PrimitiveSchemaDefinition]] = TypeAdapter(
-    models.PrimitiveSchemaDefinition
+    models.PrimitiveSchemaDefinition, config=_ON_FIRST_USE
 )
 """Validates and dumps ``PrimitiveSchemaDefinition``."""
 sampling_message_content_block: Final[TypeAdapter[models.SamplingMessageContentBlock]] = (
-    TypeAdapter(models.SamplingMessageContentBlock)
+    TypeAdapter(models.SamplingMessageContentBlock, config=_ON_FIRST_USE)
 )
 """Validates and dumps ``SamplingMessageContentBlock``."""
-task_status: Final[TypeAdapter[models.TaskStatus]] = TypeAdapter(models.TaskStatus)
+task_status: Final[TypeAdapter[models.TaskStatus]] = TypeAdapter(
+    models.TaskStatus, config=_ON_FIRST_USE
+)
 """Validates and dumps ``TaskStatus``."""
 task_status_notification_params: Final[TypeAdapter[models.TaskStatusNotificationParams]] = (
-    TypeAdapter(models.TaskStatusNotificationParams)
+    TypeAdapter(models.TaskStatusNotificationParams, config=_ON_FIRST_USE)
 )
 """Validates and dumps ``TaskStatusNotificationParams``."""
-input_requests: Final[TypeAdapter[models.InputRequests]] = TypeAdapter(models.InputRequests)
+input_requests: Final[TypeAdapter[models.InputRequests]] = TypeAdapter(
+    models.InputRequests, config=_ON_FIRST_USE
+)
 """Validates and dumps ``InputRequests``."""
-input_responses: Final[TypeAdapter[models.InputResponses]] = TypeAdapter(models.InputResponses)
+input_responses: Final[TypeAdapter[models.InputResponses]] = TypeAdapter(
+    models.InputResponses, config=_ON_FIRST_USE
+)
 """Validates and dumps ``InputResponses``."""

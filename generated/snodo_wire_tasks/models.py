@@ -16,6 +16,7 @@ class BaseModel(_BaseModel):
         extra="allow",
         validate_by_name=True,
         serialize_by_alias=True,
+        defer_build=True,
     )
 
 
@@ -589,6 +590,7 @@ class ToolInputSchema(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -608,6 +610,7 @@ class ToolOutputSchema(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -785,6 +788,7 @@ class GetCancelledTaskResult(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -817,6 +821,7 @@ class GetCompletedTaskResult(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -850,6 +855,7 @@ class GetFailedTaskResult(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -894,6 +900,7 @@ class GetWorkingTaskResult(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1046,6 +1053,7 @@ class Result(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
@@ -1571,6 +1579,7 @@ class GetInputRequiredTaskResult(BaseModel):
     model_config = ConfigDict(
         extra="allow",
         serialize_by_alias=True,
+        defer_build=True,
     )
     __annotations__ = {
         "__pydantic_extra__": dict[str, Any],
