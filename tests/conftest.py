@@ -73,6 +73,32 @@ def _answers_fit_their_revision(request: pytest.FixtureRequest) -> Iterator[None
         pytest.fail(f"{len(invalid)} answer(s) outside their revision: {shown}", pytrace=False)
 
 
+STARTED_FIRST = (
+    "tests/generator/test_add_revision.py",
+    "tests/packaging/test_wheel.py",
+    "tests/packaging/test_compiled_install.py",
+    "tests/hardening/test_soak.py",
+    "tests/bench/test_speed.py",
+    "tests/extensions/tasks/test_scaleout.py",
+    "tests/cli/test_sign_in.py",
+    "tests/bench/test_instructions.py",
+    "tests/bench/test_tool_search.py",
+    "tests/cli/test_terminal_client.py",
+    "tests/generator/test_generator.py",
+    "tests/cli/test_definition_errors.py",
+    "tests/interop/test_reference_servers.py",
+)
+"""The files that take the longest on the 2-core machine (a minute or more of one
+worker's time in some leg of scripts/test), longest first. They are collected first, so
+``--dist loadfile`` hands them out first, and a leg does not end with every worker idle
+but the one that took such a file last."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {path: place for place, path in enumerate(STARTED_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
+
+
 SLOW_SECONDS = 20.0
 """A test longer than this is marked ``slow`` (its own leg in scripts/test) or says in its
 docstring why it takes that long."""
