@@ -381,8 +381,7 @@ class Tasks(Extension):
             else:
                 record = await self.store.get(task_id)
             if record is None or record.cancel_requested:
-                if runner is not None:
-                    runner.cancel()
+                _stop_once(runner)
                 return
 
     # -- tasks/get, tasks/update, tasks/cancel --------------------------------------------
@@ -462,10 +461,15 @@ class Tasks(Extension):
             return changed if mark is None else _linked(changed, mark)
 
         await self.store.update(record.task_id, request_cancel)
-        runner = self._running.get(record.task_id)
-        if runner is not None:
-            runner.cancel()
+        _stop_once(self._running.get(record.task_id))
         return {}
+
+
+def _stop_once(runner: asyncio.Task[Any] | None) -> None:
+    """Cancel a run once. The cancel handler and the watcher may both stop it; a second
+    cancel would land while the run writes its ``cancelled`` end, and cut that short."""
+    if runner is not None and not runner.cancelling():
+        runner.cancel()
 
 
 class _TaskCalls:

@@ -43,9 +43,9 @@ NAME = elicitation.form(
 LUCA = {"name": {"action": "accept", "content": {"name": "Luca"}}}
 
 
-def task_server(observer: Any, store: TaskStore) -> Server:
+def task_server(observer: Any, store: TaskStore, watch_interval: float = 0.01) -> Server:
     """A worker over ``store``: ``hello`` asks once, ``held`` waits, ``broken`` fails."""
-    tasks = Tasks(store, poll_interval_ms=10, watch_interval=0.01)
+    tasks = Tasks(store, poll_interval_ms=10, watch_interval=watch_interval)
     server = Server("t", "1", extensions=[tasks], observer=observer)
     gate = asyncio.Event()
 
@@ -182,6 +182,39 @@ def test_a_task_with_one_input_round_is_one_span_linked_to_its_update() -> None:
     assert ended(seen) == {"completed": 1}
     [(attributes, duration)] = seen.points("snodo.task.duration")
     assert attributes == {"snodo.task.status": "completed"} and duration.count == 1
+
+
+class SlowToCancel(MemoryTaskStore):
+    """Writes a ``cancelled`` status in 0.3 s, so the worker's watcher, polling every
+    50 ms, sees the cancel request while the run is still ending."""
+
+    async def update(self, task_id: str, change: Any) -> Any:
+        current = await self.get(task_id)
+        changed = None if current is None else change(current)
+        if changed is not None and changed.status == "cancelled":
+            await asyncio.sleep(0.3)
+        return await super().update(task_id, change)
+
+
+def test_a_cancel_both_asked_and_watched_ends_the_run_once_inside_its_span() -> None:
+    # The cancel handler stops the run, and the watcher, seeing the request recorded,
+    # would stop it again while it writes its end: the run is stopped once.
+    seen = observed()
+    server = task_server(seen.observer, SlowToCancel(), watch_interval=0.05)
+
+    async def story() -> None:
+        task_id = (await call(server, "tools/call", {"name": "held"}))["taskId"]
+        await asyncio.sleep(0.02)  # the work has started, and waits
+        await call(server, "tasks/cancel", {"taskId": task_id}, id=8)
+        await settled(server, task_id, "cancelled")
+        await owner_done(server)
+
+    asyncio.run(asyncio.wait_for(story(), GUARD))
+    [run] = named(seen, "task held")
+    assert run.attributes is not None
+    assert run.attributes["snodo.task.status"] == "cancelled"
+    assert events(run) == [("snodo.task.status", {"snodo.task.status": "cancelled"})]
+    assert ended(seen) == {"cancelled": 1}
 
 
 def test_a_cancelled_task_links_the_cancel_and_ends_cancelled() -> None:
