@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -90,13 +91,22 @@ STARTED_FIRST = (
 )
 """The files that take the longest on the 2-core machine (a minute or more of one
 worker's time in some leg of scripts/test), longest first. They are collected first, so
-``--dist loadfile`` hands them out first, and a leg does not end with every worker idle
-but the one that took such a file last."""
+``--dist loadfile`` (with ``--no-loadscope-reorder``, which keeps this order) hands them
+out first, and a leg does not end with every worker idle but the one that took such a
+file last."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """STARTED_FIRST first; then, as pytest-xdist would order them, the files with the
+    most tests."""
     rank = {path: place for place, path in enumerate(STARTED_FIRST)}
-    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
+    count = Counter(item.nodeid.split("::", 1)[0] for item in items)
+
+    def order(item: pytest.Item) -> tuple[int, int]:
+        path = item.nodeid.split("::", 1)[0]
+        return (rank.get(path, len(rank)), -count[path] if path not in rank else 0)
+
+    items.sort(key=order)
 
 
 SLOW_SECONDS = 20.0
