@@ -275,7 +275,12 @@ async def test_status_notifications_on_a_listen_stream(clock: Clock) -> None:
     assert reply.subscription is not None
     assert sent[0]["params"]["notifications"] == {"taskIds": [task_id]}
     await settled(server, task_id, "input_required")
-    tasks = [m["params"] for m in sent if m["method"] == "notifications/tasks"]
+    # The store is written first, the notice follows on the stream: wait for it too.
+    for _ in range(1000):  # 10 s at most, as settled
+        tasks = [m["params"] for m in sent if m["method"] == "notifications/tasks"]
+        if tasks and tasks[-1]["status"] == "input_required":
+            break
+        await asyncio.sleep(0.01)
     assert tasks and tasks[-1]["status"] == "input_required"
     assert tasks[-1]["inputRequests"] == {"name": dict(NAME)}
     assert tasks[-1]["_meta"] == {"io.modelcontextprotocol/subscriptionId": 5}
