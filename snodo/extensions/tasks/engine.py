@@ -55,9 +55,9 @@ from snodo.core.observe import Observer
 from snodo.core.result import NO_STATE, InputRequired, ToolError
 from snodo.extensions.tasks.methods import TASK_METHODS
 from snodo.extensions.tasks.observe import QUIET_TASKS, TaskObserver, task_observer
-from snodo.extensions.tasks.record import Status, TaskRecord, advance
+from snodo.extensions.tasks.record import Change, Status, TaskRecord, advance
 from snodo.extensions.tasks.redis import RedisTaskStore
-from snodo.extensions.tasks.store import MemoryTaskStore, StoreFull, TaskStore, settle
+from snodo.extensions.tasks.store import MemoryTaskStore, StoreFull, TaskStore
 from snodo.revisions.authoring import adapters
 from snodo.revisions.tasks.protocol import EXTENSION_ID
 from snodo.server.extensions import Answered, Extension, ExtensionMethod, Handoff, Host
@@ -207,7 +207,21 @@ class Tasks(Extension):
             before.append(record.status)
             return advance(record, status, self.clock(), **changes)
 
-        record = await settle(self.store, task_id, change)
+        return await self._write(task_id, change, before)
+
+    async def _write(self, task_id: str, change: Change, before: list[str]) -> TaskRecord | None:
+        """Write ``change`` and say what it wrote (``before`` holds the status it left, or
+        nothing when it changed nothing). A cancel while the store writes stops neither
+        the write (shielded) nor its telling: what it wrote is said before the run stops,
+        so no status it reached goes untold."""
+        writing = asyncio.ensure_future(self.store.update(task_id, change))
+        try:
+            record = await asyncio.shield(writing)
+        except asyncio.CancelledError:
+            record = await asyncio.shield(writing)
+            if record is not None and before:
+                self._announce(record, before[-1])
+            raise
         if record is not None and before:
             self._announce(record, before[-1])
         return record
@@ -325,12 +339,14 @@ class Tasks(Extension):
         before: list[str] = []
 
         def change(record: TaskRecord) -> TaskRecord | None:
+            before.clear()  # a store may run this again after another writer won
+            reused.clear()
             if record.terminal:
                 return None
-            before.append(record.status)
             reused.extend(k for k in requests if k in record.issued)
             if reused:
                 return None
+            before.append(record.status)
             status: Status = "input_required" if requests else "working"
             return advance(
                 record,
@@ -341,12 +357,10 @@ class Tasks(Extension):
                 state=state,
             )
 
-        record = await settle(self.store, task_id, change)
+        record = await self._write(task_id, change, before)
         if reused:
             log.error("task %s asked again under keys already used: %s", task_id, reused)
             raise InternalError()
-        if record is not None and before:
-            self._announce(record, before[-1])
         return record
 
     async def _answers(self, task_id: str) -> tuple[dict[str, Any], TaskRecord]:

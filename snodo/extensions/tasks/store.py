@@ -32,7 +32,6 @@ Backends, like the replay guards' (``snodo.core.state.replay``):
 
 from __future__ import annotations
 
-import asyncio
 import heapq
 import time
 from collections.abc import Callable
@@ -162,8 +161,3 @@ def task_store(
 
         return RedisTaskStore(url, clock=clock, max_records=max_records)
     raise ValueError("a task store URL is memory:, sqlite:///PATH or redis://HOST:PORT/DB")
-
-
-async def settle(store: TaskStore, task_id: str, change: Change) -> TaskRecord | None:
-    """``update`` for callers that must not be cancelled half-way (a result being written)."""
-    return await asyncio.shield(store.update(task_id, change))

@@ -391,6 +391,36 @@ class _ReportsTasks(Quiet):
         return None
 
 
+class SlowToAsk(MemoryTaskStore):
+    """Writes an ``input_required`` status at once but says it has 0.3 s later, so a
+    cancel lands while the run waits on the write."""
+
+    async def update(self, task_id: str, change: Any) -> Any:
+        written = await super().update(task_id, change)
+        if written is not None and written.status == "input_required":
+            await asyncio.sleep(0.3)
+        return written
+
+
+def test_a_status_written_while_the_run_is_cancelled_is_still_told() -> None:
+    own = _ReportsTasks()
+    server = task_server(own, SlowToAsk())
+
+    async def story() -> None:
+        task_id = (await call(server, "tools/call", {"name": "hello"}))["taskId"]
+        await asyncio.sleep(0.1)  # the run is writing its question
+        await call(server, "tasks/cancel", {"taskId": task_id})
+        await settled(server, task_id, "cancelled")
+        await owner_done(server)
+
+    asyncio.run(asyncio.wait_for(story(), GUARD))
+    assert own.changes == [
+        ("working", None),
+        ("input_required", "working"),
+        ("cancelled", "input_required"),
+    ]
+
+
 def test_an_observer_of_tasks_is_told_of_them_and_another_hears_none() -> None:
     """An observer with the four task methods gets the tasks as they are; one without
     them (any other ``Observer``) observes no task."""
