@@ -20,7 +20,7 @@ def test_instructions_quick_prints_its_table() -> None:
         # A request through these apps is 100k-200k instructions, a whole process
         # hundreds of millions: far below means the two runs of a case did not differ
         # by the flows; above 400k that the warm-up run was not subtracted, or the
-        # difference (four requests here) not divided by them.
+        # difference (a hundred requests here) not divided by them.
         count = int(row["instructions per request"].replace(",", ""))
         assert 20_000 < count < 400_000, key
     # snodo checks more than the floor does, in fewer instructions where compiled (0.96x
