@@ -21,30 +21,21 @@ else
   # The two peer venvs (the tests' other SDKs) install beside the project's own: each is
   # mostly pip waiting on the index, and none needs another.
   peers=()
-  legacy_sdk=interop/python_sdk_legacy/requirements.txt
-  if [ ! -x .venv-mcp1/bin/python ] || [ "$legacy_sdk" -nt .venv-mcp1/.installed ]; then
-    _step "installing the official SDK 1.x into .venv-mcp1 (the tests' legacy peer)"
-    (
-      started=$SECONDS
-      "$PY" -m venv .venv-mcp1
-      .venv-mcp1/bin/python -m pip install --quiet --disable-pip-version-check -r "$legacy_sdk"
-      touch .venv-mcp1/.installed
-      echo "-- .venv-mcp1 (the official SDK 1.x): $((SECONDS - started)) s"
-    ) &
-    peers+=($!)
-  fi
-  fastmcp=interop/fastmcp/requirements.txt
-  if [ ! -x .venv-fastmcp/bin/python ] || [ "$fastmcp" -nt .venv-fastmcp/.installed ]; then
-    _step "installing FastMCP into .venv-fastmcp (the tests' other peer)"
-    (
-      started=$SECONDS
-      "$PY" -m venv .venv-fastmcp
-      .venv-fastmcp/bin/python -m pip install --quiet --disable-pip-version-check -r "$fastmcp"
-      touch .venv-fastmcp/.installed
-      echo "-- .venv-fastmcp (FastMCP): $((SECONDS - started)) s"
-    ) &
-    peers+=($!)
-  fi
+  peer_venv() {  # peer_venv VENV REQUIREMENTS WHAT: (re)install it in the background
+    if [ ! -x "$1/bin/python" ] || [ "$2" -nt "$1/.installed" ]; then
+      _step "installing $3 into $1 (a peer the tests run against)"
+      (
+        started=$SECONDS
+        "$PY" -m venv "$1"
+        "$1/bin/python" -m pip install --quiet --disable-pip-version-check -r "$2"
+        touch "$1/.installed"
+        echo "-- $1 ($3): $((SECONDS - started)) s"
+      ) &
+      peers+=($!)
+    fi
+  }
+  peer_venv .venv-mcp1 interop/python_sdk_legacy/requirements.txt "the official SDK 1.x"
+  peer_venv .venv-fastmcp interop/fastmcp/requirements.txt "FastMCP"
   stamp=.venv/.snodo-installed
   if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     _step "installing snodo and what working on it needs into .venv (the first time takes several minutes)"
