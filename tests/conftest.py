@@ -104,7 +104,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
     def order(item: pytest.Item) -> tuple[int, int]:
         path = item.nodeid.split("::", 1)[0]
-        return (rank.get(path, len(rank)), -count[path] if path not in rank else 0)
+        return rank.get(path, len(rank)), -count[path]
 
     items.sort(key=order)
 

@@ -218,13 +218,14 @@ class Tasks(Extension):
         try:
             record = await asyncio.shield(writing)
         except asyncio.CancelledError:
-            record = await asyncio.shield(writing)
-            if record is not None and before:
-                self._announce(record, before[-1])
+            self._tell(await asyncio.shield(writing), before)
             raise
+        self._tell(record, before)
+        return record
+
+    def _tell(self, record: TaskRecord | None, before: list[str]) -> None:
         if record is not None and before:
             self._announce(record, before[-1])
-        return record
 
     # -- creation and the work -----------------------------------------------------------
 
