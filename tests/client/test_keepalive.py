@@ -15,12 +15,13 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import httpcore
 import httpx
 import pytest
 
 from snodo.client.transports import TransportError
 from snodo.client.transports.http import HttpTransport
-from snodo.client.transports.keepalive import resending
+from snodo.client.transports.keepalive import Unanswered, _Stream, resending
 
 Reuse = Callable[[asyncio.StreamWriter], Awaitable[None]]
 """What the server does with a request that comes on a connection it answered before."""
@@ -165,3 +166,53 @@ def test_httpx_alone_fails_the_race() -> None:
     connections, failed = asyncio.run(scenario())
     assert connections == 1
     assert isinstance(failed, httpx.ReadError | httpx.RemoteProtocolError)
+
+
+class _Socket:
+    """A network stream that answers each request with a few bytes, and fails every read
+    and write once ``fail`` is set or it is closed."""
+
+    def __init__(self) -> None:
+        self.fail = False
+        self.closed = False
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        if self.fail or self.closed:
+            raise httpcore.ReadError("the socket is gone")
+        return b"HTTP/1.1 200 OK\r\n"
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        if self.fail or self.closed:
+            raise httpcore.WriteError("the socket is gone")
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+@pytest.mark.parametrize("closed_by", ["the server", "its own pool"])
+def test_a_request_on_a_connection_the_pool_closed_is_not_sent_again(closed_by: str) -> None:
+    """A reused connection that fails before any byte of its answer is the race (sent
+    again), unless the client's own pool closed it under the request: httpcore's pool
+    can close a connection it has just handed to a waiting request (encode/httpcore#1110),
+    and that request may have reached the server."""
+
+    async def scenario() -> BaseException:
+        socket = _Socket()
+        stream = _Stream(socket, (httpcore.ReadError, httpcore.WriteError))
+        await stream.write(b"POST / HTTP/1.1\r\n\r\n")
+        await stream.read(65536)  # one exchange: the connection is reused from here
+        await stream.write(b"POST / HTTP/1.1\r\n\r\n")
+        if closed_by == "the server":
+            socket.fail = True
+        else:
+            await stream.aclose()
+        with pytest.raises((Unanswered, httpcore.ReadError)) as failed:
+            await stream.read(65536)
+        return failed.value
+
+    failed = asyncio.run(scenario())
+    if closed_by == "the server":
+        assert isinstance(failed, Unanswered)
+    else:
+        assert not isinstance(failed, Unanswered)
+        assert isinstance(failed, httpcore.ReadError)

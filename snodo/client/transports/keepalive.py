@@ -6,7 +6,9 @@ is closing, and reads the end (or a reset) where the answer should be. The serve
 began the request, so, as browsers do, it is sent again on another connection: only
 when the connection had carried an earlier exchange (reused) and not one byte of this
 request's answer arrived. A fresh connection that fails, or an answer cut off after
-its first byte, is the caller's error, never sent twice.
+its first byte, is the caller's error, never sent twice; so is a request on a connection
+the client's own pool closed under it (httpcore's pool can close one it has just handed
+to a waiting request, encode/httpcore#1110): that request may have reached the server.
 
 httpx does not tell which of these a failure was, so the client's pool is given a
 network backend whose connections keep count (``resending``): one that ends or resets
@@ -36,17 +38,24 @@ class _Stream:
         """A byte arrived since the request now on the connection was written."""
         self.reused = False
         """An answer came on this connection before the request now on it."""
+        self.closed_here = False
+        """The pool closed the connection: a failure after that is no sign of the race."""
+
+    def _lost(self) -> bool:
+        """Whether a failure now is the keep-alive race: the server closing a reused
+        connection before the request on it (nothing of its answer arrived)."""
+        return self.reused and not self.heard and not self.closed_here
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         try:
             data: bytes = await self.inner.read(max_bytes, timeout)
         except self.failures as exc:
-            if self.reused and not self.heard:
+            if self._lost():
                 raise Unanswered(f"the reused connection was reset: {exc}") from exc
             raise
         if data:
             self.heard = True
-        elif self.reused and not self.heard:
+        elif self._lost():
             raise Unanswered("the reused connection closed before any byte of the answer")
         return data
 
@@ -56,11 +65,12 @@ class _Stream:
         try:
             await self.inner.write(buffer, timeout)
         except self.failures as exc:
-            if self.reused and not self.heard:
+            if self._lost():
                 raise Unanswered(f"the reused connection was closed: {exc}") from exc
             raise
 
     async def aclose(self) -> None:
+        self.closed_here = True
         await self.inner.aclose()
 
     async def start_tls(
