@@ -21,6 +21,7 @@ import jinja2
 from pydantic import BaseModel
 
 from generator.facts import Facts, collect
+from generator.ordering import dependency_order
 from generator.overlay import Overlay
 from generator.prepass import prepare
 from generator.revisions import check_pairing
@@ -61,6 +62,7 @@ CODEGEN_OPTIONS = (
     "--use-double-quotes",
     "--disable-timestamp",
     "--no-formatters",
+    "--disable-future-imports",
 )
 
 RUFF_SETTINGS = ("--isolated", "--line-length=100", "--target-version=py311")
@@ -115,6 +117,7 @@ def _models(prepared: Any, header: str, target: Path) -> None:
                 *CODEGEN_OPTIONS,
             ]
         )
+    target.write_text(dependency_order(target.read_text(encoding="utf-8")), encoding="utf-8")
 
 
 def render_package(schema: Any, out_dir: Path, pin: Pin, overlay: Overlay) -> None:

@@ -2,8 +2,6 @@
 # revision 2025-11-25, sha256 268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7.
 # Do not edit: change schema/2025-11-25/overlay.toml or templates/ and regenerate.
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Literal
 
 from pydantic import MISSING, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
@@ -276,9 +274,7 @@ class GetTaskPayloadResult(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     meta: Annotated[
         dict[str, Any] | MISSING,
         Field(
@@ -703,9 +699,7 @@ class RequestMeta(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     progress_token: Annotated[
         ProgressToken | MISSING,
         Field(
@@ -823,9 +817,7 @@ class Result(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     meta: Annotated[
         dict[str, Any] | MISSING,
         Field(
@@ -2160,9 +2152,7 @@ class URLElicitationRequiredErrorData(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     elicitations: list[ElicitRequestURLParams]
 
 

@@ -2,8 +2,6 @@
 # revision 2026-12-01, sha256 92a2b9308eb098f5a2e21a4b37780bc1b49ba13808adaf60de1d1d0002d71232.
 # Do not edit: change schema/2026-12-01/overlay.toml or templates/ and regenerate.
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import MISSING, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
@@ -735,9 +733,7 @@ class StructuredToolResultVariantSchema(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     schema_: Annotated[StrictStr | MISSING, Field(alias="$schema")] = MISSING
 
 
@@ -920,9 +916,7 @@ class ToolInputSchema(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     schema_: Annotated[StrictStr | MISSING, Field(alias="$schema")] = MISSING
     type: Literal["object"]
 
@@ -1591,9 +1585,7 @@ class Result(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     meta: Annotated[ResultMetaObject | MISSING, Field(alias="_meta")] = MISSING
     result_type: Annotated[
         StrictStr,
@@ -2496,117 +2488,13 @@ class ElicitRequest(BaseModel):
     params: ElicitRequestParams
 
 
-class CallToolRequest(BaseModel):
-    """
-    Used by the client to invoke a tool provided by the server.
-    """
-
-    id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["tools/call"]
-    params: CallToolRequestParams
+"""
+A map of server-initiated requests that the client must fulfill.
+Keys are server-assigned identifiers; values are the request objects.
+"""
 
 
-class CallToolRequestParams(BaseModel):
-    """
-    Parameters for a `tools/call` request.
-    """
-
-    meta: Annotated[RequestMetaObject, Field(alias="_meta")]
-    arguments: Annotated[
-        dict[str, Any] | MISSING, Field(description="Arguments to use for the tool call.")
-    ] = MISSING
-    input_responses: Annotated[InputResponses | MISSING, Field(alias="inputResponses")] = MISSING
-    name: Annotated[StrictStr, Field(description="The name of the tool.")]
-    request_state: Annotated[StrictStr | MISSING, Field(alias="requestState")] = MISSING
-    requested_outputs: Annotated[
-        list[ToolResultOutputSelector] | MISSING,
-        Field(
-            alias="requestedOutputs",
-            description="The outputs the client wants; without it the server returns\n`assistant/content`.",
-        ),
-    ] = MISSING
-
-
-class CallToolResultResponse(BaseModel):
-    """
-    A successful response from the server for a `tools/call` request.
-    """
-
-    id: RequestId
-    jsonrpc: Literal["2.0"]
-    result: InputRequiredResult | CallToolResult
-
-
-class ClientCapabilities(BaseModel):
-    """
-    Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
-    """
-
-    elicitation: ElicitationCapability | MISSING = MISSING
-    experimental: Annotated[
-        dict[str, JSONObject] | MISSING,
-        Field(description="Experimental, non-standard capabilities that the client supports."),
-    ] = MISSING
-    extensions: Annotated[
-        dict[str, JSONObject] | MISSING,
-        Field(
-            description='Optional MCP extensions that the client supports. Keys are extension identifiers\n(e.g., "io.modelcontextprotocol/oauth-client-credentials"), and values are\nper-extension settings objects. An empty object indicates support with no settings.\n\nKeys MUST follow the ``_meta` key naming rules`, with a\nmandatory prefix.'
-        ),
-    ] = MISSING
-    roots: RootsCapability | MISSING = MISSING
-    sampling: SamplingCapability | MISSING = MISSING
-
-
-ClientRequest = TypeAliasType(
-    "ClientRequest",
-    Annotated[
-        Union[
-            "DiscoverRequest",
-            "ListResourcesRequest",
-            "ListResourceTemplatesRequest",
-            "ReadResourceRequest",
-            "SubscriptionsListenRequest",
-            "ListPromptsRequest",
-            "GetPromptRequest",
-            "ListToolsRequest",
-            CallToolRequest,
-            "CompleteRequest",
-        ],
-        Field(discriminator="method"),
-    ],
-)
-
-
-class CompleteRequest(BaseModel):
-    """
-    A request from the client to the server, to ask for completion options.
-    """
-
-    id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["completion/complete"]
-    params: CompleteRequestParams
-
-
-class CompleteRequestParams(BaseModel):
-    """
-    Parameters for a `completion/complete` request.
-    """
-
-    meta: Annotated[RequestMetaObject, Field(alias="_meta")]
-    argument: CompletionArgument
-    context: CompletionContext | MISSING = MISSING
-    ref: Annotated[PromptReference | ResourceTemplateReference, Field(discriminator="type")]
-
-
-class CreateMessageRequest(BaseModel):
-    """
-    A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
-    """
-
-    method: Literal["sampling/createMessage"]
-    params: CreateMessageRequestParams
+JSONObject = TypeAliasType("JSONObject", dict[str, "JSONValue"])
 
 
 class CreateMessageRequestParams(BaseModel):
@@ -2666,6 +2554,409 @@ class CreateMessageRequestParams(BaseModel):
     ] = MISSING
 
 
+class CreateMessageRequest(BaseModel):
+    """
+    A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
+    """
+
+    method: Literal["sampling/createMessage"]
+    params: CreateMessageRequestParams
+
+
+class ElicitationCapability(BaseModel):
+    """
+    Present if the client supports elicitation from the server.
+    """
+
+    form: JSONObject | MISSING = MISSING
+    url: JSONObject | MISSING = MISSING
+
+
+InputRequest = TypeAliasType(
+    "InputRequest",
+    Annotated[
+        CreateMessageRequest | ListRootsRequest | ElicitRequest, Field(discriminator="method")
+    ],
+)
+
+
+InputRequests = TypeAliasType("InputRequests", dict[str, InputRequest])
+
+
+class InputRequiredResult(BaseModel):
+    """
+    An InputRequiredResult sent by the server to indicate that additional input is needed
+    before the request can be completed.
+
+    At least one of `inputRequests` or `requestState` MUST be present.
+    """
+
+    meta: Annotated[ResultMetaObject | MISSING, Field(alias="_meta")] = MISSING
+    input_requests: Annotated[InputRequests | MISSING, Field(alias="inputRequests")] = MISSING
+    request_state: Annotated[StrictStr | MISSING, Field(alias="requestState")] = MISSING
+    result_type: Annotated[
+        StrictStr,
+        Field(
+            alias="resultType",
+            description='Indicates the type of the result, which allows the client to determine\nhow to parse the result object.\n\nServers implementing this protocol version MUST include this field.\nFor backward compatibility, when a client receives a result from a\nserver implementing an earlier protocol version (which does not include\n`resultType`), the client MUST treat the absent field as `"complete"`.',
+        ),
+    ]
+
+
+class CallToolResultResponse(BaseModel):
+    """
+    A successful response from the server for a `tools/call` request.
+    """
+
+    id: RequestId
+    jsonrpc: Literal["2.0"]
+    result: InputRequiredResult | CallToolResult
+
+
+class GetPromptResultResponse(BaseModel):
+    """
+    A successful response from the server for a `prompts/get` request.
+    """
+
+    id: RequestId
+    jsonrpc: Literal["2.0"]
+    result: InputRequiredResult | GetPromptResult
+
+
+"""
+``JSONObject`` as the schema defines it; it has no description.
+"""
+
+
+JSONValue = TypeAliasType(
+    "JSONValue",
+    Union[JSONObject, "list[JSONValue]", StrictStr, StrictInt, StrictFloat, StrictBool] | None,
+)
+
+
+JSONArray = TypeAliasType("JSONArray", list["JSONValue"])
+
+
+class ReadResourceResultResponse(BaseModel):
+    """
+    A successful response from the server for a `resources/read` request.
+    """
+
+    id: RequestId
+    jsonrpc: Literal["2.0"]
+    result: InputRequiredResult | ReadResourceResult
+
+
+class SamplingCapability(BaseModel):
+    """
+    Present if the client supports sampling from an LLM.
+    """
+
+    context: Annotated[
+        JSONObject | MISSING,
+        Field(
+            description='Whether the client supports context inclusion via `includeContext` parameter.\nIf not declared, servers SHOULD only use `includeContext: "none"` (or omit it).'
+        ),
+    ] = MISSING
+    tools: Annotated[
+        JSONObject | MISSING,
+        Field(
+            description="Whether the client supports tool use via `tools` and `toolChoice` parameters."
+        ),
+    ] = MISSING
+
+
+class ClientCapabilities(BaseModel):
+    """
+    Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
+    """
+
+    elicitation: ElicitationCapability | MISSING = MISSING
+    experimental: Annotated[
+        dict[str, JSONObject] | MISSING,
+        Field(description="Experimental, non-standard capabilities that the client supports."),
+    ] = MISSING
+    extensions: Annotated[
+        dict[str, JSONObject] | MISSING,
+        Field(
+            description='Optional MCP extensions that the client supports. Keys are extension identifiers\n(e.g., "io.modelcontextprotocol/oauth-client-credentials"), and values are\nper-extension settings objects. An empty object indicates support with no settings.\n\nKeys MUST follow the ``_meta` key naming rules`, with a\nmandatory prefix.'
+        ),
+    ] = MISSING
+    roots: RootsCapability | MISSING = MISSING
+    sampling: SamplingCapability | MISSING = MISSING
+
+
+class MissingRequiredClientCapabilityErrorData(BaseModel):
+    """
+    ``MissingRequiredClientCapabilityErrorData`` as the schema defines it; it has no description.
+    """
+
+    required_capabilities: Annotated[
+        ClientCapabilities,
+        Field(
+            alias="requiredCapabilities",
+            description="The capabilities the server requires from the client to process this request.",
+        ),
+    ]
+
+
+class MissingRequiredClientCapabilityErrorObject(Error):
+    """
+    ``MissingRequiredClientCapabilityErrorObject`` as the schema defines it; it has no description.
+    """
+
+    code: Annotated[Literal[-32021], Field(description="The error type that occurred.")]
+    data: MissingRequiredClientCapabilityErrorData
+
+
+class MissingRequiredClientCapabilityError(BaseModel):
+    """
+    Returned when processing a request requires a capability the client did not
+    declare in `clientCapabilities`. For HTTP, the response status code MUST be
+    `400 Bad Request`.
+    """
+
+    error: MissingRequiredClientCapabilityErrorObject
+    id: RequestId | MISSING = MISSING
+    jsonrpc: Literal["2.0"]
+
+
+class RequestMetaObject(BaseModel):
+    """
+    Extends `MetaObject` with additional request-specific fields. All key naming rules from `MetaObject` apply.
+    """
+
+    io_modelcontextprotocol_client_capabilities: Annotated[
+        ClientCapabilities,
+        Field(
+            alias="io.modelcontextprotocol/clientCapabilities",
+            description="The client's capabilities for this specific request. Required.\n\nCapabilities are declared per-request rather than once at initialization;\nan empty object means the client supports no optional capabilities.\nServers MUST NOT infer capabilities from prior requests.",
+        ),
+    ]
+    io_modelcontextprotocol_client_info: Annotated[
+        Implementation | MISSING,
+        Field(
+            alias="io.modelcontextprotocol/clientInfo",
+            description="Identifies the client software making the request. Clients SHOULD\ninclude this field on every request unless specifically configured not\nto do so.\n\nThe `Implementation` schema requires `name` and `version`; other\nfields are optional.\n\nThe value is self-reported by the client and is not verified by the\nprotocol. It is intended for display, logging, and debugging. Servers\nSHOULD NOT use it to change their behavior, and SHOULD NOT rely on it for\nsecurity decisions.",
+        ),
+    ] = MISSING
+    io_modelcontextprotocol_log_level: Annotated[
+        LoggingLevel | MISSING,
+        Field(
+            alias="io.modelcontextprotocol/logLevel",
+            description="The desired log level for this request. Optional.\n\nIf absent, the server MUST NOT send any `notifications/message`\nnotifications for this request. The client opts in to log messages by\nexplicitly setting a level. Replaces the former `logging/setLevel` RPC.",
+        ),
+    ] = MISSING
+    io_modelcontextprotocol_protocol_version: Annotated[
+        StrictStr,
+        Field(
+            alias="io.modelcontextprotocol/protocolVersion",
+            description="The MCP Protocol Version being used for this request. Required.\n\nFor the HTTP transport, this value MUST match the `MCP-Protocol-Version`\nheader; otherwise the server MUST return a `400 Bad Request`. If the\nserver does not support the requested version, it MUST return an\n`UnsupportedProtocolVersionError`.",
+        ),
+    ]
+    progress_token: Annotated[
+        ProgressToken | MISSING,
+        Field(
+            alias="progressToken",
+            description="If specified, the caller is requesting out-of-band progress notifications for this request (as represented by `notifications/progress`). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.",
+        ),
+    ] = MISSING
+
+
+class CallToolRequestParams(BaseModel):
+    """
+    Parameters for a `tools/call` request.
+    """
+
+    meta: Annotated[RequestMetaObject, Field(alias="_meta")]
+    arguments: Annotated[
+        dict[str, Any] | MISSING, Field(description="Arguments to use for the tool call.")
+    ] = MISSING
+    input_responses: Annotated[InputResponses | MISSING, Field(alias="inputResponses")] = MISSING
+    name: Annotated[StrictStr, Field(description="The name of the tool.")]
+    request_state: Annotated[StrictStr | MISSING, Field(alias="requestState")] = MISSING
+    requested_outputs: Annotated[
+        list[ToolResultOutputSelector] | MISSING,
+        Field(
+            alias="requestedOutputs",
+            description="The outputs the client wants; without it the server returns\n`assistant/content`.",
+        ),
+    ] = MISSING
+
+
+class CallToolRequest(BaseModel):
+    """
+    Used by the client to invoke a tool provided by the server.
+    """
+
+    id: RequestId
+    jsonrpc: Literal["2.0"]
+    method: Literal["tools/call"]
+    params: CallToolRequestParams
+
+
+class CompleteRequestParams(BaseModel):
+    """
+    Parameters for a `completion/complete` request.
+    """
+
+    meta: Annotated[RequestMetaObject, Field(alias="_meta")]
+    argument: CompletionArgument
+    context: CompletionContext | MISSING = MISSING
+    ref: Annotated[PromptReference | ResourceTemplateReference, Field(discriminator="type")]
+
+
+class CompleteRequest(BaseModel):
+    """
+    A request from the client to the server, to ask for completion options.
+    """
+
+    id: RequestId
+    jsonrpc: Literal["2.0"]
+    method: Literal["completion/complete"]
+    params: CompleteRequestParams
+
+
+class GetPromptRequestParams(BaseModel):
+    """
+    Parameters for a `prompts/get` request.
+    """
+
+    meta: Annotated[RequestMetaObject, Field(alias="_meta")]
+    arguments: Annotated[
+        dict[str, StrictStr] | MISSING,
+        Field(description="Arguments to use for templating the prompt."),
+    ] = MISSING
+    input_responses: Annotated[InputResponses | MISSING, Field(alias="inputResponses")] = MISSING
+    name: Annotated[StrictStr, Field(description="The name of the prompt or prompt template.")]
+    request_state: Annotated[StrictStr | MISSING, Field(alias="requestState")] = MISSING
+
+
+class GetPromptRequest(BaseModel):
+    """
+    Used by the client to get a prompt provided by the server.
+    """
+
+    id: RequestId
+    jsonrpc: Literal["2.0"]
+    method: Literal["prompts/get"]
+    params: GetPromptRequestParams
+
+
+class InputResponseRequestParams(BaseModel):
+    """
+    ``InputResponseRequestParams`` as the schema defines it; it has no description.
+    """
+
+    meta: Annotated[RequestMetaObject, Field(alias="_meta")]
+    input_responses: Annotated[InputResponses | MISSING, Field(alias="inputResponses")] = MISSING
+    request_state: Annotated[StrictStr | MISSING, Field(alias="requestState")] = MISSING
+
+
+class PaginatedRequestParams(BaseModel):
+    """
+    Common params for paginated requests.
+    """
+
+    meta: Annotated[RequestMetaObject, Field(alias="_meta")]
+    cursor: Annotated[
+        StrictStr | MISSING,
+        Field(
+            description="An opaque token representing the current pagination position.\nIf provided, the server should return results starting after this cursor."
+        ),
+    ] = MISSING
+
+
+class ListPromptsRequest(BaseModel):
+    """
+    Sent from the client to request a list of prompts and prompt templates the server has.
+    """
+
+    id: RequestId
+    jsonrpc: Literal["2.0"]
+    method: Literal["prompts/list"]
+    params: PaginatedRequestParams
+
+
+class ListResourceTemplatesRequest(BaseModel):
+    """
+    Sent from the client to request a list of resource templates the server has.
+    """
+
+    id: RequestId
+    jsonrpc: Literal["2.0"]
+    method: Literal["resources/templates/list"]
+    params: PaginatedRequestParams
+
+
+class ListResourcesRequest(BaseModel):
+    """
+    Sent from the client to request a list of resources the server has.
+    """
+
+    id: RequestId
+    jsonrpc: Literal["2.0"]
+    method: Literal["resources/list"]
+    params: PaginatedRequestParams
+
+
+class ListToolsRequest(BaseModel):
+    """
+    Sent from the client to request a list of tools the server has.
+    """
+
+    id: RequestId
+    jsonrpc: Literal["2.0"]
+    method: Literal["tools/list"]
+    params: PaginatedRequestParams
+
+
+class PaginatedRequest(BaseModel):
+    """
+    ``PaginatedRequest`` as the schema defines it; it has no description.
+    """
+
+    id: RequestId
+    jsonrpc: Literal["2.0"]
+    method: StrictStr
+    params: PaginatedRequestParams
+
+
+class ReadResourceRequestParams(BaseModel):
+    """
+    Parameters for a `resources/read` request.
+    """
+
+    meta: Annotated[RequestMetaObject, Field(alias="_meta")]
+    input_responses: Annotated[InputResponses | MISSING, Field(alias="inputResponses")] = MISSING
+    request_state: Annotated[StrictStr | MISSING, Field(alias="requestState")] = MISSING
+    uri: Annotated[
+        StrictStr,
+        Field(
+            description="The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it."
+        ),
+    ]
+
+
+class ReadResourceRequest(BaseModel):
+    """
+    Sent from the client to the server, to read a specific resource URI.
+    """
+
+    id: RequestId
+    jsonrpc: Literal["2.0"]
+    method: Literal["resources/read"]
+    params: ReadResourceRequestParams
+
+
+class RequestParams(BaseModel):
+    """
+    Common params for any request.
+    """
+
+    meta: Annotated[RequestMetaObject, Field(alias="_meta")]
+
+
 class DiscoverRequest(BaseModel):
     """
     A request from the client asking the server to advertise its supported
@@ -2678,6 +2969,48 @@ class DiscoverRequest(BaseModel):
     jsonrpc: Literal["2.0"]
     method: Literal["server/discover"]
     params: RequestParams
+
+
+class ResourceRequestParams(BaseModel):
+    """
+    Common params for resource-related requests.
+    """
+
+    meta: Annotated[RequestMetaObject, Field(alias="_meta")]
+    uri: Annotated[
+        StrictStr,
+        Field(
+            description="The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it."
+        ),
+    ]
+
+
+class ServerCapabilities(BaseModel):
+    """
+    Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
+    """
+
+    completions: Annotated[
+        JSONObject | MISSING,
+        Field(description="Present if the server supports argument autocompletion suggestions."),
+    ] = MISSING
+    experimental: Annotated[
+        dict[str, JSONObject] | MISSING,
+        Field(description="Experimental, non-standard capabilities that the server supports."),
+    ] = MISSING
+    extensions: Annotated[
+        dict[str, JSONObject] | MISSING,
+        Field(
+            description='Optional MCP extensions that the server supports. Keys are extension identifiers\n(e.g., "io.modelcontextprotocol/tasks"), and values are per-extension settings\nobjects. An empty object indicates support with no settings.\n\nKeys MUST follow the ``_meta` key naming rules`, with a\nmandatory prefix.'
+        ),
+    ] = MISSING
+    logging: Annotated[
+        JSONObject | MISSING,
+        Field(description="Present if the server supports sending log messages to the client."),
+    ] = MISSING
+    prompts: PromptsCapability | MISSING = MISSING
+    resources: ResourcesCapability | MISSING = MISSING
+    tools: ToolsCapability | MISSING = MISSING
 
 
 class DiscoverResult(BaseModel):
@@ -2736,363 +3069,6 @@ class DiscoverResultResponse(BaseModel):
     result: DiscoverResult
 
 
-class ElicitationCapability(BaseModel):
-    """
-    Present if the client supports elicitation from the server.
-    """
-
-    form: JSONObject | MISSING = MISSING
-    url: JSONObject | MISSING = MISSING
-
-
-class GetPromptRequest(BaseModel):
-    """
-    Used by the client to get a prompt provided by the server.
-    """
-
-    id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["prompts/get"]
-    params: GetPromptRequestParams
-
-
-class GetPromptRequestParams(BaseModel):
-    """
-    Parameters for a `prompts/get` request.
-    """
-
-    meta: Annotated[RequestMetaObject, Field(alias="_meta")]
-    arguments: Annotated[
-        dict[str, StrictStr] | MISSING,
-        Field(description="Arguments to use for templating the prompt."),
-    ] = MISSING
-    input_responses: Annotated[InputResponses | MISSING, Field(alias="inputResponses")] = MISSING
-    name: Annotated[StrictStr, Field(description="The name of the prompt or prompt template.")]
-    request_state: Annotated[StrictStr | MISSING, Field(alias="requestState")] = MISSING
-
-
-class GetPromptResultResponse(BaseModel):
-    """
-    A successful response from the server for a `prompts/get` request.
-    """
-
-    id: RequestId
-    jsonrpc: Literal["2.0"]
-    result: InputRequiredResult | GetPromptResult
-
-
-InputRequest = TypeAliasType(
-    "InputRequest",
-    Annotated[
-        CreateMessageRequest | ListRootsRequest | ElicitRequest, Field(discriminator="method")
-    ],
-)
-
-
-InputRequests = TypeAliasType("InputRequests", dict[str, InputRequest])
-"""
-A map of server-initiated requests that the client must fulfill.
-Keys are server-assigned identifiers; values are the request objects.
-"""
-
-
-class InputRequiredResult(BaseModel):
-    """
-    An InputRequiredResult sent by the server to indicate that additional input is needed
-    before the request can be completed.
-
-    At least one of `inputRequests` or `requestState` MUST be present.
-    """
-
-    meta: Annotated[ResultMetaObject | MISSING, Field(alias="_meta")] = MISSING
-    input_requests: Annotated[InputRequests | MISSING, Field(alias="inputRequests")] = MISSING
-    request_state: Annotated[StrictStr | MISSING, Field(alias="requestState")] = MISSING
-    result_type: Annotated[
-        StrictStr,
-        Field(
-            alias="resultType",
-            description='Indicates the type of the result, which allows the client to determine\nhow to parse the result object.\n\nServers implementing this protocol version MUST include this field.\nFor backward compatibility, when a client receives a result from a\nserver implementing an earlier protocol version (which does not include\n`resultType`), the client MUST treat the absent field as `"complete"`.',
-        ),
-    ]
-
-
-class InputResponseRequestParams(BaseModel):
-    """
-    ``InputResponseRequestParams`` as the schema defines it; it has no description.
-    """
-
-    meta: Annotated[RequestMetaObject, Field(alias="_meta")]
-    input_responses: Annotated[InputResponses | MISSING, Field(alias="inputResponses")] = MISSING
-    request_state: Annotated[StrictStr | MISSING, Field(alias="requestState")] = MISSING
-
-
-JSONArray = TypeAliasType("JSONArray", list["JSONValue"])
-
-
-JSONObject = TypeAliasType("JSONObject", dict[str, "JSONValue"])
-"""
-``JSONObject`` as the schema defines it; it has no description.
-"""
-
-
-JSONValue = TypeAliasType(
-    "JSONValue",
-    Union[JSONObject, "list[JSONValue]", StrictStr, StrictInt, StrictFloat, StrictBool] | None,
-)
-
-
-class ListPromptsRequest(BaseModel):
-    """
-    Sent from the client to request a list of prompts and prompt templates the server has.
-    """
-
-    id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["prompts/list"]
-    params: PaginatedRequestParams
-
-
-class ListResourceTemplatesRequest(BaseModel):
-    """
-    Sent from the client to request a list of resource templates the server has.
-    """
-
-    id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["resources/templates/list"]
-    params: PaginatedRequestParams
-
-
-class ListResourcesRequest(BaseModel):
-    """
-    Sent from the client to request a list of resources the server has.
-    """
-
-    id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["resources/list"]
-    params: PaginatedRequestParams
-
-
-class ListToolsRequest(BaseModel):
-    """
-    Sent from the client to request a list of tools the server has.
-    """
-
-    id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["tools/list"]
-    params: PaginatedRequestParams
-
-
-class MissingRequiredClientCapabilityError(BaseModel):
-    """
-    Returned when processing a request requires a capability the client did not
-    declare in `clientCapabilities`. For HTTP, the response status code MUST be
-    `400 Bad Request`.
-    """
-
-    error: MissingRequiredClientCapabilityErrorObject
-    id: RequestId | MISSING = MISSING
-    jsonrpc: Literal["2.0"]
-
-
-class MissingRequiredClientCapabilityErrorData(BaseModel):
-    """
-    ``MissingRequiredClientCapabilityErrorData`` as the schema defines it; it has no description.
-    """
-
-    required_capabilities: Annotated[
-        ClientCapabilities,
-        Field(
-            alias="requiredCapabilities",
-            description="The capabilities the server requires from the client to process this request.",
-        ),
-    ]
-
-
-class MissingRequiredClientCapabilityErrorObject(Error):
-    """
-    ``MissingRequiredClientCapabilityErrorObject`` as the schema defines it; it has no description.
-    """
-
-    code: Annotated[Literal[-32021], Field(description="The error type that occurred.")]
-    data: MissingRequiredClientCapabilityErrorData
-
-
-class PaginatedRequest(BaseModel):
-    """
-    ``PaginatedRequest`` as the schema defines it; it has no description.
-    """
-
-    id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: StrictStr
-    params: PaginatedRequestParams
-
-
-class PaginatedRequestParams(BaseModel):
-    """
-    Common params for paginated requests.
-    """
-
-    meta: Annotated[RequestMetaObject, Field(alias="_meta")]
-    cursor: Annotated[
-        StrictStr | MISSING,
-        Field(
-            description="An opaque token representing the current pagination position.\nIf provided, the server should return results starting after this cursor."
-        ),
-    ] = MISSING
-
-
-class ReadResourceRequest(BaseModel):
-    """
-    Sent from the client to the server, to read a specific resource URI.
-    """
-
-    id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["resources/read"]
-    params: ReadResourceRequestParams
-
-
-class ReadResourceRequestParams(BaseModel):
-    """
-    Parameters for a `resources/read` request.
-    """
-
-    meta: Annotated[RequestMetaObject, Field(alias="_meta")]
-    input_responses: Annotated[InputResponses | MISSING, Field(alias="inputResponses")] = MISSING
-    request_state: Annotated[StrictStr | MISSING, Field(alias="requestState")] = MISSING
-    uri: Annotated[
-        StrictStr,
-        Field(
-            description="The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it."
-        ),
-    ]
-
-
-class ReadResourceResultResponse(BaseModel):
-    """
-    A successful response from the server for a `resources/read` request.
-    """
-
-    id: RequestId
-    jsonrpc: Literal["2.0"]
-    result: InputRequiredResult | ReadResourceResult
-
-
-class RequestMetaObject(BaseModel):
-    """
-    Extends `MetaObject` with additional request-specific fields. All key naming rules from `MetaObject` apply.
-    """
-
-    io_modelcontextprotocol_client_capabilities: Annotated[
-        ClientCapabilities,
-        Field(
-            alias="io.modelcontextprotocol/clientCapabilities",
-            description="The client's capabilities for this specific request. Required.\n\nCapabilities are declared per-request rather than once at initialization;\nan empty object means the client supports no optional capabilities.\nServers MUST NOT infer capabilities from prior requests.",
-        ),
-    ]
-    io_modelcontextprotocol_client_info: Annotated[
-        Implementation | MISSING,
-        Field(
-            alias="io.modelcontextprotocol/clientInfo",
-            description="Identifies the client software making the request. Clients SHOULD\ninclude this field on every request unless specifically configured not\nto do so.\n\nThe `Implementation` schema requires `name` and `version`; other\nfields are optional.\n\nThe value is self-reported by the client and is not verified by the\nprotocol. It is intended for display, logging, and debugging. Servers\nSHOULD NOT use it to change their behavior, and SHOULD NOT rely on it for\nsecurity decisions.",
-        ),
-    ] = MISSING
-    io_modelcontextprotocol_log_level: Annotated[
-        LoggingLevel | MISSING,
-        Field(
-            alias="io.modelcontextprotocol/logLevel",
-            description="The desired log level for this request. Optional.\n\nIf absent, the server MUST NOT send any `notifications/message`\nnotifications for this request. The client opts in to log messages by\nexplicitly setting a level. Replaces the former `logging/setLevel` RPC.",
-        ),
-    ] = MISSING
-    io_modelcontextprotocol_protocol_version: Annotated[
-        StrictStr,
-        Field(
-            alias="io.modelcontextprotocol/protocolVersion",
-            description="The MCP Protocol Version being used for this request. Required.\n\nFor the HTTP transport, this value MUST match the `MCP-Protocol-Version`\nheader; otherwise the server MUST return a `400 Bad Request`. If the\nserver does not support the requested version, it MUST return an\n`UnsupportedProtocolVersionError`.",
-        ),
-    ]
-    progress_token: Annotated[
-        ProgressToken | MISSING,
-        Field(
-            alias="progressToken",
-            description="If specified, the caller is requesting out-of-band progress notifications for this request (as represented by `notifications/progress`). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.",
-        ),
-    ] = MISSING
-
-
-class RequestParams(BaseModel):
-    """
-    Common params for any request.
-    """
-
-    meta: Annotated[RequestMetaObject, Field(alias="_meta")]
-
-
-class ResourceRequestParams(BaseModel):
-    """
-    Common params for resource-related requests.
-    """
-
-    meta: Annotated[RequestMetaObject, Field(alias="_meta")]
-    uri: Annotated[
-        StrictStr,
-        Field(
-            description="The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it."
-        ),
-    ]
-
-
-class SamplingCapability(BaseModel):
-    """
-    Present if the client supports sampling from an LLM.
-    """
-
-    context: Annotated[
-        JSONObject | MISSING,
-        Field(
-            description='Whether the client supports context inclusion via `includeContext` parameter.\nIf not declared, servers SHOULD only use `includeContext: "none"` (or omit it).'
-        ),
-    ] = MISSING
-    tools: Annotated[
-        JSONObject | MISSING,
-        Field(
-            description="Whether the client supports tool use via `tools` and `toolChoice` parameters."
-        ),
-    ] = MISSING
-
-
-class ServerCapabilities(BaseModel):
-    """
-    Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
-    """
-
-    completions: Annotated[
-        JSONObject | MISSING,
-        Field(description="Present if the server supports argument autocompletion suggestions."),
-    ] = MISSING
-    experimental: Annotated[
-        dict[str, JSONObject] | MISSING,
-        Field(description="Experimental, non-standard capabilities that the server supports."),
-    ] = MISSING
-    extensions: Annotated[
-        dict[str, JSONObject] | MISSING,
-        Field(
-            description='Optional MCP extensions that the server supports. Keys are extension identifiers\n(e.g., "io.modelcontextprotocol/tasks"), and values are per-extension settings\nobjects. An empty object indicates support with no settings.\n\nKeys MUST follow the ``_meta` key naming rules`, with a\nmandatory prefix.'
-        ),
-    ] = MISSING
-    logging: Annotated[
-        JSONObject | MISSING,
-        Field(description="Present if the server supports sending log messages to the client."),
-    ] = MISSING
-    prompts: PromptsCapability | MISSING = MISSING
-    resources: ResourcesCapability | MISSING = MISSING
-    tools: ToolsCapability | MISSING = MISSING
-
-
 ServerResult = TypeAliasType(
     "ServerResult",
     Result
@@ -3110,19 +3086,6 @@ ServerResult = TypeAliasType(
 )
 
 
-class SubscriptionsListenRequest(BaseModel):
-    """
-    Sent from the client to open a long-lived channel for receiving notifications
-    outside the context of a specific request. Replaces the previous HTTP GET
-    endpoint and ensures consistent behavior between HTTP and STDIO.
-    """
-
-    id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["subscriptions/listen"]
-    params: SubscriptionsListenRequestParams
-
-
 class SubscriptionsListenRequestParams(BaseModel):
     """
     Parameters for a `subscriptions/listen` request.
@@ -3137,28 +3100,34 @@ class SubscriptionsListenRequestParams(BaseModel):
     ]
 
 
-CallToolRequest.model_rebuild()
-CallToolRequestParams.model_rebuild()
-CallToolResultResponse.model_rebuild()
-ClientCapabilities.model_rebuild()
-CompleteRequest.model_rebuild()
-CompleteRequestParams.model_rebuild()
-CreateMessageRequest.model_rebuild()
-CreateMessageRequestParams.model_rebuild()
-DiscoverRequest.model_rebuild()
-DiscoverResult.model_rebuild()
-ElicitationCapability.model_rebuild()
-GetPromptRequest.model_rebuild()
-GetPromptRequestParams.model_rebuild()
-GetPromptResultResponse.model_rebuild()
-InputResponseRequestParams.model_rebuild()
-ListPromptsRequest.model_rebuild()
-ListResourceTemplatesRequest.model_rebuild()
-ListResourcesRequest.model_rebuild()
-ListToolsRequest.model_rebuild()
-MissingRequiredClientCapabilityError.model_rebuild()
-PaginatedRequest.model_rebuild()
-PaginatedRequestParams.model_rebuild()
-ReadResourceRequest.model_rebuild()
-ReadResourceRequestParams.model_rebuild()
-SubscriptionsListenRequest.model_rebuild()
+class SubscriptionsListenRequest(BaseModel):
+    """
+    Sent from the client to open a long-lived channel for receiving notifications
+    outside the context of a specific request. Replaces the previous HTTP GET
+    endpoint and ensures consistent behavior between HTTP and STDIO.
+    """
+
+    id: RequestId
+    jsonrpc: Literal["2.0"]
+    method: Literal["subscriptions/listen"]
+    params: SubscriptionsListenRequestParams
+
+
+ClientRequest = TypeAliasType(
+    "ClientRequest",
+    Annotated[
+        Union[
+            "DiscoverRequest",
+            "ListResourcesRequest",
+            "ListResourceTemplatesRequest",
+            "ReadResourceRequest",
+            "SubscriptionsListenRequest",
+            "ListPromptsRequest",
+            "GetPromptRequest",
+            "ListToolsRequest",
+            CallToolRequest,
+            "CompleteRequest",
+        ],
+        Field(discriminator="method"),
+    ],
+)

@@ -2,8 +2,6 @@
 # revision ext-apps, sha256 3823abdec2ab00069420812520c20f561428e1bf328c8f61189094f5160e33d9.
 # Do not edit: change schema/ext-apps/overlay.toml or templates/ and regenerate.
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Literal
 
 from pydantic import MISSING, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
@@ -163,9 +161,7 @@ class McpUiDownloadFileResult(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     is_error: Annotated[
         StrictBool | MISSING,
         Field(
@@ -478,9 +474,7 @@ class McpUiMessageResult(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     is_error: Annotated[
         StrictBool | MISSING,
         Field(
@@ -513,9 +507,7 @@ class McpUiOpenLinkResult(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     is_error: Annotated[
         StrictBool | MISSING,
         Field(
@@ -551,9 +543,7 @@ class McpUiRequestDisplayModeResult(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     mode: Annotated[
         Literal["inline", "fullscreen", "pip"],
         Field(
@@ -1025,9 +1015,7 @@ class McpUiToolResultNotificationMeta(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     io_modelcontextprotocol_server_info: Annotated[
         Implementation | MISSING, Field(alias="io.modelcontextprotocol/serverInfo")
     ] = MISSING
@@ -1124,9 +1112,7 @@ class ToolInputSchema(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     properties: dict[StrictStr, Any] | MISSING = MISSING
     required: list[StrictStr] | MISSING = MISSING
     type: Literal["object"]
@@ -1142,9 +1128,7 @@ class ToolOutputSchema(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     schema_: Annotated[StrictStr | MISSING, Field(alias="$schema")] = MISSING
 
 
@@ -1402,9 +1386,7 @@ class McpUiToolResultNotificationParams(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     meta: Annotated[McpUiToolResultNotificationMeta | MISSING, Field(alias="_meta")] = MISSING
     content: list[TextContent | ImageContent | AudioContent | McpUiResourceLink | EmbeddedResource]
     is_error: Annotated[StrictBool | MISSING, Field(alias="isError")] = MISSING
@@ -1604,9 +1586,7 @@ class McpUiHostContext(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     available_display_modes: Annotated[
         list[Literal["inline", "fullscreen", "pip"]] | MISSING,
         Field(alias="availableDisplayModes", description="Display modes the host supports."),
@@ -1669,9 +1649,7 @@ class McpUiInitializeResult(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     host_capabilities: Annotated[McpUiHostCapabilities, Field(alias="hostCapabilities")]
     host_context: Annotated[McpUiHostContext, Field(alias="hostContext")]
     host_info: Annotated[Implementation, Field(alias="hostInfo")]

@@ -2,8 +2,6 @@
 # revision mcpb-manifest, sha256 3a0ac9d845711a1b9b17dfa5a52f8b60628239d6a86a9db417206a9efc78592d.
 # Do not edit: change schema/mcpb-manifest/overlay.toml or templates/ and regenerate.
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Literal
 
 from pydantic import MISSING, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr

@@ -2,8 +2,6 @@
 # revision server-card, sha256 2c772b51edb367f154771d84ddbae87ddba00a624422c8e46f218a9ac03bf042.
 # Do not edit: change schema/server-card/overlay.toml or templates/ and regenerate.
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Literal
 
 from pydantic import MISSING, ConfigDict, Field, StrictBool, StrictStr

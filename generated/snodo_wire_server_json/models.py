@@ -2,8 +2,6 @@
 # revision server-json, sha256 3fba09590c99f61735d234822279f4223fab9e300c0a81e81c91ab62a4114de0.
 # Do not edit: change schema/server-json/overlay.toml or templates/ and regenerate.
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Literal
 
 from pydantic import MISSING, ConfigDict, Field, StrictBool, StrictStr

@@ -2,8 +2,6 @@
 # revision ext-skills, sha256 50929c1f6de30847204c22f67524d4ab0ed3daa6160a2c1d9719f6fc2ba40ea3.
 # Do not edit: change schema/ext-skills/overlay.toml or templates/ and regenerate.
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import MISSING, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
@@ -208,9 +206,7 @@ class SkillFrontmatter(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     description: StrictStr
     name: StrictStr
 
@@ -353,9 +349,7 @@ class Result(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     meta: Annotated[ResultMetaObject | MISSING, Field(alias="_meta")] = MISSING
     result_type: Annotated[
         StrictStr,
@@ -454,6 +448,48 @@ class ReadResourceDirectoryResult(Result):
     ]
 
 
+JSONObject = TypeAliasType("JSONObject", dict[str, "JSONValue"])
+
+
+class ElicitationCapability(BaseModel):
+    """
+    Present if the client supports elicitation from the server.
+    """
+
+    form: JSONObject | MISSING = MISSING
+    url: JSONObject | MISSING = MISSING
+
+
+"""
+``JSONObject`` as the schema defines it; it has no description.
+"""
+
+
+JSONValue = TypeAliasType(
+    "JSONValue",
+    Union[JSONObject, "list[JSONValue]", StrictStr, StrictInt, StrictFloat, StrictBool] | None,
+)
+
+
+class SamplingCapability(BaseModel):
+    """
+    Present if the client supports sampling from an LLM.
+    """
+
+    context: Annotated[
+        JSONObject | MISSING,
+        Field(
+            description='Whether the client supports context inclusion via `includeContext` parameter.\nIf not declared, servers SHOULD only use `includeContext: "none"` (or omit it).'
+        ),
+    ] = MISSING
+    tools: Annotated[
+        JSONObject | MISSING,
+        Field(
+            description="Whether the client supports tool use via `tools` and `toolChoice` parameters."
+        ),
+    ] = MISSING
+
+
 class ClientCapabilities(BaseModel):
     """
     Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
@@ -472,52 +508,6 @@ class ClientCapabilities(BaseModel):
     ] = MISSING
     roots: RootsCapability | MISSING = MISSING
     sampling: SamplingCapability | MISSING = MISSING
-
-
-class ElicitationCapability(BaseModel):
-    """
-    Present if the client supports elicitation from the server.
-    """
-
-    form: JSONObject | MISSING = MISSING
-    url: JSONObject | MISSING = MISSING
-
-
-JSONObject = TypeAliasType("JSONObject", dict[str, "JSONValue"])
-"""
-``JSONObject`` as the schema defines it; it has no description.
-"""
-
-
-JSONValue = TypeAliasType(
-    "JSONValue",
-    Union[JSONObject, "list[JSONValue]", StrictStr, StrictInt, StrictFloat, StrictBool] | None,
-)
-
-
-class ListSkillsRequest(BaseModel):
-    """
-    Sent from the client to list the skills the server serves.
-    """
-
-    id: RequestId
-    jsonrpc: Literal["2.0"]
-    method: Literal["skills/list"]
-    params: PaginatedRequestParams
-
-
-class PaginatedRequestParams(BaseModel):
-    """
-    Common params for paginated requests.
-    """
-
-    meta: Annotated[RequestMetaObject, Field(alias="_meta")]
-    cursor: Annotated[
-        StrictStr | MISSING,
-        Field(
-            description="An opaque token representing the current pagination position.\nIf provided, the server should return results starting after this cursor."
-        ),
-    ] = MISSING
 
 
 class RequestMetaObject(BaseModel):
@@ -562,26 +552,26 @@ class RequestMetaObject(BaseModel):
     ] = MISSING
 
 
-class SamplingCapability(BaseModel):
+class PaginatedRequestParams(BaseModel):
     """
-    Present if the client supports sampling from an LLM.
+    Common params for paginated requests.
     """
 
-    context: Annotated[
-        JSONObject | MISSING,
+    meta: Annotated[RequestMetaObject, Field(alias="_meta")]
+    cursor: Annotated[
+        StrictStr | MISSING,
         Field(
-            description='Whether the client supports context inclusion via `includeContext` parameter.\nIf not declared, servers SHOULD only use `includeContext: "none"` (or omit it).'
-        ),
-    ] = MISSING
-    tools: Annotated[
-        JSONObject | MISSING,
-        Field(
-            description="Whether the client supports tool use via `tools` and `toolChoice` parameters."
+            description="An opaque token representing the current pagination position.\nIf provided, the server should return results starting after this cursor."
         ),
     ] = MISSING
 
 
-ClientCapabilities.model_rebuild()
-ElicitationCapability.model_rebuild()
-ListSkillsRequest.model_rebuild()
-PaginatedRequestParams.model_rebuild()
+class ListSkillsRequest(BaseModel):
+    """
+    Sent from the client to list the skills the server serves.
+    """
+
+    id: RequestId
+    jsonrpc: Literal["2.0"]
+    method: Literal["skills/list"]
+    params: PaginatedRequestParams

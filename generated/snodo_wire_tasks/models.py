@@ -2,8 +2,6 @@
 # revision ext-tasks, sha256 10933a5003097bbccb03d964e6a5f7a2819cc4d7a1d07e27c6765cbf5da35c5c.
 # Do not edit: change schema/ext-tasks/overlay.toml or templates/ and regenerate.
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import MISSING, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr
@@ -592,9 +590,7 @@ class ToolInputSchema(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     schema_: Annotated[StrictStr | MISSING, Field(alias="$schema")] = MISSING
     type: Literal["object"]
 
@@ -612,9 +608,7 @@ class ToolOutputSchema(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     schema_: Annotated[StrictStr | MISSING, Field(alias="$schema")] = MISSING
 
 
@@ -790,9 +784,7 @@ class GetCancelledTaskResult(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     meta: Annotated[ResultMetaObject | MISSING, Field(alias="_meta")] = MISSING
     result_type: Annotated[
         Literal["complete"],
@@ -823,9 +815,7 @@ class GetCompletedTaskResult(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     meta: Annotated[ResultMetaObject | MISSING, Field(alias="_meta")] = MISSING
     result_type: Annotated[
         Literal["complete"],
@@ -857,9 +847,7 @@ class GetFailedTaskResult(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     meta: Annotated[ResultMetaObject | MISSING, Field(alias="_meta")] = MISSING
     result_type: Annotated[
         Literal["complete"],
@@ -902,9 +890,7 @@ class GetWorkingTaskResult(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     meta: Annotated[ResultMetaObject | MISSING, Field(alias="_meta")] = MISSING
     result_type: Annotated[
         Literal["complete"],
@@ -1055,9 +1041,7 @@ class Result(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     meta: Annotated[ResultMetaObject | MISSING, Field(alias="_meta")] = MISSING
     result_type: Annotated[
         StrictStr,
@@ -1496,13 +1480,13 @@ class ElicitRequest(BaseModel):
     params: ElicitRequestParams
 
 
-class CreateMessageRequest(BaseModel):
-    """
-    A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
-    """
+"""
+A map of server-initiated requests that the client must fulfill.
+Keys are server-assigned identifiers; values are the request objects.
+"""
 
-    method: Literal["sampling/createMessage"]
-    params: CreateMessageRequestParams
+
+JSONObject = TypeAliasType("JSONObject", dict[str, "JSONValue"])
 
 
 class CreateMessageRequestParams(BaseModel):
@@ -1562,13 +1546,24 @@ class CreateMessageRequestParams(BaseModel):
     ] = MISSING
 
 
-DetailedTask = TypeAliasType(
-    "DetailedTask",
+class CreateMessageRequest(BaseModel):
+    """
+    A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
+    """
+
+    method: Literal["sampling/createMessage"]
+    params: CreateMessageRequestParams
+
+
+InputRequest = TypeAliasType(
+    "InputRequest",
     Annotated[
-        Union[WorkingTask, "InputRequiredTask", CompletedTask, FailedTask, CancelledTask],
-        Field(discriminator="status"),
+        CreateMessageRequest | ListRootsRequest | ElicitRequest, Field(discriminator="method")
     ],
 )
+
+
+InputRequests = TypeAliasType("InputRequests", dict[str, InputRequest])
 
 
 class GetInputRequiredTaskResult(BaseModel):
@@ -1581,9 +1576,7 @@ class GetInputRequiredTaskResult(BaseModel):
         serialize_by_alias=True,
         defer_build=True,
     )
-    __annotations__ = {
-        "__pydantic_extra__": dict[str, Any],
-    }
+    __pydantic_extra__: dict[str, Any]
     meta: Annotated[ResultMetaObject | MISSING, Field(alias="_meta")] = MISSING
     result_type: Annotated[
         Literal["complete"],
@@ -1615,21 +1608,6 @@ GetTaskResult = TypeAliasType(
 )
 
 
-InputRequest = TypeAliasType(
-    "InputRequest",
-    Annotated[
-        CreateMessageRequest | ListRootsRequest | ElicitRequest, Field(discriminator="method")
-    ],
-)
-
-
-InputRequests = TypeAliasType("InputRequests", dict[str, InputRequest])
-"""
-A map of server-initiated requests that the client must fulfill.
-Keys are server-assigned identifiers; values are the request objects.
-"""
-
-
 class InputRequiredTask(BaseModel):
     """
     ``InputRequiredTask`` as the schema defines it; it has no description.
@@ -1648,7 +1626,13 @@ class InputRequiredTask(BaseModel):
     ttl_ms: Annotated[TtlMs | None, Field(alias="ttlMs")]
 
 
-JSONObject = TypeAliasType("JSONObject", dict[str, "JSONValue"])
+DetailedTask = TypeAliasType(
+    "DetailedTask",
+    Annotated[
+        Union[WorkingTask, "InputRequiredTask", CompletedTask, FailedTask, CancelledTask],
+        Field(discriminator="status"),
+    ],
+)
 """
 ``JSONObject`` as the schema defines it; it has no description.
 """
@@ -1660,14 +1644,10 @@ JSONValue = TypeAliasType(
 )
 
 
-class TaskStatusNotification(BaseModel):
+class InputRequiredTaskNotificationParams(NotificationParams, InputRequiredTask):
     """
-    ``TaskStatusNotification`` as the schema defines it; it has no description.
+    ``InputRequiredTaskNotificationParams`` as the schema defines it; it has no description.
     """
-
-    jsonrpc: Literal["2.0"]
-    method: Literal["notifications/tasks"]
-    params: TaskStatusNotificationParams
 
 
 TaskStatusNotificationParams = TypeAliasType(
@@ -1682,13 +1662,11 @@ TaskStatusNotificationParams = TypeAliasType(
 )
 
 
-class InputRequiredTaskNotificationParams(NotificationParams, InputRequiredTask):
+class TaskStatusNotification(BaseModel):
     """
-    ``InputRequiredTaskNotificationParams`` as the schema defines it; it has no description.
+    ``TaskStatusNotification`` as the schema defines it; it has no description.
     """
 
-
-CreateMessageRequest.model_rebuild()
-CreateMessageRequestParams.model_rebuild()
-GetInputRequiredTaskResult.model_rebuild()
-TaskStatusNotification.model_rebuild()
+    jsonrpc: Literal["2.0"]
+    method: Literal["notifications/tasks"]
+    params: TaskStatusNotificationParams

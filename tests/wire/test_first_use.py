@@ -1,6 +1,7 @@
 """The generated packages build their models' and adapters' validators on first use
 (defer_build), yet every model's fields are complete at import: a model's aliases and
-types read before anything is built are those it has once built."""
+types read before anything is built are those it has once built. Each model comes after
+the models it names (generator/ordering.py), so importing a package builds none."""
 
 from __future__ import annotations
 
@@ -59,17 +60,15 @@ def _report() -> dict[str, dict[str, object]]:
     return found
 
 
-def test_fields_are_complete_at_import_and_most_models_build_on_first_use() -> None:
+def test_fields_are_complete_at_import_and_every_model_builds_on_first_use() -> None:
     report = _report()
     assert set(report) == set(PACKAGES)
     for package, seen in report.items():
         assert seen["incomplete"] == [], package
         assert seen["same_once_built"] is True, package
         assert seen["adapters_built"] == 0, package
-    models = sum(int(str(seen["models"])) for seen in report.values())
-    built = sum(int(str(seen["built"])) for seen in report.values())
-    # Built at import: only the models with a forward reference (model_rebuild resolves it).
-    assert built < models / 5, (built, models)
+        assert seen["built"] == 0, package
+        assert int(str(seen["models"])) > 0, package
 
 
 def test_an_adapter_validates_on_first_use() -> None:
