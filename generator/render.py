@@ -29,7 +29,10 @@ from generator.source import ROOT, Pin
 
 TEMPLATES = ROOT / "templates"
 
-# What each option buys is recorded in the README ("How the models are generated").
+# The models these make are described in docs/wire.md. --disable-future-imports: the
+# annotations are plain Python, evaluated as each class is made (no string to parse at
+# every import); the names a model uses before they are defined are quoted, until
+# generator/ordering.py moves the model after them.
 CODEGEN_OPTIONS = (
     "--input-file-type=jsonschema",
     "--output-model-type=pydantic_v2.BaseModel",
