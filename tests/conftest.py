@@ -75,6 +75,7 @@ def _answers_fit_their_revision(request: pytest.FixtureRequest) -> Iterator[None
 
 
 STARTED_FIRST = (
+    "tests/generator/test_add_revision_check.py",
     "tests/generator/test_add_revision.py",
     "tests/packaging/test_wheel.py",
     "tests/packaging/test_compiled_install.py",

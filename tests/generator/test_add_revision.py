@@ -9,7 +9,8 @@ renamed (``InputRequiredResult`` is ``InputNeededResult``); logging removed (its
 notification, level, capability and ``_meta`` key); and a new required field of
 ``ListToolsResult`` (``total``), which no runtime code fills, so the revision stays a
 named draft until code fills it. After the one run, the generator's check and the tests
-that find revisions under ``schema/`` pass in the copy; one server serves the additive
+that find revisions under ``schema/`` pass in the copy (test_add_revision_check.py, the
+longest step, in a module of its own to run beside these); one server serves the additive
 part beside 2026-07-28 and 2025-11-25 with every answer valid under its revision; once
 the copy's runtime fills ``total``, the next run serves the revision, and
 ``examples/preferences.py`` passes its MRTR flows under it unedited.
@@ -23,135 +24,30 @@ from __future__ import annotations
 import copy
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support.packages import discovered
-from tests.support.paths import ROOT, copy_checkout, schema_dir
+from tests.generator.bump import (
+    BASE,
+    LEGACY,
+    PACKAGE,
+    REVISION,
+    Added,
+    add_revision,
+    environment,
+    generator,
+    ref,
+    rename,
+)
+from tests.support.paths import ROOT, copy_checkout
 from tests.support.processes import accepting, free_port, stop
 
 pytestmark = pytest.mark.slow
-
-REVISION = "2027-01-26"
-PACKAGE = "snodo_wire_2027_01_26"
-BASE = "2026-07-28"
-LEGACY = "2025-11-25"
-
-
-def ref(name: str) -> dict[str, str]:
-    return {"$ref": f"#/$defs/{name}"}
-
-
-def _rename(node: Any, old: str, new: str) -> Any:
-    text = json.dumps(node).replace(f'"#/$defs/{old}"', f'"#/$defs/{new}"')
-    return json.loads(text)
-
-
-def fictitious(raw: dict[str, Any]) -> dict[str, Any]:
-    """2027-01-26: the 2026-07-28 schema with the six changes the module docstring lists."""
-    schema = copy.deepcopy(raw)
-    defs = schema["$defs"]
-    defs["Tool"]["properties"]["deprecated"] = {
-        "description": "Whether the tool is kept for old clients only.",
-        "type": "boolean",
-    }
-    defs["CallToolResult"]["properties"]["recap"] = {
-        "description": "One line a client may show instead of the content.",
-        "type": "string",
-    }
-    request = copy.deepcopy(defs["CallToolRequest"])
-    request["description"] = "Asks the server whether a tool call's arguments are valid."
-    request["properties"]["method"]["const"] = "tools/validate"
-    request["properties"]["params"] = ref("ValidateToolRequestParams")
-    defs["ValidateToolRequest"] = request
-    params = copy.deepcopy(defs["CallToolRequestParams"])
-    params["description"] = "The tool and the arguments to validate."
-    defs["ValidateToolRequestParams"] = params
-    defs["ValidateToolResult"] = {
-        "description": "Whether the arguments are valid.",
-        "properties": {
-            "_meta": ref("ResultMetaObject"),
-            "resultType": copy.deepcopy(defs["CallToolResult"]["properties"]["resultType"]),
-            "valid": {"description": "True when the call would be accepted.", "type": "boolean"},
-        },
-        "required": ["resultType", "valid"],
-        "type": "object",
-    }
-    response = copy.deepcopy(defs["ListToolsResultResponse"])
-    response["description"] = "A successful response to tools/validate."
-    response["properties"]["result"] = ref("ValidateToolResult")
-    defs["ValidateToolResultResponse"] = response
-    defs["ClientRequest"]["anyOf"].append(ref("ValidateToolRequest"))
-    defs["ServerResult"]["anyOf"].append(ref("ValidateToolResult"))
-    tools = defs["ServerCapabilities"]["properties"]["tools"]["properties"]
-    tools["validate"] = {"description": "Whether tools/validate is served.", "type": "boolean"}
-    defs["InputNeededResult"] = defs.pop("InputRequiredResult")
-    schema = _rename(schema, "InputRequiredResult", "InputNeededResult")
-    defs = schema["$defs"]
-    for name in ("LoggingMessageNotification", "LoggingMessageNotificationParams", "LoggingLevel"):
-        del defs[name]
-    defs["ServerNotification"]["anyOf"].remove(ref("LoggingMessageNotification"))
-    del defs["ServerCapabilities"]["properties"]["logging"]
-    del defs["RequestMetaObject"]["properties"]["io.modelcontextprotocol/logLevel"]
-    listed = defs["ListToolsResult"]
-    listed["properties"]["total"] = {"description": "How many tools there are.", "type": "integer"}
-    listed["required"] = [*listed.get("required", []), "total"]
-    assert "io.modelcontextprotocol/logLevel" not in json.dumps(schema)
-    changed: dict[str, Any] = schema
-    return changed
-
-
-def _environment(repo: Path, cache: Path, **more: str) -> dict[str, str]:
-    return {
-        **os.environ,
-        "SNODO_SCHEMA_DIR": str(schema_dir().parent),
-        "XDG_CACHE_HOME": str(cache),
-        "PYTHONPATH": os.pathsep.join([str(repo), str(repo / "generated")]),
-        **more,
-    }
-
-
-def generator(repo: Path, cache: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "generator", *args],
-        cwd=repo,
-        env=_environment(repo, cache),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-
-
-@dataclass(frozen=True)
-class Added:
-    repo: Path
-    cache: Path
-    stdout: str
-    stderr: str
-
-
-def _add(tmp: pytest.TempPathFactory, schema: dict[str, Any]) -> Added:
-    repo = copy_checkout(tmp.mktemp("repo"))
-    cache = tmp.mktemp("cache")
-    source = tmp.mktemp("download") / "schema.json"
-    source.write_text(json.dumps(schema, indent=2), encoding="utf-8")
-    done = generator(repo, cache, "add-revision", REVISION, "--schema", str(source), "--from", BASE)
-    assert done.returncode == 0, done.stdout + done.stderr
-    return Added(repo, cache, done.stdout, done.stderr)
-
-
-@pytest.fixture(scope="module")
-def added(tmp_path_factory: pytest.TempPathFactory, raw_schema: dict[str, Any]) -> Added:
-    """The copy of the repository after ``add-revision 2027-01-26 --from 2026-07-28``."""
-    return _add(tmp_path_factory, fictitious(raw_schema))
-
 
 # -- the one run --------------------------------------------------------------------
 
@@ -211,62 +107,6 @@ def test_the_pin_overlay_package_catalog_and_lists_are_written(added: Added) -> 
     assert (added.cache / "snodo" / "mcp-schema" / REVISION / "schema.json").is_file()
 
 
-def test_check_and_the_tests_that_find_revisions_pass_in_the_copy(added: Added) -> None:
-    done = generator(added.repo, added.cache, "check")
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
-    # every pin of the checkout and the new one: checked, or a document schema not at hand
-    said = re.search(
-        r"(\d+) packages match schema \+ overlay \+ templates"
-        r"(?:; not checked \(schema not at hand\): (.+))?$",
-        done.stdout,
-        re.MULTILINE,
-    )
-    assert said is not None, done.stdout
-    unchecked = said[2].split(", ") if said[2] else []
-    assert int(said[1]) + len(unchecked) == len(discovered()) + 1
-    assert set(unchecked) <= {r.package for r in discovered() if r.overlay.document}
-    tests = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "tests/wire/test_oracle_built.py",
-            "tests/generator/test_generator.py",
-            "tests/generator/test_upstream_edits.py",
-            "tests/core/test_revisions.py",
-            "-k",
-            f"{PACKAGE} or {REVISION} or not oracle",
-        ],
-        cwd=added.repo,
-        env=_environment(added.repo, added.cache),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert tests.returncode == 0, tests.stdout[-4000:]
-    assert (
-        f"{PACKAGE}"
-        in subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pytest",
-                "--collect-only",
-                "-q",
-                "tests/wire/test_oracle_built.py",
-            ],
-            cwd=added.repo,
-            env=_environment(added.repo, added.cache),
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout
-    ), "the oracle found the new package"
-
-
 def test_check_reads_the_added_file_from_the_cache_alone(added: Added) -> None:
     """The revision's file is found again with no copy in the schema folder, and a file
     that is not the pinned one is refused."""
@@ -296,7 +136,7 @@ def test_coverage_names_each_field_the_runtime_does_not_fill(added: Added) -> No
     assert done.returncode == 1
 
 
-def test_diff_lists_definitions_with_the_rename(added: Added) -> None:
+def test_diff_lists_definitions_with_therename(added: Added) -> None:
     done = generator(added.repo, added.cache, "diff", BASE, REVISION)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
@@ -370,7 +210,7 @@ def _run_stdio(added: Added, record: Path, messages: list[dict[str, Any]]) -> li
     done = subprocess.run(
         [sys.executable, "-m", "snodo", "run", "bump_server.py:server"],
         cwd=added.repo,
-        env=_environment(
+        env=environment(
             added.repo, added.cache, SNODO_CHECK_ANSWERS="1", SNODO_INVALID_ANSWERS=str(record)
         ),
         input="".join(json.dumps(m) + "\n" for m in messages),
@@ -466,7 +306,7 @@ def test_an_editable_install_made_before_imports_the_new_package(
         [sys.executable, "-c", code],
         cwd=tmp_path,
         env={
-            **_environment(added.repo, added.cache),
+            **environment(added.repo, added.cache),
             "PYTHONPATH": f"{added.repo}{os.pathsep}{known}",
         },
         capture_output=True,
@@ -536,9 +376,7 @@ def test_filled_by_code_the_next_run_serves_it_and_the_example_passes_under_it(
     # examples/preferences.py, unedited, under the revision its client negotiates.
     record = tmp_path / "invalid.jsonl"
     (repo / "drive_preferences.py").write_text(PREFERENCES, encoding="utf-8")
-    env = _environment(
-        repo, added.cache, SNODO_CHECK_ANSWERS="1", SNODO_INVALID_ANSWERS=str(record)
-    )
+    env = environment(repo, added.cache, SNODO_CHECK_ANSWERS="1", SNODO_INVALID_ANSWERS=str(record))
     port = free_port()
     log = (tmp_path / "server.log").open("wb")
     server = subprocess.Popen(
@@ -637,7 +475,7 @@ def test_a_removed_notification_the_older_revisions_keep_is_no_reason_to_refuse(
     gone = "SubscriptionsAcknowledgedNotification"
     del defs[gone]
     defs["ServerNotification"]["anyOf"].remove(ref(gone))
-    added = _add(tmp_path_factory, _rename(schema, gone, "Notification"))
+    added = add_revision(tmp_path_factory, rename(schema, gone, "Notification"))
     assert f"{REVISION} is served by `snodo run` beside the others" in added.stdout
     tables = (added.repo / "generated" / PACKAGE / "tables.py").read_text()
     assert "notifications/subscriptions/acknowledged" not in tables
