@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import logging
 import os
 import signal
@@ -47,14 +48,31 @@ class _Session:
     def __init__(self, server: Server, output: BinaryIO) -> None:
         self.server = server
         self.output = output
+        self.output_closed = False
+        """The client closed its end of stdout: nothing more can reach it."""
         self.running: set[asyncio.Task[None]] = set()
         self.by_id: dict[str | int, set[asyncio.Task[None]]] = {}
         self.listening: dict[Any, OpenStream] = {}
         self.era = StdioEra(server, self.write)
 
     def write(self, message: dict[str, Any]) -> None:
-        self.output.write(jsonrpc.encode(message) + b"\n")
-        self.output.flush()
+        if self.output_closed:
+            return
+        try:
+            self.output.write(jsonrpc.encode(message) + b"\n")
+            self.output.flush()
+        except BrokenPipeError:
+            self._lost_output()
+
+    def _lost_output(self) -> None:
+        """Said once; the answers after it are dropped, and stdout is pointed at
+        /dev/null so that the bytes still buffered do not fail again at exit."""
+        self.output_closed = True
+        log.warning("stdout was closed by the client: later answers are dropped")
+        with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.output.fileno())
+            os.close(devnull)
 
     async def answer(self, request_id: Any, message: Any) -> None:
         reply = await self.era.handle(message, self.write)

@@ -8,12 +8,15 @@ those about ending or about everything on stdout get their own (``stdio_server``
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from tests.support.paths import ROOT
+from tests.support.processes import snodo_run
 from tests.support.transport_server import WAIT, StdioServer
 from tests.support.wire import request, validate_outgoing
 
@@ -289,3 +292,23 @@ def test_print_in_a_tool_does_not_corrupt_stdout(stdio_server: StdioServer) -> N
     stdio_server.rest()
     for raw in stdio_server.raw_stdout:
         json.loads(raw)
+
+
+def test_a_client_that_closes_stdout_gets_one_warning_and_a_clean_end() -> None:
+    """The answers have nowhere to go: one warning on stderr, no traceback, and the
+    server still reads to the end of its input and exits with 0."""
+    process = subprocess.Popen(
+        snodo_run("examples/preferences.py:server", "stdio"),
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdout.close()  # before the first answer
+    lines = [json.dumps(request("tools/list", {}, id=n)).encode() + b"\n" for n in range(3)]
+    _, stderr = process.communicate(b"".join(lines), timeout=WAIT)
+    said = stderr.decode()
+    assert process.returncode == 0, said
+    assert "Traceback" not in said and "Exception" not in said, said
+    assert said.count("stdout was closed by the client") == 1, said
