@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 __all__ = ["dependency_order"]
 
@@ -28,9 +28,9 @@ class _Statement:
     defines: str | None
     """The name a class or an assignment defines, if any."""
     is_class: bool
-    needs: set[str] = field(default_factory=set)
+    needs: set[str]
     """The names it refers to, bare or quoted in a type."""
-    rebuilds: str | None = None
+    rebuilds: str | None
     """The class of a ``Name.model_rebuild()`` statement."""
 
 
@@ -109,10 +109,10 @@ def _unquoted(text: str, known: set[str]) -> str:
     return "".join(lines)
 
 
-def _cycles(statements: list[_Statement], defined: set[str]) -> dict[str, set[str]]:
+def _cycles(statements: list[_Statement], defined: set[str]) -> dict[str | None, set[str]]:
     """For each defined name, the names in a cycle with it (each reaches the other)."""
     needs = {s.defines: s.needs & defined for s in statements if s.defines}
-    reach: dict[str, set[str]] = {}
+    reach: dict[str | None, set[str]] = {}
     for name in needs:
         seen: set[str] = set()
         stack = [name]
@@ -134,24 +134,20 @@ def dependency_order(source: str) -> str:
     peers = _cycles(pending, defined)
     done: set[str] = set()
     ordered: list[_Statement] = []
+    forward: set[str] = set()  # classes still naming a later one (a cycle): rebuilt
     while pending:
         # The first statement whose names are all made, but those in a cycle with it.
         ready = next(
-            (s for s in pending if (s.needs & defined) - peers.get(str(s.defines), set()) <= done),
+            (s for s in pending if (s.needs & defined) - peers.get(s.defines, set()) <= done),
             pending[0],
         )
         pending.remove(ready)
         if ready.is_class:
             ready.text = _unquoted(ready.text, done)
+            if (ready.needs & defined) - done:
+                forward.add(str(ready.defines))
         ordered.append(ready)
         if ready.defines:
             done.add(ready.defines)
-    made: set[str] = set()
-    forward: set[str] = set()
-    for statement in ordered:
-        if statement.is_class and (statement.needs & defined) - made:
-            forward.add(str(statement.defines))
-        if statement.defines:
-            made.add(statement.defines)
     rebuilds = [s for s in statements if s.rebuilds in forward]
     return "".join(s.text for s in ordered + rebuilds) + tail
