@@ -99,22 +99,9 @@ def _fixed_layout() -> bool:
     return probe.returncode == 0
 
 
-def counted(app: str, flow: str, flows: int) -> int:
-    """Instructions the child retires from start to exit, warm-up and ``flows`` flows."""
-    command = [
-        "valgrind",
-        "--tool=cachegrind",
-        "--cache-sim=no",
-        "--cachegrind-out-file=/dev/null",
-        sys.executable,
-        __file__,
-        "--child",
-        app,
-        flow,
-        str(flows),
-    ]
-    if _fixed_layout():
-        command = ["setarch", platform.machine(), "-R", *command]
+def _child(app: str, flow: str, flows: int, *under: str) -> subprocess.CompletedProcess[str]:
+    """The child for one case, run ``under`` a command (valgrind, or nothing)."""
+    command = [*under, sys.executable, __file__, "--child", app, flow, str(flows)]
     done = subprocess.run(
         command,
         capture_output=True,
@@ -123,9 +110,25 @@ def counted(app: str, flow: str, flows: int) -> int:
         check=False,
         timeout=1800,
     )
+    if done.returncode != 0:
+        raise RuntimeError(f"{app} {flow} failed:\n{done.stderr[-3000:]}")
+    return done
+
+
+def counted(app: str, flow: str, flows: int) -> int:
+    """Instructions the child retires from start to exit, warm-up and ``flows`` flows."""
+    valgrind = [
+        "valgrind",
+        "--tool=cachegrind",
+        "--cache-sim=no",
+        "--cachegrind-out-file=/dev/null",
+    ]
+    if _fixed_layout():
+        valgrind = ["setarch", platform.machine(), "-R", *valgrind]
+    done = _child(app, flow, flows, *valgrind)
     found = _REFS.search(done.stderr)
-    if done.returncode != 0 or found is None:
-        raise RuntimeError(f"{app} {flow} under valgrind failed:\n{done.stderr[-3000:]}")
+    if found is None:
+        raise RuntimeError(f"{app} {flow}: no count from valgrind:\n{done.stderr[-3000:]}")
     return int(found.group(1).replace(",", ""))
 
 
@@ -134,22 +137,14 @@ def flows_for(flow: str, requests: int) -> int:
     return max(1, requests // REQUESTS_PER_FLOW[flow])
 
 
-def primed(app: str, flow: str) -> None:
+def primed(case: tuple[str, str]) -> None:
     """Run a case's child once, not counted, so that every module it imports (its
     warm-up included) has its bytecode written before the two counted runs. Else the
     two, running side by side, each compile whatever the other has not written yet: the
     compiling (millions of instructions) falls in either, and a hundred requests'
     difference came out negative."""
-    done = subprocess.run(
-        [sys.executable, __file__, "--child", app, flow, "0"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONHASHSEED": "0"},
-        check=False,
-        timeout=600,
-    )
-    if done.returncode != 0:
-        raise RuntimeError(f"{app} {flow} failed:\n{done.stderr[-3000:]}")
+    flow, app = case
+    _child(app, flow, 0)
 
 
 def per_request(cases: list[tuple[str, str]], requests: int) -> dict[tuple[str, str], float]:
@@ -157,8 +152,7 @@ def per_request(cases: list[tuple[str, str]], requests: int) -> dict[tuple[str, 
     (valgrind runs its guest on one thread)."""
     runs = {}
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        for _ in pool.map(lambda case: primed(case[1], case[0]), cases):
-            pass
+        list(pool.map(primed, cases))
         for flow, app in cases:
             flows = flows_for(flow, requests)
             for count in (flows, 0):
