@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.paths import ROOT, copy_checkout
+from tests.support.paths import ROOT, copy_checkout, released_wheel
 
 pytestmark = pytest.mark.packaging
 
@@ -43,18 +43,11 @@ def _run(argv: list[str | Path], cwd: Path, timeout: float, **extra: str) -> str
     return done.stdout
 
 
-def _released_wheel() -> Path | None:
-    """The compiled wheel ``scripts/release`` built into ``SNODO_RELEASE_DIR``, if any."""
-    released = os.environ.get("SNODO_RELEASE_DIR")
-    found = sorted(Path(released).glob("*manylinux*.whl")) if released else []
-    return found[0] if len(found) == 1 else None
-
-
 def test_the_compiled_build_installs_from_a_bare_venv(tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     _run([sys.executable, "-m", "venv", venv], cwd=tmp_path, timeout=300)
     pip = [venv / "bin" / "python", "-m", "pip", "--disable-pip-version-check"]
-    released = _released_wheel()
+    released = released_wheel("*manylinux*.whl")
     if released is not None:
         _run([*pip, "install", "-q", f"{released}[http]"], cwd=tmp_path, timeout=600)
     else:

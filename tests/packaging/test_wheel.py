@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.paths import copy_checkout
+from tests.support.paths import copy_checkout, released_wheel
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_ROOTS = {"snodo": ROOT / "snodo"} | {
@@ -119,12 +119,10 @@ def wheel(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     """The pure-Python wheel, and the compiled one (setup.py, SNODO_COMPILE=1): those
     ``scripts/release`` made into ``SNODO_RELEASE_DIR`` when ``./scripts/test`` ran it
     just before, else built here from the checkout's files."""
-    released = os.environ.get("SNODO_RELEASE_DIR")
-    if released:
-        pattern = "snodo-*-py3-none-any.whl" if request.param == "pure" else "*manylinux*.whl"
-        found = sorted(Path(released).glob(pattern))
-        if len(found) == 1:
-            return found[0]
+    pattern = "snodo-*-py3-none-any.whl" if request.param == "pure" else "*manylinux*.whl"
+    released = released_wheel(pattern)
+    if released is not None:
+        return released
     work = tmp_path_factory.mktemp(f"wheel-{request.param}")
     source = copy_checkout(work / "src")
     compile_ = "1" if request.param == "compiled" else "0"

@@ -43,3 +43,11 @@ def copy_checkout(into: Path) -> Path:
         if target.parent.is_dir() and not target.exists():
             target.symlink_to(modules.resolve(), target_is_directory=True)
     return into
+
+
+def released_wheel(pattern: str) -> Path | None:
+    """The one wheel matching ``pattern`` that ``scripts/release`` built into
+    ``SNODO_RELEASE_DIR`` when ``./scripts/test`` ran it just before; else None."""
+    released = os.environ.get("SNODO_RELEASE_DIR")
+    found = sorted(Path(released).glob(pattern)) if released else []
+    return found[0] if len(found) == 1 else None
