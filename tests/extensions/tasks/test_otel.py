@@ -402,6 +402,14 @@ class SlowToAsk(MemoryTaskStore):
         return written
 
 
+ASKED_THEN_CANCELLED = [
+    ("working", None),
+    ("input_required", "working"),
+    ("cancelled", "input_required"),
+]
+"""What an observer hears of a task that asked, then was cancelled: (status, the one before)."""
+
+
 def test_a_status_written_while_the_run_is_cancelled_is_still_told() -> None:
     own = _ReportsTasks()
     server = task_server(own, SlowToAsk())
@@ -414,11 +422,7 @@ def test_a_status_written_while_the_run_is_cancelled_is_still_told() -> None:
         await owner_done(server)
 
     asyncio.run(asyncio.wait_for(story(), GUARD))
-    assert own.changes == [
-        ("working", None),
-        ("input_required", "working"),
-        ("cancelled", "input_required"),
-    ]
+    assert own.changes == ASKED_THEN_CANCELLED
 
 
 def test_an_observer_of_tasks_is_told_of_them_and_another_hears_none() -> None:
@@ -436,9 +440,5 @@ def test_an_observer_of_tasks_is_told_of_them_and_another_hears_none() -> None:
         await owner_done(server)
 
     asyncio.run(asyncio.wait_for(story(), GUARD))
-    assert own.changes == [
-        ("working", None),
-        ("input_required", "working"),
-        ("cancelled", "input_required"),
-    ]
+    assert own.changes == ASKED_THEN_CANCELLED
     assert task_observer(Quiet()) is QUIET_TASKS
